@@ -15,15 +15,26 @@
 //   "tensors": [{"name", "shape" (as stored, ne0 first), "type_id", "offset" (relative)}] }
 // Integers that may not fit in a double (bigint) are emitted as decimal strings; non-finite
 // floats as "nan", "inf", "-inf".
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join, resolve } from "node:path";
 import { gguf } from "@huggingface/gguf";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const pkg = JSON.parse(
-  readFileSync(join(here, "node_modules", "@huggingface", "gguf", "package.json"), "utf8"),
-);
+// Report the version of the copy that was actually imported (walk up from its entry point).
+function importedPackage(spec) {
+  let dir = dirname(fileURLToPath(import.meta.resolve(spec)));
+  for (;;) {
+    const candidate = join(dir, "package.json");
+    if (existsSync(candidate)) {
+      const pkg = JSON.parse(readFileSync(candidate, "utf8"));
+      if (pkg.name === spec) return pkg;
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find package.json of ${spec}`);
+    dir = up;
+  }
+}
+const pkg = importedPackage("@huggingface/gguf");
 
 function jsonable(v) {
   if (typeof v === "bigint") return v.toString();
