@@ -1,0 +1,223 @@
+//! `weightpeek FILE [--tensors] [--query WORD] [--json]`: the native CLI.
+//!
+//! Reads only the header of FILE (the same driver loop as the page) and prints the summary,
+//! the metadata (arrays shortened), and optionally the tensor table, or everything as JSON.
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use std::fs::File;
+    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use clap::Parser;
+    use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
+    use weightpeek::summary::{self, display};
+
+    /// Show what is inside a GGUF or safetensors model file, reading only its header.
+    #[derive(Parser, Debug)]
+    #[command(name = "weightpeek", version)]
+    struct Args {
+        /// The .gguf or .safetensors file.
+        file: PathBuf,
+        /// Also print the tensor table (name, type, shape in the file's order, elements, bytes, offset).
+        #[arg(long)]
+        tensors: bool,
+        /// Only show metadata keys (and, with --tensors, tensor names) containing WORD.
+        #[arg(long, value_name = "WORD")]
+        query: Option<String>,
+        /// Print the whole summary as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    }
+
+    /// A local file read by range, counting the bytes it hands out.
+    struct FileSource {
+        file: File,
+        size: u64,
+        read: u64,
+    }
+
+    impl ByteSource for FileSource {
+        fn size(&self) -> u64 {
+            self.size
+        }
+
+        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+            let n = usize::try_from(len).map_err(|_| "read too large".to_string())?;
+            let mut buf = vec![0u8; n];
+            self.file
+                .seek(SeekFrom::Start(offset))
+                .and_then(|_| self.file.read_exact(&mut buf))
+                .map_err(|e| e.to_string())?;
+            self.read += len;
+            Ok(buf)
+        }
+    }
+
+    pub fn main() -> ExitCode {
+        let args = Args::parse();
+        match run(&args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("weightpeek: {}: {e}", args.file.display());
+                ExitCode::from(2)
+            }
+        }
+    }
+
+    fn run(args: &Args) -> Result<ExitCode, String> {
+        let file = File::open(&args.file).map_err(|e| e.to_string())?;
+        let size = file.metadata().map_err(|e| e.to_string())?.len();
+        let mut src = FileSource {
+            file,
+            size,
+            read: 0,
+        };
+        // The file source never waits, so the async loop completes without an executor.
+        let (model, _stats) =
+            block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
+        let s = summary::summarize(&model);
+        let mut out = std::io::stdout().lock();
+        if args.json {
+            let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+            v["metadata"] = metadata_json(&model);
+            writeln!(out, "{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
+        } else {
+            match print_text(&mut out, args, &model, &s) {
+                // `weightpeek FILE | head` closes the pipe early: not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.map_err(|e| e.to_string())?,
+            }
+        }
+        Ok(if model.error.is_some() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn metadata_json(m: &weightpeek::format::Model) -> serde_json::Value {
+        m.metadata
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "key": e.key,
+                    "type": e.value.value_type().name(),
+                    "value": display::value(&e.value, &m.bytes, 8, 4096),
+                })
+            })
+            .collect()
+    }
+
+    fn print_text(
+        out: &mut impl Write,
+        args: &Args,
+        m: &weightpeek::format::Model,
+        s: &summary::Summary,
+    ) -> std::io::Result<()> {
+        let q = args.query.as_deref().unwrap_or("");
+        let version = s.version.map(|v| format!(" v{v}")).unwrap_or_default();
+        writeln!(out, "{}", args.file.display())?;
+        writeln!(
+            out,
+            "  format          {}{version} ({}-endian)",
+            s.format.to_uppercase(),
+            if s.endianness == weightpeek::format::Endian::Big { "big" } else { "little" }
+        )?;
+        writeln!(
+            out,
+            "  file size       {} ({} bytes)",
+            display::bytes(s.file_size),
+            display::thousands(s.file_size)
+        )?;
+        writeln!(
+            out,
+            "  header size     {} ({} bytes)",
+            display::bytes(s.header_size),
+            display::thousands(s.header_size)
+        )?;
+        writeln!(out, "  metadata        {} keys", display::thousands(s.metadata_count))?;
+        writeln!(out, "  tensors         {}", display::thousands(s.tensor_count))?;
+        writeln!(
+            out,
+            "  parameters      {} ({})",
+            display::thousands(s.parameter_count),
+            display::params(s.parameter_count)
+        )?;
+        writeln!(
+            out,
+            "  tensor bytes    {} ({} bytes)",
+            display::bytes(s.tensor_bytes),
+            display::thousands(s.tensor_bytes)
+        )?;
+        if let Some(b) = s.bits_per_weight {
+            writeln!(out, "  bits per weight {b:.4}")?;
+        }
+        if let Some(a) = &s.architecture {
+            writeln!(out, "\narchitecture: {}", a.architecture)?;
+            if let Some(ft) = &a.file_type {
+                writeln!(out, "  file type       {ft}")?;
+            }
+            for r in &a.rows {
+                writeln!(out, "  {:<20} {}", r.label, r.value)?;
+            }
+        }
+        writeln!(out, "\ntypes:")?;
+        writeln!(out, "  {:<12} {:>8} {:>16} {:>14} {:>8}", "type", "tensors", "elements", "bytes", "bpw")?;
+        for d in &s.dtypes {
+            writeln!(
+                out,
+                "  {:<12} {:>8} {:>16} {:>14} {:>8}",
+                d.dtype,
+                d.tensors,
+                display::thousands(d.elements),
+                display::bytes(d.bytes),
+                d.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
+            )?;
+        }
+        writeln!(out, "\nmetadata:")?;
+        for e in m.metadata.iter().filter(|e| e.key.contains(q)) {
+            writeln!(
+                out,
+                "  {:<44} {:<8} {}",
+                e.key,
+                e.value.value_type().name(),
+                display::value(&e.value, &m.bytes, 5, 120)
+            )?;
+        }
+        if args.tensors {
+            writeln!(out, "\ntensors (shape in {} order):", if s.format == "gguf" { "ggml ne0..neN" } else { "row-major" })?;
+            for t in s.tensors.iter().filter(|t| t.name.contains(q)) {
+                let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+                writeln!(
+                    out,
+                    "  {:<48} {:<10} {:<22} {:>14} {:>12} @{}",
+                    t.name,
+                    t.dtype,
+                    format!("[{}]", shape.join(", ")),
+                    t.elements.map_or("overflow".into(), display::thousands),
+                    t.bytes.map_or("?".into(), display::bytes),
+                    t.offset
+                )?;
+            }
+        }
+        for w in &s.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        if let Some(e) = &s.error {
+            writeln!(out, "error: {e}")?;
+            writeln!(out, "(everything above was read before the error)")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,122 @@
+//! Detects the format from the first bytes, and names the common wrong inputs.
+
+use super::error::{Error, ErrorKind};
+
+/// Bytes [`sniff`] looks at (fewer when the file is shorter).
+pub const SNIFF_LEN: u64 = 64;
+
+/// A format this tool parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// GGUF (any version, either byte order).
+    Gguf,
+    /// safetensors.
+    Safetensors,
+}
+
+impl Format {
+    /// Lowercase name used in JSON (`"gguf"`, `"safetensors"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Gguf => "gguf",
+            Format::Safetensors => "safetensors",
+        }
+    }
+}
+
+/// Detects the format of a file from `head` (its first bytes, at least
+/// `min(SNIFF_LEN, file_size)` of them) and its size. Errors name what the bytes look like
+/// instead: an empty file, an HTML page, a Git LFS pointer, a safetensors index JSON, the
+/// pre-GGUF ggml formats.
+pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
+    let not = |what: &str| Err(Error::new("file start", 0, ErrorKind::NotAModel(what.into())));
+    if file_size == 0 {
+        return not("the file is empty (0 bytes)");
+    }
+    if head.starts_with(b"GGUF") {
+        return Ok(Format::Gguf);
+    }
+    if let Some(old) = old_ggml(head) {
+        return Err(Error::new(
+            "magic",
+            0,
+            ErrorKind::NotAModel(format!(
+                "this is a {old} file, the format llama.cpp used before GGUF (2023); convert it with llama.cpp's convert scripts"
+            )),
+        ));
+    }
+    let text = String::from_utf8_lossy(&head[..head.len().min(SNIFF_LEN as usize)]);
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with("version https://git-lfs") {
+        return not("this is a Git LFS pointer file (a small text file standing in for the real one); download the real file, e.g. with `git lfs pull`");
+    }
+    let lower = trimmed.to_ascii_lowercase();
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.starts_with('<')
+    {
+        return not("this is an HTML page, not a model file (was a web page saved instead of the file?)");
+    }
+    if trimmed.starts_with('{') {
+        let all = String::from_utf8_lossy(head);
+        if all.contains("\"weight_map\"") {
+            return not("this is a safetensors index (*.safetensors.index.json), which lists the shards of a model; open the .safetensors shards it names");
+        }
+        return not("this is a JSON file, not a model file");
+    }
+    if head.len() >= 9 {
+        let mut n = [0u8; 8];
+        n.copy_from_slice(&head[..8]);
+        let n = u64::from_le_bytes(n);
+        if head[8] == b'{' && n.checked_add(8).is_some_and(|end| end <= file_size) {
+            return Ok(Format::Safetensors);
+        }
+        if head[8] == b'{' {
+            // Safetensors-shaped, but the header runs past the end: let the parser report it.
+            return Ok(Format::Safetensors);
+        }
+    }
+    not("not a GGUF or safetensors file (unrecognised first bytes)")
+}
+
+fn old_ggml(head: &[u8]) -> Option<&'static str> {
+    // Magic u32 values of ggml's pre-GGUF containers, as written little-endian or big-endian.
+    const OLD: [(&[u8; 4], &str); 4] = [
+        (b"ggml", "ggml (unversioned)"),
+        (b"ggmf", "GGMF"),
+        (b"ggjt", "GGJT"),
+        (b"ggla", "GGLA (LoRA adapter)"),
+    ];
+    let first: [u8; 4] = head.get(..4)?.try_into().ok()?;
+    let mut rev = first;
+    rev.reverse();
+    OLD.iter()
+        .find(|(m, _)| **m == first || **m == rev)
+        .map(|(_, n)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(head: &[u8]) -> String {
+        sniff(head, head.len() as u64).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn names_wrong_inputs() {
+        assert!(why(b"").contains("empty"));
+        assert!(why(b"<!DOCTYPE html><html>").contains("HTML page"));
+        assert!(why(b"version https://git-lfs.github.com/spec/v1\noid sha256:").contains("Git LFS"));
+        assert!(why(br#"{"metadata":{},"weight_map":{"a":"b"}}"#).contains("safetensors index"));
+        assert!(why(b"tjgg\x01\x00\x00\x00").contains("GGJT"));
+        assert!(why(b"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09").contains("unrecognised"));
+    }
+
+    #[test]
+    fn detects_formats() {
+        assert_eq!(sniff(b"GGUF\x03\x00\x00\x00", 8), Ok(Format::Gguf));
+        let mut st = 2u64.to_le_bytes().to_vec();
+        st.extend(b"{}");
+        assert_eq!(sniff(&st, 10), Ok(Format::Safetensors));
+    }
+}

@@ -1,0 +1,18 @@
+//! weightpeek: explore GGUF and safetensors model files from their header bytes alone.
+//!
+//! Architecture (the core is plain Rust, tested natively; the web layer only draws):
+//! - [`format`]: sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
+//!   the ggml type table lives in [`format::ggml_type`].
+//! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).
+//! - [`summary`]: counts, parameters, bits per weight, dtype histogram, per-layer map, arch card.
+//! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
+//!   histogram bars).
+//! - `web` (wasm32 only): the DOM layer.
+
+pub mod format;
+pub mod source;
+pub mod summary;
+pub mod view;
+
+#[cfg(target_arch = "wasm32")]
+mod web;

@@ -1,0 +1,227 @@
+//! Header-only reading: one driver loop over an async byte source.
+//!
+//! [`read_model`] asks a [`ByteSource`] for the first bytes, sniffs the format, and feeds the
+//! format's parser a growing prefix of the file until the header is complete. Each read
+//! continues exactly where the previous one ended (no byte is read twice), grows geometrically
+//! (so a 24 MB header takes a handful of reads, not thousands), and is capped per read (so the
+//! overshoot past the header stays small). The same loop serves a local `Blob` in the browser,
+//! a local file in the CLI, HTTP Range requests, and the counting in-memory source of the tests.
+#![forbid(unsafe_code)]
+
+use crate::format::{
+    self, gguf::GgufParser, safetensors, sniff, Error, ErrorKind, Format, Model, Stop,
+};
+
+/// A file that can be read by range: its size, and the bytes of any range.
+#[allow(async_fn_in_trait)] // The sources are used single-threaded (wasm, block_on): no Send bound.
+pub trait ByteSource {
+    /// Total size of the file in bytes.
+    fn size(&self) -> u64;
+    /// Reads `len` bytes starting at `offset` (the range is inside the file). Errors are
+    /// plain-words descriptions (I/O or network).
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String>;
+}
+
+/// How the driver sizes its reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadPolicy {
+    /// Size of the first read. Most headers are far smaller than 256 KiB (a safetensors header
+    /// of 100 tensors is ~10 KB), so one read usually does it.
+    pub first_read: u64,
+    /// Largest single read: bounds how far past the header the last read can go.
+    pub max_read: u64,
+    /// Largest header the driver will fetch; past it the file is refused (a safety cap
+    /// against reading a whole model by accident).
+    pub max_header: u64,
+}
+
+/// Header bytes fetched at most for one file: 512 MiB. The largest real headers known are
+/// ~130 MB (safetensors with thousands of experts) and ~30 MB (GGUF with big vocabularies).
+pub const MAX_HEADER_BYTES: u64 = 512 << 20;
+
+impl ReadPolicy {
+    /// For local files: 256 KiB first, doubling, at most 1 MiB per read (so the bytes read stay
+    /// under header + 1 MiB).
+    pub const LOCAL: ReadPolicy = ReadPolicy {
+        first_read: 256 << 10,
+        max_read: 1 << 20,
+        max_header: MAX_HEADER_BYTES,
+    };
+
+    /// Size of the next read when `have` bytes are present and at least `needed_end` are
+    /// needed, for a file of `size` bytes. Never re-reads: the read starts at `have`.
+    pub fn next_len(&self, have: u64, needed_end: u64, size: u64) -> u64 {
+        let grow = have.clamp(self.first_read, self.max_read);
+        let end = needed_end.max(have.saturating_add(grow)).min(size);
+        end.saturating_sub(have)
+    }
+}
+
+/// What the driver did, for tests and progress displays.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Number of reads made.
+    pub reads: u32,
+    /// Bytes read in total.
+    pub bytes: u64,
+}
+
+/// Reads a model header from `src`. `Err` only when nothing could be parsed (the format is
+/// not recognised, or the very first read failed); otherwise a [`Model`], whose `error` says
+/// what stopped parsing early, with everything before it kept.
+pub async fn read_model<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+) -> Result<(Model, ReadStats), Error> {
+    let size = src.size();
+    let mut stats = ReadStats::default();
+    let mut buf = Vec::new();
+    let first = policy.first_read.min(size);
+    fetch(src, &mut buf, first, &mut stats).await?;
+    let format = sniff(&buf, size)?;
+    let mut gguf = GgufParser::new();
+    loop {
+        let step = match format {
+            Format::Gguf => gguf.step(&buf, size).map(|()| None),
+            Format::Safetensors => safetensors::parse(&buf, size).map(Some),
+        };
+        match step {
+            Ok(st) => return Ok((finish(format, gguf, st, buf, size, None), stats)),
+            Err(Stop::Fail(e)) => return Ok((finish(format, gguf, None, buf, size, Some(e)), stats)),
+            Err(Stop::NeedMore(end)) => {
+                let have = buf.len() as u64;
+                if end > policy.max_header {
+                    let e = Error::new(
+                        "header",
+                        have,
+                        ErrorKind::Invalid(format!(
+                            "the header needs {end} bytes, over this tool's limit of {} bytes",
+                            policy.max_header
+                        )),
+                    );
+                    return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
+                }
+                let len = policy.next_len(have, end, size);
+                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
+                    return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
+                }
+            }
+        }
+    }
+}
+
+async fn fetch<S: ByteSource>(
+    src: &mut S,
+    buf: &mut Vec<u8>,
+    len: u64,
+    stats: &mut ReadStats,
+) -> Result<(), Error> {
+    let offset = buf.len() as u64;
+    let chunk = src
+        .read(offset, len)
+        .await
+        .map_err(|why| Error::new("read", offset, ErrorKind::Source(why)))?;
+    if chunk.len() as u64 != len {
+        return Err(Error::new(
+            "read",
+            offset,
+            ErrorKind::Source(format!(
+                "asked for {len} bytes, got {} (did the file change while it was read?)",
+                chunk.len()
+            )),
+        ));
+    }
+    stats.reads += 1;
+    stats.bytes += len;
+    buf.extend_from_slice(&chunk);
+    Ok(())
+}
+
+fn finish(
+    format: Format,
+    gguf: GgufParser,
+    st: Option<safetensors::StHeader>,
+    buf: Vec<u8>,
+    size: u64,
+    error: Option<Error>,
+) -> Model {
+    match (format, st) {
+        (Format::Safetensors, Some(h)) => format::model_from_safetensors(h, buf, size),
+        (Format::Safetensors, None) => {
+            let mut m = format::model_from_safetensors(Default::default(), buf, size);
+            m.error = error;
+            m.header_size = 0;
+            m
+        }
+        (Format::Gguf, _) => format::model_from_gguf(gguf.into_header(), buf, size, error),
+    }
+}
+
+/// An in-memory file that counts what is read from it; for tests and for bytes already held.
+#[derive(Debug, Clone)]
+pub struct MemSource<'a> {
+    data: &'a [u8],
+    /// Every read made, as (offset, len).
+    pub reads: Vec<(u64, u64)>,
+}
+
+impl<'a> MemSource<'a> {
+    /// Wraps bytes as a source.
+    pub fn new(data: &'a [u8]) -> Self {
+        MemSource {
+            data,
+            reads: Vec::new(),
+        }
+    }
+}
+
+impl ByteSource for MemSource<'_> {
+    fn size(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        self.reads.push((offset, len));
+        let start = usize::try_from(offset).map_err(|_| "offset too large".to_string())?;
+        let end = offset
+            .checked_add(len)
+            .and_then(|e| usize::try_from(e).ok())
+            .filter(|&e| e <= self.data.len())
+            .ok_or_else(|| format!("read of {len} bytes at {offset} is past the end"))?;
+        Ok(self.data[start..end].to_vec())
+    }
+}
+
+/// Parses a whole file held in memory (the sample, tests). Drives [`read_model`] to
+/// completion without an executor: a [`MemSource`] never waits.
+pub fn parse_bytes(data: &[u8]) -> Result<Model, Error> {
+    let mut src = MemSource::new(data);
+    let fut = read_model(&mut src, &ReadPolicy::LOCAL);
+    block_on_ready(fut).map(|(m, _)| m)
+}
+
+/// Polls a future that never waits (all its awaits are immediately ready) to completion.
+pub fn block_on_ready<F: std::future::Future>(fut: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_grow_geometrically_and_never_overlap() {
+        let p = ReadPolicy::LOCAL;
+        assert_eq!(p.next_len(256 << 10, 300 << 10, 10 << 20), 256 << 10);
+        assert_eq!(p.next_len(4 << 20, (4 << 20) + 1, 10 << 20), 1 << 20);
+        assert_eq!(p.next_len(4 << 20, 7 << 20, 10 << 20), 3 << 20);
+        assert_eq!(p.next_len(9 << 20, (9 << 20) + 5, (9 << 20) + 10), 10);
+    }
+}

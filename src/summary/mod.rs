@@ -1,0 +1,172 @@
+//! What a person wants to know first about a model file, computed from its parsed header:
+//! counts, parameters, bytes, bits per weight, the dtype histogram, the per-layer quantisation
+//! map and (GGUF) the architecture card. Serialisable: it is the CLI's `--json` and the data the
+//! page draws.
+#![forbid(unsafe_code)]
+
+pub mod arch;
+pub mod display;
+pub mod layers;
+
+use serde::Serialize;
+
+use crate::format::{Model, Warning};
+
+pub use arch::{arch_card, ArchCard};
+pub use layers::{layer_map, LayerMap};
+
+/// One row of the dtype histogram.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DtypeRow {
+    /// Type label (`Q4_K`, `F32`, `type 99 (unknown)`).
+    pub dtype: String,
+    /// Tensors of this type.
+    pub tensors: u64,
+    /// Elements (weights) of this type.
+    pub elements: u64,
+    /// Bytes of this type's tensors.
+    pub bytes: u64,
+    /// bytes × 8 / elements (`None` with no elements).
+    pub bits_per_weight: Option<f64>,
+}
+
+/// One row of the tensor table, as exported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorRow {
+    /// Tensor name.
+    pub name: String,
+    /// Type label.
+    pub dtype: String,
+    /// Shape (GGUF: ggml order ne0 first; safetensors: row-major).
+    pub shape: Vec<u64>,
+    /// Elements, if the shape's product fits 64 bits.
+    pub elements: Option<u64>,
+    /// Absolute offset of the first data byte.
+    pub offset: u64,
+    /// Byte size, if known.
+    pub bytes: Option<u64>,
+    /// What is wrong or estimated about this tensor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The summary of one model file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// `"gguf"` or `"safetensors"`.
+    pub format: &'static str,
+    /// GGUF version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// `"little"` or `"big"`.
+    pub endianness: crate::format::Endian,
+    /// File size in bytes.
+    pub file_size: u64,
+    /// Bytes before the data section.
+    pub header_size: u64,
+    /// GGUF data alignment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alignment: Option<u64>,
+    /// Metadata pairs.
+    pub metadata_count: u64,
+    /// Tensors.
+    pub tensor_count: u64,
+    /// Sum of element counts of the tensors parsed.
+    pub parameter_count: u64,
+    /// Sum of the byte sizes of the tensors parsed.
+    pub tensor_bytes: u64,
+    /// tensor_bytes × 8 / parameter_count (`None` with no parameters).
+    pub bits_per_weight: Option<f64>,
+    /// The dtype histogram, largest share of bytes first.
+    pub dtypes: Vec<DtypeRow>,
+    /// GGUF architecture card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<ArchCard>,
+    /// Per-layer quantisation map.
+    pub layers: LayerMap,
+    /// Every tensor.
+    pub tensors: Vec<TensorRow>,
+    /// Non-fatal findings.
+    pub warnings: Vec<Warning>,
+    /// The error that stopped parsing early, if any (what is above was parsed before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Summarises a parsed model.
+pub fn summarize(m: &Model) -> Summary {
+    let mut dtypes: Vec<DtypeRow> = Vec::new();
+    let mut params = 0u64;
+    let mut bytes = 0u64;
+    let mut warnings = m.warnings.clone();
+    let mut overflow = false;
+    for t in &m.tensors {
+        let label = t.dtype.label();
+        let el = t.elements.unwrap_or(0);
+        let by = t.bytes.unwrap_or(0);
+        match params.checked_add(el).zip(bytes.checked_add(by)) {
+            Some((p, b)) => (params, bytes) = (p, b),
+            None => overflow = true,
+        }
+        match dtypes.iter_mut().find(|r| r.dtype == label) {
+            Some(r) => {
+                r.tensors += 1;
+                r.elements = r.elements.saturating_add(el);
+                r.bytes = r.bytes.saturating_add(by);
+            }
+            None => dtypes.push(DtypeRow {
+                dtype: label,
+                tensors: 1,
+                elements: el,
+                bytes: by,
+                bits_per_weight: None,
+            }),
+        }
+    }
+    if overflow {
+        warnings.push(Warning {
+            field: "tensors".into(),
+            offset: m.data_offset,
+            message: "the total of element counts or byte sizes overflows 64 bits".into(),
+        });
+    }
+    for r in &mut dtypes {
+        r.bits_per_weight = bpw(r.bytes, r.elements);
+    }
+    dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
+    Summary {
+        format: m.format.name(),
+        version: m.version,
+        endianness: m.endian,
+        file_size: m.file_size,
+        header_size: m.header_size,
+        alignment: m.alignment,
+        metadata_count: m.metadata_count,
+        tensor_count: m.tensor_count,
+        parameter_count: params,
+        tensor_bytes: bytes,
+        bits_per_weight: bpw(bytes, params),
+        dtypes,
+        architecture: arch_card(m),
+        layers: layer_map(m),
+        tensors: m
+            .tensors
+            .iter()
+            .map(|t| TensorRow {
+                name: t.name.clone(),
+                dtype: t.dtype.label(),
+                shape: t.shape.clone(),
+                elements: t.elements,
+                offset: t.offset,
+                bytes: t.bytes,
+                note: t.note.clone(),
+            })
+            .collect(),
+        warnings,
+        error: m.error.as_ref().map(|e| e.to_string()),
+    }
+}
+
+fn bpw(bytes: u64, elements: u64) -> Option<f64> {
+    (elements > 0).then(|| bytes as f64 * 8.0 / elements as f64)
+}
