@@ -1,0 +1,256 @@
+//! Test support: a GGUF fixture builder, a counting file source, and the reference values
+//! written by `tests/reference/reference.py` (gguf-py / safetensors / @huggingface/gguf).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use weightpeek::source::ByteSource;
+
+/// A metadata value to write.
+#[derive(Debug, Clone)]
+pub enum W {
+    U8(u8),
+    I8(i8),
+    U16(u16),
+    I16(i16),
+    U32(u32),
+    I32(i32),
+    F32(f32),
+    Bool(u8),
+    Str(Vec<u8>),
+    /// Element type id and elements (all of that type).
+    Arr(u32, Vec<W>),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+impl W {
+    pub fn s(text: &str) -> W {
+        W::Str(text.as_bytes().to_vec())
+    }
+
+    pub fn type_id(&self) -> u32 {
+        match self {
+            W::U8(_) => 0,
+            W::I8(_) => 1,
+            W::U16(_) => 2,
+            W::I16(_) => 3,
+            W::U32(_) => 4,
+            W::I32(_) => 5,
+            W::F32(_) => 6,
+            W::Bool(_) => 7,
+            W::Str(_) => 8,
+            W::Arr(..) => 9,
+            W::U64(_) => 10,
+            W::I64(_) => 11,
+            W::F64(_) => 12,
+        }
+    }
+}
+
+/// Builds GGUF files of any version (1–3) and byte order, following ggml/docs/gguf.md.
+#[derive(Debug, Clone)]
+pub struct GgufBuilder {
+    pub version: u32,
+    pub big_endian: bool,
+    pub kvs: Vec<(String, W)>,
+    /// (name, dims in ggml order, ggml type id, relative offset)
+    pub tensors: Vec<(String, Vec<u64>, u32, u64)>,
+    /// Alignment used for padding (must match general.alignment if that key is set).
+    pub alignment: u64,
+    /// Bytes of tensor data to append after the padding.
+    pub data_len: u64,
+}
+
+impl GgufBuilder {
+    pub fn new(version: u32) -> Self {
+        GgufBuilder {
+            version,
+            big_endian: false,
+            kvs: Vec::new(),
+            tensors: Vec::new(),
+            alignment: 32,
+            data_len: 0,
+        }
+    }
+
+    pub fn kv(mut self, key: &str, v: W) -> Self {
+        self.kvs.push((key.to_string(), v));
+        self
+    }
+
+    pub fn tensor(mut self, name: &str, dims: &[u64], ty: u32, rel: u64) -> Self {
+        self.tensors.push((name.to_string(), dims.to_vec(), ty, rel));
+        self
+    }
+
+    fn num(&self, out: &mut Vec<u8>, le: &[u8]) {
+        if self.big_endian {
+            out.extend(le.iter().rev());
+        } else {
+            out.extend(le);
+        }
+    }
+
+    fn len(&self, out: &mut Vec<u8>, n: u64) {
+        if self.version == 1 {
+            self.num(out, &(n as u32).to_le_bytes());
+        } else {
+            self.num(out, &n.to_le_bytes());
+        }
+    }
+
+    fn string(&self, out: &mut Vec<u8>, s: &[u8]) {
+        self.len(out, s.len() as u64);
+        out.extend(s);
+    }
+
+    fn value(&self, out: &mut Vec<u8>, v: &W) {
+        match v {
+            W::U8(x) => out.push(*x),
+            W::I8(x) => out.push(*x as u8),
+            W::U16(x) => self.num(out, &x.to_le_bytes()),
+            W::I16(x) => self.num(out, &x.to_le_bytes()),
+            W::U32(x) => self.num(out, &x.to_le_bytes()),
+            W::I32(x) => self.num(out, &x.to_le_bytes()),
+            W::F32(x) => self.num(out, &x.to_le_bytes()),
+            W::Bool(x) => out.push(*x),
+            W::Str(s) => self.string(out, s),
+            W::Arr(t, items) => {
+                self.num(out, &t.to_le_bytes());
+                self.len(out, items.len() as u64);
+                for i in items {
+                    self.value(out, i);
+                }
+            }
+            W::U64(x) => self.num(out, &x.to_le_bytes()),
+            W::I64(x) => self.num(out, &x.to_le_bytes()),
+            W::F64(x) => self.num(out, &x.to_le_bytes()),
+        }
+    }
+
+    /// The file bytes; also returns the data-section offset.
+    pub fn build_with_offset(&self) -> (Vec<u8>, u64) {
+        let mut out = b"GGUF".to_vec();
+        self.num(&mut out, &self.version.to_le_bytes());
+        self.len(&mut out, self.tensors.len() as u64);
+        self.len(&mut out, self.kvs.len() as u64);
+        for (k, v) in &self.kvs {
+            self.string(&mut out, k.as_bytes());
+            self.num(&mut out, &v.type_id().to_le_bytes());
+            self.value(&mut out, v);
+        }
+        for (name, dims, ty, rel) in &self.tensors {
+            self.string(&mut out, name.as_bytes());
+            self.num(&mut out, &(dims.len() as u32).to_le_bytes());
+            for d in dims {
+                self.len(&mut out, *d);
+            }
+            self.num(&mut out, &ty.to_le_bytes());
+            self.num(&mut out, &rel.to_le_bytes());
+        }
+        let a = self.alignment as usize;
+        while out.len() % a != 0 {
+            out.push(0);
+        }
+        let off = out.len() as u64;
+        out.extend(std::iter::repeat_n(0u8, self.data_len as usize));
+        (out, off)
+    }
+
+    pub fn build(&self) -> Vec<u8> {
+        self.build_with_offset().0
+    }
+}
+
+/// A local file read by range, counting every byte handed out.
+pub struct CountingFile {
+    file: std::fs::File,
+    size: u64,
+    pub bytes: u64,
+    pub reads: Vec<(u64, u64)>,
+}
+
+impl CountingFile {
+    pub fn open(p: &Path) -> Self {
+        let file = std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let size = file.metadata().unwrap().len();
+        CountingFile {
+            file,
+            size,
+            bytes: 0,
+            reads: Vec::new(),
+        }
+    }
+}
+
+impl ByteSource for CountingFile {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut buf = vec![0u8; len as usize];
+        self.file
+            .seek(SeekFrom::Start(offset))
+            .and_then(|_| self.file.read_exact(&mut buf))
+            .map_err(|e| e.to_string())?;
+        self.bytes += len;
+        self.reads.push((offset, len));
+        Ok(buf)
+    }
+}
+
+/// `../shared` (or `$WEIGHTPEEK_SHARED`).
+pub fn shared_dir() -> PathBuf {
+    std::env::var_os("WEIGHTPEEK_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+}
+
+/// The fetch-real-models cache (`$WEIGHTPEEK_DATA`, default `~/.cache/weightpeek-data`).
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("WEIGHTPEEK_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/weightpeek-data")
+        })
+}
+
+fn required() -> bool {
+    std::env::var("WEIGHTPEEK_REQUIRE_REFERENCE").is_ok_and(|v| v == "1")
+}
+
+/// Loads `$WEIGHTPEEK_REFERENCE_DIR/<key>.json` (default `target/reference`). When it is missing
+/// the test fails under the README's test command (`WEIGHTPEEK_REQUIRE_REFERENCE=1`), and is
+/// skipped with a message in a bare `cargo test`.
+pub fn reference(key: &str) -> Option<serde_json::Value> {
+    let dir = std::env::var_os("WEIGHTPEEK_REFERENCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference"));
+    let p = dir.join(format!("{key}.json"));
+    match std::fs::read(&p) {
+        Ok(b) => Some(serde_json::from_slice(&b).expect("reference JSON")),
+        Err(e) => {
+            assert!(
+                !required(),
+                "reference {} missing ({e}); run scripts/test.sh",
+                p.display()
+            );
+            eprintln!("SKIP: reference {} missing; run scripts/test.sh", p.display());
+            None
+        }
+    }
+}
+
+/// A real file that must exist under the test command; skipped in a bare `cargo test`.
+pub fn real_file(p: PathBuf) -> Option<PathBuf> {
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(!required(), "{} missing; run scripts/test.sh", p.display());
+    eprintln!("SKIP: {} missing", p.display());
+    None
+}
