@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn sizes_follow_ggml_row_size() {
         let q4k = GgmlType(12);
-        assert_eq!(q4k.byte_size(&[640, 1024]), Ok(640 / 256 * 144 * 1024));
+        assert_eq!(q4k.byte_size(&[512, 1024]), Ok(2 * 144 * 1024));
         assert_eq!(
             q4k.byte_size(&[100]),
             Err(SizeError::PartialBlock {

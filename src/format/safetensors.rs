@@ -260,7 +260,7 @@ mod tests {
     #[test]
     fn needs_exactly_the_header() {
         let b = file(r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#);
-        assert_eq!(parse(&b[..20], 1000), Err(Stop::NeedMore(b.len() as u64)));
+        assert!(matches!(parse(&b[..20], 1000), Err(Stop::NeedMore(n)) if n == b.len() as u64));
         match parse(&b[..20], 30) {
             Err(Stop::Fail(e)) => assert_eq!(e.offset, 8),
             other => panic!("{other:?}"),
