@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build the web app and serve it on http://127.0.0.1:8080/ (rebuilds when sources change).
+#   WEIGHTPEEK_PORT=9000 bash scripts/serve.sh   to use another port
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$WP_ROOT"
+
+PORT="${WEIGHTPEEK_PORT:-8080}"
+bash scripts/install.sh --build-only
+cargo fetch --quiet   # Trunk.toml says offline = true, so crates must be in the local cache first
+echo "weightpeek: building, then serving at http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
+exec trunk serve --release --address 127.0.0.1 --port "$PORT"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Run every test of weightpeek (this is the README's test command and what CI runs):
+#   1. scripts/install.sh: tools, browser, python venv, real models (quiet when all present)
+#   2. reference facts from the python reference scripts -> target/reference/*.json for the
+#      shared vocab files, the real Gemma GGUF and MiniLM safetensors, www/sample.gguf, and the
+#      ggml type table (skipped when newer than their inputs and tests/reference/)
+#   3. native Rust tests: cargo test --all-targets, checked against the reference facts
+#   4. the release web app: trunk build --release -> dist/
+#   5. end-to-end tests in headless chromium: node --test tests/e2e/
+# Exits non-zero on the first failure. The last line is "summary: N passed, N failed".
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$WP_ROOT"
+
+START=$SECONDS
+LOGS="$WP_ROOT/target/test-logs"
+mkdir -p "$LOGS"
+rm -f "$LOGS"/*.log
+STEP="install"
+
+# Sum the pass/fail counts of cargo test and node --test from this run's logs.
+count() {
+  local passed=0 failed=0 p f
+  if [ -f "$LOGS/cargo-test.log" ]; then
+    p=$(grep -aoE '^test result: [A-Za-z]+\. [0-9]+ passed; [0-9]+ failed' "$LOGS/cargo-test.log" | awk '{s += $4} END {print s + 0}')
+    f=$(grep -aoE '^test result: [A-Za-z]+\. [0-9]+ passed; [0-9]+ failed' "$LOGS/cargo-test.log" | awk '{s += $6} END {print s + 0}')
+    passed=$((passed + p)); failed=$((failed + f))
+  fi
+  if [ -f "$LOGS/e2e.log" ]; then
+    p=$(grep -aoE '^(ℹ|#) pass [0-9]+' "$LOGS/e2e.log" | awk '{s += $3} END {print s + 0}')
+    f=$(grep -aoE '^(ℹ|#) fail [0-9]+' "$LOGS/e2e.log" | awk '{s += $3} END {print s + 0}')
+    passed=$((passed + p)); failed=$((failed + f))
+  fi
+  echo "$passed $failed"
+}
+
+finish() {
+  local rc=$?
+  local passed failed
+  read -r passed failed < <(count)
+  echo
+  if [ "$rc" -eq 0 ]; then
+    echo "test.sh: all steps passed in $((SECONDS - START))s (logs in target/test-logs/, screenshots in target/e2e-screenshots/)"
+  else
+    [ "$failed" -gt 0 ] || failed=1
+    echo "test.sh: FAILED in step '$STEP' (exit $rc) after $((SECONDS - START))s; logs in target/test-logs/"
+  fi
+  echo "summary: $passed passed, $failed failed"
+}
+trap finish EXIT
+
+step() {
+  STEP=$1
+  echo
+  echo "==> $1  [$((SECONDS - START))s]"
+}
+
+step "install"
+bash scripts/install.sh
+
+# --- 2. reference facts ----------------------------------------------------------------------
+step "reference facts (tests/reference/reference.py)"
+REF_SCRIPT=tests/reference/reference.py
+REF_OUT="$WP_ROOT/target/reference"
+GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
+MINILM="$WEIGHTPEEK_DATA/all-MiniLM-L6-v2/model.safetensors"
+[ -f "$REF_SCRIPT" ] || wp_die "missing $REF_SCRIPT"
+[ -d "$WEIGHTPEEK_SHARED/data/vocab" ] || wp_die "missing $WEIGHTPEEK_SHARED/data/vocab (set WEIGHTPEEK_SHARED)"
+mapfile -t VOCAB < <(find "$WEIGHTPEEK_SHARED/data/vocab" -type f -name '*.gguf' | sort)
+INPUTS=("${VOCAB[@]}" "$GEMMA" "$MINILM" www/sample.gguf)
+STAMP="$REF_OUT/.complete"
+if [ -f "$STAMP" ] && [ -z "$(find "${INPUTS[@]}" tests/reference -newer "$STAMP" -print -quit)" ]; then
+  echo "reference facts are up to date (${#INPUTS[@]} files)"
+else
+  rm -f "$STAMP"
+  mkdir -p "$REF_OUT"
+  "$WP_VENV/bin/python" "$REF_SCRIPT" --out "$REF_OUT" "${INPUTS[@]}"
+  "$WP_VENV/bin/python" tests/reference/ggml_types.py >"$REF_OUT/ggml_types.json.tmp"
+  mv "$REF_OUT/ggml_types.json.tmp" "$REF_OUT/ggml_types.json"
+  touch "$STAMP"
+  echo "reference facts written for ${#INPUTS[@]} files to target/reference/"
+fi
+
+# --- 3. native tests ---------------------------------------------------------------------------
+step "native tests (cargo test --all-targets)"
+WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \
+  cargo test --all-targets 2>&1 | tee "$LOGS/cargo-test.log"
+
+# --- 4. web build ------------------------------------------------------------------------------
+step "web build (trunk build --release)"
+cargo fetch --quiet   # Trunk runs cargo --offline (Trunk.toml), so the wasm-only crates must be fetched first
+trunk build --release 2>&1 | tee "$LOGS/trunk-build.log"
+[ -f dist/index.html ] || wp_die "trunk build did not write dist/index.html"
+
+# --- 5. end-to-end tests -----------------------------------------------------------------------
+step "end-to-end tests in chromium (node --test tests/e2e/)"
+rm -rf target/e2e-screenshots
+WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" \
+  node --test --test-reporter=spec tests/e2e/ 2>&1 | tee "$LOGS/e2e.log"
