@@ -4,12 +4,14 @@
 //! - [`format`]: sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
 //!   the ggml type table lives in [`format::ggml_type`].
 //! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).
+//! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
 //! - [`summary`]: counts, parameters, bits per weight, dtype histogram, per-layer map, arch card.
 //! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
 //!   histogram bars).
 //! - `web` (wasm32 only): the DOM layer.
 
 pub mod format;
+pub mod remote;
 pub mod source;
 pub mod summary;
 pub mod view;
