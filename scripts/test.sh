@@ -84,7 +84,7 @@ fi
 # --- 3. native tests ---------------------------------------------------------------------------
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \
-  cargo test --all-targets 2>&1 | tee "$LOGS/cargo-test.log"
+  cargo test --all-targets --no-fail-fast 2>&1 | tee "$LOGS/cargo-test.log"
 
 # --- 4. web build ------------------------------------------------------------------------------
 step "web build (trunk build --release)"

@@ -138,7 +138,11 @@ export async function openApp(browser, server, { width = 1280, height = 900 } = 
   });
   await page.addInitScript(pageInstrumentation);
   await page.goto(server.url);
-  await page.waitForSelector('[data-testid=drop-zone]', { state: 'attached', timeout: 30_000 });
+  try {
+    await page.waitForSelector('[data-testid=drop-zone]', { state: 'attached', timeout: 30_000 });
+  } catch {
+    throw new Error(`no [data-testid=drop-zone] on ${server.url} after 30 s; page errors: ${page.__wpErrors.join(' | ') || 'none'}`);
+  }
   try {
     await page.waitForFunction(() => ['idle', 'ready', 'error'].includes(document.body.dataset.state), null, { timeout: 30_000 });
   } catch (err) {
