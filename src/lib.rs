@@ -5,11 +5,14 @@
 //!   the ggml type table lives in [`format::ggml_type`].
 //! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
+//! - [`dequant`]: decode tensor bytes (every ggml type, every safetensors dtype) to `f32`, bit for
+//!   bit as ggml / numpy / ml_dtypes do, and the byte window covering a range of rows.
 //! - [`summary`]: counts, parameters, bits per weight, dtype histogram, per-layer map, arch card.
 //! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
 //!   histogram bars).
 //! - `web` (wasm32 only): the DOM layer.
 
+pub mod dequant;
 pub mod format;
 pub mod remote;
 pub mod source;

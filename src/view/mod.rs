@@ -1,2 +1,22 @@
-//! View-models shared by the page and the CLI. Free of web crates.
+//! View-models for the page: everything the DOM layer draws is computed here, as plain data
+//! and plain text, so it is tested natively (`cargo test`). Free of web crates.
+//!
+//! - [`facts`]: the summary card's figures and the architecture card's lines.
+//! - [`metadata`]: metadata table rows and on-demand paging through large arrays.
+//! - [`tensors`]: the tensor table: filter, sort, cell text.
+//! - [`viewport`]: which rows of a virtualised table to render for a scroll position.
+//! - [`histogram`]: the dtype bar chart's geometry.
+//! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
+//! - [`colors`]: one colour per tensor type, shared by the chart and the map.
 #![forbid(unsafe_code)]
+
+pub mod colors;
+pub mod facts;
+pub mod histogram;
+pub mod layer_grid;
+pub mod metadata;
+pub mod tensors;
+pub mod viewport;
+
+#[cfg(test)]
+pub(crate) mod testutil;

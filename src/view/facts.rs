@@ -1,0 +1,308 @@
+//! The summary card's figures and the architecture card's lines, as text.
+
+use crate::format::{Endian, Model};
+use crate::source::ReadStats;
+use crate::summary::{display, ArchCard, Summary};
+
+/// One figure of the summary card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    /// What it is ("parameters").
+    pub label: &'static str,
+    /// The figure as a person reads it ("268.1 M").
+    pub text: String,
+    /// A second line with the exact number or context ("268,098,176"), if any.
+    pub detail: Option<String>,
+    /// The `data-testid` of the figure, for the ones tests read.
+    pub testid: Option<&'static str>,
+    /// The raw number for `data-value` (integers as digits, floats as the full-precision
+    /// shortest round-trip text of the `f64`).
+    pub value: Option<String>,
+}
+
+impl Fact {
+    fn new(label: &'static str, text: String, detail: Option<String>) -> Self {
+        Fact {
+            label,
+            text,
+            detail,
+            testid: None,
+            value: None,
+        }
+    }
+
+    fn hook(mut self, testid: &'static str, value: Option<String>) -> Self {
+        self.testid = Some(testid);
+        self.value = value;
+        self
+    }
+}
+
+/// `GGUF v3`, `safetensors`.
+pub fn format_label(s: &Summary) -> String {
+    match (s.format, s.version) {
+        ("gguf", Some(v)) => format!("GGUF v{v}"),
+        ("gguf", None) => "GGUF".into(),
+        (other, _) => other.to_string(),
+    }
+}
+
+fn of(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return String::new();
+    }
+    let pct = part as f64 * 100.0 / whole as f64;
+    if pct > 0.0 && pct < 0.1 {
+        " · <0.1% of the file".into()
+    } else {
+        format!(" · {pct:.1}% of the file")
+    }
+}
+
+/// The summary card, in the CLI's order: format, file size, header size, metadata, tensors,
+/// parameters, tensor bytes, bits per weight. `model` says how much was actually parsed.
+pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
+    let mut out = Vec::new();
+    let mut fmt_detail = match s.endianness {
+        Endian::Big => "big-endian".to_string(),
+        Endian::Little => "little-endian".to_string(),
+    };
+    if let Some(a) = s.alignment {
+        fmt_detail.push_str(&format!(" · alignment {a}"));
+    }
+    out.push(Fact::new("format", format_label(s), Some(fmt_detail)));
+    out.push(Fact::new(
+        "file size",
+        display::bytes(s.file_size),
+        Some(format!("{} bytes", display::thousands(s.file_size))),
+    ));
+    out.push(Fact::new(
+        "header size",
+        display::bytes(s.header_size),
+        Some(format!(
+            "{} bytes{}",
+            display::thousands(s.header_size),
+            of(s.header_size, s.file_size)
+        )),
+    ));
+    let read_meta = model.metadata.len() as u64;
+    out.push(Fact::new(
+        "metadata keys",
+        display::thousands(s.metadata_count),
+        (read_meta != s.metadata_count)
+            .then(|| format!("{} read before the error", display::thousands(read_meta))),
+    ));
+    let read_tensors = s.tensors.len() as u64;
+    out.push(
+        Fact::new(
+            "tensors",
+            display::thousands(s.tensor_count),
+            (read_tensors != s.tensor_count)
+                .then(|| format!("{} read before the error", display::thousands(read_tensors))),
+        )
+        .hook("tensor-count", Some(s.tensor_count.to_string())),
+    );
+    out.push(
+        Fact::new(
+            "parameters",
+            display::params(s.parameter_count),
+            Some(display::thousands(s.parameter_count)),
+        )
+        .hook("parameter-count", Some(s.parameter_count.to_string())),
+    );
+    out.push(Fact::new(
+        "tensor bytes",
+        display::bytes(s.tensor_bytes),
+        Some(format!(
+            "{} bytes{}",
+            display::thousands(s.tensor_bytes),
+            of(s.tensor_bytes, s.file_size)
+        )),
+    ));
+    out.push(
+        Fact::new(
+            "bits per weight",
+            s.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
+            Some(match s.bits_per_weight {
+                Some(_) => "tensor bytes × 8 ÷ parameters".into(),
+                None => "no parameters".into(),
+            }),
+        )
+        .hook("bits-per-weight", s.bits_per_weight.map(|b| b.to_string())),
+    );
+    out
+}
+
+/// A line of the architecture card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchLine {
+    /// What it is ("layers").
+    pub label: String,
+    /// Its value as text.
+    pub value: String,
+    /// The metadata key it came from (for a tooltip).
+    pub key: String,
+}
+
+/// The architecture card's title and lines: name, file type, then the hyper-parameters.
+pub fn arch_lines(card: &ArchCard) -> (String, Vec<ArchLine>) {
+    let mut lines = Vec::new();
+    if let Some(n) = &card.name {
+        lines.push(ArchLine {
+            label: "name".into(),
+            value: display::escape(n),
+            key: "general.name".into(),
+        });
+    }
+    if let Some(ft) = &card.file_type {
+        lines.push(ArchLine {
+            label: "file type".into(),
+            value: ft.clone(),
+            key: "general.file_type".into(),
+        });
+    }
+    for r in &card.rows {
+        lines.push(ArchLine {
+            label: r.label.to_string(),
+            value: r.value.clone(),
+            key: r.key.clone(),
+        });
+    }
+    (display::escape(&card.architecture), lines)
+}
+
+/// The line under the file name: `GGUF v3 · gemma3 · Gemma 3 270m`.
+pub fn subtitle(s: &Summary) -> String {
+    let mut sub = format_label(s);
+    if let Some(a) = &s.architecture {
+        sub.push_str(" · ");
+        sub.push_str(&display::escape(&a.architecture));
+        if let Some(n) = &a.name {
+            sub.push_str(" · ");
+            sub.push_str(&display::escape(n));
+        }
+    }
+    sub
+}
+
+/// How much of the file the page read: `read 6.5 MiB in 8 slices`.
+pub fn read_note(stats: &ReadStats) -> String {
+    format!(
+        "read {} of the file in {} slice{}",
+        display::bytes(stats.bytes),
+        stats.reads,
+        if stats.reads == 1 { "" } else { "s" }
+    )
+}
+
+/// `Reading the header of model.gguf (241.4 MiB)…`
+pub fn loading_text(name: &str, size: u64) -> String {
+    format!(
+        "Reading the header of {} ({})…",
+        display::escape(name),
+        display::bytes(size)
+    )
+}
+
+/// The error box text when the header stopped early (`Model::error`).
+pub fn partial_error_text(error: &str) -> String {
+    format!("The header could not be read to the end: {error}. Everything shown below was read before that point.")
+}
+
+/// The error box text when nothing could be parsed.
+pub fn open_error_text(name: &str, error: &str) -> String {
+    format!("{} could not be opened: {error}", display::escape(name))
+}
+
+/// `… and 12 more`.
+pub fn more_text(n: usize) -> String {
+    format!("… and {} more", display::thousands(n as u64))
+}
+
+/// `3 warnings`.
+pub fn warnings_title(n: usize) -> String {
+    format!(
+        "{} warning{}",
+        display::thousands(n as u64),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// What the header of the tensor table says about the shape column.
+pub fn shape_order_note(format: &str) -> &'static str {
+    if format == "gguf" {
+        "shape in ggml order ne0…neN (fastest-varying dimension first, the reverse of PyTorch)"
+    } else {
+        "shape row-major, as written in the file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_bytes;
+    use crate::summary::summarize;
+    use crate::view::testutil::{gguf, Kv};
+
+    fn model() -> Model {
+        let b = gguf(
+            &[
+                ("general.architecture", Kv::Str("llama")),
+                ("general.name", Kv::Str("tiny\nthing")),
+                ("llama.block_count", Kv::U32(2)),
+            ],
+            &[
+                ("token_embd.weight", 8, vec![64, 100], 34 * 2 * 100),
+                ("blk.0.attn_q.weight", 12, vec![256, 4], 144 * 4),
+                ("output_norm.weight", 0, vec![64], 256),
+            ],
+        );
+        parse_bytes(&b).unwrap()
+    }
+
+    #[test]
+    fn facts_carry_test_hooks_with_raw_numbers() {
+        let m = model();
+        let s = summarize(&m);
+        let f = summary_facts(&s, &m);
+        let get = |id: &str| f.iter().find(|x| x.testid == Some(id)).unwrap().clone();
+        assert_eq!(get("tensor-count").value.as_deref(), Some("3"));
+        let params = 64 * 100 + 256 * 4 + 64;
+        assert_eq!(get("parameter-count").value, Some(params.to_string()));
+        let bpw = get("bits-per-weight");
+        let want = (34.0 * 200.0 + 576.0 + 256.0) * 8.0 / params as f64;
+        assert_eq!(bpw.value.as_deref().map(|v| v.parse::<f64>().unwrap()), Some(want));
+        assert_eq!(f[0].text, "GGUF v3");
+        assert_eq!(f[0].detail.as_deref(), Some("little-endian · alignment 32"));
+        assert!(f.iter().all(|x| x.detail.as_deref() != Some("")));
+    }
+
+    #[test]
+    fn arch_card_lines_are_escaped_text() {
+        let m = model();
+        let s = summarize(&m);
+        let (title, lines) = arch_lines(s.architecture.as_ref().unwrap());
+        assert_eq!(title, "llama");
+        assert_eq!(lines[0].value, "tiny\\nthing");
+        assert_eq!(lines[1].label, "layers");
+        assert_eq!(lines[1].value, "2");
+    }
+
+    #[test]
+    fn headline_texts() {
+        let m = model();
+        let s = summarize(&m);
+        assert_eq!(subtitle(&s), "GGUF v3 · llama · tiny\\nthing");
+        assert_eq!(read_note(&ReadStats { reads: 1, bytes: 2048 }), "read 2.0 KiB of the file in 1 slice");
+        assert_eq!(loading_text("a\nb.gguf", 10), "Reading the header of a\\nb.gguf (10 B)…");
+        assert_eq!(warnings_title(1), "1 warning");
+        assert_eq!(warnings_title(1200), "1,200 warnings");
+        assert!(partial_error_text("x at byte 5: y").contains("at byte 5"));
+    }
+
+    #[test]
+    fn shape_note_names_the_order() {
+        assert!(shape_order_note("gguf").contains("ne0"));
+        assert!(shape_order_note("safetensors").contains("row-major"));
+    }
+}

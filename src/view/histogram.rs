@@ -1,0 +1,242 @@
+//! The dtype histogram as horizontal bars: geometry and labels for an SVG chart.
+
+use crate::summary::{display, DtypeRow};
+use crate::view::colors::{dtype_color, text_on};
+
+/// What the bars measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Bytes of the tensors of each type.
+    Bytes,
+    /// Number of tensors of each type.
+    Tensors,
+}
+
+impl Measure {
+    /// Toggle button text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Measure::Bytes => "by bytes",
+            Measure::Tensors => "by tensor count",
+        }
+    }
+}
+
+/// One bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// Type label.
+    pub dtype: String,
+    /// Tensors of this type (for `data-count`).
+    pub tensors: u64,
+    /// Bytes of this type (for `data-bytes`).
+    pub bytes: u64,
+    /// Top of the bar's row.
+    pub y: f64,
+    /// Bar length in px (at least 2 for a non-zero value, so it stays visible).
+    pub width: f64,
+    /// Text after the bar: `171.5 MiB · 69.5%` or `81 tensors · 34.3%`.
+    pub value_text: String,
+    /// Tooltip with every figure.
+    pub title: String,
+    /// Fill colour.
+    pub color: &'static str,
+    /// Colour of text drawn on the fill.
+    pub ink: &'static str,
+}
+
+/// The whole chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// SVG width (the viewBox; the chart scales to its container).
+    pub width: f64,
+    /// SVG height.
+    pub height: f64,
+    /// x where the bars start (type labels end-aligned before it).
+    pub bar_x: f64,
+    /// Height of a bar.
+    pub bar_height: f64,
+    /// The bars, largest first.
+    pub bars: Vec<Bar>,
+}
+
+/// Geometry constants: rows of 30 px with 20 px bars; labels in 88 px; 150 px for the value text.
+const ROW: f64 = 30.0;
+const BAR: f64 = 20.0;
+const LABEL: f64 = 96.0;
+const VALUE: f64 = 170.0;
+
+fn pct(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "0%".into();
+    }
+    let p = part as f64 * 100.0 / whole as f64;
+    if p > 0.0 && p < 0.1 {
+        "<0.1%".into()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// Lays out the chart for `rows` measured by `measure` in a viewBox `width` px wide.
+pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
+    let value = |r: &DtypeRow| match measure {
+        Measure::Bytes => r.bytes,
+        Measure::Tensors => r.tensors,
+    };
+    let mut sorted: Vec<&DtypeRow> = rows.iter().collect();
+    sorted.sort_by(|a, b| value(b).cmp(&value(a)).then_with(|| a.dtype.cmp(&b.dtype)));
+    let max = sorted.first().map_or(0, |r| value(r));
+    let total: u64 = rows.iter().map(value).fold(0u64, u64::saturating_add);
+    let room = (width - LABEL - VALUE).max(40.0);
+    let bars = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let v = value(r);
+            let w = if max == 0 { 0.0 } else { v as f64 / max as f64 * room };
+            let w = if v > 0 { w.max(2.0) } else { 0.0 };
+            let value_text = match measure {
+                Measure::Bytes => format!("{} · {}", display::bytes(v), pct(v, total)),
+                Measure::Tensors => format!(
+                    "{} tensor{} · {}",
+                    display::thousands(v),
+                    if v == 1 { "" } else { "s" },
+                    pct(v, total)
+                ),
+            };
+            let bpw = r
+                .bits_per_weight
+                .map_or(String::new(), |b| format!(", {b:.3} bits per weight"));
+            let color = dtype_color(&r.dtype);
+            Bar {
+                dtype: r.dtype.clone(),
+                tensors: r.tensors,
+                bytes: r.bytes,
+                y: i as f64 * ROW,
+                width: w,
+                value_text,
+                title: format!(
+                    "{}: {} tensor{}, {} elements, {} ({} bytes){bpw}",
+                    r.dtype,
+                    display::thousands(r.tensors),
+                    if r.tensors == 1 { "" } else { "s" },
+                    display::thousands(r.elements),
+                    display::bytes(r.bytes),
+                    display::thousands(r.bytes),
+                ),
+                color,
+                ink: text_on(color),
+            }
+        })
+        .collect::<Vec<_>>();
+    Chart {
+        width,
+        height: (bars.len() as f64 * ROW).max(ROW),
+        bar_x: LABEL,
+        bar_height: BAR,
+        bars,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(dtype: &str, tensors: u64, bytes: u64) -> DtypeRow {
+        DtypeRow {
+            dtype: dtype.into(),
+            tensors,
+            elements: bytes,
+            bytes,
+            bits_per_weight: Some(8.0),
+        }
+    }
+
+    #[test]
+    fn bars_scale_to_the_largest_and_sort_by_measure() {
+        let rows = [row("Q8_0", 10, 1000), row("F32", 109, 10), row("Q4_K", 27, 500)];
+        let c = chart(&rows, Measure::Bytes, 600.0);
+        let names: Vec<&str> = c.bars.iter().map(|b| b.dtype.as_str()).collect();
+        assert_eq!(names, ["Q8_0", "Q4_K", "F32"]);
+        let room = 600.0 - LABEL - VALUE;
+        assert_eq!(c.bars[0].width, room);
+        assert_eq!(c.bars[1].width, room / 2.0);
+        assert_eq!(c.bars[2].width, room / 100.0);
+        assert_eq!(c.bars[1].y, ROW);
+        assert_eq!(c.height, 3.0 * ROW);
+        assert_eq!(c.bars[0].value_text, "1000 B · 66.2%");
+
+        let c = chart(&rows, Measure::Tensors, 600.0);
+        let names: Vec<&str> = c.bars.iter().map(|b| b.dtype.as_str()).collect();
+        assert_eq!(names, ["F32", "Q4_K", "Q8_0"]);
+        assert_eq!(c.bars[0].value_text, "109 tensors · 74.7%");
+        assert_eq!(c.bars[0].tensors, 109);
+        assert_eq!(c.bars[0].bytes, 10);
+    }
+
+    #[test]
+    fn tiny_shares_stay_visible_and_empty_charts_are_fine() {
+        let rows = [row("Q8_0", 1, 1_000_000_000), row("F32", 1, 1)];
+        let c = chart(&rows, Measure::Bytes, 600.0);
+        assert_eq!(c.bars[1].width, 2.0);
+        assert_eq!(c.bars[1].value_text, "1 B · <0.1%");
+        assert!(c.bars[1].title.starts_with("F32: 1 tensor, 1 elements"));
+        let e = chart(&[], Measure::Bytes, 600.0);
+        assert!(e.bars.is_empty());
+        assert_eq!(e.height, ROW);
+        let z = chart(&[row("F32", 0, 0)], Measure::Bytes, 600.0);
+        assert_eq!(z.bars[0].width, 0.0);
+    }
+}
+
+/// One line of the per-type table under the chart (the CLI's "types" section).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeLine {
+    pub dtype: String,
+    pub color: &'static str,
+    pub tensors: String,
+    pub elements: String,
+    pub bytes: String,
+    /// Exact bytes, for a tooltip.
+    pub bytes_exact: String,
+    pub bits_per_weight: String,
+}
+
+/// The per-type table, in the summary's order (largest share of bytes first).
+pub fn type_lines(rows: &[DtypeRow]) -> Vec<TypeLine> {
+    rows.iter()
+        .map(|r| TypeLine {
+            dtype: r.dtype.clone(),
+            color: dtype_color(&r.dtype),
+            tensors: display::thousands(r.tensors),
+            elements: display::thousands(r.elements),
+            bytes: display::bytes(r.bytes),
+            bytes_exact: format!("{} bytes", display::thousands(r.bytes)),
+            bits_per_weight: r.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod type_line_tests {
+    use super::*;
+
+    #[test]
+    fn type_lines_read_like_the_cli() {
+        let rows = [DtypeRow {
+            dtype: "Q6_K".into(),
+            tensors: 9,
+            elements: 11_796_480,
+            bytes: 9_676_800,
+            bits_per_weight: Some(6.5625),
+        }];
+        let l = &type_lines(&rows)[0];
+        assert_eq!(
+            (l.tensors.as_str(), l.elements.as_str(), l.bytes.as_str(), l.bits_per_weight.as_str()),
+            ("9", "11,796,480", "9.2 MiB", "6.562")
+        );
+        assert_eq!(l.bytes_exact, "9,676,800 bytes");
+        assert_eq!(l.color, dtype_color("Q6_K"));
+    }
+}

@@ -1,0 +1,253 @@
+//! Metadata table rows, and paging through large arrays on demand.
+//!
+//! A GGUF vocabulary is an array of 100,000+ strings; the table shows its element type, length
+//! and first items, and the page decodes further items from the header bytes only when asked
+//! (via [`ArrayRef::values`]), a page at a time.
+
+use crate::format::{ArrayRef, Model, Value};
+use crate::summary::display;
+
+/// Items of an array shown in its table row.
+pub const PREVIEW_ITEMS: u64 = 6;
+/// Items decoded per click on "show more".
+pub const PAGE_ITEMS: u64 = 200;
+/// Longest string shown in a table row, in characters.
+const ROW_CHARS: usize = 160;
+/// Longest string shown as one item of an expanded array.
+const ITEM_CHARS: usize = 400;
+
+/// One row of the metadata table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetaRow {
+    /// Position in the file's metadata (index into `Model::metadata`).
+    pub index: usize,
+    /// The key, control characters made visible.
+    pub key: String,
+    /// The value type (`UINT32`, `STRING`, `ARRAY of STRING`).
+    pub type_name: String,
+    /// The value as text; arrays as `262,144 items: "<pad>", "<eos>", …`.
+    pub value: String,
+    /// For arrays: the element count (the row gets an expand control when it exceeds the preview).
+    pub array_len: Option<u64>,
+    /// The stored string was not valid UTF-8 (shown with replacement characters).
+    pub lossy: bool,
+}
+
+fn item_text(v: &Value, bytes: &[u8], max_chars: usize) -> String {
+    display::value(v, bytes, 4, max_chars)
+}
+
+fn array_preview(a: &ArrayRef, bytes: &[u8]) -> String {
+    let mut out = format!(
+        "{} item{}",
+        display::thousands(a.len),
+        if a.len == 1 { "" } else { "s" }
+    );
+    if a.len == 0 {
+        return out;
+    }
+    match a.values(bytes, 0, PREVIEW_ITEMS) {
+        Ok(vals) => {
+            let parts: Vec<String> = vals.iter().map(|v| item_text(v, bytes, 40)).collect();
+            out.push_str(": ");
+            out.push_str(&parts.join(", "));
+            if a.len > PREVIEW_ITEMS {
+                out.push_str(", …");
+            }
+        }
+        Err(e) => out.push_str(&format!(" (cannot decode: {e})")),
+    }
+    out
+}
+
+/// The rows of the metadata table, in file order. Keys containing `filter` (case-insensitive)
+/// only, when it is not empty.
+pub fn metadata_rows(m: &Model, filter: &str) -> Vec<MetaRow> {
+    let needle = filter.trim().to_lowercase();
+    m.metadata
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| needle.is_empty() || e.key.to_lowercase().contains(&needle))
+        .map(|(index, e)| {
+            let (type_name, value, array_len) = match &e.value {
+                Value::Array(a) => (
+                    format!("ARRAY of {}", a.elem.name()),
+                    array_preview(a, &m.bytes),
+                    Some(a.len),
+                ),
+                v => (
+                    v.value_type().name().to_string(),
+                    item_text(v, &m.bytes, ROW_CHARS),
+                    None,
+                ),
+            };
+            MetaRow {
+                index,
+                key: display::escape(&e.key),
+                type_name,
+                value,
+                array_len,
+                lossy: matches!(&e.value, Value::String(t) if t.lossy),
+            }
+        })
+        .collect()
+}
+
+/// `33 keys` / `4 of 33 keys`.
+pub fn count_text(shown: usize, total: usize) -> String {
+    if shown == total {
+        format!("{} keys", display::thousands(total as u64))
+    } else {
+        format!(
+            "{} of {} keys",
+            display::thousands(shown as u64),
+            display::thousands(total as u64)
+        )
+    }
+}
+
+/// Whether a row's array is long enough to get an expand control.
+pub fn expandable(row: &MetaRow) -> bool {
+    row.array_len.is_some_and(|n| n > PREVIEW_ITEMS)
+}
+
+/// One decoded array element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayItem {
+    /// Its index in the array.
+    pub index: u64,
+    /// Its value as text.
+    pub text: String,
+}
+
+/// Paging state of one expanded array: how many items are shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayPager {
+    /// Element count.
+    pub len: u64,
+    /// Items shown so far (from index 0).
+    pub shown: u64,
+}
+
+impl ArrayPager {
+    /// A pager for an array of `len` items, none shown yet.
+    pub fn new(len: u64) -> Self {
+        ArrayPager { len, shown: 0 }
+    }
+
+    /// Decodes the next page of items and counts them as shown.
+    pub fn next_page(&mut self, a: &ArrayRef, bytes: &[u8]) -> Result<Vec<ArrayItem>, String> {
+        let from = self.shown;
+        let vals = a
+            .values(bytes, from, PAGE_ITEMS)
+            .map_err(|e| e.to_string())?;
+        self.shown = from + vals.len() as u64;
+        Ok(vals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ArrayItem {
+                index: from + i as u64,
+                text: item_text(v, bytes, ITEM_CHARS),
+            })
+            .collect())
+    }
+
+    /// Items not shown yet.
+    pub fn remaining(&self) -> u64 {
+        self.len.saturating_sub(self.shown)
+    }
+
+    /// The label of the "show more" button, or `None` when everything is shown.
+    pub fn more_label(&self) -> Option<String> {
+        let rest = self.remaining();
+        if rest == 0 {
+            return None;
+        }
+        Some(if self.shown == 0 {
+            format!("Show items (first {})", display::thousands(rest.min(PAGE_ITEMS)))
+        } else {
+            format!(
+                "Show {} more ({} left)",
+                display::thousands(rest.min(PAGE_ITEMS)),
+                display::thousands(rest)
+            )
+        })
+    }
+
+    /// "Showing 200 of 262,144".
+    pub fn status(&self) -> String {
+        format!(
+            "showing {} of {}",
+            display::thousands(self.shown),
+            display::thousands(self.len)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_bytes;
+    use crate::view::testutil::{gguf, Kv};
+
+    fn model() -> Model {
+        let tokens: Vec<String> = (0..1000).map(|i| format!("tok{i}")).collect();
+        let b = gguf(
+            &[
+                ("general.architecture", Kv::Str("llama")),
+                ("general.evil\u{1b}key", Kv::Str("<script>alert(1)</script>")),
+                ("llama.rope.freq_base", Kv::F32(10000.0)),
+                ("tokenizer.ggml.tokens", Kv::StrArray(tokens)),
+                ("tokenizer.ggml.token_type", Kv::I32Array(vec![1, 2, 3])),
+            ],
+            &[],
+        );
+        parse_bytes(&b).unwrap()
+    }
+
+    #[test]
+    fn rows_show_types_and_array_previews() {
+        let m = model();
+        let rows = metadata_rows(&m, "");
+        assert_eq!(rows.len(), 5);
+        assert_eq!(rows[0].type_name, "STRING");
+        assert_eq!(rows[0].value, "\"llama\"");
+        assert_eq!(rows[1].key, "general.evil\\u{1b}key");
+        assert_eq!(rows[1].value, "\"<script>alert(1)</script>\"");
+        assert_eq!(rows[2].value, "10000");
+        assert_eq!(rows[3].type_name, "ARRAY of STRING");
+        assert_eq!(
+            rows[3].value,
+            "1,000 items: \"tok0\", \"tok1\", \"tok2\", \"tok3\", \"tok4\", \"tok5\", …"
+        );
+        assert!(expandable(&rows[3]));
+        assert_eq!(rows[4].value, "3 items: 1, 2, 3");
+        assert!(!expandable(&rows[4]));
+    }
+
+    #[test]
+    fn filter_matches_keys_case_insensitively() {
+        let m = model();
+        let rows = metadata_rows(&m, " TOKENIZER ");
+        assert_eq!(rows.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 4]);
+    }
+
+    #[test]
+    fn arrays_page_on_demand_to_the_end() {
+        let m = model();
+        let Value::Array(a) = &m.metadata[3].value else { panic!() };
+        let mut p = ArrayPager::new(a.len);
+        assert_eq!(p.more_label().as_deref(), Some("Show items (first 200)"));
+        let first = p.next_page(a, &m.bytes).unwrap();
+        assert_eq!(first.len(), 200);
+        assert_eq!(first[199], ArrayItem { index: 199, text: "\"tok199\"".into() });
+        assert_eq!(p.more_label().as_deref(), Some("Show 200 more (800 left)"));
+        for _ in 0..4 {
+            p.next_page(a, &m.bytes).unwrap();
+        }
+        assert_eq!(p.remaining(), 0);
+        assert_eq!(p.more_label(), None);
+        assert_eq!(p.status(), "showing 1,000 of 1,000");
+        assert!(p.next_page(a, &m.bytes).unwrap().is_empty());
+    }
+}

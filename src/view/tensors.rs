@@ -1,0 +1,435 @@
+//! The tensor table: filtering, sorting and cell text, over any number of rows.
+//!
+//! The table keeps the row data once and works on index lists: `sorted` (all rows in the
+//! current sort order) and `visible` (the sorted rows that pass the filter). Changing the filter
+//! re-filters the sorted list (no re-sort); changing the sort re-sorts once. 250,000 rows stay
+//! fast; the DOM only ever draws the window [`crate::view::viewport`] picks.
+
+use std::cmp::Ordering;
+
+use crate::summary::{display, TensorRow};
+
+/// A column of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// File order.
+    Index,
+    Name,
+    Type,
+    Shape,
+    Elements,
+    Bytes,
+    Offset,
+}
+
+impl Column {
+    /// Every column, in display order.
+    pub const ALL: [Column; 7] = [
+        Column::Index,
+        Column::Name,
+        Column::Type,
+        Column::Shape,
+        Column::Elements,
+        Column::Bytes,
+        Column::Offset,
+    ];
+
+    /// Header text.
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Index => "#",
+            Column::Name => "name",
+            Column::Type => "type",
+            Column::Shape => "shape",
+            Column::Elements => "elements",
+            Column::Bytes => "bytes",
+            Column::Offset => "offset",
+        }
+    }
+
+    /// Short class name for styling (`col-name`).
+    pub fn class(self) -> &'static str {
+        match self {
+            Column::Index => "col-index",
+            Column::Name => "col-name",
+            Column::Type => "col-type",
+            Column::Shape => "col-shape",
+            Column::Elements => "col-elements",
+            Column::Bytes => "col-bytes",
+            Column::Offset => "col-offset",
+        }
+    }
+
+    /// Numbers are right-aligned.
+    pub fn numeric(self) -> bool {
+        matches!(
+            self,
+            Column::Index | Column::Elements | Column::Bytes | Column::Offset
+        )
+    }
+
+    /// Direction of the first click: big things first for sizes, A→Z for text.
+    fn first_ascending(self) -> bool {
+        !matches!(self, Column::Elements | Column::Bytes)
+    }
+}
+
+/// The current sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort {
+    pub column: Column,
+    pub ascending: bool,
+}
+
+/// Compares strings with runs of digits compared as numbers: `blk.2` < `blk.10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (nx, ny) = (&x[..dx], &y[..dy]);
+                let tx = trim_zeros(nx);
+                let ty = trim_zeros(ny);
+                let ord = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                x = &x[dx..];
+                y = &y[dy..];
+            }
+            (Some(p), Some(q)) => {
+                if p != q {
+                    return p.cmp(q);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let z = d.iter().take_while(|&&c| c == b'0').count();
+    &d[z.min(d.len().saturating_sub(1))..]
+}
+
+/// The tensor table's state.
+#[derive(Debug, Clone)]
+pub struct TensorTable {
+    rows: Vec<TensorRow>,
+    /// Lower-cased `name type` per row, for the filter.
+    haystack: Vec<String>,
+    sorted: Vec<u32>,
+    visible: Vec<u32>,
+    sort: Sort,
+    filter: Vec<String>,
+}
+
+impl TensorTable {
+    /// A table over `rows`, in file order, unfiltered.
+    pub fn new(rows: Vec<TensorRow>) -> Self {
+        let haystack = rows
+            .iter()
+            .map(|r| format!("{} {}", r.name, r.dtype).to_lowercase())
+            .collect();
+        let sorted: Vec<u32> = (0..rows.len() as u32).collect();
+        TensorTable {
+            visible: sorted.clone(),
+            sorted,
+            rows,
+            haystack,
+            sort: Sort {
+                column: Column::Index,
+                ascending: true,
+            },
+            filter: Vec::new(),
+        }
+    }
+
+    /// All rows (file order).
+    pub fn total(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Rows passing the filter.
+    pub fn len(&self) -> usize {
+        self.visible.len()
+    }
+
+    /// No row passes the filter.
+    pub fn is_empty(&self) -> bool {
+        self.visible.is_empty()
+    }
+
+    /// The row at visible position `pos`.
+    pub fn row(&self, pos: usize) -> Option<&TensorRow> {
+        self.visible.get(pos).map(|&i| &self.rows[i as usize])
+    }
+
+    /// File index of the row at visible position `pos`.
+    pub fn file_index(&self, pos: usize) -> Option<usize> {
+        self.visible.get(pos).map(|&i| i as usize)
+    }
+
+    /// The current sort.
+    pub fn sort(&self) -> Sort {
+        self.sort
+    }
+
+    /// Sets the filter: whitespace-separated words that must all occur in the name or the
+    /// type (case-insensitive). Returns whether the visible rows may have changed.
+    pub fn set_filter(&mut self, text: &str) -> bool {
+        let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+        if words == self.filter {
+            return false;
+        }
+        self.filter = words;
+        self.refilter();
+        true
+    }
+
+    fn refilter(&mut self) {
+        if self.filter.is_empty() {
+            self.visible.clone_from(&self.sorted);
+            return;
+        }
+        let hay = &self.haystack;
+        let words = &self.filter;
+        self.visible = self
+            .sorted
+            .iter()
+            .copied()
+            .filter(|&i| words.iter().all(|w| hay[i as usize].contains(w.as_str())))
+            .collect();
+    }
+
+    /// A click on a column header: sort by it, or flip the direction if it is already the sort.
+    pub fn click(&mut self, column: Column) {
+        let ascending = if self.sort.column == column {
+            !self.sort.ascending
+        } else {
+            column.first_ascending()
+        };
+        self.set_sort(Sort { column, ascending });
+    }
+
+    /// Sorts by `sort`; ties keep file order.
+    pub fn set_sort(&mut self, sort: Sort) {
+        self.sort = sort;
+        let rows = &self.rows;
+        let key = |a: &TensorRow, b: &TensorRow| -> Ordering {
+            match sort.column {
+                Column::Index => Ordering::Equal,
+                Column::Name => natural_cmp(&a.name, &b.name),
+                Column::Type => natural_cmp(&a.dtype, &b.dtype),
+                Column::Shape => a.shape.len().cmp(&b.shape.len()).then_with(|| a.shape.cmp(&b.shape)),
+                Column::Elements => a.elements.cmp(&b.elements),
+                Column::Bytes => a.bytes.cmp(&b.bytes),
+                Column::Offset => a.offset.cmp(&b.offset),
+            }
+        };
+        let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+        order.sort_by(|&i, &j| {
+            let o = key(&rows[i as usize], &rows[j as usize]);
+            let o = if sort.column == Column::Index { i.cmp(&j) } else { o };
+            let o = if sort.ascending { o } else { o.reverse() };
+            o.then(i.cmp(&j))
+        });
+        self.sorted = order;
+        self.refilter();
+    }
+
+    /// Header text of a column, with an arrow on the sorted one.
+    pub fn header(&self, column: Column) -> String {
+        if self.sort.column == column {
+            format!(
+                "{} {}",
+                column.title(),
+                if self.sort.ascending { "▲" } else { "▼" }
+            )
+        } else {
+            column.title().to_string()
+        }
+    }
+
+    /// `aria-sort` value of a column header.
+    pub fn aria_sort(&self, column: Column) -> &'static str {
+        match (self.sort.column == column, self.sort.ascending) {
+            (false, _) => "none",
+            (true, true) => "ascending",
+            (true, false) => "descending",
+        }
+    }
+
+    /// The text of every cell of the row at visible position `pos`.
+    pub fn cells(&self, pos: usize) -> Option<[String; 7]> {
+        let i = *self.visible.get(pos)?;
+        let r = &self.rows[i as usize];
+        Some(Column::ALL.map(|c| cell_text(r, i as usize, c)))
+    }
+
+    /// "236 tensors" / "12 of 236 tensors".
+    pub fn count_text(&self) -> String {
+        if self.filter.is_empty() {
+            format!("{} tensors", display::thousands(self.total() as u64))
+        } else {
+            format!(
+                "{} of {} tensors",
+                display::thousands(self.len() as u64),
+                display::thousands(self.total() as u64)
+            )
+        }
+    }
+}
+
+/// The note above a table cut short by a parse error.
+pub fn partial_text(read: usize, announced: u64) -> String {
+    format!(
+        "The header announces {} tensors; {} were read before the error.",
+        display::thousands(announced),
+        display::thousands(read as u64)
+    )
+}
+
+/// The text of one cell.
+pub fn cell_text(r: &TensorRow, file_index: usize, c: Column) -> String {
+    match c {
+        Column::Index => file_index.to_string(),
+        Column::Name => display::escape(&r.name),
+        Column::Type => r.dtype.clone(),
+        Column::Shape => {
+            let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+            format!("[{}]", dims.join(", "))
+        }
+        Column::Elements => r
+            .elements
+            .map_or("overflow".into(), display::thousands),
+        Column::Bytes => r.bytes.map_or("?".into(), display::bytes),
+        Column::Offset => display::thousands(r.offset),
+    }
+}
+
+/// Tooltip of a cell: exact byte counts and hex offsets, and any note on the tensor.
+pub fn cell_title(r: &TensorRow, c: Column) -> Option<String> {
+    match c {
+        Column::Name => r.note.clone(),
+        Column::Bytes => r.bytes.map(|b| format!("{} bytes", display::thousands(b))),
+        Column::Offset => Some(format!("0x{:x}", r.offset)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(i: usize, dtype: &str) -> TensorRow {
+        TensorRow {
+            name: format!("blk.{}.ffn_{}.weight", i / 3, ["up", "down", "gate"][i % 3]),
+            dtype: dtype.into(),
+            shape: vec![64, (i as u64 % 7) + 1],
+            elements: Some(64 * ((i as u64 % 7) + 1)),
+            offset: 1000 + i as u64 * 4096,
+            bytes: Some(((i * 7919) % 10007) as u64),
+            note: None,
+        }
+    }
+
+    fn synthetic(n: usize) -> Vec<TensorRow> {
+        (0..n)
+            .map(|i| row(i, ["Q4_K", "F32", "Q6_K", "Q8_0"][i % 4]))
+            .collect()
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut v = vec!["blk.10.a", "blk.2.a", "blk.1.b", "blk.1.a", "blk.02.c", "a"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["a", "blk.1.a", "blk.1.b", "blk.2.a", "blk.02.c", "blk.10.a"]);
+        assert_eq!(natural_cmp("x00", "x0"), Ordering::Equal);
+    }
+
+    #[test]
+    fn clicks_sort_and_flip() {
+        let mut t = TensorTable::new(synthetic(30));
+        t.click(Column::Bytes);
+        assert_eq!(t.sort(), Sort { column: Column::Bytes, ascending: false });
+        let b: Vec<u64> = (0..t.len()).map(|p| t.row(p).unwrap().bytes.unwrap()).collect();
+        assert!(b.windows(2).all(|w| w[0] >= w[1]));
+        assert_eq!(t.header(Column::Bytes), "bytes ▼");
+        assert_eq!(t.aria_sort(Column::Bytes), "descending");
+        t.click(Column::Bytes);
+        let b: Vec<u64> = (0..t.len()).map(|p| t.row(p).unwrap().bytes.unwrap()).collect();
+        assert!(b.windows(2).all(|w| w[0] <= w[1]));
+        t.click(Column::Name);
+        assert_eq!(t.row(0).unwrap().name, "blk.0.ffn_down.weight");
+        assert_eq!(t.row(29).unwrap().name, "blk.9.ffn_up.weight");
+        t.click(Column::Index);
+        assert_eq!(t.file_index(0), Some(0));
+        t.click(Column::Index);
+        assert_eq!(t.file_index(0), Some(29));
+    }
+
+    #[test]
+    fn filter_words_all_match_name_or_type() {
+        let mut t = TensorTable::new(synthetic(40));
+        assert!(t.set_filter("blk.1. q4_k"));
+        let names: Vec<&str> = (0..t.len()).map(|p| t.row(p).unwrap().name.as_str()).collect();
+        assert!(names.iter().all(|n| n.starts_with("blk.1")));
+        assert!((0..t.len()).all(|p| t.row(p).unwrap().dtype == "Q4_K"));
+        assert!(!t.set_filter("  blk.1.   Q4_K "));
+        assert_eq!(t.count_text(), format!("{} of 40 tensors", t.len()));
+        t.click(Column::Offset);
+        assert!(t.set_filter(""));
+        assert_eq!(t.len(), 40);
+        assert_eq!(t.count_text(), "40 tensors");
+    }
+
+    #[test]
+    fn cells_are_plain_text() {
+        let mut r = row(4, "Q4_K");
+        r.name = "evil\n<b>".into();
+        r.elements = None;
+        r.bytes = Some(2560);
+        let t = TensorTable::new(vec![r.clone()]);
+        let c = t.cells(0).unwrap();
+        assert_eq!(c[0], "0");
+        assert_eq!(c[1], "evil\\n<b>");
+        assert_eq!(c[3], "[64, 5]");
+        assert_eq!(c[4], "overflow");
+        assert_eq!(c[5], "2.5 KiB");
+        assert_eq!(c[6], "17,384");
+        assert_eq!(cell_title(&r, Column::Offset).as_deref(), Some("0x43e8"));
+        assert!(t.cells(1).is_none());
+    }
+
+    #[test]
+    fn a_quarter_million_rows_sort_and_filter() {
+        let n = 250_000;
+        let mut t = TensorTable::new(synthetic(n));
+        assert_eq!(t.len(), n);
+        t.click(Column::Name);
+        assert_eq!(t.len(), n);
+        let first = t.row(0).unwrap().name.clone();
+        let last = t.row(n - 1).unwrap().name.clone();
+        assert_eq!(first, "blk.0.ffn_down.weight");
+        assert_eq!(last, format!("blk.{}.ffn_up.weight", (n - 1) / 3));
+        for p in (1..n).step_by(997) {
+            let a = &t.row(p - 1).unwrap().name;
+            let b = &t.row(p).unwrap().name;
+            assert_ne!(natural_cmp(a, b), Ordering::Greater, "{a} > {b}");
+        }
+        t.set_filter("blk.8333");
+        // blk.8333.* (3 rows), blk.83330..83332 (9) and blk.83333 (row 249,999 only)
+        assert_eq!(t.len(), 3 + 9 + 1);
+        t.set_filter("f32");
+        assert_eq!(t.len(), n / 4);
+        t.click(Column::Bytes);
+        assert_eq!(t.len(), n / 4);
+    }
+}

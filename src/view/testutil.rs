@@ -1,0 +1,73 @@
+//! A tiny GGUF v3 writer for the view-model tests.
+
+/// A metadata value to write.
+pub enum Kv<'a> {
+    U32(u32),
+    F32(f32),
+    Str(&'a str),
+    StrArray(Vec<String>),
+    I32Array(Vec<i32>),
+}
+
+fn put_str(b: &mut Vec<u8>, s: &str) {
+    b.extend((s.len() as u64).to_le_bytes());
+    b.extend(s.as_bytes());
+}
+
+/// Writes a GGUF v3 file with the given metadata and tensors `(name, ggml type id, shape,
+/// bytes)`, tensor data zero-filled and 32-byte aligned.
+pub fn gguf(kvs: &[(&str, Kv<'_>)], tensors: &[(&str, u32, Vec<u64>, u64)]) -> Vec<u8> {
+    let mut b = b"GGUF".to_vec();
+    b.extend(3u32.to_le_bytes());
+    b.extend((tensors.len() as u64).to_le_bytes());
+    b.extend((kvs.len() as u64).to_le_bytes());
+    for (k, v) in kvs {
+        put_str(&mut b, k);
+        match v {
+            Kv::U32(x) => {
+                b.extend(4u32.to_le_bytes());
+                b.extend(x.to_le_bytes());
+            }
+            Kv::F32(x) => {
+                b.extend(6u32.to_le_bytes());
+                b.extend(x.to_le_bytes());
+            }
+            Kv::Str(s) => {
+                b.extend(8u32.to_le_bytes());
+                put_str(&mut b, s);
+            }
+            Kv::StrArray(items) => {
+                b.extend(9u32.to_le_bytes());
+                b.extend(8u32.to_le_bytes());
+                b.extend((items.len() as u64).to_le_bytes());
+                for s in items {
+                    put_str(&mut b, s);
+                }
+            }
+            Kv::I32Array(items) => {
+                b.extend(9u32.to_le_bytes());
+                b.extend(5u32.to_le_bytes());
+                b.extend((items.len() as u64).to_le_bytes());
+                for x in items {
+                    b.extend(x.to_le_bytes());
+                }
+            }
+        }
+    }
+    let mut offset = 0u64;
+    for (name, ty, shape, bytes) in tensors {
+        put_str(&mut b, name);
+        b.extend((shape.len() as u32).to_le_bytes());
+        for d in shape {
+            b.extend(d.to_le_bytes());
+        }
+        b.extend(ty.to_le_bytes());
+        b.extend(offset.to_le_bytes());
+        offset += bytes.div_ceil(32) * 32;
+    }
+    while b.len() % 32 != 0 {
+        b.push(0);
+    }
+    b.resize(b.len() + offset as usize, 0);
+    b
+}

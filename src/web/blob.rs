@@ -1,0 +1,55 @@
+//! A `Blob` (a dropped or picked `File`, or the fetched sample) as a [`ByteSource`]: every read
+//! is `blob.slice(start, end).arrayBuffer()`, so only the requested range is ever read.
+
+use js_sys::Uint8Array;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
+
+use crate::source::ByteSource;
+
+/// A Blob read by range.
+pub struct BlobSource {
+    blob: Blob,
+}
+
+impl BlobSource {
+    pub fn new(blob: Blob) -> Self {
+        BlobSource { blob }
+    }
+}
+
+/// Plain words from a JS exception (`NotReadableError: ...`).
+pub fn js_error_text(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    if let Some(d) = e.dyn_ref::<web_sys::DomException>() {
+        return format!("{}: {}", d.name(), d.message());
+    }
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        return format!("{}: {}", String::from(err.name()), String::from(err.message()));
+    }
+    format!("{e:?}")
+}
+
+impl ByteSource for BlobSource {
+    fn size(&self) -> u64 {
+        // Blob sizes are integers below 2^53.
+        self.blob.size() as u64
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        let end = offset
+            .checked_add(len)
+            .ok_or_else(|| "read range overflows".to_string())?;
+        let part = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .map_err(|e| js_error_text(&e))?;
+        let buf = JsFuture::from(part.array_buffer())
+            .await
+            .map_err(|e| js_error_text(&e))?;
+        Ok(Uint8Array::new(&buf).to_vec())
+    }
+}

@@ -1,0 +1,99 @@
+//! Tiny element-building helpers. Text only ever goes in through text nodes /
+//! `set_text_content`; nothing here parses HTML.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlElement};
+
+/// The SVG namespace, for `create_element_ns`.
+pub const SVG_NS: &str = "http://www.w3.org/2000/svg";
+
+/// The page's document.
+pub fn document() -> Document {
+    gloo::utils::document()
+}
+
+/// The page's `<body>`.
+pub fn body() -> HtmlElement {
+    gloo::utils::body()
+}
+
+/// An element found by id in the static page (index.html); the page is broken without it.
+pub fn by_id(id: &str) -> Element {
+    document()
+        .get_element_by_id(id)
+        .unwrap_or_else(|| panic!("index.html has no #{id}"))
+}
+
+/// A new HTML element.
+pub fn el(tag: &str) -> Element {
+    document()
+        .create_element(tag)
+        .unwrap_or_else(|_| panic!("cannot create <{tag}>"))
+}
+
+/// A new HTML element with a class (`""` for none).
+pub fn el_class(tag: &str, class: &str) -> Element {
+    let e = el(tag);
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    e
+}
+
+/// A new element holding `text` as its text.
+pub fn el_text(tag: &str, class: &str, text: &str) -> Element {
+    let e = el_class(tag, class);
+    e.set_text_content(Some(text));
+    e
+}
+
+/// A new SVG element.
+pub fn svg(tag: &str) -> Element {
+    document()
+        .create_element_ns(Some(SVG_NS), tag)
+        .unwrap_or_else(|_| panic!("cannot create <svg:{tag}>"))
+}
+
+/// Sets an attribute (values are plain strings; attributes are never parsed as HTML).
+pub fn attr(e: &Element, name: &str, value: &str) {
+    // Only fails for invalid attribute names, which are all literals here.
+    let _ = e.set_attribute(name, value);
+}
+
+/// Appends `child` to `parent`.
+pub fn append(parent: &Element, child: &Element) {
+    let _ = parent.append_child(child);
+}
+
+/// Removes every child.
+pub fn clear(e: &Element) {
+    e.set_text_content(None);
+}
+
+/// Shows or hides an element (the `hidden` attribute).
+pub fn set_hidden(e: &Element, hidden: bool) {
+    if let Some(h) = e.dyn_ref::<HtmlElement>() {
+        h.set_hidden(hidden);
+    }
+}
+
+/// Sets `data-<name>` on `<body>` (`data-state`, `data-file`).
+pub fn set_body_data(name: &str, value: &str) {
+    let _ = body().dataset().set(name, value);
+}
+
+/// A heading + body card: returns (card, body).
+pub fn card(title: &str, class: &str) -> (Element, Element) {
+    let card = el_class("section", &format!("card {class}"));
+    let head = el_class("header", "card-head");
+    append(&head, &el_text("h2", "", title));
+    append(&card, &head);
+    let body = el_class("div", "card-body");
+    append(&card, &body);
+    (card, body)
+}
+
+/// The header element of a card made by [`card`] (for extra controls next to the title).
+pub fn card_head(card: &Element) -> Element {
+    card.first_element_child().expect("card has a head")
+}

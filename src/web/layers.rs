@@ -1,0 +1,70 @@
+//! The per-layer quantisation map card: roles × layers, each cell coloured by type and
+//! carrying the type as text and tooltip, with a legend.
+
+use web_sys::Element;
+
+use crate::summary::LayerMap;
+use crate::view::layer_grid::grid;
+
+use super::dom::{self, append, attr, el_class, el_text};
+
+/// The card, or `None` when no tensor name has a layer number.
+pub fn layer_card(map: &LayerMap) -> Option<Element> {
+    let g = grid(map);
+    if g.is_empty() {
+        return None;
+    }
+    let (card, body) = dom::card("Quantisation by layer", "layers");
+    attr(&card, "data-testid", "layer-map");
+
+    let legend = el_class("ul", "legend");
+    for l in &g.legend {
+        let li = dom::el("li");
+        let sw = el_class("span", "swatch");
+        attr(&sw, "style", &format!("background:{}", l.color));
+        append(&li, &sw);
+        append(&li, &el_text("span", "mono", &l.dtype));
+        append(&li, &el_text("span", "muted", &format!(" ×{}", l.cells)));
+        append(&legend, &li);
+    }
+    append(&body, &legend);
+
+    let scroller = el_class("div", "layer-scroll");
+    let table = el_class("table", "layer-map");
+    let thead = dom::el("thead");
+    let tr = dom::el("tr");
+    append(&tr, &el_text("th", "role-head", "role \\ layer"));
+    for l in &g.layers {
+        append(&tr, &el_text("th", "layer-num", l));
+    }
+    append(&thead, &tr);
+    append(&table, &thead);
+    let tbody = dom::el("tbody");
+    for r in &g.rows {
+        let tr = dom::el("tr");
+        let th = el_text("th", "role mono", &r.role);
+        attr(&th, "title", &r.summary);
+        attr(&th, "scope", "row");
+        append(&tr, &th);
+        for c in &r.cells {
+            match c {
+                Some(c) => {
+                    let td = el_text("td", "cell", &c.dtype);
+                    attr(&td, "title", &c.title);
+                    attr(&td, "style", &format!("background:{};color:{}", c.color, c.ink));
+                    append(&tr, &td);
+                }
+                None => {
+                    let td = el_class("td", "cell empty");
+                    attr(&td, "title", "no such tensor on this layer");
+                    append(&tr, &td);
+                }
+            }
+        }
+        append(&tbody, &tr);
+    }
+    append(&table, &tbody);
+    append(&scroller, &table);
+    append(&body, &scroller);
+    Some(card)
+}

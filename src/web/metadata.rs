@@ -1,0 +1,179 @@
+//! The metadata table card: key, type, value; a key filter; arrays show their type, length and
+//! first items, and an expand control decodes further items from the header bytes on demand.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement};
+
+use crate::format::{Model, Value};
+use crate::view::metadata::{count_text, expandable, metadata_rows, ArrayPager};
+
+use super::dom::{self, append, attr, el_class, el_text};
+
+struct Expanded {
+    pager: ArrayPager,
+    list: Element,
+    button: Element,
+    status: Element,
+}
+
+struct State {
+    model: Rc<Model>,
+    tbody: Element,
+    count: Element,
+    expanded: HashMap<usize, Expanded>,
+}
+
+/// The live metadata table.
+pub struct MetadataView {
+    _state: Rc<RefCell<State>>,
+    _listeners: Vec<EventListener>,
+}
+
+impl MetadataView {
+    pub fn new(model: Rc<Model>) -> (Element, MetadataView) {
+        let (card, body) = dom::card("Metadata", "metadata");
+        let head = dom::card_head(&card);
+        let count = el_class("span", "count muted");
+        append(&head, &count);
+        let filter: HtmlInputElement = dom::el("input").unchecked_into();
+        filter.set_type("search");
+        filter.set_placeholder("filter keys");
+        attr(&filter, "aria-label", "filter metadata keys");
+        attr(&filter, "class", "filter");
+        append(&head, &filter);
+
+        let scroller = el_class("div", "table-scroll meta-scroll");
+        let table = el_class("table", "meta-table");
+        attr(&table, "data-testid", "metadata-table");
+        let thead = dom::el("thead");
+        let tr = dom::el("tr");
+        for (h, c) in [("key", "col-key"), ("type", "col-vtype"), ("value", "col-value")] {
+            append(&tr, &el_text("th", c, h));
+        }
+        append(&thead, &tr);
+        append(&table, &thead);
+        let tbody = dom::el("tbody");
+        append(&table, &tbody);
+        append(&scroller, &table);
+        append(&body, &scroller);
+
+        let state = Rc::new(RefCell::new(State {
+            model,
+            tbody: tbody.clone(),
+            count,
+            expanded: HashMap::new(),
+        }));
+        render(&mut state.borrow_mut(), "");
+
+        let mut listeners = Vec::new();
+        let st = state.clone();
+        let input = filter.clone();
+        listeners.push(EventListener::new(&filter, "input", move |_| {
+            render(&mut st.borrow_mut(), &input.value());
+        }));
+        let st = state.clone();
+        listeners.push(EventListener::new(&tbody, "click", move |e| {
+            let button = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|t| t.closest("button[data-index]").ok().flatten());
+            if let Some(b) = button {
+                if let Some(i) = b.get_attribute("data-index").and_then(|v| v.parse().ok()) {
+                    more(&mut st.borrow_mut(), i, &b);
+                }
+            }
+        }));
+        (
+            card,
+            MetadataView {
+                _state: state,
+                _listeners: listeners,
+            },
+        )
+    }
+}
+
+fn render(st: &mut State, filter: &str) {
+    st.expanded.clear();
+    dom::clear(&st.tbody);
+    let rows = metadata_rows(&st.model, filter);
+    let total = st.model.metadata.len();
+    st.count.set_text_content(Some(&count_text(rows.len(), total)));
+    for r in &rows {
+        let tr = dom::el("tr");
+        append(&tr, &el_text("td", "col-key mono", &r.key));
+        append(&tr, &el_text("td", "col-vtype", &r.type_name));
+        let td = el_class("td", "col-value mono");
+        let preview = el_text("div", "value-text", &r.value);
+        if r.lossy {
+            attr(&preview, "title", "not valid UTF-8: invalid bytes shown as \u{fffd}");
+        }
+        append(&td, &preview);
+        if expandable(r) {
+            let b = el_text(
+                "button",
+                "more",
+                &ArrayPager::new(r.array_len.unwrap_or(0))
+                    .more_label()
+                    .unwrap_or_default(),
+            );
+            attr(&b, "type", "button");
+            attr(&b, "data-index", &r.index.to_string());
+            append(&td, &b);
+        }
+        append(&tr, &td);
+        append(&st.tbody, &tr);
+    }
+    if rows.is_empty() {
+        let tr = dom::el("tr");
+        let td = el_text("td", "muted", "no matching keys");
+        attr(&td, "colspan", "3");
+        append(&tr, &td);
+        append(&st.tbody, &tr);
+    }
+}
+
+fn more(st: &mut State, index: usize, button: &Element) {
+    let model = st.model.clone();
+    let Some(Value::Array(a)) = model.metadata.get(index).map(|e| &e.value) else {
+        return;
+    };
+    let ex = st.expanded.entry(index).or_insert_with(|| {
+        let cell = button.parent_element().expect("button is in a cell");
+        let status = el_class("div", "array-status muted");
+        let list = el_class("ol", "array-items");
+        attr(&list, "start", "0");
+        let _ = cell.insert_before(&list, Some(button));
+        let _ = cell.insert_before(&status, Some(button));
+        Expanded {
+            pager: ArrayPager::new(a.len),
+            list,
+            button: button.clone(),
+            status,
+        }
+    });
+    match ex.pager.next_page(a, &model.bytes) {
+        Ok(items) => {
+            for it in items {
+                let li = el_text("li", "", &it.text);
+                attr(&li, "value", &it.index.to_string());
+                append(&ex.list, &li);
+            }
+            ex.status.set_text_content(Some(&ex.pager.status()));
+            match ex.pager.more_label() {
+                Some(l) => ex.button.set_text_content(Some(&l)),
+                None => ex.button.remove(),
+            }
+        }
+        Err(e) => {
+            ex.status
+                .set_text_content(Some(&format!("cannot decode more items: {e}")));
+            ex.button.remove();
+        }
+    }
+}

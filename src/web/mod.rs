@@ -1,0 +1,231 @@
+//! The web page (wasm32 only): wires the static page (index.html) to the core, and draws what
+//! the core and the view-models computed. Nothing here computes figures or text of its own.
+//!
+//! - `mod.rs`: start-up, the app state, opening a file (drop, pick, bundled sample).
+//! - [`blob`]: a `Blob` as a header-only [`crate::source::ByteSource`].
+//! - [`dom`]: element-building helpers (text nodes only, never HTML).
+//! - [`report`]: the view of one model, owning every listener of that view.
+//! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards.
+
+mod blob;
+mod dom;
+mod histogram;
+mod layers;
+mod metadata;
+mod report;
+mod summary;
+mod tables;
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use gloo::events::{EventListener, EventListenerOptions};
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
+
+use crate::source::{read_model, ReadPolicy};
+use crate::view::facts;
+use blob::{js_error_text, BlobSource};
+use dom::{by_id, set_body_data};
+
+/// Where the bundled sample is served (copied into dist by Trunk).
+const SAMPLE_URL: &str = "sample.gguf";
+
+/// The page: its static elements, the listeners that live as long as it, and the view of the
+/// model shown now (replaced, with all its listeners, when the next file is opened).
+struct App {
+    report_root: Element,
+    error: Element,
+    status: Element,
+    /// Bumped for every file opened; a read that finishes after a newer one started is dropped.
+    generation: Cell<u64>,
+    view: RefCell<Option<report::Report>>,
+    listeners: RefCell<Vec<EventListener>>,
+}
+
+thread_local! {
+    /// The app lives for the page's lifetime; listeners hold only weak references to it.
+    static APP: RefCell<Option<Rc<App>>> = const { RefCell::new(None) };
+}
+
+/// Entry point, called once by the wasm binary's `main`.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = format!("weightpeek crashed (a bug; please report it): {info}");
+        web_sys::console::error_1(&msg.as_str().into());
+        if let Some(e) = dom::document().get_element_by_id("error") {
+            e.set_text_content(Some(&msg));
+            dom::set_hidden(&e, false);
+        }
+        set_body_data("state", "error");
+    }));
+    let app = Rc::new(App {
+        report_root: by_id("report"),
+        error: by_id("error"),
+        status: by_id("status"),
+        generation: Cell::new(0),
+        view: RefCell::new(None),
+        listeners: RefCell::new(Vec::new()),
+    });
+    wire(&app);
+    APP.with(|a| *a.borrow_mut() = Some(app));
+    set_body_data("state", "idle");
+}
+
+fn files_first(list: Option<web_sys::FileList>) -> Option<File> {
+    list.and_then(|l| l.get(0))
+}
+
+fn on_drop(app: &Weak<App>, e: &Event) {
+    e.prevent_default();
+    e.stop_propagation();
+    dom::body().class_list().remove_1("dragging").ok();
+    let file = e
+        .dyn_ref::<DragEvent>()
+        .and_then(DragEvent::data_transfer)
+        .and_then(|dt| files_first(dt.files()));
+    if let (Some(app), Some(file)) = (app.upgrade(), file) {
+        let name = file.name();
+        open(app, file.into(), name);
+    }
+}
+
+fn wire(app: &Rc<App>) {
+    let mut ls = Vec::new();
+    let zone = by_id("drop-zone");
+    let input: HtmlInputElement = by_id("file-input").unchecked_into();
+    let sample = by_id("open-sample");
+    let window = gloo::utils::window();
+    let body = dom::body();
+    let prevent = EventListenerOptions::enable_prevent_default();
+
+    // Dropping anywhere on the page opens the file; the browser must not navigate to it.
+    for target in [zone.as_ref(), window.as_ref()] {
+        let w = Rc::downgrade(app);
+        ls.push(EventListener::new_with_options(
+            target,
+            "drop",
+            prevent,
+            move |e| on_drop(&w, e),
+        ));
+        ls.push(EventListener::new_with_options(target, "dragover", prevent, |e| {
+            e.prevent_default();
+            dom::body().class_list().add_1("dragging").ok();
+        }));
+    }
+    ls.push(EventListener::new(&body, "dragleave", |e| {
+        // Leaving the window (no related target) ends the highlight.
+        let left = e
+            .dyn_ref::<web_sys::MouseEvent>()
+            .is_some_and(|m| m.related_target().is_none());
+        if left {
+            dom::body().class_list().remove_1("dragging").ok();
+        }
+    }));
+
+    let w = Rc::downgrade(app);
+    let input2 = input.clone();
+    ls.push(EventListener::new(&input, "change", move |_| {
+        if let (Some(app), Some(file)) = (w.upgrade(), files_first(input2.files())) {
+            let name = file.name();
+            // Let the same file be picked again later.
+            input2.set_value("");
+            open(app, file.into(), name);
+        }
+    }));
+
+    let w = Rc::downgrade(app);
+    ls.push(EventListener::new(&sample, "click", move |_| {
+        if let Some(app) = w.upgrade() {
+            wasm_bindgen_futures::spawn_local(open_sample(app));
+        }
+    }));
+    *app.listeners.borrow_mut() = ls;
+}
+
+impl App {
+    /// Starts a new file: forgets the old view (dropping its listeners) and says "loading".
+    fn begin(&self, name: &str, what: &str) -> u64 {
+        let g = self.generation.get() + 1;
+        self.generation.set(g);
+        self.view.borrow_mut().take();
+        dom::clear(&self.report_root);
+        self.show_error(None);
+        set_body_data("file", name);
+        set_body_data("state", "loading");
+        self.status.set_text_content(Some(what));
+        dom::set_hidden(&self.status, false);
+        g
+    }
+
+    fn current(&self, g: u64) -> bool {
+        self.generation.get() == g
+    }
+
+    fn show_error(&self, text: Option<&str>) {
+        self.error.set_text_content(text);
+        dom::set_hidden(&self.error, text.is_none());
+    }
+
+    fn fail(&self, text: &str) {
+        dom::set_hidden(&self.status, true);
+        self.show_error(Some(text));
+        set_body_data("state", "error");
+    }
+}
+
+/// Opens a Blob: reads its header, summarises it, draws it.
+fn open(app: Rc<App>, blob: Blob, name: String) {
+    let size = blob.size() as u64;
+    let g = app.begin(&name, &facts::loading_text(&name, size));
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut src = BlobSource::new(blob);
+        let result = read_model(&mut src, &ReadPolicy::LOCAL).await;
+        if !app.current(g) {
+            return;
+        }
+        match result {
+            Err(e) => app.fail(&facts::open_error_text(&name, &e.to_string())),
+            Ok((model, stats)) => {
+                dom::set_hidden(&app.status, true);
+                let model = Rc::new(model);
+                let failed = model.error.is_some();
+                if let Some(e) = &model.error {
+                    app.show_error(Some(&facts::partial_error_text(&e.to_string())));
+                }
+                let view = report::Report::show(&app.report_root, &name, model, &stats);
+                *app.view.borrow_mut() = Some(view);
+                set_body_data("state", if failed { "error" } else { "ready" });
+            }
+        }
+    });
+}
+
+/// Fetches the bundled sample and opens it like a dropped file.
+async fn open_sample(app: Rc<App>) {
+    let g = app.begin(SAMPLE_URL, "Fetching the bundled sample…");
+    let bytes = async {
+        let resp: Response = JsFuture::from(gloo::utils::window().fetch_with_str(SAMPLE_URL))
+            .await?
+            .unchecked_into();
+        if !resp.ok() {
+            return Err(format!("the server answered {} {}", resp.status(), resp.status_text()).into());
+        }
+        let buf = JsFuture::from(resp.array_buffer()?).await?;
+        let parts = Array::of1(&Uint8Array::new(&buf));
+        Blob::new_with_u8_array_sequence(&parts)
+    }
+    .await;
+    if !app.current(g) {
+        return;
+    }
+    match bytes {
+        Ok(blob) => open(app, blob, SAMPLE_URL.to_string()),
+        Err(e) => app.fail(&format!(
+            "The bundled sample could not be fetched: {}",
+            js_error_text(&e)
+        )),
+    }
+}

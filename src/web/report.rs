@@ -1,0 +1,75 @@
+//! The view of one model: builds every card into the report element and owns every listener
+//! and piece of state they need. Dropping a `Report` removes all of its listeners.
+
+use std::rc::Rc;
+
+use crate::format::Model;
+use crate::source::ReadStats;
+use crate::summary::{self, display};
+use crate::view::facts;
+
+use super::dom::{self, append, el_class, el_text};
+use super::{histogram, layers, metadata, summary as summary_card, tables};
+
+/// Everything the current model's view keeps alive.
+pub struct Report {
+    _histogram: histogram::HistogramView,
+    _metadata: metadata::MetadataView,
+    _tensors: tables::TensorTableView,
+}
+
+impl Report {
+    /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
+    /// measure their containers).
+    pub fn show(root: &web_sys::Element, name: &str, model: Rc<Model>, stats: &ReadStats) -> Report {
+        let s = summary::summarize(&model);
+        dom::clear(root);
+
+        append(root, &summary_card::summary_card(name, &s, &model, stats));
+        if !s.warnings.is_empty() {
+            append(root, &warnings_card(&s.warnings));
+        }
+
+        let row = el_class("div", "card-row");
+        append(root, &row);
+        if let Some(card) = &s.architecture {
+            append(&row, &summary_card::arch_card(card));
+        }
+        let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes);
+        append(&row, &hist_card);
+        hist.draw();
+
+        if let Some(card) = layers::layer_card(&s.layers) {
+            append(root, &card);
+        }
+
+        let (meta_card, meta) = metadata::MetadataView::new(model.clone());
+        append(root, &meta_card);
+
+        let (tensor_card, tensors) = tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
+        append(root, &tensor_card);
+        tensors.draw_now();
+
+        Report {
+            _histogram: hist,
+            _metadata: meta,
+            _tensors: tensors,
+        }
+    }
+}
+
+fn warnings_card(warnings: &[crate::format::Warning]) -> web_sys::Element {
+    let (card, body) = dom::card(&facts::warnings_title(warnings.len()), "warnings");
+    let list = el_class("ul", "warning-list");
+    for w in warnings.iter().take(500) {
+        append(&list, &el_text("li", "", &display::escape(&w.to_string())));
+    }
+    if warnings.len() > 500 {
+        append(
+            &list,
+            &el_text("li", "muted", &facts::more_text(warnings.len() - 500)),
+        );
+    }
+    append(&body, &list);
+    card
+}

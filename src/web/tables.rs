@@ -1,0 +1,226 @@
+//! The tensor table card: sortable headers, a filter box, and a virtualised body (a fixed-height
+//! scroll container; only the rows `view::viewport` picks exist in the DOM, between two spacer
+//! rows), so 250,000 tensors scroll as smoothly as 200.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement};
+
+use crate::summary::TensorRow;
+use crate::view::colors::{dtype_color, text_on};
+use crate::view::facts::shape_order_note;
+use crate::view::tensors::{cell_title, Column, TensorTable};
+use crate::view::viewport::{Viewport, Window};
+
+use super::dom::{self, append, attr, el_class, el_text};
+
+/// Milliseconds the filter waits for typing to pause before filtering a big table.
+const FILTER_DELAY_MS: u32 = 120;
+
+struct State {
+    table: TensorTable,
+    scroller: Element,
+    tbody: Element,
+    headers: Vec<(Column, Element)>,
+    count: Element,
+    /// The window drawn last, to skip redraws when a scroll does not change it.
+    drawn: Option<Window>,
+}
+
+/// The live tensor table.
+pub struct TensorTableView {
+    state: Rc<RefCell<State>>,
+    _listeners: Vec<EventListener>,
+}
+
+impl TensorTableView {
+    pub fn new(rows: Vec<TensorRow>, format: &str, announced: u64) -> (Element, TensorTableView) {
+        let (card, body) = dom::card("Tensors", "tensors");
+        let head = dom::card_head(&card);
+        let count = el_class("span", "count muted");
+        append(&head, &count);
+        let filter: HtmlInputElement = dom::el("input").unchecked_into();
+        filter.set_type("search");
+        filter.set_placeholder("filter by name or type");
+        attr(&filter, "aria-label", "filter tensors by name or type");
+        attr(&filter, "class", "filter");
+        append(&head, &filter);
+        append(&body, &el_text("p", "note", shape_order_note(format)));
+        if (rows.len() as u64) < announced {
+            append(
+                &body,
+                &el_text("p", "note warn", &crate::view::tensors::partial_text(rows.len(), announced)),
+            );
+        }
+
+        let scroller = el_class("div", "table-scroll tensor-scroll");
+        attr(&scroller, "tabindex", "0");
+        let table = el_class("table", "tensor-table");
+        attr(&table, "data-testid", "tensor-table");
+        let colgroup = dom::el("colgroup");
+        for c in Column::ALL {
+            append(&colgroup, &el_class("col", c.class()));
+        }
+        append(&table, &colgroup);
+        let thead = dom::el("thead");
+        let tr = dom::el("tr");
+        let mut headers = Vec::new();
+        for c in Column::ALL {
+            let th = el_class("th", &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }));
+            attr(&th, "scope", "col");
+            let b = el_class("button", "sort");
+            attr(&b, "type", "button");
+            append(&th, &b);
+            append(&tr, &th);
+            headers.push((c, th));
+        }
+        append(&thead, &tr);
+        append(&table, &thead);
+        let tbody = dom::el("tbody");
+        append(&table, &tbody);
+        append(&scroller, &table);
+        append(&body, &scroller);
+
+        let state = Rc::new(RefCell::new(State {
+            table: TensorTable::new(rows),
+            scroller: scroller.clone(),
+            tbody,
+            headers: headers.clone(),
+            count,
+            drawn: None,
+        }));
+        state.borrow().update_headers();
+
+        let mut listeners = Vec::new();
+        let st = state.clone();
+        listeners.push(EventListener::new(&scroller, "scroll", move |_| {
+            st.borrow_mut().draw(false);
+        }));
+        let st = state.clone();
+        listeners.push(EventListener::new(&gloo::utils::window(), "resize", move |_| {
+            st.borrow_mut().draw(true);
+        }));
+        for (c, th) in headers {
+            let st = state.clone();
+            listeners.push(EventListener::new(&th, "click", move |_| {
+                let mut s = st.borrow_mut();
+                s.table.click(c);
+                s.update_headers();
+                s.draw(true);
+            }));
+        }
+        // The pending filter run: replaced (and so cancelled) by each keystroke, dropped with
+        // the listener that owns it.
+        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
+        let st = state.clone();
+        let input = filter.clone();
+        listeners.push(EventListener::new(&filter, "input", move |_| {
+            let st = st.clone();
+            let input = input.clone();
+            let delay = if st.borrow().table.total() > 20_000 { FILTER_DELAY_MS } else { 0 };
+            *pending.borrow_mut() = Some(Timeout::new(delay, move || {
+                let mut s = st.borrow_mut();
+                if s.table.set_filter(&input.value()) {
+                    s.scroller.set_scroll_top(0);
+                    s.draw(true);
+                }
+            }));
+        }));
+        (
+            card,
+            TensorTableView {
+                state,
+                _listeners: listeners,
+            },
+        )
+    }
+
+    /// Draws the rows in view; call once the card is in the document.
+    pub fn draw_now(&self) {
+        self.state.borrow_mut().draw(true);
+    }
+}
+
+impl State {
+    fn update_headers(&self) {
+        for (c, th) in &self.headers {
+            attr(th, "aria-sort", self.table.aria_sort(*c));
+            if let Some(b) = th.first_element_child() {
+                b.set_text_content(Some(&self.table.header(*c)));
+            }
+        }
+        self.count.set_text_content(Some(&self.table.count_text()));
+    }
+
+    fn draw(&mut self, force: bool) {
+        let v = Viewport::TABLE;
+        // Before the first draw the container is only as tall as its header; the window's
+        // height bounds it (CSS caps the container at 70vh).
+        let window_h = gloo::utils::window()
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(800.0);
+        let view_h = f64::from(self.scroller.client_height()).max(window_h);
+        let w = v.window(self.table.len(), f64::from(self.scroller.scroll_top()), view_h);
+        if !force && self.drawn == Some(w) {
+            return;
+        }
+        self.drawn = Some(w);
+        self.count.set_text_content(Some(&self.table.count_text()));
+        dom::clear(&self.tbody);
+        append(&self.tbody, &spacer(w.top));
+        for pos in w.start..w.end {
+            if let Some(tr) = self.row(pos) {
+                append(&self.tbody, &tr);
+            }
+        }
+        append(&self.tbody, &spacer(w.bottom));
+        if self.table.is_empty() {
+            let tr = dom::el("tr");
+            let td = el_text("td", "muted empty-row", "no matching tensors");
+            attr(&td, "colspan", "7");
+            append(&tr, &td);
+            append(&self.tbody, &tr);
+        }
+    }
+
+    fn row(&self, pos: usize) -> Option<Element> {
+        let cells = self.table.cells(pos)?;
+        let r = self.table.row(pos)?;
+        let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
+        for (c, text) in Column::ALL.iter().zip(cells) {
+            let td = el_class("td", &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }));
+            if *c == Column::Type {
+                let chip = el_text("span", "chip", &text);
+                let bg = dtype_color(&r.dtype);
+                attr(&chip, "style", &format!("background:{bg};color:{}", text_on(bg)));
+                append(&td, &chip);
+            } else {
+                td.set_text_content(Some(&text));
+            }
+            if let Some(t) = cell_title(r, *c) {
+                attr(&td, "title", &t);
+            }
+            if *c == Column::Name && r.note.is_some() {
+                td.class_list().add_1("has-note").ok();
+            }
+            append(&tr, &td);
+        }
+        Some(tr)
+    }
+}
+
+fn spacer(height: f64) -> Element {
+    let tr = el_class("tr", "spacer");
+    attr(&tr, "aria-hidden", "true");
+    let td = dom::el("td");
+    attr(&td, "colspan", "7");
+    attr(&td, "style", &format!("height:{height}px"));
+    append(&tr, &td);
+    tr
+}
