@@ -204,14 +204,20 @@ pub fn loading_text(name: &str, size: u64) -> String {
     )
 }
 
-/// The error box text when the header stopped early (`Model::error`).
-pub fn partial_error_text(error: &str) -> String {
-    format!("The header could not be read to the end: {error}. Everything shown below was read before that point.")
+/// The error box when the header stopped early (`Model::error`): a headline and the details.
+pub fn partial_error_text(error: &str) -> (String, String) {
+    (
+        "This file is damaged or cut short: its header could not be read to the end.".into(),
+        format!("{error}. Everything shown below was read before that point."),
+    )
 }
 
-/// The error box text when nothing could be parsed.
-pub fn open_error_text(name: &str, error: &str) -> String {
-    format!("{} could not be opened: {error}", display::escape(name))
+/// The error box when nothing could be parsed: a headline and the details.
+pub fn open_error_text(name: &str, error: &str) -> (String, String) {
+    (
+        format!("{} could not be opened.", display::escape(name)),
+        error.to_string(),
+    )
 }
 
 /// `… and 12 more`.
@@ -297,7 +303,8 @@ mod tests {
         assert_eq!(loading_text("a\nb.gguf", 10), "Reading the header of a\\nb.gguf (10 B)…");
         assert_eq!(warnings_title(1), "1 warning");
         assert_eq!(warnings_title(1200), "1,200 warnings");
-        assert!(partial_error_text("x at byte 5: y").contains("at byte 5"));
+        assert!(partial_error_text("x at byte 5: y").1.contains("at byte 5"));
+        assert_eq!(open_error_text("a.bin", "e").0, "a.bin could not be opened.");
     }
 
     #[test]

@@ -4,6 +4,12 @@
 use crate::summary::{display, LayerMap};
 use crate::view::colors::{dtype_color, text_on};
 
+/// Most layer columns drawn (real models have up to a few hundred layers); the rest are
+/// counted in [`Grid::hidden_layers`].
+pub const MAX_LAYERS: usize = 400;
+/// Most role rows drawn; the rest are counted in [`Grid::hidden_roles`].
+pub const MAX_ROLES: usize = 300;
+
 /// One cell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
@@ -43,8 +49,12 @@ pub struct Grid {
     /// Column headings: the layer numbers.
     pub layers: Vec<String>,
     pub rows: Vec<GridRow>,
-    /// Types in the grid, most cells first.
+    /// Types in the grid, most cells first (counted over the whole map).
     pub legend: Vec<LegendItem>,
+    /// Layers left out past [`MAX_LAYERS`].
+    pub hidden_layers: usize,
+    /// Roles left out past [`MAX_ROLES`].
+    pub hidden_roles: usize,
 }
 
 impl Grid {
@@ -52,30 +62,58 @@ impl Grid {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// What was left out, if anything: `showing layers 0–399 (400 of 20,834) and 300 of 512 roles`.
+    pub fn cut_note(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.hidden_layers > 0 {
+            let shown = self.layers.len();
+            parts.push(format!(
+                "the first {} of {} layers",
+                display::thousands(shown as u64),
+                display::thousands((shown + self.hidden_layers) as u64)
+            ));
+        }
+        if self.hidden_roles > 0 {
+            let shown = self.rows.len();
+            parts.push(format!(
+                "the first {} of {} roles",
+                display::thousands(shown as u64),
+                display::thousands((shown + self.hidden_roles) as u64)
+            ));
+        }
+        (!parts.is_empty()).then(|| format!("Showing {}.", parts.join(" and ")))
+    }
 }
 
 /// Builds the grid from the summary's layer map.
 pub fn grid(map: &LayerMap) -> Grid {
     let mut legend: Vec<LegendItem> = Vec::new();
+    for r in &map.roles {
+        for dtype in r.cells.iter().flatten() {
+            match legend.iter_mut().find(|l| &l.dtype == dtype) {
+                Some(l) => l.cells += 1,
+                None => legend.push(LegendItem {
+                    dtype: dtype.clone(),
+                    color: dtype_color(dtype),
+                    cells: 1,
+                }),
+            }
+        }
+    }
     let rows = map
         .roles
         .iter()
+        .take(MAX_ROLES)
         .map(|r| {
             let role = display::escape(&r.role);
             let cells = r
                 .cells
                 .iter()
                 .zip(&map.layers)
+                .take(MAX_LAYERS)
                 .map(|(c, layer)| {
                     c.as_ref().map(|dtype| {
-                        match legend.iter_mut().find(|l| &l.dtype == dtype) {
-                            Some(l) => l.cells += 1,
-                            None => legend.push(LegendItem {
-                                dtype: dtype.clone(),
-                                color: dtype_color(dtype),
-                                cells: 1,
-                            }),
-                        }
                         let color = dtype_color(dtype);
                         Cell {
                             dtype: dtype.clone(),
@@ -101,9 +139,11 @@ pub fn grid(map: &LayerMap) -> Grid {
         .collect();
     legend.sort_by(|a, b| b.cells.cmp(&a.cells).then_with(|| a.dtype.cmp(&b.dtype)));
     Grid {
-        layers: map.layers.iter().map(u64::to_string).collect(),
+        layers: map.layers.iter().take(MAX_LAYERS).map(u64::to_string).collect(),
         rows,
         legend,
+        hidden_layers: map.layers.len().saturating_sub(MAX_LAYERS),
+        hidden_roles: map.roles.len().saturating_sub(MAX_ROLES),
     }
 }
 
@@ -135,9 +175,28 @@ mod tests {
         assert_eq!(g.rows[0].cells[0].as_ref().unwrap().dtype, "Q6_K");
         assert_eq!(g.rows[0].cells[0].as_ref().unwrap().title, "layer 0 · ffn_down.weight · Q6_K");
         assert!(g.rows[0].cells[2].is_none());
+        assert_eq!(g.cut_note(), None);
         assert_eq!(g.rows[1].summary, "Q4_K ×3");
         assert_eq!(g.legend.iter().map(|l| (l.dtype.as_str(), l.cells)).collect::<Vec<_>>(), [("Q4_K", 4), ("Q6_K", 1)]);
         assert_eq!(g.legend[0].color, dtype_color("Q4_K"));
+    }
+
+    #[test]
+    fn huge_maps_are_cut_with_a_note() {
+        use crate::summary::layers::RoleRow;
+        let layers: Vec<u64> = (0..20_834).collect();
+        let roles: Vec<RoleRow> = (0..12)
+            .map(|i| RoleRow {
+                role: format!("t{i}.weight"),
+                cells: vec![Some("F32".to_string()); layers.len()],
+                types: Vec::new(),
+            })
+            .collect();
+        let g = grid(&LayerMap { layers, roles });
+        assert_eq!(g.layers.len(), MAX_LAYERS);
+        assert!(g.rows.iter().all(|r| r.cells.len() == MAX_LAYERS));
+        assert_eq!(g.legend[0].cells, 12 * 20_834);
+        assert_eq!(g.cut_note().as_deref(), Some("Showing the first 400 of 20,834 layers."));
     }
 
     #[test]

@@ -93,13 +93,14 @@ pub fn metadata_rows(m: &Model, filter: &str) -> Vec<MetaRow> {
         .collect()
 }
 
-/// `33 keys` / `4 of 33 keys`.
+/// `33 keys` / `1 key` / `4 of 33 keys`.
 pub fn count_text(shown: usize, total: usize) -> String {
+    let unit = if total == 1 { "key" } else { "keys" };
     if shown == total {
-        format!("{} keys", display::thousands(total as u64))
+        format!("{} {unit}", display::thousands(total as u64))
     } else {
         format!(
-            "{} of {} keys",
+            "{} of {} {unit}",
             display::thousands(shown as u64),
             display::thousands(total as u64)
         )
@@ -230,6 +231,13 @@ mod tests {
         let m = model();
         let rows = metadata_rows(&m, " TOKENIZER ");
         assert_eq!(rows.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 4]);
+    }
+
+    #[test]
+    fn key_counts_read_naturally() {
+        assert_eq!(count_text(1, 1), "1 key");
+        assert_eq!(count_text(33, 33), "33 keys");
+        assert_eq!(count_text(0, 1200), "0 of 1,200 keys");
     }
 
     #[test]

@@ -49,7 +49,9 @@ impl HistogramView {
         attr(&svg_el, "aria-label", "tensor types");
         append(&chart_box, &svg_el);
         append(&body, &chart_box);
-        append(&body, &type_table(rows));
+        if !rows.is_empty() {
+            append(&body, &type_table(rows));
+        }
 
         let state = Rc::new(RefCell::new(State {
             rows: rows.to_vec(),

@@ -28,6 +28,9 @@ pub fn layer_card(map: &LayerMap) -> Option<Element> {
         append(&legend, &li);
     }
     append(&body, &legend);
+    if let Some(note) = g.cut_note() {
+        append(&body, &el_text("p", "note", &note));
+    }
 
     let scroller = el_class("div", "layer-scroll");
     let table = el_class("table", "layer-map");

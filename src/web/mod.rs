@@ -164,12 +164,17 @@ impl App {
         self.generation.get() == g
     }
 
-    fn show_error(&self, text: Option<&str>) {
-        self.error.set_text_content(text);
+    /// Shows (headline, details) in the error box, or hides and empties it.
+    fn show_error(&self, text: Option<(String, String)>) {
+        dom::clear(&self.error);
         dom::set_hidden(&self.error, text.is_none());
+        if let Some((headline, details)) = text {
+            dom::append(&self.error, &dom::el_text("strong", "error-head", &headline));
+            dom::append(&self.error, &dom::el_text("span", "error-detail", &details));
+        }
     }
 
-    fn fail(&self, text: &str) {
+    fn fail(&self, text: (String, String)) {
         dom::set_hidden(&self.status, true);
         self.show_error(Some(text));
         set_body_data("state", "error");
@@ -187,13 +192,13 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
             return;
         }
         match result {
-            Err(e) => app.fail(&facts::open_error_text(&name, &e.to_string())),
+            Err(e) => app.fail(facts::open_error_text(&name, &e.to_string())),
             Ok((model, stats)) => {
                 dom::set_hidden(&app.status, true);
                 let model = Rc::new(model);
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {
-                    app.show_error(Some(&facts::partial_error_text(&e.to_string())));
+                    app.show_error(Some(facts::partial_error_text(&e.to_string())));
                 }
                 let view = report::Report::show(&app.report_root, &name, model, &stats);
                 *app.view.borrow_mut() = Some(view);
@@ -223,9 +228,9 @@ async fn open_sample(app: Rc<App>) {
     }
     match bytes {
         Ok(blob) => open(app, blob, SAMPLE_URL.to_string()),
-        Err(e) => app.fail(&format!(
-            "The bundled sample could not be fetched: {}",
-            js_error_text(&e)
+        Err(e) => app.fail((
+            "The bundled sample could not be fetched.".into(),
+            js_error_text(&e),
         )),
     }
 }
