@@ -50,7 +50,9 @@ impl HistogramView {
         append(&chart_box, &svg_el);
         append(&body, &chart_box);
         if !rows.is_empty() {
-            append(&body, &type_table(rows));
+            let wrap = el_class("div", "type-wrap");
+            append(&wrap, &type_table(rows));
+            append(&body, &wrap);
         }
 
         let state = Rc::new(RefCell::new(State {
