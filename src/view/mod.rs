@@ -19,4 +19,6 @@ pub mod tensors;
 pub mod viewport;
 
 #[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
 pub(crate) mod testutil;

@@ -40,7 +40,9 @@ impl HistogramView {
             append(&toggle, &b);
             buttons.push((m, b));
         }
-        append(&dom::card_head(&card), &toggle);
+        if !rows.is_empty() {
+            append(&dom::card_head(&card), &toggle);
+        }
 
         let chart_box = el_class("div", "chart");
         let svg_el = svg("svg");
