@@ -220,6 +220,14 @@ pub fn open_error_text(name: &str, error: &str) -> (String, String) {
     )
 }
 
+/// The document title: `model.gguf · weightpeek`, or the app's own title with no file.
+pub fn page_title(file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("{} · weightpeek", display::escape(f)),
+        None => "weightpeek: see inside GGUF and safetensors model files".into(),
+    }
+}
+
 /// `… and 12 more`.
 pub fn more_text(n: usize) -> String {
     format!("… and {} more", display::thousands(n as u64))
@@ -302,6 +310,7 @@ mod tests {
         assert_eq!(read_note(&ReadStats { reads: 1, bytes: 2048 }), "read 2.0 KiB of the file in 1 slice");
         assert_eq!(loading_text("a\nb.gguf", 10), "Reading the header of a\\nb.gguf (10 B)…");
         assert_eq!(warnings_title(1), "1 warning");
+        assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");
         assert_eq!(warnings_title(1200), "1,200 warnings");
         assert!(partial_error_text("x at byte 5: y").1.contains("at byte 5"));
         assert_eq!(open_error_text("a.bin", "e").0, "a.bin could not be opened.");

@@ -154,6 +154,7 @@ impl App {
         dom::clear(&self.report_root);
         self.show_error(None);
         set_body_data("file", name);
+        dom::document().set_title(&facts::page_title(Some(name)));
         set_body_data("state", "loading");
         self.status.set_text_content(Some(what));
         dom::set_hidden(&self.status, false);
