@@ -314,10 +314,14 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column) -> String {
     }
 }
 
-/// Tooltip of a cell: exact byte counts and hex offsets, and any note on the tensor.
+/// Tooltip of a cell: the full name and any note on the tensor, exact byte counts, hex offsets.
 pub fn cell_title(r: &TensorRow, c: Column) -> Option<String> {
     match c {
-        Column::Name => r.note.clone(),
+        // The full name (the cell may cut it off), and what is wrong or estimated, if anything.
+        Column::Name => Some(match &r.note {
+            Some(n) => format!("{}\n{n}", display::escape(&r.name)),
+            None => display::escape(&r.name),
+        }),
         Column::Bytes => r.bytes.map(|b| format!("{} bytes", display::thousands(b))),
         Column::Offset => Some(format!("0x{:x}", r.offset)),
         _ => None,
@@ -405,6 +409,9 @@ mod tests {
         assert_eq!(c[5], "2.5 KiB");
         assert_eq!(c[6], "17,384");
         assert_eq!(cell_title(&r, Column::Offset).as_deref(), Some("0x43e8"));
+        assert_eq!(cell_title(&r, Column::Name).as_deref(), Some("evil\\n<b>"));
+        r.note = Some("size estimated".into());
+        assert_eq!(cell_title(&r, Column::Name).as_deref(), Some("evil\\n<b>\nsize estimated"));
         assert!(t.cells(1).is_none());
     }
 
