@@ -134,6 +134,7 @@ def render(ts: list[dict]) -> str:
     for t in ts:
         n = len(t["values"])
         lines.append(f"/// {t['doc']}")
+        lines.append("#[rustfmt::skip]")
         lines.append(f"pub const {t['name']}: [{t['rust']}; {n}] = [")
         if t["width"] == 1:
             per = 16
@@ -149,6 +150,7 @@ def render(ts: list[dict]) -> str:
     lines.append("/// FNV-1a 64 of each table's little-endian bytes, recorded by the generator; a unit test")
     lines.append("/// recomputes them so a hand edit of a table is caught.")
     lines.append("#[cfg(test)]")
+    lines.append("#[rustfmt::skip]")
     lines.append(f"pub const CHECKSUMS: [(&str, u64); {len(ts)}] = [")
     for t in ts:
         lines.append(f"    (\"{t['name']}\", 0x{fnv1a64(table_bytes(t)):016x}),")

@@ -33,22 +33,18 @@ pub(super) fn q2_k(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<84, 256>(bytes, out) {
         let d = f16_at(b, 80);
         let min = f16_at(b, 82);
-        let mut k = 0;
-        let mut is = 0;
-        for n in 0..2 {
-            let q = 16 + 32 * n;
-            for shift in [0u32, 2, 4, 6] {
-                for half in 0..2 {
-                    let sc = b[is];
-                    is += 1;
-                    let dl = d * f32::from(sc & 0x0F);
-                    let ml = min * f32::from(sc >> 4);
-                    for l in 0..16 {
-                        let v = (b[q + 16 * half + l] >> shift) & 3;
-                        y[k] = dl * f32::from(v) - ml;
-                        k += 1;
-                    }
-                }
+        // Group g (0..16) of 16 values: scale byte g, quant bytes 16 + 32·(g / 8) + 16·(g % 2),
+        // bit pair (g / 2) % 4.
+        for g in 0..16 {
+            let sc = b[g];
+            let dl = d * f32::from(sc & 0x0F);
+            let ml = min * f32::from(sc >> 4);
+            let q = 16 + 32 * (g / 8) + 16 * (g % 2);
+            let shift = 2 * ((g / 2) % 4);
+            let o = 16 * g;
+            for l in 0..16 {
+                let v = (b[q + l] >> shift) & 3;
+                y[o + l] = dl * f32::from(v) - ml;
             }
         }
     }
@@ -75,24 +71,19 @@ pub(super) fn q3_k(bytes: &[u8], out: &mut [f32]) {
                 scales[4 * i + k] = *byte as i8;
             }
         }
-        let mut k = 0;
-        let mut is = 0;
-        let mut m = 1u8;
-        for n in 0..2 {
-            let q = 32 + 32 * n;
-            for shift in [0u32, 2, 4, 6] {
-                for half in 0..2 {
-                    let dl = d_all * f32::from(i16::from(scales[is]) - 32);
-                    is += 1;
-                    for l in 0..16 {
-                        let i = 16 * half + l;
-                        let lo = i16::from((b[q + i] >> shift) & 3);
-                        let hi = if b[i] & m != 0 { 0 } else { 4 };
-                        y[k] = dl * f32::from(lo - hi);
-                        k += 1;
-                    }
-                }
-                m = m.wrapping_shl(1);
+        // Group g (0..16) of 16 values: scale g, quant bytes 32 + 32·(g / 8) + 16·(g % 2), bit
+        // pair (g / 2) % 4, and bit g / 2 of hmask bytes 16·(g % 2) as the high bit.
+        for (g, &sc) in scales.iter().enumerate() {
+            let dl = d_all * f32::from(i16::from(sc) - 32);
+            let q = 32 + 32 * (g / 8) + 16 * (g % 2);
+            let h = 16 * (g % 2);
+            let shift = 2 * ((g / 2) % 4);
+            let m = 1u8 << (g / 2);
+            let o = 16 * g;
+            for l in 0..16 {
+                let lo = i16::from((b[q + l] >> shift) & 3);
+                let hi = if b[h + l] & m != 0 { 0 } else { 4 };
+                y[o + l] = dl * f32::from(lo - hi);
             }
         }
     }

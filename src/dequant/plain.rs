@@ -6,8 +6,6 @@
 //! ggml/src/ggml.c; F64 and the integer types have no `to_float` in ggml and convert to the
 //! nearest `f32` (Rust `as`, round to nearest even), which is numpy's `astype(float32)`.
 
-use super::f16_to_f32;
-
 /// Decodes fixed-size little/big-endian elements of `N` bytes with `conv`.
 #[inline]
 fn each<const N: usize>(bytes: &[u8], out: &mut [f32], conv: impl Fn([u8; N]) -> f32) {
@@ -26,12 +24,42 @@ pub(super) fn f32_be(bytes: &[u8], out: &mut [f32]) {
     each(bytes, out, f32::from_be_bytes);
 }
 
+/// IEEE half → f32 without branches, for whole tensors (it vectorises; `half`'s scalar
+/// conversion branches per value). Same results as [`super::f16_to_f32`] for all 65536 inputs (tested):
+/// normal values rebias the exponent, subnormals are `(2⁻¹⁴ + m·2⁻²⁴) − 2⁻¹⁴` (exact), Inf/NaN
+/// keep their payload.
+#[inline]
+pub(crate) fn f16_to_f32_bulk(h: u16) -> f32 {
+    let h = u32::from(h);
+    let sign = (h & 0x8000) << 16;
+    let shifted = (h & 0x7FFF) << 13;
+    let exp = shifted & 0x0F80_0000;
+    let mask = |c: bool| 0u32.wrapping_sub(u32::from(c));
+    // Rebias (+112 in the exponent); Inf/NaN get another +112 to reach 255.
+    let o = shifted + 0x3800_0000 + (mask(exp == 0x0F80_0000) & 0x3800_0000);
+    let sub = (f32::from_bits(o + 0x0080_0000) - f32::from_bits(0x3880_0000)).to_bits();
+    let is_sub = mask(exp == 0);
+    f32::from_bits(((sub & is_sub) | (o & !is_sub)) | sign)
+}
+
 pub(super) fn f16_le(bytes: &[u8], out: &mut [f32]) {
-    each(bytes, out, |b| f16_to_f32(u16::from_le_bytes(b)));
+    // Eight at a time over fixed-size arrays, so the loop body is branch-free and vectorises.
+    let mut src = bytes.chunks_exact(16);
+    let mut dst = out.chunks_exact_mut(8);
+    for (b, o) in (&mut src).zip(&mut dst) {
+        if let (Ok(b), Ok(o)) = (<&[u8; 16]>::try_from(b), <&mut [f32; 8]>::try_from(o)) {
+            for i in 0..8 {
+                o[i] = f16_to_f32_bulk(u16::from_le_bytes([b[2 * i], b[2 * i + 1]]));
+            }
+        }
+    }
+    each(src.remainder(), dst.into_remainder(), |b| {
+        f16_to_f32_bulk(u16::from_le_bytes(b))
+    });
 }
 
 pub(super) fn f16_be(bytes: &[u8], out: &mut [f32]) {
-    each(bytes, out, |b| f16_to_f32(u16::from_be_bytes(b)));
+    each(bytes, out, |b| f16_to_f32_bulk(u16::from_be_bytes(b)));
 }
 
 pub(super) fn bf16_le(bytes: &[u8], out: &mut [f32]) {
@@ -84,6 +112,7 @@ pub(super) fn i64_be(bytes: &[u8], out: &mut [f32]) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::f16_to_f32;
     use super::*;
 
     #[test]
@@ -104,6 +133,17 @@ mod tests {
         assert_eq!(le, [-1.0, -1.0]);
         i16_be(&[0x80, 0x00, 0x00, 0x07], &mut be);
         assert_eq!(be, [-32768.0, 7.0]);
+    }
+
+    #[test]
+    fn bulk_f16_equals_scalar_for_every_pattern() {
+        for h in 0..=u16::MAX {
+            assert_eq!(
+                f16_to_f32_bulk(h).to_bits(),
+                f16_to_f32(h).to_bits(),
+                "{h:#06x}"
+            );
+        }
     }
 
     #[test]
