@@ -50,16 +50,18 @@ const KNOWN: &[(&str, &str)] = &[
 ];
 
 /// For types not in the table (unknown ids, new safetensors dtypes): a stable pick by name.
-const FALLBACK: [&str; 6] = ["#a16207", "#7c3aed", "#be123c", "#4d7c0f", "#0369a1", "#78716c"];
+const FALLBACK: [&str; 6] = [
+    "#a16207", "#7c3aed", "#be123c", "#4d7c0f", "#0369a1", "#78716c",
+];
 
 /// The fill colour of a type label (`Q4_K`, `F32`, `type 99 (unknown)`), as `#rrggbb`.
 pub fn dtype_color(label: &str) -> &'static str {
     if let Some((_, c)) = KNOWN.iter().find(|(n, _)| *n == label) {
         return c;
     }
-    let h = label
-        .bytes()
-        .fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
+    let h = label.bytes().fold(2166136261u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(16777619)
+    });
     FALLBACK[h as usize % FALLBACK.len()]
 }
 

@@ -285,7 +285,10 @@ mod tests {
         assert_eq!(get("parameter-count").value, Some(params.to_string()));
         let bpw = get("bits-per-weight");
         let want = (34.0 * 200.0 + 576.0 + 256.0) * 8.0 / params as f64;
-        assert_eq!(bpw.value.as_deref().map(|v| v.parse::<f64>().unwrap()), Some(want));
+        assert_eq!(
+            bpw.value.as_deref().map(|v| v.parse::<f64>().unwrap()),
+            Some(want)
+        );
         assert_eq!(f[0].text, "GGUF v3");
         assert_eq!(f[0].detail.as_deref(), Some("little-endian · alignment 32"));
         assert!(f.iter().all(|x| x.detail.as_deref() != Some("")));
@@ -307,13 +310,25 @@ mod tests {
         let m = model();
         let s = summarize(&m);
         assert_eq!(subtitle(&s), "GGUF v3 · llama · tiny\\nthing");
-        assert_eq!(read_note(&ReadStats { reads: 1, bytes: 2048 }), "read 2.0 KiB of the file in 1 slice");
-        assert_eq!(loading_text("a\nb.gguf", 10), "Reading the header of a\\nb.gguf (10 B)…");
+        assert_eq!(
+            read_note(&ReadStats {
+                reads: 1,
+                bytes: 2048
+            }),
+            "read 2.0 KiB of the file in 1 slice"
+        );
+        assert_eq!(
+            loading_text("a\nb.gguf", 10),
+            "Reading the header of a\\nb.gguf (10 B)…"
+        );
         assert_eq!(warnings_title(1), "1 warning");
         assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");
         assert_eq!(warnings_title(1200), "1,200 warnings");
         assert!(partial_error_text("x at byte 5: y").1.contains("at byte 5"));
-        assert_eq!(open_error_text("a.bin", "e").0, "a.bin could not be opened.");
+        assert_eq!(
+            open_error_text("a.bin", "e").0,
+            "a.bin could not be opened."
+        );
     }
 
     #[test]

@@ -88,13 +88,25 @@ pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
     sorted.sort_by(|a, b| value(b).cmp(&value(a)).then_with(|| a.dtype.cmp(&b.dtype)));
     let max = sorted.first().map_or(0, |r| value(r));
     let total: u64 = rows.iter().map(value).fold(0u64, u64::saturating_add);
-    let room = (width - LABEL - VALUE).max(40.0);
+    // Type labels are short (`Q4_K`) but unknown types are not (`type 99 (unknown)`): the label
+    // column grows with the longest one, within bounds (~7.8 px per monospace character).
+    let longest = rows
+        .iter()
+        .map(|r| r.dtype.chars().count())
+        .max()
+        .unwrap_or(0);
+    let label = (longest as f64 * 7.8 + 18.0).clamp(LABEL, 220.0);
+    let room = (width - label - VALUE).max(40.0);
     let bars = sorted
         .iter()
         .enumerate()
         .map(|(i, r)| {
             let v = value(r);
-            let w = if max == 0 { 0.0 } else { v as f64 / max as f64 * room };
+            let w = if max == 0 {
+                0.0
+            } else {
+                v as f64 / max as f64 * room
+            };
             let w = if v > 0 { w.max(2.0) } else { 0.0 };
             let value_text = match measure {
                 Measure::Bytes => format!("{} · {}", display::bytes(v), pct(v, total)),
@@ -133,7 +145,7 @@ pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
     Chart {
         width,
         height: (bars.len() as f64 * ROW).max(ROW),
-        bar_x: LABEL,
+        bar_x: label,
         bar_height: BAR,
         bars,
     }
@@ -155,7 +167,11 @@ mod tests {
 
     #[test]
     fn bars_scale_to_the_largest_and_sort_by_measure() {
-        let rows = [row("Q8_0", 10, 1000), row("F32", 109, 10), row("Q4_K", 27, 500)];
+        let rows = [
+            row("Q8_0", 10, 1000),
+            row("F32", 109, 10),
+            row("Q4_K", 27, 500),
+        ];
         let c = chart(&rows, Measure::Bytes, 600.0);
         let names: Vec<&str> = c.bars.iter().map(|b| b.dtype.as_str()).collect();
         assert_eq!(names, ["Q8_0", "Q4_K", "F32"]);
@@ -173,6 +189,17 @@ mod tests {
         assert_eq!(c.bars[0].value_text, "109 tensors · 74.7%");
         assert_eq!(c.bars[0].tensors, 109);
         assert_eq!(c.bars[0].bytes, 10);
+    }
+
+    #[test]
+    fn long_type_labels_widen_the_label_column() {
+        let c = chart(&[row("type 99 (unknown)", 1, 1)], Measure::Bytes, 600.0);
+        assert!(c.bar_x > LABEL && c.bar_x <= 220.0);
+        assert_eq!(c.bars[0].width, 600.0 - c.bar_x - VALUE);
+        assert_eq!(
+            chart(&[row("Q4_K", 1, 1)], Measure::Bytes, 600.0).bar_x,
+            LABEL
+        );
     }
 
     #[test]
@@ -233,7 +260,12 @@ mod type_line_tests {
         }];
         let l = &type_lines(&rows)[0];
         assert_eq!(
-            (l.tensors.as_str(), l.elements.as_str(), l.bytes.as_str(), l.bits_per_weight.as_str()),
+            (
+                l.tensors.as_str(),
+                l.elements.as_str(),
+                l.bytes.as_str(),
+                l.bits_per_weight.as_str()
+            ),
             ("9", "11,796,480", "9.2 MiB", "6.562")
         );
         assert_eq!(l.bytes_exact, "9,676,800 bytes");

@@ -139,7 +139,12 @@ pub fn grid(map: &LayerMap) -> Grid {
         .collect();
     legend.sort_by(|a, b| b.cells.cmp(&a.cells).then_with(|| a.dtype.cmp(&b.dtype)));
     Grid {
-        layers: map.layers.iter().take(MAX_LAYERS).map(u64::to_string).collect(),
+        layers: map
+            .layers
+            .iter()
+            .take(MAX_LAYERS)
+            .map(u64::to_string)
+            .collect(),
         rows,
         legend,
         hidden_layers: map.layers.len().saturating_sub(MAX_LAYERS),
@@ -173,11 +178,20 @@ mod tests {
         assert_eq!(g.rows.len(), 2);
         assert_eq!(g.rows[0].role, "ffn_down.weight");
         assert_eq!(g.rows[0].cells[0].as_ref().unwrap().dtype, "Q6_K");
-        assert_eq!(g.rows[0].cells[0].as_ref().unwrap().title, "layer 0 · ffn_down.weight · Q6_K");
+        assert_eq!(
+            g.rows[0].cells[0].as_ref().unwrap().title,
+            "layer 0 · ffn_down.weight · Q6_K"
+        );
         assert!(g.rows[0].cells[2].is_none());
         assert_eq!(g.cut_note(), None);
         assert_eq!(g.rows[1].summary, "Q4_K ×3");
-        assert_eq!(g.legend.iter().map(|l| (l.dtype.as_str(), l.cells)).collect::<Vec<_>>(), [("Q4_K", 4), ("Q6_K", 1)]);
+        assert_eq!(
+            g.legend
+                .iter()
+                .map(|l| (l.dtype.as_str(), l.cells))
+                .collect::<Vec<_>>(),
+            [("Q4_K", 4), ("Q6_K", 1)]
+        );
         assert_eq!(g.legend[0].color, dtype_color("Q4_K"));
     }
 
@@ -196,7 +210,10 @@ mod tests {
         assert_eq!(g.layers.len(), MAX_LAYERS);
         assert!(g.rows.iter().all(|r| r.cells.len() == MAX_LAYERS));
         assert_eq!(g.legend[0].cells, 12 * 20_834);
-        assert_eq!(g.cut_note().as_deref(), Some("Showing the first 400 of 20,834 layers."));
+        assert_eq!(
+            g.cut_note().as_deref(),
+            Some("Showing the first 400 of 20,834 layers.")
+        );
     }
 
     #[test]

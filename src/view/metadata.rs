@@ -31,6 +31,9 @@ pub struct MetaRow {
     pub array_len: Option<u64>,
     /// The stored string was not valid UTF-8 (shown with replacement characters).
     pub lossy: bool,
+    /// For strings cut short in the row (chat templates, licences): the full length in
+    /// characters; the row gets a "show all" control that draws [`full_text`].
+    pub long_chars: Option<usize>,
 }
 
 fn item_text(v: &Value, bytes: &[u8], max_chars: usize) -> String {
@@ -88,6 +91,13 @@ pub fn metadata_rows(m: &Model, filter: &str) -> Vec<MetaRow> {
                 value,
                 array_len,
                 lossy: matches!(&e.value, Value::String(t) if t.lossy),
+                long_chars: match &e.value {
+                    Value::String(t) => {
+                        let n = t.text.chars().count();
+                        (n > ROW_CHARS).then_some(n)
+                    }
+                    _ => None,
+                },
             }
         })
         .collect()
@@ -105,6 +115,29 @@ pub fn count_text(shown: usize, total: usize) -> String {
             display::thousands(total as u64)
         )
     }
+}
+
+/// A whole string value for reading (a chat template, a licence): line breaks and tabs kept,
+/// every other control character made visible. `None` for values that are not strings.
+pub fn full_text(v: &Value) -> Option<String> {
+    let Value::String(t) = v else { return None };
+    let mut out = String::with_capacity(t.text.len());
+    for (i, line) in t.text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let parts: Vec<String> = line.split('\t').map(display::escape).collect();
+        out.push_str(&parts.join("\t"));
+    }
+    Some(out)
+}
+
+/// Label of that control while the text is shown.
+pub const HIDE_LONG_LABEL: &str = "Hide the full text";
+
+/// Label of the control that shows a long string whole.
+pub fn long_label(chars: usize) -> String {
+    format!("Show all {} characters", display::thousands(chars as u64))
 }
 
 /// Whether a row's array is long enough to get an expand control.
@@ -165,7 +198,10 @@ impl ArrayPager {
             return None;
         }
         Some(if self.shown == 0 {
-            format!("Show items (first {})", display::thousands(rest.min(PAGE_ITEMS)))
+            format!(
+                "Show items (first {})",
+                display::thousands(rest.min(PAGE_ITEMS))
+            )
         } else {
             format!(
                 "Show {} more ({} left)",
@@ -196,7 +232,10 @@ mod tests {
         let b = gguf(
             &[
                 ("general.architecture", Kv::Str("llama")),
-                ("general.evil\u{1b}key", Kv::Str("<script>alert(1)</script>")),
+                (
+                    "general.evil\u{1b}key",
+                    Kv::Str("<script>alert(1)</script>"),
+                ),
                 ("llama.rope.freq_base", Kv::F32(10000.0)),
                 ("tokenizer.ggml.tokens", Kv::StrArray(tokens)),
                 ("tokenizer.ggml.token_type", Kv::I32Array(vec![1, 2, 3])),
@@ -234,6 +273,26 @@ mod tests {
     }
 
     #[test]
+    fn long_strings_are_cut_in_the_row_and_shown_whole_on_demand() {
+        let template = format!(
+            "{{% for m in messages %}}\n\t{}\u{1b}\r{{% endfor %}}",
+            "x".repeat(300)
+        );
+        let b = gguf(&[("tokenizer.chat_template", Kv::Str(&template))], &[]);
+        let m = parse_bytes(&b).unwrap();
+        let rows = metadata_rows(&m, "");
+        let n = template.chars().count();
+        assert_eq!(rows[0].long_chars, Some(n));
+        assert!(rows[0].value.ends_with(&format!("…\" ({n} chars)")));
+        let full = full_text(&m.metadata[0].value).unwrap();
+        assert!(full.starts_with("{% for m in messages %}\n\tx"));
+        assert!(full.ends_with("x\\u{1b}\\r{% endfor %}"));
+        assert_eq!(long_label(12345), "Show all 12,345 characters");
+        assert_eq!(metadata_rows(&model(), "")[0].long_chars, None);
+        assert_eq!(full_text(&Value::U32(1)), None);
+    }
+
+    #[test]
     fn key_counts_read_naturally() {
         assert_eq!(count_text(1, 1), "1 key");
         assert_eq!(count_text(33, 33), "33 keys");
@@ -243,12 +302,20 @@ mod tests {
     #[test]
     fn arrays_page_on_demand_to_the_end() {
         let m = model();
-        let Value::Array(a) = &m.metadata[3].value else { panic!() };
+        let Value::Array(a) = &m.metadata[3].value else {
+            panic!()
+        };
         let mut p = ArrayPager::new(a.len);
         assert_eq!(p.more_label().as_deref(), Some("Show items (first 200)"));
         let first = p.next_page(a, &m.bytes).unwrap();
         assert_eq!(first.len(), 200);
-        assert_eq!(first[199], ArrayItem { index: 199, text: "\"tok199\"".into() });
+        assert_eq!(
+            first[199],
+            ArrayItem {
+                index: 199,
+                text: "\"tok199\"".into()
+            }
+        );
         assert_eq!(p.more_label().as_deref(), Some("Show 200 more (800 left)"));
         for _ in 0..4 {
             p.next_page(a, &m.bytes).unwrap();

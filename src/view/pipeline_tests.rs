@@ -13,7 +13,11 @@ fn the_bundled_sample_feeds_every_card() {
     assert!(m.error.is_none());
     let s = summarize(&m);
     let f = facts::summary_facts(&s, &m);
-    let hook = |id: &str| f.iter().find(|x| x.testid == Some(id)).and_then(|x| x.value.clone());
+    let hook = |id: &str| {
+        f.iter()
+            .find(|x| x.testid == Some(id))
+            .and_then(|x| x.value.clone())
+    };
     assert_eq!(hook("tensor-count"), Some(s.tensor_count.to_string()));
     assert_eq!(hook("parameter-count"), Some(s.parameter_count.to_string()));
     assert!(hook("bits-per-weight").unwrap().parse::<f64>().unwrap() > 1.0);
@@ -40,7 +44,14 @@ fn a_cut_short_file_says_how_much_was_read() {
     let s = summarize(&part);
     let f = facts::summary_facts(&s, &part);
     let tensors = f.iter().find(|x| x.testid == Some("tensor-count")).unwrap();
-    assert!(tensors.detail.as_deref().unwrap().ends_with("read before the error"), "{tensors:?}");
+    assert!(
+        tensors
+            .detail
+            .as_deref()
+            .unwrap()
+            .ends_with("read before the error"),
+        "{tensors:?}"
+    );
     let (head, detail) = facts::partial_error_text(&part.error.as_ref().unwrap().to_string());
     assert!(head.contains("damaged or cut short"));
     assert!(detail.contains("at byte"));
@@ -65,7 +76,9 @@ fn no_page_source_inserts_html() {
     files.push(root.join("index.html"));
     assert!(files.len() > 10);
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         for b in banned {
             assert!(!text.contains(b), "{} uses {b}", f.display());
         }
@@ -79,7 +92,9 @@ fn no_page_source_inserts_html() {
 }
 
 fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -227,7 +227,11 @@ impl TensorTable {
                 Column::Index => Ordering::Equal,
                 Column::Name => natural_cmp(&a.name, &b.name),
                 Column::Type => natural_cmp(&a.dtype, &b.dtype),
-                Column::Shape => a.shape.len().cmp(&b.shape.len()).then_with(|| a.shape.cmp(&b.shape)),
+                Column::Shape => a
+                    .shape
+                    .len()
+                    .cmp(&b.shape.len())
+                    .then_with(|| a.shape.cmp(&b.shape)),
                 Column::Elements => a.elements.cmp(&b.elements),
                 Column::Bytes => a.bytes.cmp(&b.bytes),
                 Column::Offset => a.offset.cmp(&b.offset),
@@ -236,7 +240,11 @@ impl TensorTable {
         let mut order: Vec<u32> = (0..rows.len() as u32).collect();
         order.sort_by(|&i, &j| {
             let o = key(&rows[i as usize], &rows[j as usize]);
-            let o = if sort.column == Column::Index { i.cmp(&j) } else { o };
+            let o = if sort.column == Column::Index {
+                i.cmp(&j)
+            } else {
+                o
+            };
             let o = if sort.ascending { o } else { o.reverse() };
             o.then(i.cmp(&j))
         });
@@ -306,9 +314,7 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column) -> String {
             let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
             format!("[{}]", dims.join(", "))
         }
-        Column::Elements => r
-            .elements
-            .map_or("overflow".into(), display::thousands),
+        Column::Elements => r.elements.map_or("overflow".into(), display::thousands),
         Column::Bytes => r.bytes.map_or("?".into(), display::bytes),
         Column::Offset => display::thousands(r.offset),
     }
@@ -354,7 +360,10 @@ mod tests {
     fn natural_order_compares_numbers_as_numbers() {
         let mut v = vec!["blk.10.a", "blk.2.a", "blk.1.b", "blk.1.a", "blk.02.c", "a"];
         v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(v, ["a", "blk.1.a", "blk.1.b", "blk.2.a", "blk.02.c", "blk.10.a"]);
+        assert_eq!(
+            v,
+            ["a", "blk.1.a", "blk.1.b", "blk.2.a", "blk.02.c", "blk.10.a"]
+        );
         assert_eq!(natural_cmp("x00", "x0"), Ordering::Equal);
     }
 
@@ -362,13 +371,23 @@ mod tests {
     fn clicks_sort_and_flip() {
         let mut t = TensorTable::new(synthetic(30));
         t.click(Column::Bytes);
-        assert_eq!(t.sort(), Sort { column: Column::Bytes, ascending: false });
-        let b: Vec<u64> = (0..t.len()).map(|p| t.row(p).unwrap().bytes.unwrap()).collect();
+        assert_eq!(
+            t.sort(),
+            Sort {
+                column: Column::Bytes,
+                ascending: false
+            }
+        );
+        let b: Vec<u64> = (0..t.len())
+            .map(|p| t.row(p).unwrap().bytes.unwrap())
+            .collect();
         assert!(b.windows(2).all(|w| w[0] >= w[1]));
         assert_eq!(t.header(Column::Bytes), "bytes ▼");
         assert_eq!(t.aria_sort(Column::Bytes), "descending");
         t.click(Column::Bytes);
-        let b: Vec<u64> = (0..t.len()).map(|p| t.row(p).unwrap().bytes.unwrap()).collect();
+        let b: Vec<u64> = (0..t.len())
+            .map(|p| t.row(p).unwrap().bytes.unwrap())
+            .collect();
         assert!(b.windows(2).all(|w| w[0] <= w[1]));
         t.click(Column::Name);
         assert_eq!(t.row(0).unwrap().name, "blk.0.ffn_down.weight");
@@ -383,7 +402,9 @@ mod tests {
     fn filter_words_all_match_name_or_type() {
         let mut t = TensorTable::new(synthetic(40));
         assert!(t.set_filter("blk.1. q4_k"));
-        let names: Vec<&str> = (0..t.len()).map(|p| t.row(p).unwrap().name.as_str()).collect();
+        let names: Vec<&str> = (0..t.len())
+            .map(|p| t.row(p).unwrap().name.as_str())
+            .collect();
         assert!(names.iter().all(|n| n.starts_with("blk.1")));
         assert!((0..t.len()).all(|p| t.row(p).unwrap().dtype == "Q4_K"));
         assert!(!t.set_filter("  blk.1.   Q4_K "));
@@ -411,7 +432,10 @@ mod tests {
         assert_eq!(cell_title(&r, Column::Offset).as_deref(), Some("0x43e8"));
         assert_eq!(cell_title(&r, Column::Name).as_deref(), Some("evil\\n<b>"));
         r.note = Some("size estimated".into());
-        assert_eq!(cell_title(&r, Column::Name).as_deref(), Some("evil\\n<b>\nsize estimated"));
+        assert_eq!(
+            cell_title(&r, Column::Name).as_deref(),
+            Some("evil\\n<b>\nsize estimated")
+        );
         assert!(t.cells(1).is_none());
     }
 

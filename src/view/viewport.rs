@@ -86,7 +86,11 @@ impl Viewport {
             // The last first row is the one that puts the last row at the bottom of the view.
             let fits = ((view_height / rh).floor() as usize).max(1);
             let last_first = rows.saturating_sub(fits);
-            let frac = if max_scroll > 0.0 { scroll / max_scroll } else { 0.0 };
+            let frac = if max_scroll > 0.0 {
+                scroll / max_scroll
+            } else {
+                0.0
+            };
             let first = ((frac * last_first as f64).round() as usize).min(rows - 1);
             (first, scroll)
         };

@@ -28,7 +28,11 @@ pub fn js_error_text(e: &JsValue) -> String {
         return format!("{}: {}", d.name(), d.message());
     }
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        return format!("{}: {}", String::from(err.name()), String::from(err.message()));
+        return format!(
+            "{}: {}",
+            String::from(err.name()),
+            String::from(err.message())
+        );
     }
     format!("{e:?}")
 }

@@ -72,9 +72,13 @@ impl HistogramView {
             }));
         }
         let st = state.clone();
-        listeners.push(EventListener::new(&gloo::utils::window(), "resize", move |_| {
-            draw(&st.borrow());
-        }));
+        listeners.push(EventListener::new(
+            &gloo::utils::window(),
+            "resize",
+            move |_| {
+                draw(&st.borrow());
+            },
+        ));
         (
             card,
             HistogramView {
@@ -92,7 +96,11 @@ impl HistogramView {
 
 fn draw(st: &State) {
     for (m, b) in &st.buttons {
-        attr(b, "aria-pressed", if *m == st.measure { "true" } else { "false" });
+        attr(
+            b,
+            "aria-pressed",
+            if *m == st.measure { "true" } else { "false" },
+        );
     }
     let svg_el = &st.svg;
     dom::clear(svg_el);

@@ -54,7 +54,11 @@ pub fn layer_card(map: &LayerMap) -> Option<Element> {
                 Some(c) => {
                     let td = el_text("td", "cell", &c.dtype);
                     attr(&td, "title", &c.title);
-                    attr(&td, "style", &format!("background:{};color:{}", c.color, c.ink));
+                    attr(
+                        &td,
+                        "style",
+                        &format!("background:{};color:{}", c.color, c.ink),
+                    );
                     append(&tr, &td);
                 }
                 None => {

@@ -10,7 +10,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use crate::format::{Model, Value};
-use crate::view::metadata::{count_text, expandable, metadata_rows, ArrayPager};
+use crate::view::metadata::{
+    count_text, expandable, full_text, long_label, metadata_rows, ArrayPager, HIDE_LONG_LABEL,
+};
 
 use super::dom::{self, append, attr, el_class, el_text};
 
@@ -52,7 +54,11 @@ impl MetadataView {
         attr(&table, "data-testid", "metadata-table");
         let thead = dom::el("thead");
         let tr = dom::el("tr");
-        for (h, c) in [("key", "col-key"), ("type", "col-vtype"), ("value", "col-value")] {
+        for (h, c) in [
+            ("key", "col-key"),
+            ("type", "col-vtype"),
+            ("value", "col-value"),
+        ] {
             append(&tr, &el_text("th", c, h));
         }
         append(&thead, &tr);
@@ -81,10 +87,16 @@ impl MetadataView {
             let button = e
                 .target()
                 .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|t| t.closest("button[data-index]").ok().flatten());
+                .and_then(|t| {
+                    t.closest("button[data-index], button[data-long]")
+                        .ok()
+                        .flatten()
+                });
             if let Some(b) = button {
                 if let Some(i) = b.get_attribute("data-index").and_then(|v| v.parse().ok()) {
                     more(&mut st.borrow_mut(), i, &b);
+                } else if let Some(i) = b.get_attribute("data-long").and_then(|v| v.parse().ok()) {
+                    toggle_long(&st.borrow(), i, &b);
                 }
             }
         }));
@@ -103,7 +115,8 @@ fn render(st: &mut State, filter: &str) {
     dom::clear(&st.tbody);
     let rows = metadata_rows(&st.model, filter);
     let total = st.model.metadata.len();
-    st.count.set_text_content(Some(&count_text(rows.len(), total)));
+    st.count
+        .set_text_content(Some(&count_text(rows.len(), total)));
     for r in &rows {
         let tr = dom::el("tr");
         append(&tr, &el_text("td", "col-key mono", &r.key));
@@ -111,9 +124,20 @@ fn render(st: &mut State, filter: &str) {
         let td = el_class("td", "col-value mono");
         let preview = el_text("div", "value-text", &r.value);
         if r.lossy {
-            attr(&preview, "title", "not valid UTF-8: invalid bytes shown as \u{fffd}");
+            attr(
+                &preview,
+                "title",
+                "not valid UTF-8: invalid bytes shown as \u{fffd}",
+            );
         }
         append(&td, &preview);
+        if let Some(n) = r.long_chars {
+            let b = el_text("button", "more", &long_label(n));
+            attr(&b, "type", "button");
+            attr(&b, "data-long", &r.index.to_string());
+            attr(&b, "aria-expanded", "false");
+            append(&td, &b);
+        }
         if expandable(r) {
             let b = el_text(
                 "button",
@@ -135,6 +159,49 @@ fn render(st: &mut State, filter: &str) {
         attr(&td, "colspan", "3");
         append(&tr, &td);
         append(&st.tbody, &tr);
+    }
+}
+
+/// Shows a long string whole under its row text, or hides it again.
+fn toggle_long(st: &State, index: usize, button: &Element) {
+    let open = button.get_attribute("aria-expanded").as_deref() == Some("true");
+    let cell = button.parent_element().expect("button is in a cell");
+    let existing = cell.query_selector("pre.long-text").ok().flatten();
+    match (open, existing) {
+        (true, Some(pre)) => {
+            dom::set_hidden(&pre, true);
+            attr(button, "aria-expanded", "false");
+            if let Some(n) = long_chars(st, index) {
+                button.set_text_content(Some(&long_label(n)));
+            }
+        }
+        (false, existing) => {
+            let pre = match existing {
+                Some(pre) => pre,
+                None => {
+                    let text = st
+                        .model
+                        .metadata
+                        .get(index)
+                        .and_then(|e| full_text(&e.value))
+                        .unwrap_or_default();
+                    let pre = el_text("pre", "long-text", &text);
+                    let _ = cell.insert_before(&pre, Some(button));
+                    pre
+                }
+            };
+            dom::set_hidden(&pre, false);
+            attr(button, "aria-expanded", "true");
+            button.set_text_content(Some(HIDE_LONG_LABEL));
+        }
+        (true, None) => {}
+    }
+}
+
+fn long_chars(st: &State, index: usize) -> Option<usize> {
+    match st.model.metadata.get(index).map(|e| &e.value) {
+        Some(Value::String(t)) => Some(t.text.chars().count()),
+        _ => None,
     }
 }
 

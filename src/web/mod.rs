@@ -110,10 +110,15 @@ fn wire(app: &Rc<App>) {
             prevent,
             move |e| on_drop(&w, e),
         ));
-        ls.push(EventListener::new_with_options(target, "dragover", prevent, |e| {
-            e.prevent_default();
-            dom::body().class_list().add_1("dragging").ok();
-        }));
+        ls.push(EventListener::new_with_options(
+            target,
+            "dragover",
+            prevent,
+            |e| {
+                e.prevent_default();
+                dom::body().class_list().add_1("dragging").ok();
+            },
+        ));
     }
     ls.push(EventListener::new(&body, "dragleave", |e| {
         // Leaving the window (no related target) ends the highlight.
@@ -170,7 +175,10 @@ impl App {
         dom::clear(&self.error);
         dom::set_hidden(&self.error, text.is_none());
         if let Some((headline, details)) = text {
-            dom::append(&self.error, &dom::el_text("strong", "error-head", &headline));
+            dom::append(
+                &self.error,
+                &dom::el_text("strong", "error-head", &headline),
+            );
             dom::append(&self.error, &dom::el_text("span", "error-detail", &details));
         }
     }
@@ -217,7 +225,12 @@ async fn open_sample(app: Rc<App>) {
             .await?
             .unchecked_into();
         if !resp.ok() {
-            return Err(format!("the server answered {} {}", resp.status(), resp.status_text()).into());
+            return Err(format!(
+                "the server answered {} {}",
+                resp.status(),
+                resp.status_text()
+            )
+            .into());
         }
         let buf = JsFuture::from(resp.array_buffer()?).await?;
         let parts = Array::of1(&Uint8Array::new(&buf));

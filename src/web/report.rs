@@ -21,7 +21,12 @@ pub struct Report {
 impl Report {
     /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
     /// measure their containers).
-    pub fn show(root: &web_sys::Element, name: &str, model: Rc<Model>, stats: &ReadStats) -> Report {
+    pub fn show(
+        root: &web_sys::Element,
+        name: &str,
+        model: Rc<Model>,
+        stats: &ReadStats,
+    ) -> Report {
         let s = summary::summarize(&model);
         dom::clear(root);
 
@@ -46,7 +51,8 @@ impl Report {
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
         append(root, &meta_card);
 
-        let (tensor_card, tensors) = tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
+        let (tensor_card, tensors) =
+            tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
         append(root, &tensor_card);
         tensors.draw_now();
 

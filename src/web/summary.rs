@@ -13,14 +13,14 @@ pub fn summary_card(name: &str, s: &Summary, model: &Model, stats: &ReadStats) -
     attr(&card, "data-testid", "summary");
     let head = el_class("header", "card-head");
     let title = el_class("div", "file-title");
-    append(&title, &el_text("h2", "file-name mono", &display::escape(name)));
+    append(
+        &title,
+        &el_text("h2", "file-name mono", &display::escape(name)),
+    );
     let sub = facts::subtitle(s);
     append(&title, &el_text("p", "file-sub", &sub));
     append(&head, &title);
-    append(
-        &head,
-        &el_text("p", "read-note", &facts::read_note(stats)),
-    );
+    append(&head, &el_text("p", "read-note", &facts::read_note(stats)));
     append(&card, &head);
 
     let grid = el_class("dl", "facts");

@@ -53,7 +53,11 @@ impl TensorTableView {
         if (rows.len() as u64) < announced {
             append(
                 &body,
-                &el_text("p", "note warn", &crate::view::tensors::partial_text(rows.len(), announced)),
+                &el_text(
+                    "p",
+                    "note warn",
+                    &crate::view::tensors::partial_text(rows.len(), announced),
+                ),
             );
         }
 
@@ -70,7 +74,10 @@ impl TensorTableView {
         let tr = dom::el("tr");
         let mut headers = Vec::new();
         for c in Column::ALL {
-            let th = el_class("th", &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }));
+            let th = el_class(
+                "th",
+                &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
+            );
             attr(&th, "scope", "col");
             let b = el_class("button", "sort");
             attr(&b, "type", "button");
@@ -101,9 +108,13 @@ impl TensorTableView {
             st.borrow_mut().draw(false);
         }));
         let st = state.clone();
-        listeners.push(EventListener::new(&gloo::utils::window(), "resize", move |_| {
-            st.borrow_mut().draw(true);
-        }));
+        listeners.push(EventListener::new(
+            &gloo::utils::window(),
+            "resize",
+            move |_| {
+                st.borrow_mut().draw(true);
+            },
+        ));
         for (c, th) in headers {
             let st = state.clone();
             listeners.push(EventListener::new(&th, "click", move |_| {
@@ -121,7 +132,11 @@ impl TensorTableView {
         listeners.push(EventListener::new(&filter, "input", move |_| {
             let st = st.clone();
             let input = input.clone();
-            let delay = if st.borrow().table.total() > 20_000 { FILTER_DELAY_MS } else { 0 };
+            let delay = if st.borrow().table.total() > 20_000 {
+                FILTER_DELAY_MS
+            } else {
+                0
+            };
             *pending.borrow_mut() = Some(Timeout::new(delay, move || {
                 let mut s = st.borrow_mut();
                 if s.table.set_filter(&input.value()) {
@@ -166,7 +181,11 @@ impl State {
             .and_then(|h| h.as_f64())
             .unwrap_or(800.0);
         let view_h = f64::from(self.scroller.client_height()).max(window_h);
-        let w = v.window(self.table.len(), f64::from(self.scroller.scroll_top()), view_h);
+        let w = v.window(
+            self.table.len(),
+            f64::from(self.scroller.scroll_top()),
+            view_h,
+        );
         if !force && self.drawn == Some(w) {
             return;
         }
@@ -194,11 +213,18 @@ impl State {
         let r = self.table.row(pos)?;
         let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
         for (c, text) in Column::ALL.iter().zip(cells) {
-            let td = el_class("td", &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }));
+            let td = el_class(
+                "td",
+                &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
+            );
             if *c == Column::Type {
                 let chip = el_text("span", "chip", &text);
                 let bg = dtype_color(&r.dtype);
-                attr(&chip, "style", &format!("background:{bg};color:{}", text_on(bg)));
+                attr(
+                    &chip,
+                    "style",
+                    &format!("background:{bg};color:{}", text_on(bg)),
+                );
                 append(&td, &chip);
             } else {
                 td.set_text_content(Some(&text));
