@@ -217,6 +217,9 @@ mod tests {
     }
 }
 
+/// Tooltip of the chart and the type table: they are links to the tensor list.
+pub const PICK_HINT: &str = "click a type to list its tensors";
+
 /// One line of the per-type table under the chart (the CLI's "types" section).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeLine {

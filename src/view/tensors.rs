@@ -182,7 +182,9 @@ impl TensorTable {
     }
 
     /// Sets the filter: whitespace-separated words that must all occur in the name or the
-    /// type (case-insensitive). Returns whether the visible rows may have changed.
+    /// type (case-insensitive); a word `type:Q4_K` matches that type exactly (so `type:F16`
+    /// leaves out BF16; spaces in a type label are written `_`). Returns whether the visible
+    /// rows may have changed.
     pub fn set_filter(&mut self, text: &str) -> bool {
         let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
         if words == self.filter {
@@ -199,12 +201,17 @@ impl TensorTable {
             return;
         }
         let hay = &self.haystack;
+        let rows = &self.rows;
         let words = &self.filter;
+        let matches = |i: usize, w: &str| match w.strip_prefix(TYPE_PREFIX) {
+            Some(t) if !t.is_empty() => type_key(&rows[i].dtype) == t,
+            _ => hay[i].contains(w),
+        };
         self.visible = self
             .sorted
             .iter()
             .copied()
-            .filter(|&i| words.iter().all(|w| hay[i as usize].contains(w.as_str())))
+            .filter(|&i| words.iter().all(|w| matches(i as usize, w)))
             .collect();
     }
 
@@ -302,6 +309,22 @@ pub fn partial_text(read: usize, announced: u64) -> String {
         display::thousands(announced),
         display::thousands(read as u64)
     )
+}
+
+const TYPE_PREFIX: &str = "type:";
+
+/// Tooltip of the filter box.
+pub const FILTER_HINT: &str =
+    "Words that must all appear in the name or type, e.g. \"ffn_down q4\"; type:Q4_K lists one type exactly";
+
+/// A type label as written after `type:` in the filter: lower case, spaces as `_`.
+fn type_key(dtype: &str) -> String {
+    dtype.to_lowercase().replace(' ', "_")
+}
+
+/// The filter text that lists exactly the tensors of one type (`type:Q4_K`).
+pub fn type_filter(dtype: &str) -> String {
+    format!("{TYPE_PREFIX}{}", dtype.replace(' ', "_"))
 }
 
 /// The text of one cell.
@@ -413,6 +436,25 @@ mod tests {
         assert!(t.set_filter(""));
         assert_eq!(t.len(), 40);
         assert_eq!(t.count_text(), "40 tensors");
+    }
+
+    #[test]
+    fn type_words_match_one_type_exactly() {
+        let mut rows = synthetic(8);
+        rows[0].dtype = "BF16".into();
+        rows[1].dtype = "F16".into();
+        rows[2].dtype = "type 99 (unknown)".into();
+        let mut t = TensorTable::new(rows);
+        t.set_filter(&type_filter("F16"));
+        assert_eq!((t.len(), t.file_index(0)), (1, Some(1)));
+        t.set_filter("f16");
+        assert_eq!(t.len(), 2);
+        t.set_filter(&type_filter("type 99 (unknown)"));
+        assert_eq!((t.len(), t.file_index(0)), (1, Some(2)));
+        t.set_filter(&format!("{} blk.2", type_filter("Q4_K")));
+        assert!((0..t.len()).all(|p| t.row(p).unwrap().dtype == "Q4_K"));
+        t.set_filter("type:");
+        assert_eq!(t.len(), 0, "a bare type: is a plain word no name contains");
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use crate::summary::DtypeRow;
-use crate::view::histogram::{chart, type_lines, Measure};
+use crate::view::histogram::{chart, type_lines, Measure, PICK_HINT};
 
 use super::dom::{self, append, attr, el_class, el_text, svg};
 
@@ -28,7 +29,8 @@ pub struct HistogramView {
 
 impl HistogramView {
     /// Builds the card; call [`HistogramView::draw`] once it is in the document.
-    pub fn new(rows: &[DtypeRow]) -> (Element, HistogramView) {
+    /// `pick` is called with a type label when its bar or table row is clicked.
+    pub fn new(rows: &[DtypeRow], pick: Rc<dyn Fn(&str)>) -> (Element, HistogramView) {
         let (card, body) = dom::card("Tensor types", "types");
         let toggle = el_class("div", "toggle");
         attr(&toggle, "role", "group");
@@ -45,6 +47,7 @@ impl HistogramView {
         }
 
         let chart_box = el_class("div", "chart");
+        attr(&chart_box, "title", PICK_HINT);
         let svg_el = svg("svg");
         attr(&svg_el, "data-testid", "dtype-histogram");
         attr(&svg_el, "role", "img");
@@ -71,6 +74,20 @@ impl HistogramView {
                 draw(&st.borrow());
             }));
         }
+        // One delegated listener: a bar (data-dtype) or a table row (data-pick) lists its tensors.
+        listeners.push(EventListener::new(&body, "click", move |e| {
+            let picked = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|t| t.closest("[data-dtype], [data-pick]").ok().flatten())
+                .and_then(|el| {
+                    el.get_attribute("data-dtype")
+                        .or_else(|| el.get_attribute("data-pick"))
+                });
+            if let Some(dtype) = picked {
+                pick(&dtype);
+            }
+        }));
         let st = state.clone();
         listeners.push(EventListener::new(
             &gloo::utils::window(),
@@ -180,6 +197,8 @@ fn type_table(rows: &[DtypeRow]) -> Element {
     let tbody = dom::el("tbody");
     for l in type_lines(rows) {
         let tr = dom::el("tr");
+        attr(&tr, "data-pick", &l.dtype);
+        attr(&tr, "title", PICK_HINT);
         let td = dom::el("td");
         let swatch = el_class("span", "swatch");
         attr(&swatch, "style", &format!("background:{}", l.color));

@@ -35,12 +35,16 @@ impl Report {
             append(root, &warnings_card(&s.warnings));
         }
 
+        // The tensor table is built first so the type chart can filter it, and placed last.
+        let (tensor_card, tensors) =
+            tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
+
         let row = el_class("div", "card-row");
         append(root, &row);
         if let Some(card) = &s.architecture {
             append(&row, &summary_card::arch_card(card));
         }
-        let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes);
+        let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, tensors.type_picker());
         append(&row, &hist_card);
         hist.draw();
 
@@ -51,8 +55,6 @@ impl Report {
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
         append(root, &meta_card);
 
-        let (tensor_card, tensors) =
-            tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
         append(root, &tensor_card);
         tensors.draw_now();
 

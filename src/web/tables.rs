@@ -13,7 +13,7 @@ use web_sys::{Element, HtmlInputElement};
 use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::shape_order_note;
-use crate::view::tensors::{cell_title, Column, TensorTable};
+use crate::view::tensors::{cell_title, type_filter, Column, TensorTable, FILTER_HINT};
 use crate::view::viewport::{Viewport, Window};
 
 use super::dom::{self, append, attr, el_class, el_text};
@@ -23,6 +23,8 @@ const FILTER_DELAY_MS: u32 = 120;
 
 struct State {
     table: TensorTable,
+    card: Element,
+    input: HtmlInputElement,
     scroller: Element,
     tbody: Element,
     headers: Vec<(Column, Element)>,
@@ -47,6 +49,7 @@ impl TensorTableView {
         filter.set_type("search");
         filter.set_placeholder("filter by name or type");
         attr(&filter, "aria-label", "filter tensors by name or type");
+        attr(&filter, "title", FILTER_HINT);
         attr(&filter, "class", "filter");
         append(&head, &filter);
         append(&body, &el_text("p", "note", shape_order_note(format)));
@@ -94,6 +97,8 @@ impl TensorTableView {
 
         let state = Rc::new(RefCell::new(State {
             table: TensorTable::new(rows),
+            card: card.clone(),
+            input: filter.clone(),
             scroller: scroller.clone(),
             tbody,
             headers: headers.clone(),
@@ -152,6 +157,21 @@ impl TensorTableView {
                 _listeners: listeners,
             },
         )
+    }
+
+    /// A handle other cards use to list the tensors of one type: sets the filter box to
+    /// `type:<dtype>`, filters, and brings the table into view.
+    pub fn type_picker(&self) -> Rc<dyn Fn(&str)> {
+        let st = self.state.clone();
+        Rc::new(move |dtype: &str| {
+            let mut s = st.borrow_mut();
+            let text = type_filter(dtype);
+            s.input.set_value(&text);
+            s.table.set_filter(&text);
+            s.scroller.set_scroll_top(0);
+            s.draw(true);
+            s.card.scroll_into_view();
+        })
     }
 
     /// Draws the rows in view; call once the card is in the document.
