@@ -285,11 +285,7 @@ pub(crate) fn check_fits(
     field_offset: u64,
 ) -> Result<(), Error> {
     let remaining = file_size.saturating_sub(pos);
-    let max = if min_size == 0 {
-        u64::MAX
-    } else {
-        remaining / min_size
-    };
+    let max = remaining.checked_div(min_size).unwrap_or(u64::MAX);
     if count > max {
         return Err(Error::new(
             what,
