@@ -10,6 +10,18 @@ pub const MAX_LAYERS: usize = 400;
 /// Most role rows drawn; the rest are counted in [`Grid::hidden_roles`].
 pub const MAX_ROLES: usize = 300;
 
+/// Tooltip hint: roles and cells are links to the tensor list.
+pub const PICK_HINT: &str = "click to list these tensors";
+
+/// The tensor-table filter words for a role as the layer map names it: `ffn_down.weight` →
+/// `.ffn_down.weight`; with several layer stacks `v.blk.*.attn_q.weight` → `v.blk. .attn_q.weight`.
+pub fn role_filter(role: &str) -> String {
+    match role.split_once(".*.") {
+        Some((stack, rest)) => format!("{stack}. .{rest}"),
+        None => format!(".{role}"),
+    }
+}
+
 /// One cell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
@@ -21,6 +33,8 @@ pub struct Cell {
     pub ink: &'static str,
     /// Tooltip: `layer 3 · ffn_down.weight · Q6_K`.
     pub title: String,
+    /// Tensor-table filter text listing this tensor (`.3. .ffn_down.weight`).
+    pub filter: String,
 }
 
 /// One role across the layers.
@@ -30,6 +44,8 @@ pub struct GridRow {
     pub role: String,
     /// A one-line summary: `Q6_K ×9, Q8_0 ×9` (most used first).
     pub summary: String,
+    /// Tensor-table filter text listing this role on every layer (`.ffn_down.weight`).
+    pub filter: String,
     /// Cells aligned with [`Grid::layers`] (`None`: no such tensor on that layer).
     pub cells: Vec<Option<Cell>>,
 }
@@ -107,6 +123,7 @@ pub fn grid(map: &LayerMap) -> Grid {
         .take(MAX_ROLES)
         .map(|r| {
             let role = display::escape(&r.role);
+            let filter = role_filter(&r.role);
             let cells = r
                 .cells
                 .iter()
@@ -120,6 +137,7 @@ pub fn grid(map: &LayerMap) -> Grid {
                             color,
                             ink: text_on(color),
                             title: format!("layer {layer} · {role} · {dtype}"),
+                            filter: format!(".{layer}. {filter}"),
                         }
                     })
                 })
@@ -133,6 +151,7 @@ pub fn grid(map: &LayerMap) -> Grid {
             GridRow {
                 role,
                 summary,
+                filter,
                 cells,
             }
         })
@@ -183,6 +202,18 @@ mod tests {
             "layer 0 · ffn_down.weight · Q6_K"
         );
         assert!(g.rows[0].cells[2].is_none());
+        assert_eq!(g.rows[0].filter, ".ffn_down.weight");
+        assert_eq!(
+            g.rows[0].cells[1].as_ref().unwrap().filter,
+            ".1. .ffn_down.weight"
+        );
+        // The filter lists exactly that tensor.
+        let mut t = crate::view::tensors::TensorTable::new(summarize(&m).tensors);
+        t.set_filter(&g.rows[1].cells[2].as_ref().unwrap().filter);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.row(0).unwrap().name, "blk.2.attn_q.weight");
+        t.set_filter(&g.rows[1].filter);
+        assert_eq!(t.len(), 3);
         assert_eq!(g.cut_note(), None);
         assert_eq!(g.rows[1].summary, "Q4_K ×3");
         assert_eq!(
@@ -213,6 +244,15 @@ mod tests {
         assert_eq!(
             g.cut_note().as_deref(),
             Some("Showing the first 400 of 20,834 layers.")
+        );
+    }
+
+    #[test]
+    fn role_filters_name_the_stack_when_there_are_several() {
+        assert_eq!(role_filter("attn_q.weight"), ".attn_q.weight");
+        assert_eq!(
+            role_filter("v.blk.*.attn_q.weight"),
+            "v.blk. .attn_q.weight"
         );
     }
 

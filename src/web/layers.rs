@@ -1,15 +1,23 @@
 //! The per-layer quantisation map card: roles × layers, each cell coloured by type and
 //! carrying the type as text and tooltip, with a legend.
 
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use crate::summary::LayerMap;
-use crate::view::layer_grid::grid;
+use crate::view::layer_grid::{grid, PICK_HINT};
 
 use super::dom::{self, append, attr, el_class, el_text};
 
-/// The card, or `None` when no tensor name has a layer number.
-pub fn layer_card(map: &LayerMap) -> Option<Element> {
+/// The card and its click listener (a role or a cell lists its tensors through
+/// `set_filter`), or `None` when no tensor name has a layer number.
+pub fn layer_card(
+    map: &LayerMap,
+    set_filter: Rc<dyn Fn(&str)>,
+) -> Option<(Element, EventListener)> {
     let g = grid(map);
     if g.is_empty() {
         return None;
@@ -46,7 +54,8 @@ pub fn layer_card(map: &LayerMap) -> Option<Element> {
     for r in &g.rows {
         let tr = dom::el("tr");
         let th = el_text("th", "role mono", &r.role);
-        attr(&th, "title", &r.summary);
+        attr(&th, "title", &format!("{} · {}", r.summary, PICK_HINT));
+        attr(&th, "data-filter", &r.filter);
         attr(&th, "scope", "row");
         append(&tr, &th);
         for c in &r.cells {
@@ -54,6 +63,7 @@ pub fn layer_card(map: &LayerMap) -> Option<Element> {
                 Some(c) => {
                     let td = el_text("td", "cell", &c.dtype);
                     attr(&td, "title", &c.title);
+                    attr(&td, "data-filter", &c.filter);
                     attr(
                         &td,
                         "style",
@@ -73,5 +83,15 @@ pub fn layer_card(map: &LayerMap) -> Option<Element> {
     append(&table, &tbody);
     append(&scroller, &table);
     append(&body, &scroller);
-    Some(card)
+    let listener = EventListener::new(&table, "click", move |e| {
+        let text = e
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .and_then(|t| t.closest("[data-filter]").ok().flatten())
+            .and_then(|el| el.get_attribute("data-filter"));
+        if let Some(text) = text {
+            set_filter(&text);
+        }
+    });
+    Some((card, listener))
 }

@@ -7,6 +7,7 @@ use crate::format::Model;
 use crate::source::ReadStats;
 use crate::summary::{self, display};
 use crate::view::facts;
+use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, el_class, el_text};
 use super::{histogram, layers, metadata, summary as summary_card, tables};
@@ -14,6 +15,7 @@ use super::{histogram, layers, metadata, summary as summary_card, tables};
 /// Everything the current model's view keeps alive.
 pub struct Report {
     _histogram: histogram::HistogramView,
+    _layers: Option<gloo::events::EventListener>,
     _metadata: metadata::MetadataView,
     _tensors: tables::TensorTableView,
 }
@@ -44,13 +46,19 @@ impl Report {
         if let Some(card) = &s.architecture {
             append(&row, &summary_card::arch_card(card));
         }
-        let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, tensors.type_picker());
+        let set_filter = tensors.filter_setter();
+        let by_type = {
+            let set = set_filter.clone();
+            Rc::new(move |dtype: &str| set(&type_filter(dtype)))
+        };
+        let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
         append(&row, &hist_card);
         hist.draw();
 
-        if let Some(card) = layers::layer_card(&s.layers) {
+        let layer_listener = layers::layer_card(&s.layers, set_filter).map(|(card, l)| {
             append(root, &card);
-        }
+            l
+        });
 
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
         append(root, &meta_card);
@@ -60,6 +68,7 @@ impl Report {
 
         Report {
             _histogram: hist,
+            _layers: layer_listener,
             _metadata: meta,
             _tensors: tensors,
         }

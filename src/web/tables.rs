@@ -13,7 +13,7 @@ use web_sys::{Element, HtmlInputElement};
 use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::shape_order_note;
-use crate::view::tensors::{cell_title, type_filter, Column, TensorTable, FILTER_HINT};
+use crate::view::tensors::{cell_title, Column, TensorTable, FILTER_HINT};
 use crate::view::viewport::{Viewport, Window};
 
 use super::dom::{self, append, attr, el_class, el_text};
@@ -159,15 +159,14 @@ impl TensorTableView {
         )
     }
 
-    /// A handle other cards use to list the tensors of one type: sets the filter box to
-    /// `type:<dtype>`, filters, and brings the table into view.
-    pub fn type_picker(&self) -> Rc<dyn Fn(&str)> {
+    /// A handle other cards use to list some tensors (one type, one role): puts `text` in
+    /// the filter box, filters, and brings the table into view.
+    pub fn filter_setter(&self) -> Rc<dyn Fn(&str)> {
         let st = self.state.clone();
-        Rc::new(move |dtype: &str| {
+        Rc::new(move |text: &str| {
             let mut s = st.borrow_mut();
-            let text = type_filter(dtype);
-            s.input.set_value(&text);
-            s.table.set_filter(&text);
+            s.input.set_value(text);
+            s.table.set_filter(text);
             s.scroller.set_scroll_top(0);
             s.draw(true);
             s.card.scroll_into_view();
