@@ -8,9 +8,11 @@
 //! - [`histogram`]: the dtype bar chart's geometry.
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
+//! - [`export`]: the summary as JSON (the CLI's `--json`), for download.
 #![forbid(unsafe_code)]
 
 pub mod colors;
+pub mod export;
 pub mod facts;
 pub mod histogram;
 pub mod layer_grid;

@@ -5,10 +5,12 @@
 //! - [`blob`]: a `Blob` as a header-only [`crate::source::ByteSource`].
 //! - [`dom`]: element-building helpers (text nodes only, never HTML).
 //! - [`report`]: the view of one model, owning every listener of that view.
-//! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards.
+//! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
+//!   [`export`]: the "Download JSON" button.
 
 mod blob;
 mod dom;
+mod export;
 mod histogram;
 mod layers;
 mod metadata;

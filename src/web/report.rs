@@ -10,10 +10,11 @@ use crate::view::facts;
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, el_class, el_text};
-use super::{histogram, layers, metadata, summary as summary_card, tables};
+use super::{export, histogram, layers, metadata, summary as summary_card, tables};
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
+    _export: export::ExportButton,
     _histogram: histogram::HistogramView,
     _layers: Option<gloo::events::EventListener>,
     _metadata: metadata::MetadataView,
@@ -32,7 +33,10 @@ impl Report {
         let s = summary::summarize(&model);
         dom::clear(root);
 
-        append(root, &summary_card::summary_card(name, &s, &model, stats));
+        let summary = summary_card::summary_card(name, &s, &model, stats);
+        let (export_button, export) = export::ExportButton::new(model.clone(), name);
+        append(&dom::card_head(&summary), &export_button);
+        append(root, &summary);
         if !s.warnings.is_empty() {
             append(root, &warnings_card(&s.warnings));
         }
@@ -67,6 +71,7 @@ impl Report {
         tensors.draw_now();
 
         Report {
+            _export: export,
             _histogram: hist,
             _layers: layer_listener,
             _metadata: meta,
