@@ -161,6 +161,7 @@ impl App {
         dom::clear(&self.report_root);
         self.show_error(None);
         set_body_data("file", name);
+        dom::body().class_list().add_1("has-file").ok();
         dom::document().set_title(&facts::page_title(Some(name)));
         set_body_data("state", "loading");
         self.status.set_text_content(Some(what));

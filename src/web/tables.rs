@@ -75,6 +75,7 @@ impl TensorTableView {
         append(&table, &colgroup);
         let thead = dom::el("thead");
         let tr = dom::el("tr");
+        attr(&tr, "aria-rowindex", "1");
         let mut headers = Vec::new();
         for c in Column::ALL {
             let th = el_class(
@@ -210,6 +211,10 @@ impl State {
         }
         self.drawn = Some(w);
         self.count.set_text_content(Some(&self.table.count_text()));
+        // Screen readers learn the full size of the virtualised table, and each row's place.
+        if let Some(table) = self.tbody.parent_element() {
+            attr(&table, "aria-rowcount", &(self.table.len() + 1).to_string());
+        }
         dom::clear(&self.tbody);
         append(&self.tbody, &spacer(w.top));
         for pos in w.start..w.end {
@@ -231,6 +236,7 @@ impl State {
         let cells = self.table.cells(pos)?;
         let r = self.table.row(pos)?;
         let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
+        attr(&tr, "aria-rowindex", &(pos + 2).to_string());
         for (c, text) in Column::ALL.iter().zip(cells) {
             let td = el_class(
                 "td",
