@@ -204,6 +204,11 @@ pub fn loading_text(name: &str, size: u64) -> String {
     )
 }
 
+/// `Reading the header of model.gguf (241.4 MiB)… 6.0 MiB read`.
+pub fn progress_text(name: &str, size: u64, read: u64) -> String {
+    format!("{} {} read", loading_text(name, size), display::bytes(read))
+}
+
 /// The error box when the header stopped early (`Model::error`): a headline and the details.
 pub fn partial_error_text(error: &str) -> (String, String) {
     (
@@ -320,6 +325,10 @@ mod tests {
         assert_eq!(
             loading_text("a\nb.gguf", 10),
             "Reading the header of a\\nb.gguf (10 B)…"
+        );
+        assert_eq!(
+            progress_text("m.gguf", 1 << 30, 3 << 20),
+            "Reading the header of m.gguf (1.0 GiB)… 3.0 MiB read"
         );
         assert_eq!(warnings_title(1), "1 warning");
         assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");

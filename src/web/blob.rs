@@ -8,14 +8,21 @@ use web_sys::Blob;
 
 use crate::source::ByteSource;
 
-/// A Blob read by range.
+/// A Blob read by range. `progress` is told the bytes read so far after every read (the page
+/// shows it while a large header is read).
 pub struct BlobSource {
     blob: Blob,
+    read: u64,
+    progress: Box<dyn Fn(u64)>,
 }
 
 impl BlobSource {
-    pub fn new(blob: Blob) -> Self {
-        BlobSource { blob }
+    pub fn new(blob: Blob, progress: Box<dyn Fn(u64)>) -> Self {
+        BlobSource {
+            blob,
+            read: 0,
+            progress,
+        }
     }
 }
 
@@ -54,6 +61,9 @@ impl ByteSource for BlobSource {
         let buf = JsFuture::from(part.array_buffer())
             .await
             .map_err(|e| js_error_text(&e))?;
-        Ok(Uint8Array::new(&buf).to_vec())
+        let bytes = Uint8Array::new(&buf).to_vec();
+        self.read += bytes.len() as u64;
+        (self.progress)(self.read);
+        Ok(bytes)
     }
 }

@@ -197,8 +197,17 @@ impl App {
 fn open(app: Rc<App>, blob: Blob, name: String) {
     let size = blob.size() as u64;
     let g = app.begin(&name, &facts::loading_text(&name, size));
+    let shown_name = name.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let mut src = BlobSource::new(blob);
+        let weak = Rc::downgrade(&app);
+        let progress = Box::new(move |read: u64| {
+            // A newer file may have started meanwhile: its status line is not ours to write.
+            if let Some(app) = weak.upgrade().filter(|a| a.current(g)) {
+                let text = facts::progress_text(&shown_name, size, read);
+                app.status.set_text_content(Some(&text));
+            }
+        });
+        let mut src = BlobSource::new(blob, progress);
         let result = read_model(&mut src, &ReadPolicy::LOCAL).await;
         if !app.current(g) {
             return;
