@@ -248,11 +248,23 @@ pub fn warnings_title(n: usize) -> String {
 }
 
 /// What the header of the tensor table says about the shape column.
-pub fn shape_order_note(format: &str) -> &'static str {
-    if format == "gguf" {
-        "shape in ggml order ne0…neN (fastest-varying dimension first, the reverse of PyTorch)"
-    } else {
-        "shape row-major, as written in the file"
+pub fn shape_order_note(format: &str, reversed: bool) -> &'static str {
+    match (format == "gguf", reversed) {
+        (true, false) => {
+            "shape in ggml order ne0…neN (fastest-varying dimension first, the reverse of PyTorch)"
+        }
+        (true, true) => "shape reversed to PyTorch order (…, ne1, ne0), as model code writes it",
+        (false, _) => "shape row-major, as written in the file",
+    }
+}
+
+/// The label of the button that flips the shape order (GGUF only: safetensors shapes are
+/// already in PyTorch order).
+pub fn shape_toggle_label(format: &str, reversed: bool) -> Option<&'static str> {
+    match (format == "gguf", reversed) {
+        (true, false) => Some("show PyTorch order"),
+        (true, true) => Some("show ggml order"),
+        (false, _) => None,
     }
 }
 
@@ -342,7 +354,13 @@ mod tests {
 
     #[test]
     fn shape_note_names_the_order() {
-        assert!(shape_order_note("gguf").contains("ne0"));
-        assert!(shape_order_note("safetensors").contains("row-major"));
+        assert!(shape_order_note("gguf", false).contains("ggml order ne0"));
+        assert!(shape_order_note("gguf", true).contains("PyTorch order"));
+        assert!(shape_order_note("safetensors", false).contains("row-major"));
+        assert_eq!(
+            shape_toggle_label("gguf", false),
+            Some("show PyTorch order")
+        );
+        assert_eq!(shape_toggle_label("safetensors", false), None);
     }
 }

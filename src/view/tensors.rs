@@ -128,6 +128,9 @@ pub struct TensorTable {
     visible: Vec<u32>,
     sort: Sort,
     filter: Vec<String>,
+    /// Shapes shown (and sorted) last dimension first: GGUF's ggml order reversed to the
+    /// PyTorch order people know from model code.
+    reversed_shapes: bool,
 }
 
 impl TensorTable {
@@ -148,7 +151,21 @@ impl TensorTable {
                 ascending: true,
             },
             filter: Vec::new(),
+            reversed_shapes: false,
         }
+    }
+
+    /// Shows shapes reversed (or as stored); re-sorts when sorted by shape.
+    pub fn set_reversed_shapes(&mut self, on: bool) {
+        self.reversed_shapes = on;
+        if self.sort.column == Column::Shape {
+            self.set_sort(self.sort);
+        }
+    }
+
+    /// Whether shapes are shown reversed.
+    pub fn reversed_shapes(&self) -> bool {
+        self.reversed_shapes
     }
 
     /// All rows (file order).
@@ -229,16 +246,19 @@ impl TensorTable {
     pub fn set_sort(&mut self, sort: Sort) {
         self.sort = sort;
         let rows = &self.rows;
+        let rev = self.reversed_shapes;
         let key = |a: &TensorRow, b: &TensorRow| -> Ordering {
             match sort.column {
                 Column::Index => Ordering::Equal,
                 Column::Name => natural_cmp(&a.name, &b.name),
                 Column::Type => natural_cmp(&a.dtype, &b.dtype),
-                Column::Shape => a
-                    .shape
-                    .len()
-                    .cmp(&b.shape.len())
-                    .then_with(|| a.shape.cmp(&b.shape)),
+                Column::Shape => a.shape.len().cmp(&b.shape.len()).then_with(|| {
+                    if rev {
+                        a.shape.iter().rev().cmp(b.shape.iter().rev())
+                    } else {
+                        a.shape.cmp(&b.shape)
+                    }
+                }),
                 Column::Elements => a.elements.cmp(&b.elements),
                 Column::Bytes => a.bytes.cmp(&b.bytes),
                 Column::Offset => a.offset.cmp(&b.offset),
@@ -285,7 +305,7 @@ impl TensorTable {
     pub fn cells(&self, pos: usize) -> Option<[String; 7]> {
         let i = *self.visible.get(pos)?;
         let r = &self.rows[i as usize];
-        Some(Column::ALL.map(|c| cell_text(r, i as usize, c)))
+        Some(Column::ALL.map(|c| cell_text(r, i as usize, c, self.reversed_shapes)))
     }
 
     /// "236 tensors" / "12 of 236 tensors".
@@ -327,14 +347,17 @@ pub fn type_filter(dtype: &str) -> String {
     format!("{TYPE_PREFIX}{}", dtype.replace(' ', "_"))
 }
 
-/// The text of one cell.
-pub fn cell_text(r: &TensorRow, file_index: usize, c: Column) -> String {
+/// The text of one cell (`reversed`: shapes last dimension first).
+pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) -> String {
     match c {
         Column::Index => file_index.to_string(),
         Column::Name => display::escape(&r.name),
         Column::Type => r.dtype.clone(),
         Column::Shape => {
-            let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+            let mut dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+            if reversed {
+                dims.reverse();
+            }
             format!("[{}]", dims.join(", "))
         }
         Column::Elements => r.elements.map_or("overflow".into(), display::thousands),
@@ -436,6 +459,23 @@ mod tests {
         assert!(t.set_filter(""));
         assert_eq!(t.len(), 40);
         assert_eq!(t.count_text(), "40 tensors");
+    }
+
+    #[test]
+    fn shapes_can_be_shown_in_pytorch_order() {
+        let mut rows = synthetic(3);
+        rows[0].shape = vec![640, 262144];
+        rows[1].shape = vec![2048, 640];
+        rows[2].shape = vec![640, 2048];
+        let mut t = TensorTable::new(rows);
+        assert_eq!(t.cells(0).unwrap()[3], "[640, 262144]");
+        t.click(Column::Shape);
+        assert_eq!(t.file_index(0), Some(2)); // [640, 2048] < [640, 262144] < [2048, 640]
+        t.set_reversed_shapes(true);
+        assert!(t.reversed_shapes());
+        assert_eq!(t.cells(0).unwrap()[3], "[640, 2048]"); // row 1 reversed sorts first now
+        assert_eq!(t.file_index(0), Some(1));
+        assert_eq!(t.file_index(2), Some(0));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use web_sys::{Element, HtmlInputElement};
 
 use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
-use crate::view::facts::shape_order_note;
+use crate::view::facts::{shape_order_note, shape_toggle_label};
 use crate::view::tensors::{cell_title, Column, TensorTable, FILTER_HINT};
 use crate::view::viewport::{Viewport, Window};
 
@@ -52,7 +52,16 @@ impl TensorTableView {
         attr(&filter, "title", FILTER_HINT);
         attr(&filter, "class", "filter");
         append(&head, &filter);
-        append(&body, &el_text("p", "note", shape_order_note(format)));
+        let note = el_class("p", "note");
+        let note_text = el_text("span", "", shape_order_note(format, false));
+        append(&note, &note_text);
+        let shape_button = shape_toggle_label(format, false).map(|label| {
+            let b = el_text("button", "link", label);
+            attr(&b, "type", "button");
+            append(&note, &b);
+            b
+        });
+        append(&body, &note);
         if (rows.len() as u64) < announced {
             append(
                 &body,
@@ -127,6 +136,19 @@ impl TensorTableView {
                 let mut s = st.borrow_mut();
                 s.table.click(c);
                 s.update_headers();
+                s.draw(true);
+            }));
+        }
+        if let Some(b) = shape_button {
+            let st = state.clone();
+            let format = format.to_string();
+            let button = b.clone();
+            listeners.push(EventListener::new(&b, "click", move |_| {
+                let mut s = st.borrow_mut();
+                let on = !s.table.reversed_shapes();
+                s.table.set_reversed_shapes(on);
+                note_text.set_text_content(Some(shape_order_note(&format, on)));
+                button.set_text_content(shape_toggle_label(&format, on));
                 s.draw(true);
             }));
         }
