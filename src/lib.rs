@@ -20,4 +20,5 @@ pub mod summary;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
-mod web;
+#[doc(hidden)]
+pub mod web;

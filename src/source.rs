@@ -87,7 +87,9 @@ pub async fn read_model<S: ByteSource>(
         };
         match step {
             Ok(st) => return Ok((finish(format, gguf, st, buf, size, None), stats)),
-            Err(Stop::Fail(e)) => return Ok((finish(format, gguf, None, buf, size, Some(e)), stats)),
+            Err(Stop::Fail(e)) => {
+                return Ok((finish(format, gguf, None, buf, size, Some(e)), stats))
+            }
             Err(Stop::NeedMore(end)) => {
                 let have = buf.len() as u64;
                 if end > policy.max_header {

@@ -19,10 +19,7 @@ fn every_type() -> Vec<(&'static str, W)> {
         ("t.f32", W::F32(1.5e-6)),
         ("t.bool", W::Bool(1)),
         ("t.str", W::s("héllo\0")),
-        (
-            "t.arr",
-            W::Arr(8, vec![W::s("a"), W::s(""), W::s("ccc")]),
-        ),
+        ("t.arr", W::Arr(8, vec![W::s("a"), W::s(""), W::s("ccc")])),
         ("t.u64", W::U64(u64::MAX - 1)),
         ("t.i64", W::I64(i64::MIN + 1)),
         ("t.f64", W::F64(-2.25e300)),
@@ -163,7 +160,10 @@ fn unknown_and_removed_types_are_listed_with_estimated_sizes() {
     assert_eq!(m.warnings.len(), 2);
     let s = summarize(&m);
     let labels: Vec<_> = s.dtypes.iter().map(|d| d.dtype.as_str()).collect();
-    assert_eq!(labels, ["F32", "type 4 (removed Q4_2)", "type 99 (unknown)"]);
+    assert_eq!(
+        labels,
+        ["F32", "type 4 (removed Q4_2)", "type 99 (unknown)"]
+    );
 }
 
 #[test]
@@ -224,10 +224,17 @@ fn every_truncation_gives_an_error_with_an_offset_and_keeps_what_came_before() {
         };
         assert!(e.offset <= cut as u64, "cut {cut}: {e}");
         assert!(
-            matches!(e.kind, ErrorKind::Truncated { .. } | ErrorKind::CountTooLarge { .. }),
+            matches!(
+                e.kind,
+                ErrorKind::Truncated { .. } | ErrorKind::CountTooLarge { .. }
+            ),
             "cut {cut}: {e}"
         );
-        assert_eq!(m.metadata[..], full.metadata[..m.metadata.len()], "cut {cut}");
+        assert_eq!(
+            m.metadata[..],
+            full.metadata[..m.metadata.len()],
+            "cut {cut}"
+        );
     }
 }
 

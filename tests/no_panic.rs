@@ -12,7 +12,10 @@ fn valid_gguf() -> Vec<u8> {
     let mut b = GgufBuilder::new(3)
         .kv("general.architecture", W::s("llama"))
         .kv("llama.block_count", W::U32(2))
-        .kv("tokenizer.ggml.tokens", W::Arr(8, vec![W::s("a"), W::s("bb")]))
+        .kv(
+            "tokenizer.ggml.tokens",
+            W::Arr(8, vec![W::s("a"), W::s("bb")]),
+        )
         .kv("nested", W::Arr(9, vec![W::Arr(6, vec![W::F32(1.0)])]))
         .tensor("blk.0.attn_q.weight", &[64, 2], 8, 0)
         .tensor("blk.1.attn_q.weight", &[256], 12, 160);

@@ -77,7 +77,12 @@ fn check_against_reference(m: &Model, r: &J) {
     assert_eq!(m.tensors.len(), rt.len(), "{path}");
     for (t, e) in m.tensors.iter().zip(rt) {
         assert_eq!(t.name, e["name"].as_str().unwrap(), "{path}");
-        assert_eq!(t.dtype.label(), e["dtype"].as_str().unwrap(), "{path} {}", t.name);
+        assert_eq!(
+            t.dtype.label(),
+            e["dtype"].as_str().unwrap(),
+            "{path} {}",
+            t.name
+        );
         let shape: Vec<u64> = e["shape"].as_array().unwrap().iter().map(u).collect();
         assert_eq!(t.shape, shape, "{path} {}", t.name);
         assert_eq!(t.offset, u(&e["offset"]), "{path} {}", t.name);
@@ -243,11 +248,17 @@ fn the_real_damaged_file_gives_a_clear_error_and_keeps_the_keys_before_it() {
         return;
     };
     let (m, _) = open(&p);
-    let e = m.error.as_ref().expect("the damaged file must not parse cleanly");
+    let e = m
+        .error
+        .as_ref()
+        .expect("the damaged file must not parse cleanly");
     let msg = e.to_string();
     assert!(msg.contains(&format!("at byte {}", e.offset)), "{msg}");
     assert!(
-        matches!(e.kind, ErrorKind::CountTooLarge { .. } | ErrorKind::Truncated { .. }),
+        matches!(
+            e.kind,
+            ErrorKind::CountTooLarge { .. } | ErrorKind::Truncated { .. }
+        ),
         "{msg}"
     );
     assert!(e.field.starts_with("metadata["), "{msg}");
@@ -290,8 +301,15 @@ fn the_type_table_matches_gguf_py() {
         .filter(|t| t.status == ggml_type::Status::Active)
         .map(|t| u64::from(t.id))
         .collect();
-    let missing: Vec<u64> = ours.iter().copied().filter(|i| !known.contains(i)).collect();
-    assert!(missing.iter().all(|&i| i > *known.iter().max().unwrap()), "{missing:?}");
+    let missing: Vec<u64> = ours
+        .iter()
+        .copied()
+        .filter(|i| !known.contains(i))
+        .collect();
+    assert!(
+        missing.iter().all(|&i| i > *known.iter().max().unwrap()),
+        "{missing:?}"
+    );
     for f in r["file_types"].as_array().unwrap() {
         assert_eq!(
             file_type_name(u(&f["id"])),

@@ -22,7 +22,8 @@ fn repo(input: &str) -> Repo {
 
 #[test]
 fn hub_file_urls_normalise_to_resolve() {
-    let g = "https://huggingface.co/ggml-org/gemma-3-270m-GGUF/resolve/main/gemma-3-270m-Q4_K_M.gguf";
+    let g =
+        "https://huggingface.co/ggml-org/gemma-3-270m-GGUF/resolve/main/gemma-3-270m-Q4_K_M.gguf";
     let cases = [
         ("https://huggingface.co/ggml-org/gemma-3-270m-GGUF/blob/main/gemma-3-270m-Q4_K_M.gguf", g),
         ("https://huggingface.co/ggml-org/gemma-3-270m-GGUF/resolve/main/gemma-3-270m-Q4_K_M.gguf?download=true", g),
@@ -80,16 +81,50 @@ fn hub_file_targets_carry_repo_and_path() {
 #[test]
 fn repo_ids_and_pages_list_the_repository() {
     let cases = [
-        ("ggml-org/gemma-3-270m-GGUF", RepoKind::Model, "ggml-org/gemma-3-270m-GGUF", "main"),
-        ("ggml-org/gemma-3-270m-GGUF@v2", RepoKind::Model, "ggml-org/gemma-3-270m-GGUF", "v2"),
-        ("datasets/owner/data", RepoKind::Dataset, "owner/data", "main"),
-        ("https://huggingface.co/Qwen/Qwen3-0.6B", RepoKind::Model, "Qwen/Qwen3-0.6B", "main"),
-        ("https://huggingface.co/Qwen/Qwen3-0.6B/tree/dev", RepoKind::Model, "Qwen/Qwen3-0.6B", "dev"),
-        ("https://huggingface.co/spaces/o/s", RepoKind::Space, "o/s", "main"),
+        (
+            "ggml-org/gemma-3-270m-GGUF",
+            RepoKind::Model,
+            "ggml-org/gemma-3-270m-GGUF",
+            "main",
+        ),
+        (
+            "ggml-org/gemma-3-270m-GGUF@v2",
+            RepoKind::Model,
+            "ggml-org/gemma-3-270m-GGUF",
+            "v2",
+        ),
+        (
+            "datasets/owner/data",
+            RepoKind::Dataset,
+            "owner/data",
+            "main",
+        ),
+        (
+            "https://huggingface.co/Qwen/Qwen3-0.6B",
+            RepoKind::Model,
+            "Qwen/Qwen3-0.6B",
+            "main",
+        ),
+        (
+            "https://huggingface.co/Qwen/Qwen3-0.6B/tree/dev",
+            RepoKind::Model,
+            "Qwen/Qwen3-0.6B",
+            "dev",
+        ),
+        (
+            "https://huggingface.co/spaces/o/s",
+            RepoKind::Space,
+            "o/s",
+            "main",
+        ),
     ];
     for (input, kind, id, rev) in cases {
         let r = repo(input);
-        assert_eq!((r.kind, r.id.as_str(), r.revision.as_str()), (kind, id, rev), "{input}");
+        assert_eq!(
+            (r.kind, r.id.as_str(), r.revision.as_str()),
+            (kind, id, rev),
+            "{input}"
+        );
     }
     let r = repo("owner/name@refs/pr/3");
     assert_eq!(
@@ -132,8 +167,14 @@ fn bad_inputs_say_why() {
 
 #[test]
 fn split_names_follow_gguf_split_and_transformers() {
-    assert_eq!(split_name("q/m-00002-of-00003.gguf", ".gguf"), Some(("q/m", 2, 3)));
-    assert_eq!(split_name("model-00001-of-00163.safetensors", ".safetensors"), Some(("model", 1, 163)));
+    assert_eq!(
+        split_name("q/m-00002-of-00003.gguf", ".gguf"),
+        Some(("q/m", 2, 3))
+    );
+    assert_eq!(
+        split_name("model-00001-of-00163.safetensors", ".safetensors"),
+        Some(("model", 1, 163))
+    );
     assert_eq!(split_name("m-1-of-3.gguf", ".gguf"), None);
     assert_eq!(split_name("model.gguf", ".gguf"), None);
 }
@@ -164,7 +205,12 @@ fn a_listing_groups_into_models() {
         [
             ("Q8_0/m-Q8_0.gguf (3 parts)", EntryKind::GgufSplit, 3, 1100),
             ("m-Q4_K_M.gguf", EntryKind::Gguf, 1, 1000),
-            ("model.safetensors.index.json", EntryKind::SafetensorsShards, 2, 770),
+            (
+                "model.safetensors.index.json",
+                EntryKind::SafetensorsShards,
+                2,
+                770
+            ),
             ("x/a.gguf (2 parts)", EntryKind::GgufSplit, 1, 5),
         ]
     );

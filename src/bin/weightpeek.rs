@@ -90,8 +90,12 @@ mod cli {
         if args.json {
             let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
             v["metadata"] = metadata_json(&model);
-            writeln!(out, "{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            )
+            .map_err(|e| e.to_string())?;
         } else {
             match print_text(&mut out, args, &model, &s) {
                 // `weightpeek FILE | head` closes the pipe early: not an error.
@@ -132,7 +136,11 @@ mod cli {
             out,
             "  format          {}{version} ({}-endian)",
             s.format.to_uppercase(),
-            if s.endianness == weightpeek::format::Endian::Big { "big" } else { "little" }
+            if s.endianness == weightpeek::format::Endian::Big {
+                "big"
+            } else {
+                "little"
+            }
         )?;
         writeln!(
             out,
@@ -146,8 +154,16 @@ mod cli {
             display::bytes(s.header_size),
             display::thousands(s.header_size)
         )?;
-        writeln!(out, "  metadata        {} keys", display::thousands(s.metadata_count))?;
-        writeln!(out, "  tensors         {}", display::thousands(s.tensor_count))?;
+        writeln!(
+            out,
+            "  metadata        {} keys",
+            display::thousands(s.metadata_count)
+        )?;
+        writeln!(
+            out,
+            "  tensors         {}",
+            display::thousands(s.tensor_count)
+        )?;
         writeln!(
             out,
             "  parameters      {} ({})",
@@ -173,7 +189,11 @@ mod cli {
             }
         }
         writeln!(out, "\ntypes:")?;
-        writeln!(out, "  {:<12} {:>8} {:>16} {:>14} {:>8}", "type", "tensors", "elements", "bytes", "bpw")?;
+        writeln!(
+            out,
+            "  {:<12} {:>8} {:>16} {:>14} {:>8}",
+            "type", "tensors", "elements", "bytes", "bpw"
+        )?;
         for d in &s.dtypes {
             writeln!(
                 out,
@@ -196,7 +216,15 @@ mod cli {
             )?;
         }
         if args.tensors {
-            writeln!(out, "\ntensors (shape in {} order):", if s.format == "gguf" { "ggml ne0..neN" } else { "row-major" })?;
+            writeln!(
+                out,
+                "\ntensors (shape in {} order):",
+                if s.format == "gguf" {
+                    "ggml ne0..neN"
+                } else {
+                    "row-major"
+                }
+            )?;
             for t in s.tensors.iter().filter(|t| t.name.contains(q)) {
                 let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
                 writeln!(

@@ -159,7 +159,12 @@ mod tests {
         assert_eq!(be.u32(), Ok(2));
         assert_eq!(be.u8(), Err(Short { needed_end: 9 }));
         let mut far = Cursor::new(&buf, 2, Endian::Little);
-        assert_eq!(far.take(u64::MAX), Err(Short { needed_end: u64::MAX }));
+        assert_eq!(
+            far.take(u64::MAX),
+            Err(Short {
+                needed_end: u64::MAX
+            })
+        );
         assert_eq!(far.pos(), 2);
     }
 

@@ -28,7 +28,11 @@ pub enum ErrorKind {
     /// A GGUF metadata value type id outside 0..=12.
     UnknownValueType(u32),
     /// A count or length from the file that cannot fit in the bytes that remain.
-    CountTooLarge { count: u64, what: &'static str, max: u64 },
+    CountTooLarge {
+        count: u64,
+        what: &'static str,
+        max: u64,
+    },
     /// Arithmetic on values from the file overflowed 64 bits.
     Overflow(&'static str),
     /// Metadata arrays nested deeper than [`crate::format::gguf::MAX_ARRAY_DEPTH`].
@@ -103,6 +107,10 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}: {}", self.field, self.offset, self.message)
+        write!(
+            f,
+            "{} at byte {}: {}",
+            self.field, self.offset, self.message
+        )
     }
 }

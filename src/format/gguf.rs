@@ -196,8 +196,22 @@ impl GgufParser {
         let w = u64::from(self.layout.len_width);
         // A pair is at least a key length, a type and one byte; a tensor info at least a name
         // length, n_dims, a type and an offset.
-        check_fits(kv_count, w + 4 + 1, c.pos(), file_size, "metadata count", 8 + w)?;
-        check_fits(tensor_count, w + 4 + 4 + 8, c.pos(), file_size, "tensor count", 8)?;
+        check_fits(
+            kv_count,
+            w + 4 + 1,
+            c.pos(),
+            file_size,
+            "metadata count",
+            8 + w,
+        )?;
+        check_fits(
+            tensor_count,
+            w + 4 + 4 + 8,
+            c.pos(),
+            file_size,
+            "tensor count",
+            8,
+        )?;
         let h = &mut self.header;
         h.version = version;
         h.big_endian = endian == Endian::Big;
@@ -265,7 +279,9 @@ impl GgufParser {
             };
             if vt == ValueType::Array {
                 let head = read_array_head(&mut c, layout, file_size, 1).map_err(|e| {
-                    self.stop(e, file_size, || format!("metadata[{index}] \"{key}\" array"))
+                    self.stop(e, file_size, || {
+                        format!("metadata[{index}] \"{key}\" array")
+                    })
                 })?;
                 // The array's type and length are consumed; its elements are indexed next,
                 // resumably.
@@ -279,7 +295,9 @@ impl GgufParser {
                 continue;
             }
             let value = read_value(&mut c, vt, layout, file_size, 0).map_err(|e| {
-                self.stop(e, file_size, || format!("metadata[{index}] \"{key}\" value"))
+                self.stop(e, file_size, || {
+                    format!("metadata[{index}] \"{key}\" value")
+                })
             })?;
             if let Value::String(t) = &value {
                 if t.lossy {
@@ -312,7 +330,9 @@ impl GgufParser {
         if key == "general.alignment" {
             self.header.alignment = alignment_from(&value, offset)?;
         }
-        self.header.metadata.push(MetadataEntry { key, offset, value });
+        self.header
+            .metadata
+            .push(MetadataEntry { key, offset, value });
         Ok(())
     }
 

@@ -110,7 +110,10 @@ pub struct Model {
 impl Model {
     /// Looks a metadata key up.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.metadata.iter().find(|e| e.key == key).map(|e| &e.value)
+        self.metadata
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| &e.value)
     }
 }
 
@@ -216,11 +219,7 @@ fn size_unknown_types(tensors: &mut [Tensor], file_size: u64, warnings: &mut Vec
 }
 
 /// Builds a [`Model`] from a parsed safetensors header.
-pub fn model_from_safetensors(
-    h: safetensors::StHeader,
-    bytes: Vec<u8>,
-    file_size: u64,
-) -> Model {
+pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_size: u64) -> Model {
     let data_offset = h.data_offset();
     let mut warnings = h.warnings;
     let tensors = h
@@ -244,10 +243,7 @@ pub fn model_from_safetensors(
                     note = Some(format!(
                         "data_offsets span {b} bytes but {n} elements of {} need {}",
                         d.name,
-                        bits.map_or("more than 2^64 bits".to_string(), |x| format!(
-                            "{} bits",
-                            x
-                        ))
+                        bits.map_or("more than 2^64 bits".to_string(), |x| format!("{} bits", x))
                     ));
                 }
             }

@@ -32,28 +32,94 @@ pub struct StDtype {
 
 /// Every dtype of safetensors 0.8, with bit widths.
 pub const ST_DTYPES: [StDtype; 22] = [
-    StDtype { name: "BOOL", bits: 8 },
-    StDtype { name: "F4", bits: 4 },
-    StDtype { name: "F6_E2M3", bits: 6 },
-    StDtype { name: "F6_E3M2", bits: 6 },
-    StDtype { name: "U8", bits: 8 },
-    StDtype { name: "I8", bits: 8 },
-    StDtype { name: "F8_E5M2", bits: 8 },
-    StDtype { name: "F8_E4M3", bits: 8 },
-    StDtype { name: "F8_E8M0", bits: 8 },
-    StDtype { name: "F8_E4M3FNUZ", bits: 8 },
-    StDtype { name: "F8_E5M2FNUZ", bits: 8 },
-    StDtype { name: "I16", bits: 16 },
-    StDtype { name: "U16", bits: 16 },
-    StDtype { name: "F16", bits: 16 },
-    StDtype { name: "BF16", bits: 16 },
-    StDtype { name: "I32", bits: 32 },
-    StDtype { name: "U32", bits: 32 },
-    StDtype { name: "F32", bits: 32 },
-    StDtype { name: "C64", bits: 64 },
-    StDtype { name: "F64", bits: 64 },
-    StDtype { name: "I64", bits: 64 },
-    StDtype { name: "U64", bits: 64 },
+    StDtype {
+        name: "BOOL",
+        bits: 8,
+    },
+    StDtype {
+        name: "F4",
+        bits: 4,
+    },
+    StDtype {
+        name: "F6_E2M3",
+        bits: 6,
+    },
+    StDtype {
+        name: "F6_E3M2",
+        bits: 6,
+    },
+    StDtype {
+        name: "U8",
+        bits: 8,
+    },
+    StDtype {
+        name: "I8",
+        bits: 8,
+    },
+    StDtype {
+        name: "F8_E5M2",
+        bits: 8,
+    },
+    StDtype {
+        name: "F8_E4M3",
+        bits: 8,
+    },
+    StDtype {
+        name: "F8_E8M0",
+        bits: 8,
+    },
+    StDtype {
+        name: "F8_E4M3FNUZ",
+        bits: 8,
+    },
+    StDtype {
+        name: "F8_E5M2FNUZ",
+        bits: 8,
+    },
+    StDtype {
+        name: "I16",
+        bits: 16,
+    },
+    StDtype {
+        name: "U16",
+        bits: 16,
+    },
+    StDtype {
+        name: "F16",
+        bits: 16,
+    },
+    StDtype {
+        name: "BF16",
+        bits: 16,
+    },
+    StDtype {
+        name: "I32",
+        bits: 32,
+    },
+    StDtype {
+        name: "U32",
+        bits: 32,
+    },
+    StDtype {
+        name: "F32",
+        bits: 32,
+    },
+    StDtype {
+        name: "C64",
+        bits: 64,
+    },
+    StDtype {
+        name: "F64",
+        bits: 64,
+    },
+    StDtype {
+        name: "I64",
+        bits: 64,
+    },
+    StDtype {
+        name: "U64",
+        bits: 64,
+    },
 ];
 
 /// Looks a dtype name up in [`ST_DTYPES`].
@@ -163,9 +229,9 @@ fn metadata(value: &Json) -> Result<Vec<MetadataEntry>, Error> {
         .ok_or_else(|| json_err("\"__metadata__\" is not an object of strings"))?;
     obj.iter()
         .map(|(k, v)| {
-            let s = v.as_str().ok_or_else(|| {
-                json_err(format!("\"__metadata__\".\"{k}\" is not a string"))
-            })?;
+            let s = v
+                .as_str()
+                .ok_or_else(|| json_err(format!("\"__metadata__\".\"{k}\" is not a string")))?;
             Ok(MetadataEntry {
                 key: k.clone(),
                 offset: 8,
@@ -247,7 +313,9 @@ mod tests {
 
     #[test]
     fn keeps_order_and_duplicates() {
-        let b = file(r#"{"b":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},"__metadata__":{"format":"pt"},"a":{"dtype":"F4","shape":[4],"data_offsets":[12,14]},"b":{"dtype":"X9","shape":[],"data_offsets":[14,15]}}"#);
+        let b = file(
+            r#"{"b":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},"__metadata__":{"format":"pt"},"a":{"dtype":"F4","shape":[4],"data_offsets":[12,14]},"b":{"dtype":"X9","shape":[],"data_offsets":[14,15]}}"#,
+        );
         let h = parse(&b, b.len() as u64 + 15).unwrap();
         let names: Vec<_> = h.tensors.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["b", "a", "b"]);
@@ -273,6 +341,9 @@ mod tests {
         let Err(Stop::Fail(e)) = parse(&b, 100) else {
             panic!()
         };
-        assert!(e.to_string().contains("tensor \"w\" \"shape\" holds -1"), "{e}");
+        assert!(
+            e.to_string().contains("tensor \"w\" \"shape\" holds -1"),
+            "{e}"
+        );
     }
 }

@@ -30,7 +30,13 @@ impl Format {
 /// instead: an empty file, an HTML page, a Git LFS pointer, a safetensors index JSON, the
 /// pre-GGUF ggml formats.
 pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
-    let not = |what: &str| Err(Error::new("file start", 0, ErrorKind::NotAModel(what.into())));
+    let not = |what: &str| {
+        Err(Error::new(
+            "file start",
+            0,
+            ErrorKind::NotAModel(what.into()),
+        ))
+    };
     if file_size == 0 {
         return not("the file is empty (0 bytes)");
     }
@@ -52,9 +58,10 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         return not("this is a Git LFS pointer file (a small text file standing in for the real one); download the real file, e.g. with `git lfs pull`");
     }
     let lower = trimmed.to_ascii_lowercase();
-    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.starts_with('<')
-    {
-        return not("this is an HTML page, not a model file (was a web page saved instead of the file?)");
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.starts_with('<') {
+        return not(
+            "this is an HTML page, not a model file (was a web page saved instead of the file?)",
+        );
     }
     if trimmed.starts_with('{') {
         let all = String::from_utf8_lossy(head);
@@ -106,7 +113,9 @@ mod tests {
     fn names_wrong_inputs() {
         assert!(why(b"").contains("empty"));
         assert!(why(b"<!DOCTYPE html><html>").contains("HTML page"));
-        assert!(why(b"version https://git-lfs.github.com/spec/v1\noid sha256:").contains("Git LFS"));
+        assert!(
+            why(b"version https://git-lfs.github.com/spec/v1\noid sha256:").contains("Git LFS")
+        );
         assert!(why(br#"{"metadata":{},"weight_map":{"a":"b"}}"#).contains("safetensors index"));
         assert!(why(b"tjgg\x01\x00\x00\x00").contains("GGJT"));
         assert!(why(b"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09").contains("unrecognised"));

@@ -405,7 +405,11 @@ pub(crate) fn skip_some(
         let rest = head.len - *done;
         // check_fits bounded len by the file size, so this cannot overflow.
         let bytes = rest.checked_mul(size).ok_or_else(|| {
-            Error::new("array length", head.start, ErrorKind::Overflow("array size"))
+            Error::new(
+                "array length",
+                head.start,
+                ErrorKind::Overflow("array size"),
+            )
         })?;
         c.skip(bytes)?;
         *done = head.len;

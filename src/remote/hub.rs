@@ -170,7 +170,9 @@ fn bare_repo(input: &str) -> Option<Repo> {
 pub fn parse_input(input: &str, endpoint: &str) -> Result<Target, InputError> {
     let input = input.trim();
     if input.is_empty() {
-        return Err(InputError("paste a URL or a Hugging Face repo id (owner/name)".into()));
+        return Err(InputError(
+            "paste a URL or a Hugging Face repo id (owner/name)".into(),
+        ));
     }
     let lower = input.to_ascii_lowercase();
     let with_scheme = if lower.starts_with("http://") || lower.starts_with("https://") {

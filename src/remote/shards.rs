@@ -69,7 +69,10 @@ pub fn group(files: &[RepoFile]) -> Vec<Entry> {
     let mut out = Vec::new();
     for f in files {
         if let Some(base) = f.path.strip_suffix(".safetensors.index.json") {
-            let dir = base.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
+            let dir = base
+                .rsplit_once('/')
+                .map(|(d, _)| format!("{d}/"))
+                .unwrap_or_default();
             let shards: Vec<&RepoFile> = files
                 .iter()
                 .filter(|s| {
@@ -105,7 +108,9 @@ pub fn group(files: &[RepoFile]) -> Vec<Entry> {
             if count < 2 {
                 continue;
             }
-            let names: Vec<String> = (1..=count).map(|i| shard_name(prefix, i, count, ext)).collect();
+            let names: Vec<String> = (1..=count)
+                .map(|i| shard_name(prefix, i, count, ext))
+                .collect();
             let (present, missing): (Vec<String>, Vec<String>) =
                 names.into_iter().partition(|n| size_of(n).is_some());
             used.extend(
@@ -168,8 +173,8 @@ pub fn parse_tree_listing(json: &str) -> Result<Vec<RepoFile>, String> {
         size: u64,
         lfs: Option<Lfs>,
     }
-    let items: Vec<Item> =
-        serde_json::from_str(json).map_err(|e| format!("the Hub's file listing is not the expected JSON: {e}"))?;
+    let items: Vec<Item> = serde_json::from_str(json)
+        .map_err(|e| format!("the Hub's file listing is not the expected JSON: {e}"))?;
     Ok(items
         .into_iter()
         .filter(|i| i.kind == "file")

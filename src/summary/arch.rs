@@ -67,12 +67,13 @@ pub fn arch_card(m: &Model) -> Option<ArchCard> {
             }
         }
     }
-    let file_type = m.get("general.file_type").and_then(Value::as_u64).map(|id| {
-        match file_type_name(id) {
-            Some(n) => format!("{n} ({id})"),
-            None => format!("{id} (unknown)"),
-        }
-    });
+    let file_type =
+        m.get("general.file_type")
+            .and_then(Value::as_u64)
+            .map(|id| match file_type_name(id) {
+                Some(n) => format!("{n} ({id})"),
+                None => format!("{id} (unknown)"),
+            });
     Some(ArchCard {
         architecture: arch,
         name: m

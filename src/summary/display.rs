@@ -97,11 +97,7 @@ pub fn value(v: &Value, bytes: &[u8], items: u64, max_chars: usize) -> String {
         Value::Array(a) => array(a, bytes, items),
         Value::String(t) if t.text.chars().count() > max_chars => {
             let cut: String = t.text.chars().take(max_chars).collect();
-            format!(
-                "\"{}…\" ({} chars)",
-                escape(&cut),
-                t.text.chars().count()
-            )
+            format!("\"{}…\" ({} chars)", escape(&cut), t.text.chars().count())
         }
         other => scalar(other),
     }

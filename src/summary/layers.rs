@@ -106,7 +106,12 @@ pub fn layer_map(m: &Model) -> LayerMap {
             t.layers.sort_unstable();
             t.layers.dedup();
         }
-        r.types.sort_by(|a, b| b.layers.len().cmp(&a.layers.len()).then(a.dtype.cmp(&b.dtype)));
+        r.types.sort_by(|a, b| {
+            b.layers
+                .len()
+                .cmp(&a.layers.len())
+                .then(a.dtype.cmp(&b.dtype))
+        });
     }
     LayerMap { layers, roles }
 }
@@ -117,7 +122,10 @@ mod tests {
 
     #[test]
     fn splits_common_layer_names() {
-        assert_eq!(split_layer("blk.12.ffn_down.weight"), Some(("blk", 12, "ffn_down.weight")));
+        assert_eq!(
+            split_layer("blk.12.ffn_down.weight"),
+            Some(("blk", 12, "ffn_down.weight"))
+        );
         assert_eq!(
             split_layer("encoder.layer.3.attention.self.query.weight"),
             Some(("encoder.layer", 3, "attention.self.query.weight"))

@@ -81,7 +81,8 @@ impl GgufBuilder {
     }
 
     pub fn tensor(mut self, name: &str, dims: &[u64], ty: u32, rel: u64) -> Self {
-        self.tensors.push((name.to_string(), dims.to_vec(), ty, rel));
+        self.tensors
+            .push((name.to_string(), dims.to_vec(), ty, rel));
         self
     }
 
@@ -215,7 +216,8 @@ pub fn data_dir() -> PathBuf {
     std::env::var_os("WEIGHTPEEK_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/weightpeek-data")
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/weightpeek-data")
         })
 }
 
@@ -239,7 +241,10 @@ pub fn reference(key: &str) -> Option<serde_json::Value> {
                 "reference {} missing ({e}); run scripts/test.sh",
                 p.display()
             );
-            eprintln!("SKIP: reference {} missing; run scripts/test.sh", p.display());
+            eprintln!(
+                "SKIP: reference {} missing; run scripts/test.sh",
+                p.display()
+            );
             None
         }
     }
