@@ -148,12 +148,19 @@ mod cli {
             display::bytes(s.file_size),
             display::thousands(s.file_size)
         )?;
-        writeln!(
-            out,
-            "  header size     {} ({} bytes)",
-            display::bytes(s.header_size),
-            display::thousands(s.header_size)
-        )?;
+        match &m.error {
+            Some(e) => writeln!(
+                out,
+                "  header size     unknown (parsing stopped at byte {})",
+                display::thousands(e.offset)
+            )?,
+            None => writeln!(
+                out,
+                "  header size     {} ({} bytes)",
+                display::bytes(s.header_size),
+                display::thousands(s.header_size)
+            )?,
+        }
         writeln!(
             out,
             "  metadata        {} keys",

@@ -76,15 +76,26 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         display::bytes(s.file_size),
         Some(format!("{} bytes", display::thousands(s.file_size))),
     ));
-    out.push(Fact::new(
-        "header size",
-        display::bytes(s.header_size),
-        Some(format!(
-            "{} bytes{}",
-            display::thousands(s.header_size),
-            of(s.header_size, s.file_size)
-        )),
-    ));
+    out.push(match &model.error {
+        // The header's end is not known when parsing stopped early.
+        Some(e) => Fact::new(
+            "header size",
+            "unknown".to_string(),
+            Some(format!(
+                "parsing stopped at byte {}",
+                display::thousands(e.offset)
+            )),
+        ),
+        None => Fact::new(
+            "header size",
+            display::bytes(s.header_size),
+            Some(format!(
+                "{} bytes{}",
+                display::thousands(s.header_size),
+                of(s.header_size, s.file_size)
+            )),
+        ),
+    });
     let read_meta = model.metadata.len() as u64;
     out.push(Fact::new(
         "metadata keys",
