@@ -322,6 +322,14 @@ mod tests {
         assert_eq!(h.tensors[0].shape, [2, 3]);
         assert_eq!(h.tensors[2].dtype, "X9");
         assert_eq!(h.metadata[0].key, "format");
+        let b = file(r#"{"__metadata__":{"z":"1","a":"2"}}"#);
+        let keys: Vec<_> = parse(&b, b.len() as u64)
+            .unwrap()
+            .metadata
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        assert_eq!(keys, ["z", "a"], "file order, not sorted");
         assert_eq!(h.data_offset(), b.len() as u64);
     }
 
