@@ -322,8 +322,8 @@ mod tests {
         assert_eq!(h.tensors[0].shape, [2, 3]);
         assert_eq!(h.tensors[2].dtype, "X9");
         assert_eq!(h.metadata[0].key, "format");
-        let b = file(r#"{"__metadata__":{"z":"1","a":"2"}}"#);
-        let keys: Vec<_> = parse(&b, b.len() as u64)
+        let m = file(r#"{"__metadata__":{"z":"1","a":"2"}}"#);
+        let keys: Vec<_> = parse(&m, m.len() as u64)
             .unwrap()
             .metadata
             .into_iter()
