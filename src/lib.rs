@@ -3,6 +3,7 @@
 //! Architecture (the core is plain Rust, tested natively; the web layer only draws):
 //! - [`format`]: sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
 //!   the ggml type table lives in [`format::ggml_type`].
+//! - [`check`]: validation findings (errors, warnings) with offsets, for the Checks panel and `--check`.
 //! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
 //! - [`dequant`]: decode tensor bytes (every ggml type, every safetensors dtype) to `f32`, bit for
@@ -12,6 +13,7 @@
 //!   histogram bars).
 //! - `web` (wasm32 only): the DOM layer.
 
+pub mod check;
 pub mod dequant;
 pub mod format;
 pub mod remote;

@@ -167,6 +167,7 @@ fn every_vocab_file_matches_the_reference() {
         };
         let (m, src) = open(&p);
         check_against_reference(&m, &r);
+        assert_eq!(weightpeek::check::check(&m), [], "{}", p.display());
         // These files hold only a header: it is read, and nothing is read twice.
         assert_eq!(src.bytes, m.file_size, "{}", p.display());
     }
@@ -182,6 +183,7 @@ fn gemma_3_gguf_matches_the_reference_reading_only_its_header() {
     };
     let (m, src) = open(&p);
     check_against_reference(&m, &r);
+    assert_eq!(weightpeek::check::check(&m), []);
     let header = u(&r["data_offset"]);
     assert!(
         src.bytes < header + (1 << 20),
@@ -226,6 +228,7 @@ fn minilm_safetensors_matches_the_reference_reading_only_its_header() {
     };
     let (m, src) = open(&p);
     check_against_reference(&m, &r);
+    assert_eq!(weightpeek::check::check(&m), []);
     assert!(src.bytes < u(&r["header_size"]) + (1 << 20));
     assert_eq!(src.reads.len(), 1, "an 11 KB header takes one read");
 }

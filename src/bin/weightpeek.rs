@@ -37,6 +37,10 @@ mod cli {
         /// Print the whole summary as JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Validate the file: print every finding (errors, warnings, notes) and exit with
+        /// status 1 when an error-level finding exists (for CI pipelines).
+        #[arg(long)]
+        check: bool,
     }
 
     /// A local file read by range, counting the bytes it hands out.
@@ -85,6 +89,9 @@ mod cli {
         // The file source never waits, so the async loop completes without an executor.
         let (model, _stats) =
             block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
+        if args.check {
+            return print_check(&model).map_err(|e| e.to_string());
+        }
         let s = summary::summarize(&model);
         let mut out = std::io::stdout().lock();
         if args.json {
@@ -104,6 +111,38 @@ mod cli {
             }
         }
         Ok(if model.error.is_some() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn print_check(m: &weightpeek::format::Model) -> std::io::Result<ExitCode> {
+        use weightpeek::check::{check, Severity, CHECKS};
+        let findings = check(m);
+        let mut out = std::io::stdout().lock();
+        if findings.is_empty() {
+            writeln!(out, "no problems found; checked: {}", CHECKS.join("; "))?;
+        }
+        for f in &findings {
+            let sev = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "note",
+            };
+            let at = f.offset.map(|o| format!(" (byte {o})")).unwrap_or_default();
+            let t = f
+                .tensor
+                .as_ref()
+                .map(|t| format!(" tensor \"{t}\":"))
+                .unwrap_or_default();
+            writeln!(out, "{sev} [{}]{t} {}{at}", f.code, f.message)?;
+        }
+        let errors = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        Ok(if errors > 0 {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS

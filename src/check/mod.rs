@@ -1,0 +1,331 @@
+//! Validation findings: everything about a model file that is wrong, suspicious or worth
+//! knowing, each with a severity, a stable code, the byte offset and the tensor it concerns.
+//!
+//! What llama.cpp's loader (`gguf.cpp`) or the safetensors library would refuse is an error;
+//! what they accept but is unusual is a warning. A clean file reports no findings, and
+//! [`CHECKS`] says what was looked at.
+#![forbid(unsafe_code)]
+
+use serde::Serialize;
+
+use crate::format::{DType, Format, Model};
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The file is damaged, or a reference loader would refuse it.
+    Error,
+    /// Accepted by the loaders, but unusual or possibly wrong.
+    Warning,
+    /// Worth knowing; nothing wrong.
+    Info,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Error, warning or info.
+    pub severity: Severity,
+    /// Stable identifier, e.g. `data-beyond-eof`.
+    pub code: &'static str,
+    /// Plain-words description.
+    pub message: String,
+    /// Absolute byte offset it concerns, if any.
+    pub offset: Option<u64>,
+    /// Tensor it concerns, if any.
+    pub tensor: Option<String>,
+}
+
+/// What [`check`] looks at, for the "no problems found" message.
+pub const CHECKS: [&str; 9] = [
+    "the header parses to the end",
+    "every tensor's data lies inside the file",
+    "tensor data ranges do not overlap",
+    "gaps between tensors and trailing bytes",
+    "offsets on the alignment grid (GGUF)",
+    "byte sizes agree with shape and type",
+    "tensor names and metadata keys are unique and non-empty",
+    "every type is known",
+    "metadata values have the types loaders expect",
+];
+
+fn finding(
+    severity: Severity,
+    code: &'static str,
+    message: String,
+    offset: Option<u64>,
+    tensor: Option<&str>,
+) -> Finding {
+    Finding {
+        severity,
+        code,
+        message,
+        offset,
+        tensor: tensor.map(str::to_string),
+    }
+}
+
+/// Checks a parsed model. Findings are sorted by severity, then by offset.
+pub fn check(m: &Model) -> Vec<Finding> {
+    use Severity::*;
+    let mut out = Vec::new();
+    if let Some(e) = &m.error {
+        out.push(finding(
+            Error,
+            "header-incomplete",
+            format!("the header could not be read to the end: {e}"),
+            Some(e.offset),
+            None,
+        ));
+    }
+    for w in &m.warnings {
+        out.push(finding(
+            Warning,
+            "parser-warning",
+            w.to_string(),
+            Some(w.offset),
+            None,
+        ));
+    }
+    tensors(m, &mut out);
+    names(m, &mut out);
+    metadata_types(m, &mut out);
+    out.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+    out
+}
+
+fn tensors(m: &Model, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let mut ranges: Vec<(u64, u64, &str)> = Vec::new();
+    for t in &m.tensors {
+        let name = Some(t.name.as_str());
+        if t.elements.is_none() {
+            out.push(finding(
+                Error,
+                "elements-overflow",
+                format!(
+                    "the product of the dimensions {:?} overflows 64 bits",
+                    t.shape
+                ),
+                Some(t.offset),
+                name,
+            ));
+        }
+        if let DType::Ggml(g) = t.dtype {
+            if g.info().is_none() {
+                out.push(finding(
+                    Warning,
+                    "unknown-type",
+                    format!("{}: not a type this tool (or llama.cpp) knows", g.label()),
+                    Some(t.offset),
+                    name,
+                ));
+            }
+        }
+        if let DType::StUnknown(s) = &t.dtype {
+            out.push(finding(
+                Warning,
+                "unknown-type",
+                format!("dtype \"{s}\" is not a safetensors 0.8 dtype"),
+                Some(t.offset),
+                name,
+            ));
+        }
+        if let Some(note) = &t.note {
+            if t.dtype.bits_per_weight().is_some() {
+                out.push(finding(
+                    Error,
+                    "size-mismatch",
+                    note.clone(),
+                    Some(t.offset),
+                    name,
+                ));
+            }
+        }
+        if m.format == Format::Gguf {
+            if let Some(a) = m.alignment.filter(|&a| a > 0) {
+                let rel = t.offset.wrapping_sub(m.data_offset);
+                if t.offset >= m.data_offset && rel % a != 0 {
+                    out.push(finding(
+                        Error,
+                        "misaligned",
+                        format!(
+                            "data offset {rel} (relative to the data section) is not a multiple of the alignment {a}; llama.cpp refuses it"
+                        ),
+                        Some(t.offset),
+                        name,
+                    ));
+                }
+            }
+        }
+        let Some(bytes) = t.bytes else { continue };
+        match t.offset.checked_add(bytes) {
+            Some(end) if end <= m.file_size => ranges.push((t.offset, end, &t.name)),
+            Some(end) => out.push(finding(
+                Error,
+                "data-beyond-eof",
+                format!(
+                    "data beyond end of file: bytes {}..{end} but the file has {} bytes",
+                    t.offset, m.file_size
+                ),
+                Some(t.offset),
+                name,
+            )),
+            None => out.push(finding(
+                Error,
+                "data-beyond-eof",
+                "offset + size overflows 64 bits".into(),
+                Some(t.offset),
+                name,
+            )),
+        }
+    }
+    ranges.sort_unstable();
+    let align = if m.format == Format::Gguf {
+        m.alignment.unwrap_or(1).max(1)
+    } else {
+        1
+    };
+    let mut prev_end = m.data_offset;
+    let mut prev_name: Option<&str> = None;
+    for &(start, end, name) in &ranges {
+        if start < prev_end && prev_name.is_some() {
+            out.push(finding(
+                Error,
+                "overlap",
+                format!(
+                    "data {start}..{end} overlaps \"{}\" (which ends at {prev_end})",
+                    prev_name.unwrap_or_default()
+                ),
+                Some(start),
+                Some(name),
+            ));
+        } else if start > prev_end {
+            let gap = start - prev_end;
+            // GGUF pads every tensor to the alignment; only a larger gap is unusual.
+            if gap >= align {
+                let sev = if m.format == Format::Safetensors {
+                    Warning
+                } else {
+                    Info
+                };
+                let why = if m.format == Format::Safetensors {
+                    "; the safetensors library refuses files whose tensors do not cover the data section contiguously"
+                } else {
+                    ""
+                };
+                out.push(finding(
+                    sev,
+                    "gap",
+                    format!("{gap} unused bytes before this tensor's data{why}"),
+                    Some(prev_end),
+                    Some(name),
+                ));
+            }
+        }
+        if end > prev_end {
+            prev_end = end;
+            prev_name = Some(name);
+        }
+    }
+    if m.error.is_none() && !ranges.is_empty() && m.file_size > prev_end {
+        let extra = m.file_size - prev_end;
+        if extra >= align {
+            out.push(finding(
+                if m.format == Format::Safetensors {
+                    Warning
+                } else {
+                    Info
+                },
+                "trailing-bytes",
+                format!("{extra} bytes after the last tensor's data"),
+                Some(prev_end),
+                None,
+            ));
+        }
+    }
+}
+
+fn names(m: &Model, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let mut seen: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
+    seen.sort_unstable();
+    for w in seen.windows(2) {
+        if w[0] == w[1] {
+            let t = m.tensors.iter().find(|t| t.name == w[0]);
+            out.push(finding(
+                Error,
+                "duplicate-tensor",
+                format!("tensor name \"{}\" appears more than once", w[0]),
+                t.map(|t| t.offset),
+                Some(w[0]),
+            ));
+        }
+    }
+    let mut keys: Vec<(&str, u64)> = m
+        .metadata
+        .iter()
+        .map(|e| (e.key.as_str(), e.offset))
+        .collect();
+    keys.sort_unstable();
+    for w in keys.windows(2) {
+        if w[0].0 == w[1].0 {
+            out.push(finding(
+                Warning,
+                "duplicate-key",
+                format!(
+                    "metadata key \"{}\" appears more than once; loaders keep one of them",
+                    w[0].0
+                ),
+                Some(w[1].1),
+                None,
+            ));
+        }
+    }
+    for e in &m.metadata {
+        if e.key.is_empty() {
+            out.push(finding(
+                Warning,
+                "empty-key",
+                "a metadata key is empty".into(),
+                Some(e.offset),
+                None,
+            ));
+        }
+    }
+    if m.tensors.iter().any(|t| t.name.is_empty()) {
+        out.push(finding(
+            Warning,
+            "empty-name",
+            "a tensor has an empty name".into(),
+            None,
+            Some(""),
+        ));
+    }
+}
+
+fn metadata_types(m: &Model, out: &mut Vec<Finding>) {
+    use crate::format::ValueType;
+    let expect = |key: &str, want: ValueType, out: &mut Vec<Finding>| {
+        if let Some(e) = m.metadata.iter().find(|e| e.key == key) {
+            let got = e.value.value_type();
+            if got != want {
+                out.push(finding(
+                    Severity::Warning,
+                    "metadata-type",
+                    format!(
+                        "\"{key}\" is {}, loaders expect {}",
+                        got.name(),
+                        want.name()
+                    ),
+                    Some(e.offset),
+                    None,
+                ));
+            }
+        }
+    };
+    expect("general.alignment", ValueType::U32, out);
+    expect("general.architecture", ValueType::String, out);
+    expect("general.file_type", ValueType::U32, out);
+}

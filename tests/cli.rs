@@ -1,0 +1,108 @@
+//! The CLI as a user runs it: text, --json (checked against the reference facts), --query,
+//! --tensors, --check exit codes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{reference, shared_dir};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample.gguf")
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_weightpeek"))
+        .args(args)
+        .output()
+        .expect("run weightpeek");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn json_matches_the_reference() {
+    let Some(r) = reference("sample") else { return };
+    let (code, out) = run(&[sample().to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["format"], "gguf");
+    for k in [
+        "version",
+        "file_size",
+        "metadata_count",
+        "tensor_count",
+        "parameter_count",
+        "tensor_bytes",
+    ] {
+        assert_eq!(j[k], r[k], "{k}");
+    }
+    assert_eq!(
+        j["tensors"].as_array().unwrap().len(),
+        r["tensors"].as_array().unwrap().len()
+    );
+    assert_eq!(j["tensors"][3]["name"], r["tensors"][3]["name"]);
+    assert_eq!(j["tensors"][3]["shape"], r["tensors"][3]["shape"]);
+    let bpw = r["tensor_bytes"].as_f64().unwrap() * 8.0 / r["parameter_count"].as_f64().unwrap();
+    assert_eq!(j["bits_per_weight"].as_f64(), Some(bpw));
+    assert_eq!(
+        j["dtypes"].as_array().unwrap().len(),
+        r["dtypes"].as_array().unwrap().len()
+    );
+    assert_eq!(
+        j["metadata"].as_array().unwrap().len(),
+        r["metadata"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn query_filters_metadata_and_tensors() {
+    let (code, out) = run(&[
+        sample().to_str().unwrap(),
+        "--tensors",
+        "--query",
+        "ffn_down",
+    ]);
+    assert_eq!(code, 0);
+    let tensor_lines: Vec<&str> = out.lines().filter(|l| l.contains("blk.")).collect();
+    assert!(!tensor_lines.is_empty());
+    assert!(tensor_lines.iter().all(|l| l.contains("ffn_down")), "{out}");
+    assert!(!out.contains("general.name"), "metadata is filtered too");
+}
+
+#[test]
+fn check_exit_codes() {
+    let (code, out) = run(&[sample().to_str().unwrap(), "--check"]);
+    assert_eq!(
+        (code, out.starts_with("no problems found")),
+        (0, true),
+        "{out}"
+    );
+    let corrupt = shared_dir().join("data/corrupt/ggml-vocab-bert-bge.mangled.gguf");
+    if common::real_file(corrupt.clone()).is_none() {
+        return;
+    }
+    let (code, out) = run(&[corrupt.to_str().unwrap(), "--check"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("error [header-incomplete]"), "{out}");
+    assert!(out.contains("at byte 212"), "{out}");
+    let (code, out) = run(&[corrupt.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("everything above was read before the error"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_weightpeek"))
+        .arg("/nonexistent/model.gguf")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No such file"));
+}
