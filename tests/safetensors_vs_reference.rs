@@ -1,0 +1,154 @@
+//! Our safetensors reader beside the reference crate (`safetensors` 0.8) on the same generated
+//! files, including damaged ones: where the reference rejects a file and we still show it, our
+//! validation must say so (an error- or warning-level finding).
+
+use weightpeek::check::{check, Severity};
+use weightpeek::source::parse_bytes;
+
+fn file(header: &[u8], data: usize) -> Vec<u8> {
+    let mut b = (header.len() as u64).to_le_bytes().to_vec();
+    b.extend(header);
+    b.extend(vec![0u8; data]);
+    b
+}
+
+fn entry(name: &str, dtype: &str, shape: &str, a: u64, b: u64) -> String {
+    format!(r#""{name}":{{"dtype":"{dtype}","shape":{shape},"data_offsets":[{a},{b}]}}"#)
+}
+
+/// (name, file bytes) for every case of the hostile-input issue that fits the safetensors format.
+fn cases() -> Vec<(&'static str, Vec<u8>)> {
+    let ok = entry("w", "F32", "[2,2]", 0, 16);
+    let obj = |entries: &[String]| format!("{{{}}}", entries.join(","));
+    let mut v = vec![
+        ("valid", file(obj(&[ok.clone()]).as_bytes(), 16)),
+        ("header length 0", file(b"", 16)),
+        ("header shorter than {}", file(b"{", 16)),
+        ("header not UTF-8", file(b"{\"\xff\":1}", 0)),
+        ("not JSON", file(b"hello world", 0)),
+        ("JSON array", file(b"[1,2]", 0)),
+        ("entry not an object", file(br#"{"w":5}"#, 0)),
+        (
+            "negative shape",
+            file(obj(&[entry("w", "F32", "[-2]", 0, 8)]).as_bytes(), 8),
+        ),
+        (
+            "fractional shape",
+            file(obj(&[entry("w", "F32", "[2.5]", 0, 8)]).as_bytes(), 8),
+        ),
+        (
+            "enormous shape",
+            file(
+                obj(&[entry("w", "F32", "[18446744073709551615,2]", 0, 8)]).as_bytes(),
+                8,
+            ),
+        ),
+        (
+            "reversed offsets",
+            file(obj(&[entry("w", "F32", "[2]", 8, 0)]).as_bytes(), 8),
+        ),
+        (
+            "offsets past the file",
+            file(obj(&[entry("w", "F32", "[4]", 0, 16)]).as_bytes(), 8),
+        ),
+        (
+            "overlapping offsets",
+            file(
+                obj(&[
+                    entry("a", "F32", "[2]", 0, 8),
+                    entry("b", "F32", "[2]", 4, 12),
+                ])
+                .as_bytes(),
+                12,
+            ),
+        ),
+        (
+            "hole between tensors",
+            file(
+                obj(&[
+                    entry("a", "F32", "[2]", 0, 8),
+                    entry("b", "F32", "[2]", 16, 24),
+                ])
+                .as_bytes(),
+                24,
+            ),
+        ),
+        (
+            "size disagrees with shape",
+            file(obj(&[entry("w", "F32", "[3]", 0, 8)]).as_bytes(), 8),
+        ),
+        (
+            "F4 odd element count",
+            file(obj(&[entry("w", "F4", "[3]", 0, 2)]).as_bytes(), 2),
+        ),
+        (
+            "duplicate names",
+            file(
+                obj(&[
+                    entry("w", "F32", "[2]", 0, 8),
+                    entry("w", "F32", "[2]", 8, 16),
+                ])
+                .as_bytes(),
+                16,
+            ),
+        ),
+        (
+            "bytes after the last tensor",
+            file(obj(&[ok.clone()]).as_bytes(), 64),
+        ),
+        (
+            "unknown dtype",
+            file(obj(&[entry("w", "Q9", "[2]", 0, 2)]).as_bytes(), 2),
+        ),
+    ];
+    let mut padded = obj(&[ok.clone()]).into_bytes();
+    padded.extend([0u8; 7]);
+    v.push(("NUL padding after the JSON", file(&padded, 16)));
+    let mut spaced = obj(&[ok.clone()]).into_bytes();
+    spaced.extend(*b"       ");
+    v.push(("space padding after the JSON", file(&spaced, 16)));
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend(obj(&[ok]).as_bytes());
+    v.push(("byte-order mark before the JSON", file(&bom, 16)));
+    let mut big = (1u64 << 40).to_le_bytes().to_vec();
+    big.extend(b"{}");
+    v.push(("header length past the file", big));
+    v
+}
+
+#[test]
+fn where_the_reference_rejects_we_say_so() {
+    let mut table = Vec::new();
+    for (name, bytes) in cases() {
+        let reference = safetensors::SafeTensors::deserialize(&bytes)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let ours = parse_bytes(&bytes);
+        let flagged = match &ours {
+            Err(_) => true,
+            Ok(m) => m.error.is_some() || check(m).iter().any(|f| f.severity <= Severity::Warning),
+        };
+        table.push(format!(
+            "{name:32} reference: {:50} ours: {}",
+            reference
+                .as_ref()
+                .err()
+                .map_or("accepts".to_string(), |e| format!(
+                    "rejects ({})",
+                    e.chars().take(36).collect::<String>()
+                )),
+            if flagged { "flags it" } else { "clean" }
+        ));
+        if reference.is_err() {
+            assert!(
+                flagged,
+                "{name}: the reference rejects it ({reference:?}) but we show it without a finding"
+            );
+        }
+        if name == "valid" || name == "space padding after the JSON" {
+            assert!(reference.is_ok(), "{name}");
+            assert!(!flagged, "{name}: {:?}", ours.map(|m| check(&m)));
+        }
+    }
+    println!("{}", table.join("\n"));
+}
