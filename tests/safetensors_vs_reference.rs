@@ -21,7 +21,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>)> {
     let ok = entry("w", "F32", "[2,2]", 0, 16);
     let obj = |entries: &[String]| format!("{{{}}}", entries.join(","));
     let mut v = vec![
-        ("valid", file(obj(&[ok.clone()]).as_bytes(), 16)),
+        ("valid", file(obj(std::slice::from_ref(&ok)).as_bytes(), 16)),
         ("header length 0", file(b"", 16)),
         ("header shorter than {}", file(b"{", 16)),
         ("header not UTF-8", file(b"{\"\xff\":1}", 0)),
@@ -94,17 +94,17 @@ fn cases() -> Vec<(&'static str, Vec<u8>)> {
         ),
         (
             "bytes after the last tensor",
-            file(obj(&[ok.clone()]).as_bytes(), 64),
+            file(obj(std::slice::from_ref(&ok)).as_bytes(), 64),
         ),
         (
             "unknown dtype",
             file(obj(&[entry("w", "Q9", "[2]", 0, 2)]).as_bytes(), 2),
         ),
     ];
-    let mut padded = obj(&[ok.clone()]).into_bytes();
+    let mut padded = obj(std::slice::from_ref(&ok)).into_bytes();
     padded.extend([0u8; 7]);
     v.push(("NUL padding after the JSON", file(&padded, 16)));
-    let mut spaced = obj(&[ok.clone()]).into_bytes();
+    let mut spaced = obj(std::slice::from_ref(&ok)).into_bytes();
     spaced.extend(*b"       ");
     v.push(("space padding after the JSON", file(&spaced, 16)));
     let mut bom = "\u{feff}".as_bytes().to_vec();
