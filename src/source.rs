@@ -33,6 +33,10 @@ pub struct ReadPolicy {
     /// Largest header the driver will fetch; past it the file is refused (a safety cap
     /// against reading a whole model by accident).
     pub max_header: u64,
+    /// Size reads after the first from the GGUF parser's guess of the header's end
+    /// ([`GgufParser::estimate_end`]) instead of doubling: for remote files, where every read
+    /// is a round trip. safetensors reads are exact either way (8 + N).
+    pub estimate: bool,
 }
 
 /// Header bytes fetched at most for one file: 512 MiB. The largest real headers known are
@@ -46,7 +50,44 @@ impl ReadPolicy {
         first_read: 256 << 10,
         max_read: 1 << 20,
         max_header: MAX_HEADER_BYTES,
+        estimate: false,
     };
+
+    /// For HTTP Range reads, where each read is a round trip and the byte budget is
+    /// header × 1.25 + 256 KiB. The first read is 256 KiB: the whole header of nearly every
+    /// safetensors file (MiniLM's is 7 KB; 100 tensors take ~10 KB) and of GGUF files without a
+    /// vocabulary, and for GGUF files with one, ~20,000 vocabulary strings, enough to measure
+    /// their average size, so the second read usually covers the rest of the header. Larger
+    /// would break the budget for tiny headers; smaller would measure the vocabulary worse. Later
+    /// reads follow the parser's estimate plus [`ESTIMATE_SLACK`], at most 64 MiB each.
+    pub const REMOTE: ReadPolicy = ReadPolicy {
+        first_read: 256 << 10,
+        max_read: 64 << 20,
+        max_header: MAX_HEADER_BYTES,
+        estimate: true,
+    };
+
+    /// Size of the next read with an optional guess `estimate` of where the header ends
+    /// (see [`ReadPolicy::estimate`]): up to the guess plus slack for its error, at least
+    /// `needed_end`, and at least [`MIN_GROWTH`] or an eighth of what is present (no crawling).
+    /// Without a guess, as [`ReadPolicy::next_len`]. Never re-reads: the read starts at `have`.
+    pub fn planned_len(&self, have: u64, needed_end: u64, estimate: Option<u64>, size: u64) -> u64 {
+        let Some(est) = estimate.filter(|_| self.estimate) else {
+            return self.next_len(have, needed_end, size);
+        };
+        let unsure = est.saturating_sub(have);
+        let target = est
+            .saturating_add(unsure / ESTIMATE_SLACK_DIV)
+            .saturating_add(ESTIMATE_SLACK);
+        let floor = have.saturating_add(MIN_GROWTH.max(have / 8));
+        let end = target
+            .max(floor)
+            .min(have.saturating_add(self.max_read))
+            .min(self.max_header)
+            .max(needed_end)
+            .min(size);
+        end.saturating_sub(have)
+    }
 
     /// Size of the next read when `have` bytes are present and at least `needed_end` are
     /// needed, for a file of `size` bytes. Never re-reads: the read starts at `have`.
@@ -56,6 +97,18 @@ impl ReadPolicy {
         end.saturating_sub(have)
     }
 }
+
+/// Fixed slack added to a header-end estimate: covers a misjudged tail (tensor names longer
+/// than guessed, a few extra pairs) without another round trip.
+pub const ESTIMATE_SLACK: u64 = 64 << 10;
+
+/// Proportional slack on the unread part of an estimate: 1/8 (12.5 %), so a vocabulary whose
+/// later strings are up to 12 % longer than its first ones still takes one read, and the bytes
+/// past the header stay under a quarter of it.
+pub const ESTIMATE_SLACK_DIV: u64 = 8;
+
+/// Smallest planned read after the first (64 KiB): a round trip for less is a waste.
+pub const MIN_GROWTH: u64 = 64 << 10;
 
 /// What the driver did, for tests and progress displays.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -103,7 +156,11 @@ pub async fn read_model<S: ByteSource>(
                     );
                     return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
                 }
-                let len = policy.next_len(have, end, size);
+                let estimate = match format {
+                    Format::Gguf => gguf.estimate_end(),
+                    Format::Safetensors => None,
+                };
+                let len = policy.planned_len(have, end, estimate, size);
                 if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
                     return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
                 }

@@ -190,6 +190,7 @@ fn resumable_reads_are_contiguous_and_give_the_same_model() {
             first_read: first,
             max_read: max,
             max_header: 1 << 30,
+            estimate: false,
         };
         let mut src = MemSource::new(&bytes);
         let (m, stats) = block_on_ready(read_model(&mut src, &policy)).unwrap();

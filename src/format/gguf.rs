@@ -30,6 +30,16 @@ pub const DEFAULT_ALIGNMENT: u64 = 32;
 /// damaged or hostile value that would place the data section far from the header.
 pub const MAX_ALIGNMENT: u64 = 1 << 20;
 
+/// Bytes guessed for a metadata pair not yet read (a key of ~30 characters and a small value).
+pub const KV_GUESS: u64 = 64;
+
+/// Bytes guessed for a tensor info not yet read, before any was: a 8-byte name length, a
+/// ~24-character name (`blk.10.attn_k_norm.weight`), n_dims, two 8-byte dims, type, offset.
+pub const TENSOR_INFO_GUESS: u64 = 64;
+
+/// Bytes guessed for a string array element before any was read (length + ~8 characters).
+pub const STRING_GUESS: u64 = 16;
+
 /// One tensor info of the directory, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorInfo {
@@ -129,6 +139,87 @@ impl GgufParser {
     /// Takes the parsed header out of the parser.
     pub fn into_header(self) -> GgufHeader {
         self.header
+    }
+
+    /// A guess of the absolute offset where the tensor directory ends, from what has been
+    /// parsed so far; `None` before the counts are known and once the header is complete.
+    ///
+    /// Used to size the next remote read so that it usually covers the rest of the header:
+    /// - an array being indexed: fixed-size elements are exact; strings and nested arrays are
+    ///   extrapolated from the average size of the elements indexed so far;
+    /// - the vocabulary's companion arrays (llama.cpp writes `tokenizer.ggml.scores` (not for
+    ///   `gpt2` BPE vocabularies) and `tokenizer.ggml.token_type`, one 4-byte number per token,
+    ///   right after `tokenizer.ggml.tokens`): counted once the token count is known, for as many
+    ///   pairs as remain;
+    /// - other pairs not yet read: [`KV_GUESS`] bytes each; tensor infos not yet read: the
+    ///   average of those read, or [`TENSOR_INFO_GUESS`] bytes each.
+    ///
+    /// Arrays not yet seen (BPE `tokenizer.ggml.merges`) are not guessed: they are measured as
+    /// soon as their first elements arrive. All arithmetic saturates (a guess, not a bound).
+    pub fn estimate_end(&self) -> Option<u64> {
+        let h = &self.header;
+        let tensor_rest =
+            |done: u64, avg: u64| h.tensor_count.saturating_sub(done).saturating_mul(avg);
+        match self.stage {
+            Stage::Preamble | Stage::Done => None,
+            Stage::Tensors => {
+                let done = h.tensors.len() as u64;
+                let avg = match h.tensors.first() {
+                    Some(first) if done > 0 => {
+                        self.pos.saturating_sub(first.info_offset).div_ceil(done)
+                    }
+                    _ => TENSOR_INFO_GUESS,
+                };
+                Some(self.pos.saturating_add(tensor_rest(done, avg)))
+            }
+            Stage::Metadata => {
+                let mut end = self.pos;
+                let mut pairs_left = h.kv_count.saturating_sub(h.metadata.len() as u64);
+                let mut tokens = h
+                    .metadata
+                    .iter()
+                    .find(|e| e.key == "tokenizer.ggml.tokens")
+                    .and_then(|e| match &e.value {
+                        Value::Array(a) => Some(a.len),
+                        _ => None,
+                    });
+                if let Some(p) = &self.pending {
+                    pairs_left = pairs_left.saturating_sub(1);
+                    let rest = p.head.len.saturating_sub(p.done);
+                    let avg = match p.head.elem.fixed_size() {
+                        Some(size) => size,
+                        None if p.done > 0 => {
+                            self.pos.saturating_sub(p.head.start).div_ceil(p.done)
+                        }
+                        None => STRING_GUESS,
+                    };
+                    end = end.saturating_add(rest.saturating_mul(avg));
+                    if p.key == "tokenizer.ggml.tokens" {
+                        tokens = Some(p.head.len);
+                    }
+                }
+                if let Some(n) = tokens {
+                    let bpe = h.metadata.iter().any(|e| {
+                        e.key == "tokenizer.ggml.model" && e.value.as_str() == Some("gpt2")
+                    });
+                    let companions: &[&str] = if bpe {
+                        &["tokenizer.ggml.token_type"]
+                    } else {
+                        &["tokenizer.ggml.scores", "tokenizer.ggml.token_type"]
+                    };
+                    for key in companions {
+                        let seen = h.metadata.iter().any(|e| e.key == *key)
+                            || self.pending.as_ref().is_some_and(|p| p.key == *key);
+                        if !seen && pairs_left > 0 {
+                            pairs_left -= 1;
+                            end = end.saturating_add(n.saturating_mul(4).saturating_add(KV_GUESS));
+                        }
+                    }
+                }
+                end = end.saturating_add(pairs_left.saturating_mul(KV_GUESS));
+                Some(end.saturating_add(tensor_rest(0, TENSOR_INFO_GUESS)))
+            }
+        }
     }
 
     /// Parses as far as `buf` (the file's first `buf.len()` bytes) allows. `Ok` when the header
