@@ -105,6 +105,30 @@ pub struct Model {
     /// The bytes read from the start of the file (at least the parsed header); lazily decoded
     /// metadata arrays point into them.
     pub bytes: Vec<u8>,
+    /// For a model stored in several files (a GGUF split set, safetensors shards) merged into
+    /// one by [`crate::remote::merge`]: the files, in order; empty for a single file. Tensor
+    /// offsets are then relative to their own part's file.
+    pub parts: Vec<Part>,
+}
+
+/// One file of a model stored in several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// File name (path inside the repository, or URL).
+    pub name: String,
+    /// Size of this file.
+    pub file_size: u64,
+    /// Header bytes of this file.
+    pub header_size: u64,
+    /// Indexes into [`Model::tensors`] of this file's tensors (contiguous, in part order).
+    pub tensors: std::ops::Range<usize>,
+}
+
+impl Model {
+    /// The 0-based part holding tensor `index`, for a merged model.
+    pub fn part_of(&self, index: usize) -> Option<usize> {
+        self.parts.iter().position(|p| p.tensors.contains(&index))
+    }
 }
 
 impl Model {
@@ -183,6 +207,7 @@ pub fn model_from_gguf(
         warnings,
         error,
         bytes,
+        parts: Vec::new(),
     }
 }
 
@@ -280,5 +305,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         warnings,
         error: None,
         bytes,
+        parts: Vec::new(),
     }
 }
