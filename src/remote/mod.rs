@@ -3,6 +3,7 @@
 //! files' headers merge into one model.
 #![forbid(unsafe_code)]
 
+pub mod fetch;
 pub mod hub;
 pub mod merge;
 pub mod shards;
