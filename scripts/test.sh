@@ -3,7 +3,8 @@
 #   1. scripts/install.sh: tools, browser, python venv, real models (quiet when all present)
 #   2. reference facts from the python reference scripts -> target/reference/*.json for the
 #      shared vocab files, the real Gemma GGUF and MiniLM safetensors, www/sample.gguf, and the
-#      ggml type table, and the dequantisation vectors in target/reference/dequant/
+#      ggml type table, the dequantisation vectors in target/reference/dequant/, and the
+#      tensor-preview statistics in target/reference/preview.json
 #      (skipped when newer than their inputs and tests/reference/)
 #   3. native Rust tests: cargo test --all-targets, checked against the reference facts
 #   4. the release web app: trunk build --release -> dist/
@@ -81,6 +82,7 @@ else
   "$WP_VENV/bin/python" tests/reference/ggml_types.py >"$REF_OUT/ggml_types.json.tmp"
   mv "$REF_OUT/ggml_types.json.tmp" "$REF_OUT/ggml_types.json"
   "$WP_VENV/bin/python" tests/reference/dequant_vectors.py --out "$REF_OUT/dequant" --minilm "$MINILM" --gemma "$GEMMA"
+  "$WP_VENV/bin/python" tests/reference/preview_reference.py --out "$REF_OUT/preview.json" --minilm "$MINILM" --gemma "$GEMMA"
   touch "$STAMP"
   echo "reference facts written for ${#INPUTS[@]} files to target/reference/"
 fi

@@ -8,6 +8,8 @@
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
 //! - [`dequant`]: decode tensor bytes (every ggml type, every safetensors dtype) to `f32`, bit for
 //!   bit as ggml / numpy / ml_dtypes do, and the byte window covering a range of rows.
+//! - [`preview`]: a tensor's values for a window of rows/columns: the byte range to read, read
+//!   through any [`source::ByteSource`], decoded, with statistics, histogram and heatmap.
 //! - [`summary`]: counts, parameters, bits per weight, dtype histogram, per-layer map, arch card.
 //! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
 //!   histogram bars).
@@ -16,6 +18,7 @@
 pub mod check;
 pub mod dequant;
 pub mod format;
+pub mod preview;
 pub mod remote;
 pub mod source;
 pub mod summary;

@@ -1,0 +1,308 @@
+//! Which bytes of a tensor a preview window needs: the tensor's row geometry, and the one
+//! contiguous, block-aligned byte range covering a row range and column crop.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::dequant::st_elements;
+use crate::format::{DType, Endian, Model, Tensor};
+
+use super::PreviewError;
+
+/// Values decoded by default when no window is asked for: the first rows up to about this many
+/// (at least one row; a longer single row is cut to this many columns).
+pub const DEFAULT_WINDOW_VALUES: u64 = 1 << 20;
+/// Largest window (values) one preview decodes: 16 Mi values = 64 MiB of `f32`.
+pub const MAX_WINDOW_VALUES: u64 = 16 << 20;
+/// Largest byte range one preview reads: 256 MiB.
+pub const MAX_READ_BYTES: u64 = 256 << 20;
+
+/// How a tensor's data decodes: the row length and the smallest decodable unit (a ggml block,
+/// or a group of safetensors elements that ends on a byte boundary).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Geometry {
+    /// Decoded values per row: GGUF `ne0` (the contiguous dimension); safetensors the last
+    /// dimension (×2 for C64, whose elements decode to `re, im`).
+    pub row_values: u64,
+    /// Rows: the product of the other dimensions (1 for a scalar or a 1-D tensor).
+    pub rows: u64,
+    /// Bytes per row.
+    pub row_bytes: u64,
+    /// Values per decodable unit (ggml block size; 1 for byte-sized dtypes, 2 for F4 and C64).
+    pub unit_values: u64,
+    /// Bytes per decodable unit (ggml type size; 1 byte for F4's two values).
+    pub unit_bytes: u64,
+    /// Whether the file stores numbers big-endian (GGUF only).
+    #[serde(skip)]
+    pub big_endian: bool,
+}
+
+/// Row and column geometry of `t`, or why it cannot be previewed (unknown or removed type, F6,
+/// quantised in a big-endian file, rows that are not whole blocks, sizes past 64 bits).
+pub fn geometry(model: &Model, t: &Tensor) -> Result<Geometry, PreviewError> {
+    let big_endian = model.endian == Endian::Big;
+    let (row_values, rows, unit_values, unit_bytes) = match &t.dtype {
+        DType::Ggml(g) => {
+            let info = g.info().ok_or_else(|| {
+                PreviewError::Dequant(crate::dequant::DequantError::UnknownGgmlType {
+                    id: g.0,
+                    label: g.label(),
+                })
+            })?;
+            if big_endian && info.block_size != 1 {
+                return Err(PreviewError::Dequant(
+                    crate::dequant::DequantError::BigEndianQuantized { ty: info.name },
+                ));
+            }
+            let ne0 = t.shape.first().copied().unwrap_or(1);
+            let rows = product(t.shape.get(1..).unwrap_or(&[]))?;
+            (
+                ne0,
+                rows,
+                u64::from(info.block_size),
+                u64::from(info.type_size),
+            )
+        }
+        DType::St(d) => {
+            let (last, lead) = match t.shape.split_last() {
+                Some((last, lead)) => (*last, lead),
+                None => (1, &[][..]),
+            };
+            let unit_bytes = if d.bits % 8 == 0 {
+                u64::from(d.bits / 8)
+            } else if d.bits == 4 {
+                1
+            } else {
+                3 // F6: four values in three bytes; st_elements says why that is refused
+            };
+            let unit_values = st_elements(d, unit_bytes as usize).map_err(PreviewError::Dequant)?;
+            let unit_values = unit_values as u64;
+            // Elements per unit (2 for F4; 1 otherwise, C64's two values being one element).
+            let per_unit = unit_bytes * 8 / u64::from(d.bits.max(1));
+            let per_unit = per_unit.max(1);
+            if last % per_unit != 0 {
+                return Err(PreviewError::Shape(format!(
+                    "a row of {last} {} values does not end on a byte boundary",
+                    d.name
+                )));
+            }
+            let row_values = (last / per_unit)
+                .checked_mul(unit_values)
+                .ok_or(PreviewError::Overflow)?;
+            (row_values, product(lead)?, unit_values, unit_bytes)
+        }
+        DType::StUnknown(name) => {
+            return Err(PreviewError::Dequant(
+                crate::dequant::DequantError::UnknownDtype { name: name.clone() },
+            ))
+        }
+    };
+    if unit_values == 0 || row_values % unit_values != 0 {
+        return Err(PreviewError::Shape(format!(
+            "a row of {row_values} values is not a whole number of {unit_values}-value {} blocks",
+            t.dtype.label()
+        )));
+    }
+    let row_bytes = (row_values / unit_values)
+        .checked_mul(unit_bytes)
+        .ok_or(PreviewError::Overflow)?;
+    Ok(Geometry {
+        row_values,
+        rows,
+        row_bytes,
+        unit_values,
+        unit_bytes,
+        big_endian,
+    })
+}
+
+fn product(dims: &[u64]) -> Result<u64, PreviewError> {
+    dims.iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .ok_or(PreviewError::Overflow)
+}
+
+/// What to preview: a row range and a column range (in decoded values within a row). `None`
+/// takes the default: rows from 0 up to [`DEFAULT_WINDOW_VALUES`] values, all columns (or the
+/// first [`DEFAULT_WINDOW_VALUES`] of a longer row).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowRequest {
+    /// Rows `A..B` (end exclusive).
+    pub rows: Option<Range<u64>>,
+    /// Columns `A..B` within each row (end exclusive).
+    pub cols: Option<Range<u64>>,
+}
+
+/// A planned window: which rows and columns, which bytes to read, how to decode them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// Index of the tensor in `Model::tensors`.
+    #[serde(skip)]
+    pub tensor_index: usize,
+    /// The tensor's geometry.
+    pub geometry: Geometry,
+    /// Rows shown (end exclusive).
+    pub rows: Range<u64>,
+    /// Columns shown (end exclusive), in decoded values within a row.
+    pub cols: Range<u64>,
+    /// Absolute file offset of the first byte read.
+    pub read_offset: u64,
+    /// Bytes read: from the first block of the crop in the first row to the last block of the
+    /// crop in the last row (whole rows in between), one contiguous range.
+    pub read_len: u64,
+    /// The tensor's bytes in total.
+    pub tensor_bytes: u64,
+    /// First decodable unit (block) of the crop within a row.
+    pub unit_start: u64,
+    /// Units per row covering the crop.
+    pub units: u64,
+}
+
+impl Plan {
+    /// Rows in the window.
+    pub fn n_rows(&self) -> u64 {
+        self.rows.end - self.rows.start
+    }
+    /// Columns in the window.
+    pub fn n_cols(&self) -> u64 {
+        self.cols.end - self.cols.start
+    }
+    /// Values in the window (fits `usize`: checked against [`MAX_WINDOW_VALUES`] when planned).
+    pub fn values(&self) -> usize {
+        (self.n_rows() * self.n_cols()) as usize
+    }
+    /// Whether the crop is whole rows (then rows decode straight into the output, many at once).
+    pub fn full_rows(&self) -> bool {
+        self.cols.start == 0 && self.cols.end == self.geometry.row_values
+    }
+}
+
+/// Plans the window `req` of tensor `index` of `model`: the rows and columns, and the single
+/// contiguous byte range (checked 64-bit arithmetic, whole blocks) that covers them.
+///
+/// Errors: no such tensor, a type that cannot be previewed (see [`geometry`]), an unknown byte
+/// size, data that does not fit in the file, rows or columns outside the tensor or empty, a
+/// window over [`MAX_WINDOW_VALUES`] values or [`MAX_READ_BYTES`] bytes, sizes past 64 bits.
+pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, PreviewError> {
+    let t = model
+        .tensors
+        .get(index)
+        .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
+    let g = geometry(model, t)?;
+    let tensor_bytes = g
+        .rows
+        .checked_mul(g.row_bytes)
+        .ok_or(PreviewError::Overflow)?;
+    match t.bytes {
+        Some(b) if b == tensor_bytes => {}
+        Some(b) => {
+            return Err(PreviewError::Shape(format!(
+                "the tensor's data spans {b} bytes but its shape and type need {tensor_bytes}"
+            )))
+        }
+        None => {
+            return Err(PreviewError::Shape(
+                "the tensor's byte size is unknown".into(),
+            ))
+        }
+    }
+    let end = t.offset.checked_add(tensor_bytes);
+    if end.is_none_or(|e| e > model.file_size) {
+        return Err(PreviewError::BeyondEnd {
+            offset: t.offset,
+            bytes: tensor_bytes,
+            file_size: model.file_size,
+        });
+    }
+    if g.rows == 0 || g.row_values == 0 {
+        return Err(PreviewError::Shape(
+            "the tensor has no values (a dimension is 0)".into(),
+        ));
+    }
+    let cols = match (&req.cols, &req.rows) {
+        (Some(c), _) => c.clone(),
+        (None, None) => 0..g.row_values.min(DEFAULT_WINDOW_VALUES),
+        (None, Some(_)) => 0..g.row_values,
+    };
+    if cols.start >= cols.end || cols.end > g.row_values {
+        return Err(PreviewError::Window(format!(
+            "columns {}..{} are not a non-empty range within the {} values of a row",
+            cols.start, cols.end, g.row_values
+        )));
+    }
+    let n_cols = cols.end - cols.start;
+    let rows = match &req.rows {
+        Some(r) => r.clone(),
+        None => 0..g.rows.min((DEFAULT_WINDOW_VALUES / n_cols).max(1)),
+    };
+    if rows.start >= rows.end || rows.end > g.rows {
+        return Err(PreviewError::Window(format!(
+            "rows {}..{} are not a non-empty range within the {} rows of the tensor",
+            rows.start, rows.end, g.rows
+        )));
+    }
+    let n_rows = rows.end - rows.start;
+    let values = n_rows.checked_mul(n_cols).ok_or(PreviewError::Overflow)?;
+    if values > MAX_WINDOW_VALUES {
+        return Err(PreviewError::Window(format!(
+            "{values} values is more than one preview decodes ({MAX_WINDOW_VALUES}); choose fewer rows or columns"
+        )));
+    }
+    let unit_start = cols.start / g.unit_values;
+    let unit_end = cols.end.div_ceil(g.unit_values);
+    let units = unit_end - unit_start;
+    // From the crop's first unit in the first row to its last unit in the last row.
+    let first = rows
+        .start
+        .checked_mul(g.row_bytes)
+        .and_then(|b| b.checked_add(unit_start.checked_mul(g.unit_bytes)?))
+        .ok_or(PreviewError::Overflow)?;
+    let last_end = (rows.end - 1)
+        .checked_mul(g.row_bytes)
+        .and_then(|b| b.checked_add(unit_end.checked_mul(g.unit_bytes)?))
+        .ok_or(PreviewError::Overflow)?;
+    let read_len = last_end - first;
+    if read_len > MAX_READ_BYTES {
+        return Err(PreviewError::Window(format!(
+            "the window's rows span {read_len} bytes, more than one preview reads ({MAX_READ_BYTES}); choose fewer rows"
+        )));
+    }
+    let read_offset = t.offset.checked_add(first).ok_or(PreviewError::Overflow)?;
+    Ok(Plan {
+        tensor_index: index,
+        geometry: g,
+        rows,
+        cols,
+        read_offset,
+        read_len,
+        tensor_bytes,
+        unit_start,
+        units,
+    })
+}
+
+/// Parses `A..B` (end exclusive), `A..` (to `max`), `..B`, or a single `A` (one row) into a
+/// range; `max` is the exclusive upper bound used for an open end. Errors say what is wrong.
+pub fn parse_range(text: &str, max: u64) -> Result<Range<u64>, String> {
+    let text = text.trim();
+    let num = |s: &str, default: u64| -> Result<u64, String> {
+        let s = s.trim().replace('_', "");
+        if s.is_empty() {
+            return Ok(default);
+        }
+        s.parse::<u64>()
+            .map_err(|_| format!("\"{s}\" is not a whole number"))
+    };
+    let r = match text.split_once("..") {
+        Some((a, b)) => num(a, 0)?..num(b, max)?,
+        None => {
+            let a = num(text, 0)?;
+            a..a.checked_add(1).ok_or("number too large")?
+        }
+    };
+    if r.start >= r.end {
+        return Err(format!("{}..{} is empty", r.start, r.end));
+    }
+    Ok(r)
+}

@@ -1,0 +1,51 @@
+//! Object-safe access to the opened file, so a view (the page's report) can hold "the model's
+//! source" without knowing whether it is a local `Blob`, a file, or an HTTP Range reader.
+//!
+//! [`ByteSource`] has an `async fn` and so cannot be a trait object. [`DynByteSource`] is its
+//! boxed-future twin, implemented for every `ByteSource`; a [`SourceFactory`] makes a fresh
+//! source for each preview, so two previews in flight never share a `&mut` borrow (for a `Blob`
+//! the factory clones the handle; for HTTP it would clone the URL and client).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use crate::source::ByteSource;
+
+/// A boxed, non-`Send` future (wasm and the CLI are single-threaded).
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// [`ByteSource`] as a trait object: the same contract, the future boxed.
+pub trait DynByteSource {
+    /// Total size of the file in bytes.
+    fn size(&self) -> u64;
+    /// Reads `len` bytes at `offset` (see [`ByteSource::read`]).
+    fn read_boxed(&mut self, offset: u64, len: u64) -> LocalBoxFuture<'_, Result<Vec<u8>, String>>;
+}
+
+impl<S: ByteSource> DynByteSource for S {
+    fn size(&self) -> u64 {
+        ByteSource::size(self)
+    }
+
+    fn read_boxed(&mut self, offset: u64, len: u64) -> LocalBoxFuture<'_, Result<Vec<u8>, String>> {
+        Box::pin(self.read(offset, len))
+    }
+}
+
+/// A boxed dynamic source is a [`ByteSource`] again, so generic code (the preview's reader)
+/// takes either.
+pub struct BoxedSource(pub Box<dyn DynByteSource>);
+
+impl ByteSource for BoxedSource {
+    fn size(&self) -> u64 {
+        self.0.size()
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        self.0.read_boxed(offset, len).await
+    }
+}
+
+/// Makes a new reader of the model's file for each preview (cheap: a handle clone).
+pub type SourceFactory = Rc<dyn Fn() -> Box<dyn DynByteSource>>;
