@@ -1,7 +1,10 @@
 //! `weightpeek FILE [--tensors] [--query WORD] [--json]`: the native CLI.
+//! `weightpeek FILE --tensor NAME [--rows A..B] [--cols A..B] [--json]`: a tensor's values.
 //!
 //! Reads only the header of FILE (the same driver loop as the page) and prints the summary,
 //! the metadata (arrays shortened), and optionally the tensor table, or everything as JSON.
+//! With `--tensor`, also reads the bytes of a window of that tensor and prints its statistics,
+//! histogram and first values (the page's preview; `--json` is the same schema the page uses).
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -41,6 +44,17 @@ mod cli {
         /// status 1 when an error-level finding exists (for CI pipelines).
         #[arg(long)]
         check: bool,
+        /// Preview this tensor's values: statistics, histogram and first values of a window
+        /// (with --json: the page's preview schema).
+        #[arg(long, value_name = "NAME")]
+        tensor: Option<String>,
+        /// With --tensor: rows A..B of the tensor (end exclusive; `A..`, `..B`, `A` too). A row
+        /// is GGUF's ne0 / safetensors' last dimension. Default: the first rows up to 2^20 values.
+        #[arg(long, value_name = "A..B")]
+        rows: Option<String>,
+        /// With --tensor: columns A..B within each row (a crop).
+        #[arg(long, value_name = "A..B")]
+        cols: Option<String>,
     }
 
     /// A local file read by range, counting the bytes it hands out.
@@ -91,6 +105,9 @@ mod cli {
             block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
         if args.check {
             return print_check(&model).map_err(|e| e.to_string());
+        }
+        if let Some(name) = &args.tensor {
+            return preview(args, &model, &mut src, name);
         }
         let s = summary::summarize(&model);
         let mut out = std::io::stdout().lock();
@@ -147,6 +164,110 @@ mod cli {
         } else {
             ExitCode::SUCCESS
         })
+    }
+
+    fn preview(
+        args: &Args,
+        model: &weightpeek::format::Model,
+        src: &mut FileSource,
+        name: &str,
+    ) -> Result<ExitCode, String> {
+        use weightpeek::preview::{self, parse_range, WindowRequest};
+        let t = model
+            .tensors
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| format!("no tensor \"{name}\" (list them with --tensors)"))?;
+        let g = preview::geometry(model, t).map_err(|e| format!("{name}: {e}"))?;
+        let req = WindowRequest {
+            rows: args
+                .rows
+                .as_deref()
+                .map(|r| parse_range(r, g.rows))
+                .transpose()
+                .map_err(|e| format!("--rows: {e}"))?,
+            cols: args
+                .cols
+                .as_deref()
+                .map(|c| parse_range(c, g.row_values))
+                .transpose()
+                .map_err(|e| format!("--cols: {e}"))?,
+        };
+        src.read = 0;
+        let p = block_on_ready(preview::preview_tensor(model, src, name, &req))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let mut out = std::io::stdout().lock();
+        let r = if args.json {
+            let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
+            writeln!(out, "{text}")
+        } else {
+            print_preview(&mut out, &p, src.read)
+        };
+        match r {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(|e| e.to_string())?,
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+
+    fn print_preview(
+        out: &mut impl Write,
+        p: &weightpeek::preview::Preview,
+        read: u64,
+    ) -> std::io::Result<()> {
+        use weightpeek::view::preview as pv;
+        let w = &p.window;
+        writeln!(
+            out,
+            "{} ({}, shape {:?}; {})",
+            p.tensor, p.dtype, p.shape, p.row_is
+        )?;
+        writeln!(
+            out,
+            "  window          rows {}..{} of {}, columns {}..{} of {}",
+            w.rows.start,
+            w.rows.end,
+            w.geometry.rows,
+            w.cols.start,
+            w.cols.end,
+            w.geometry.row_values
+        )?;
+        writeln!(
+            out,
+            "  {}",
+            pv::bytes_read_text(p.bytes_read, w.tensor_bytes)
+        )?;
+        debug_assert_eq!(read, p.bytes_read);
+        for row in pv::stat_rows(&p.stats) {
+            writeln!(out, "  {:<15} {}", row.label, row.text)?;
+        }
+        writeln!(
+            out,
+            "\nhistogram ({} bins, finite values):",
+            p.histogram.counts.len()
+        )?;
+        for line in pv::histogram_text(&p.histogram, 16) {
+            writeln!(out, "  {line}")?;
+        }
+        writeln!(out, "\nfirst values (row, column: value):")?;
+        for v in p.first_values.iter().take(32) {
+            writeln!(out, "  [{}, {}] {}", v.row, v.col, v.text)?;
+        }
+        if let Some(s) = &p.block_scales {
+            writeln!(
+                out,
+                "\nblock scales: {} per {} values; min {} max {}",
+                s.field,
+                s.block_values,
+                s.stats
+                    .min
+                    .map_or("-".into(), weightpeek::preview::value_text),
+                s.stats
+                    .max
+                    .map_or("-".into(), weightpeek::preview::value_text)
+            )?;
+        }
+        Ok(())
     }
 
     fn metadata_json(m: &weightpeek::format::Model) -> serde_json::Value {

@@ -8,6 +8,7 @@
 //! - [`histogram`]: the dtype bar chart's geometry.
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
+//! - [`preview`]: the tensor preview panel's statistic rows, histogram bars, scale labels.
 //! - [`export`]: the summary as JSON (the CLI's `--json`), for download.
 #![forbid(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod facts;
 pub mod histogram;
 pub mod layer_grid;
 pub mod metadata;
+pub mod preview;
 pub mod tensors;
 pub mod viewport;
 
