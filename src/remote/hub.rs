@@ -191,11 +191,11 @@ pub fn parse_input(input: &str, endpoint: &str) -> Result<Target, InputError> {
     };
     let url = Url::parse(&with_scheme)
         .map_err(|e| InputError(format!("\"{input}\" is not a valid URL ({e})")))?;
-    let endpoint_host = Url::parse(endpoint)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string));
+    // The configured endpoint counts by host and port: a mirror (or a test server) on another
+    // port of the same host is another server.
+    let endpoint_origin = Url::parse(endpoint).ok().map(|u| u.origin());
     let host = url.host_str().unwrap_or("").to_ascii_lowercase();
-    let is_hub = HUB_HOSTS.contains(&host.as_str()) || endpoint_host.as_deref() == Some(&host);
+    let is_hub = HUB_HOSTS.contains(&host.as_str()) || endpoint_origin == Some(url.origin());
     if !is_hub {
         return Ok(Target::File {
             url: url.into(),

@@ -3,17 +3,23 @@
 //!
 //! - `mod.rs`: start-up, the app state, opening a file (drop, pick, bundled sample).
 //! - [`blob`]: a `Blob` as a header-only [`crate::source::ByteSource`].
+//! - [`http`]: a remote file read with HTTP Range requests, as a `ByteSource`;
+//!   [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
 //! - [`dom`]: element-building helpers (text nodes only, never HTML).
 //! - [`report`]: the view of one model, owning every listener of that view.
 //! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
+//!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON" button.
 
 mod blob;
 mod dom;
 mod export;
 mod histogram;
+mod http;
 mod layers;
 mod metadata;
+mod preview;
+mod remote;
 mod report;
 mod summary;
 mod tables;
@@ -149,6 +155,7 @@ fn wire(app: &Rc<App>) {
             wasm_bindgen_futures::spawn_local(open_sample(app));
         }
     }));
+    remote::wire(app, &mut ls);
     *app.listeners.borrow_mut() = ls;
 }
 
@@ -207,6 +214,8 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 app.status.set_text_content(Some(&text));
             }
         });
+        // Previews read the same Blob later, each through its own (clone of the) handle.
+        let preview_blob = blob.clone();
         let mut src = BlobSource::new(blob, progress);
         let result = read_model(&mut src, &ReadPolicy::LOCAL).await;
         if !app.current(g) {
@@ -221,7 +230,16 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 if let Some(e) = &model.error {
                     app.show_error(Some(facts::partial_error_text(&e.to_string())));
                 }
-                let view = report::Report::show(&app.report_root, &name, model, &stats);
+                let source: crate::preview::source::SourceFactory = Rc::new(move || {
+                    Box::new(BlobSource::new(preview_blob.clone(), Box::new(|_| {})))
+                });
+                let view = report::Report::show_with_source(
+                    &app.report_root,
+                    &name,
+                    model,
+                    &stats,
+                    Some(source),
+                );
                 *app.view.borrow_mut() = Some(view);
                 set_body_data("state", if failed { "error" } else { "ready" });
             }

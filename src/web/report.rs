@@ -10,7 +10,8 @@ use crate::view::facts;
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, el_class, el_text};
-use super::{export, histogram, layers, metadata, summary as summary_card, tables};
+use super::{export, histogram, layers, metadata, preview, summary as summary_card, tables};
+use crate::preview::source::SourceFactory;
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
@@ -19,16 +20,34 @@ pub struct Report {
     _layers: Option<gloo::events::EventListener>,
     _metadata: metadata::MetadataView,
     _tensors: tables::TensorTableView,
+    /// The tensor preview card (its panel owns its own listeners) and the table's row-open
+    /// listeners that open it.
+    _preview: Option<Rc<preview::PreviewCard>>,
+    _open: Vec<gloo::events::EventListener>,
 }
 
 impl Report {
     /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
-    /// measure their containers).
+    /// measure their containers). No tensor previews (no source to read values from).
+    #[allow(dead_code)] // kept for callers without a source (remote files until #3 passes one)
     pub fn show(
         root: &web_sys::Element,
         name: &str,
         model: Rc<Model>,
         stats: &ReadStats,
+    ) -> Report {
+        Self::show_with_source(root, name, model, stats, None)
+    }
+
+    /// As [`Report::show`]; with a `source` (a fresh reader of the model's file per preview:
+    /// a `Blob` for a local file, an HTTP Range reader for a remote one), clicking a tensor row
+    /// or pressing Enter on it opens a preview of its values.
+    pub fn show_with_source(
+        root: &web_sys::Element,
+        name: &str,
+        model: Rc<Model>,
+        stats: &ReadStats,
+        source: Option<SourceFactory>,
     ) -> Report {
         let s = summary::summarize(&model);
         dom::clear(root);
@@ -70,12 +89,25 @@ impl Report {
         append(root, &tensor_card);
         tensors.draw_now();
 
+        let (preview_card, open) = match source {
+            Some(src) => {
+                let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
+                append(root, card.element());
+                let c = card.clone();
+                let open = tensors.open_listeners(Rc::new(move |i| c.open(i)));
+                (Some(card), open)
+            }
+            None => (None, Vec::new()),
+        };
+
         Report {
             _export: export,
             _histogram: hist,
             _layers: layer_listener,
             _metadata: meta,
             _tensors: tensors,
+            _preview: preview_card,
+            _open: open,
         }
     }
 }

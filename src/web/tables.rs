@@ -31,6 +31,8 @@ struct State {
     count: Element,
     /// The window drawn last, to skip redraws when a scroll does not change it.
     drawn: Option<Window>,
+    /// Rows open a preview (focusable, with their file index) once a listener is attached.
+    openable: bool,
 }
 
 /// The live tensor table.
@@ -114,6 +116,7 @@ impl TensorTableView {
             headers: headers.clone(),
             count,
             drawn: None,
+            openable: false,
         }));
         state.borrow().update_headers();
 
@@ -196,6 +199,40 @@ impl TensorTableView {
         })
     }
 
+    /// Listeners that call `open(file_index)` when a tensor row is clicked or Enter is pressed
+    /// on a focused row (delegated to the table body, so the virtualised rows need none).
+    pub fn open_listeners(&self, open: Rc<dyn Fn(usize)>) -> Vec<EventListener> {
+        let tbody = self.state.borrow().tbody.clone();
+        let index_of = |e: &web_sys::Event| {
+            e.target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|el| el.closest("tr[data-file-index]").ok().flatten())
+                .and_then(|tr| tr.get_attribute("data-file-index"))
+                .and_then(|i| i.parse::<usize>().ok())
+        };
+        {
+            let st = self.state.clone();
+            st.borrow_mut().openable = true;
+            st.borrow_mut().draw(true);
+        }
+        let o = open.clone();
+        let click = EventListener::new(&tbody, "click", move |e| {
+            if let Some(i) = index_of(e) {
+                o(i);
+            }
+        });
+        let key = EventListener::new(&tbody, "keydown", move |e| {
+            let enter = e
+                .dyn_ref::<web_sys::KeyboardEvent>()
+                .is_some_and(|k| k.key() == "Enter");
+            if let (true, Some(i)) = (enter, index_of(e)) {
+                e.prevent_default();
+                open(i);
+            }
+        });
+        vec![click, key]
+    }
+
     /// Draws the rows in view; call once the card is in the document.
     pub fn draw_now(&self) {
         self.state.borrow_mut().draw(true);
@@ -259,6 +296,14 @@ impl State {
         let r = self.table.row(pos)?;
         let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
         attr(&tr, "aria-rowindex", &(pos + 2).to_string());
+        if self.openable {
+            if let Some(i) = self.table.file_index(pos) {
+                attr(&tr, "data-file-index", &i.to_string());
+                attr(&tr, "tabindex", "0");
+                attr(&tr, "title", "click or press Enter to preview the values");
+                tr.class_list().add_1("openable").ok();
+            }
+        }
         for (c, text) in Column::ALL.iter().zip(cells) {
             let td = el_class(
                 "td",

@@ -1,0 +1,537 @@
+//! Opening remote models: the URL box, the Hub settings (endpoint, token), a repository's file
+//! list, progress and cancel, and the page URL (`?url=`) that reopens what is shown.
+//!
+//! Everything a server sends is shown as text (text nodes / attributes); the token lives in the
+//! password input (memory) and in `sessionStorage` only while "remember for this tab" is ticked.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use gloo::events::{EventListener, EventListenerOptions};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement};
+
+use super::dom::{self, append, attr, by_id, el_text, set_body_data};
+use super::http::{Counter, Fetcher, HttpSource};
+use super::{report, App};
+use crate::format::{Model, Warning};
+use crate::remote::fetch::{bounded, Problem, POOL_SIZE};
+use crate::remote::hub::{parse_input, Repo, Target, DEFAULT_ENDPOINT};
+use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
+use crate::remote::shards::{group, parse_tree_listing, split_name, Entry};
+use crate::source::{read_model, ReadPolicy, ReadStats};
+use crate::summary::display;
+
+/// Per-file request and byte counters of one opening, by file name.
+type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
+
+const TOKEN_KEY: &str = "weightpeek.hub-token";
+
+thread_local! {
+    /// The opening in progress (its cancel stops every request of it).
+    static CURRENT: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
+    /// Click listeners of the listed repository's entries (replaced with the list).
+    static ENTRY_LISTENERS: RefCell<Vec<EventListener>> = const { RefCell::new(Vec::new()) };
+}
+
+fn input(id: &str) -> HtmlInputElement {
+    by_id(id).unchecked_into()
+}
+
+fn endpoint() -> String {
+    let v = input("hub-endpoint").value();
+    let v = v.trim().trim_end_matches('/');
+    if v.is_empty() {
+        DEFAULT_ENDPOINT.to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+fn token() -> Option<String> {
+    let t = input("hub-token").value();
+    let t = t.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+fn session() -> Option<web_sys::Storage> {
+    gloo::utils::window().session_storage().ok().flatten()
+}
+
+fn remember_token() {
+    let Some(s) = session() else { return };
+    match token().filter(|_| input("hub-remember").checked()) {
+        Some(t) => {
+            let _ = s.set_item(TOKEN_KEY, &t);
+        }
+        None => {
+            let _ = s.remove_item(TOKEN_KEY);
+        }
+    }
+}
+
+/// Wires the URL form, the settings and the cancel button; the listeners go into the app's
+/// list. Opens `?url=` of the page's address, if present.
+pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
+    if let Some(t) = session().and_then(|s| s.get_item(TOKEN_KEY).ok().flatten()) {
+        input("hub-token").set_value(&t);
+        input("hub-remember").set_checked(true);
+    }
+    let w = Rc::downgrade(app);
+    ls.push(EventListener::new_with_options(
+        &by_id("url-form"),
+        "submit",
+        EventListenerOptions::enable_prevent_default(),
+        move |e| {
+            e.prevent_default();
+            if let Some(app) = w.upgrade() {
+                let text = input("url-input").value();
+                set_page_url(&text);
+                open_text(app, text);
+            }
+        },
+    ));
+    for id in ["hub-remember", "hub-token"] {
+        ls.push(EventListener::new(&by_id(id), "change", |_| {
+            remember_token()
+        }));
+    }
+    ls.push(EventListener::new(&by_id("cancel"), "click", |_| {
+        CURRENT.with(|c| {
+            if let Some(f) = c.borrow().as_ref() {
+                f.cancel();
+            }
+        });
+    }));
+    if let Some(url) = page_url_param() {
+        input("url-input").set_value(&url);
+        open_text(app.clone(), url);
+    }
+}
+
+fn page_url_param() -> Option<String> {
+    let search = gloo::utils::window().location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    params.get("url").filter(|u| !u.trim().is_empty())
+}
+
+/// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown.
+fn set_page_url(text: &str) {
+    let w = gloo::utils::window();
+    let Ok(href) = w.location().href() else {
+        return;
+    };
+    let Ok(u) = web_sys::Url::new(&href) else {
+        return;
+    };
+    u.search_params().set("url", text.trim());
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&u.href()));
+    }
+}
+
+fn progress_el() -> Element {
+    by_id("remote-progress")
+}
+
+fn set_busy(busy: bool) {
+    dom::set_hidden(&by_id("cancel"), !busy);
+    if busy {
+        dom::set_hidden(&progress_el(), false);
+    }
+}
+
+fn clear_entries() {
+    ENTRY_LISTENERS.with(|l| l.borrow_mut().clear());
+    let list = by_id("repo-files");
+    dom::clear(&list);
+    dom::set_hidden(&list, true);
+}
+
+/// Opens what `text` points at: a file, a set, or a repository to pick from.
+fn open_text(app: Rc<App>, text: String) {
+    let ep = endpoint();
+    clear_entries();
+    match parse_input(&text, &ep) {
+        Err(e) => {
+            app.begin(text.trim(), "");
+            app.fail(("This is not something to open".into(), e.0));
+        }
+        Ok(Target::Repo(repo)) => wasm_bindgen_futures::spawn_local(list_repo(app, repo)),
+        Ok(Target::File { url, path, .. }) => {
+            let name = path.unwrap_or_else(|| url.rsplit('/').next().unwrap_or(&url).to_string());
+            wasm_bindgen_futures::spawn_local(open_file_url(app, url, name));
+        }
+    }
+}
+
+/// A fetcher for one opening, registered for the cancel button; its progress redraws from
+/// `counters`.
+fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
+    let redraw = Box::new(move || draw_progress(&counters.borrow()));
+    let f = Rc::new(Fetcher::new(endpoint(), token(), redraw));
+    CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
+    set_busy(true);
+    f
+}
+
+fn draw_progress(counters: &[(String, Rc<Counter>)]) {
+    let el = progress_el();
+    let requests: u32 = counters.iter().map(|(_, c)| c.requests.get()).sum();
+    let bytes: u64 = counters.iter().map(|(_, c)| c.bytes.get()).sum();
+    attr(&el, "data-requests", &requests.to_string());
+    attr(&el, "data-bytes", &bytes.to_string());
+    dom::clear(&el);
+    append(
+        &el,
+        &el_text(
+            "span",
+            "progress-total",
+            &format!(
+                "{requests} request{} · {} received",
+                if requests == 1 { "" } else { "s" },
+                display::bytes(bytes)
+            ),
+        ),
+    );
+    if counters.len() > 1 {
+        let list = dom::el_class("ol", "progress-files");
+        for (name, c) in counters {
+            let li = el_text(
+                "li",
+                "",
+                &format!(
+                    "{}: {} req · {}",
+                    name.rsplit('/').next().unwrap_or(name),
+                    c.requests.get(),
+                    display::bytes(c.bytes.get())
+                ),
+            );
+            attr(&li, "data-file", name);
+            attr(&li, "data-requests", &c.requests.get().to_string());
+            attr(&li, "data-bytes", &c.bytes.get().to_string());
+            append(&list, &li);
+        }
+        append(&el, &list);
+    }
+}
+
+fn finish_busy() {
+    CURRENT.with(|c| c.borrow_mut().take());
+    dom::set_hidden(&by_id("cancel"), true);
+}
+
+async fn list_repo(app: Rc<App>, repo: Repo) {
+    let g = app.begin(&repo.id, &format!("Listing the files of {}…", repo.id));
+    let counters = Rc::new(RefCell::new(vec![(
+        "listing".to_string(),
+        Rc::new(Counter::default()),
+    )]));
+    let fetcher = new_fetcher(counters.clone());
+    let ep = endpoint();
+    let url = repo.tree_api_url(&ep);
+    let counter = counters.borrow()[0].1.clone();
+    let result = fetcher.get_all(&url, &counter).await;
+    if !app.current(g) {
+        return;
+    }
+    finish_busy();
+    let listing = match result {
+        Ok(bytes) => parse_tree_listing(&String::from_utf8_lossy(&bytes)),
+        Err(p) => {
+            app.fail(p.describe(&url, &ep, token().is_some()));
+            return;
+        }
+    };
+    let entries = match listing {
+        Ok(files) => group(&files),
+        Err(e) => {
+            app.fail(("The Hub's file listing could not be read".into(), e));
+            return;
+        }
+    };
+    dom::set_hidden(&app.status, true);
+    if entries.is_empty() {
+        app.fail((
+            format!("{} has no GGUF or safetensors files", repo.id),
+            "Check the revision, or pick another repository.".into(),
+        ));
+        return;
+    }
+    show_entries(&app, &repo, entries);
+    set_body_data("state", "listed");
+}
+
+fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
+    let list = by_id("repo-files");
+    dom::clear(&list);
+    append(
+        &list,
+        &el_text(
+            "li",
+            "repo-files-head",
+            &format!("{} @ {}: pick a model", repo.id, repo.revision),
+        ),
+    );
+    let mut ls = Vec::new();
+    for entry in entries {
+        let li = dom::el_class("li", "repo-file");
+        let button = el_text("button", "button repo-file-button", &entry.label);
+        attr(&button, "type", "button");
+        let path = entry
+            .index
+            .clone()
+            .unwrap_or_else(|| entry.files[0].clone());
+        attr(&button, "data-path", &path);
+        attr(&button, "data-kind", &format!("{:?}", entry.kind));
+        append(&li, &button);
+        append(
+            &li,
+            &el_text("span", "muted repo-file-size", &display::bytes(entry.size)),
+        );
+        if !entry.missing.is_empty() {
+            append(
+                &li,
+                &el_text(
+                    "span",
+                    "warn",
+                    &format!("{} parts missing", entry.missing.len()),
+                ),
+            );
+        }
+        append(&list, &li);
+        let w: Weak<App> = Rc::downgrade(app);
+        let repo = repo.clone();
+        ls.push(EventListener::new(&button, "click", move |_| {
+            if let Some(app) = w.upgrade() {
+                let url = repo.resolve_url(&endpoint(), &path);
+                input("url-input").set_value(&url);
+                set_page_url(&url);
+                let (entry, repo) = (entry.clone(), repo.clone());
+                wasm_bindgen_futures::spawn_local(open_entry(app, repo, entry));
+            }
+        }));
+    }
+    dom::set_hidden(&list, false);
+    ENTRY_LISTENERS.with(|l| *l.borrow_mut() = ls);
+}
+
+/// One file to read: display name, URL, first read size.
+type FileJob = (String, String, u64);
+
+async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
+    let ep = endpoint();
+    let name = entry.label.clone();
+    if let Some(index) = &entry.index {
+        let url = repo.resolve_url(&ep, index);
+        return open_index(app, url, index.clone()).await;
+    }
+    let jobs: Vec<FileJob> = entry
+        .files
+        .iter()
+        .map(|p| {
+            (
+                p.clone(),
+                repo.resolve_url(&ep, p),
+                ReadPolicy::REMOTE.first_read,
+            )
+        })
+        .collect();
+    let g = app.begin(&name, &format!("Reading the header of {name}…"));
+    open_jobs(app, g, name, jobs, None, entry.missing.clone()).await;
+}
+
+/// Replaces the last path segment of `url` by `file`.
+fn sibling(url: &str, file: &str) -> String {
+    let Ok(mut u) = url::Url::parse(url) else {
+        return url.to_string();
+    };
+    if let Ok(mut p) = u.path_segments_mut() {
+        p.pop().push(file);
+    }
+    u.set_query(None);
+    u.into()
+}
+
+async fn open_file_url(app: Rc<App>, url: String, name: String) {
+    let file = name.rsplit('/').next().unwrap_or(&name).to_string();
+    if file.ends_with(".index.json") {
+        return open_index(app, url, name).await;
+    }
+    let mut jobs: Vec<FileJob> = Vec::new();
+    for ext in [".gguf", ".safetensors"] {
+        if let Some((prefix, _, count)) = split_name(&file, ext).filter(|s| s.2 >= 2) {
+            let dir = name
+                .rsplit_once('/')
+                .map(|(d, _)| format!("{d}/"))
+                .unwrap_or_default();
+            for i in 1..=count {
+                let f = format!("{prefix}-{i:05}-of-{count:05}{ext}");
+                jobs.push((
+                    format!("{dir}{f}"),
+                    sibling(&url, &f),
+                    ReadPolicy::REMOTE.first_read,
+                ));
+            }
+        }
+    }
+    if jobs.is_empty() {
+        jobs.push((name.clone(), url, ReadPolicy::REMOTE.first_read));
+    }
+    let shown = if jobs.len() > 1 {
+        format!("{} ({} parts)", name, jobs.len())
+    } else {
+        name
+    };
+    let g = app.begin(&shown, &format!("Reading the header of {shown}…"));
+    open_jobs(app, g, shown, jobs, None, Vec::new()).await;
+}
+
+async fn open_index(app: Rc<App>, url: String, name: String) {
+    let g = app.begin(&name, &format!("Reading the index {name}…"));
+    let counters = Rc::new(RefCell::new(vec![(
+        name.clone(),
+        Rc::new(Counter::default()),
+    )]));
+    let fetcher = new_fetcher(counters.clone());
+    let counter = counters.borrow()[0].1.clone();
+    let result = fetcher.get_all(&url, &counter).await;
+    if !app.current(g) {
+        return;
+    }
+    finish_busy();
+    let index = match result.map(|b| parse_index(&b)) {
+        Ok(Ok(ix)) => ix,
+        Ok(Err(e)) => return app.fail(("The index file cannot be read".into(), e)),
+        Err(p) => return app.fail(p.describe(&url, &endpoint(), token().is_some())),
+    };
+    let dir = name
+        .rsplit_once('/')
+        .map(|(d, _)| format!("{d}/"))
+        .unwrap_or_default();
+    let jobs: Vec<FileJob> = index
+        .files_in_order()
+        .into_iter()
+        .map(|f| {
+            let first = shard_first_read(index.tensors_in(&f));
+            (format!("{dir}{f}"), sibling(&url, &f), first)
+        })
+        .collect();
+    open_jobs(app, g, name, jobs, Some(index), Vec::new()).await;
+}
+
+/// Reads every file's header (at most [`POOL_SIZE`] at once) and shows them as one model.
+async fn open_jobs(
+    app: Rc<App>,
+    g: u64,
+    name: String,
+    jobs: Vec<FileJob>,
+    index: Option<ShardIndex>,
+    missing: Vec<String>,
+) {
+    let counters: Counters = Rc::new(RefCell::new(
+        jobs.iter()
+            .map(|(n, _, _)| (n.clone(), Rc::new(Counter::default())))
+            .collect(),
+    ));
+    let fetcher = new_fetcher(counters.clone());
+    draw_progress(&counters.borrow());
+    let single = jobs.len() == 1 && index.is_none();
+    let results = bounded(jobs, POOL_SIZE, |i, (file, url, first)| {
+        let fetcher = fetcher.clone();
+        let counter = counters.borrow()[i].1.clone();
+        async move {
+            let r = read_one(fetcher, counter, &url, first).await;
+            (file, url, r)
+        }
+    })
+    .await;
+    if !app.current(g) {
+        return;
+    }
+    finish_busy();
+    if fetcher.is_cancelled() {
+        return app.fail(Problem::Cancelled.describe(&name, "", false));
+    }
+    let mut stats = ReadStats::default();
+    let ep = endpoint();
+    let has_token = token().is_some();
+    let count = results.len();
+    let mut parts = Vec::new();
+    let mut extra = Vec::new();
+    for (i, (file, url, r)) in results.into_iter().enumerate() {
+        match r {
+            Ok((model, s, no_range)) => {
+                stats.reads += s.reads;
+                stats.bytes += s.bytes;
+                if no_range {
+                    extra.push(Warning {
+                        field: file.clone(),
+                        offset: 0,
+                        message: "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled".into(),
+                    });
+                }
+                if count > 1 && model.format == crate::format::Format::Gguf {
+                    extra.extend(check_split_part(&file, i, count, &model));
+                }
+                parts.push((file, Ok(model)));
+            }
+            Err(p) if single => return app.fail(p.describe(&url, &ep, has_token)),
+            Err(p) => {
+                let (h, d) = p.describe(&url, &ep, has_token);
+                parts.push((file, Err(format!("{h}. {d}"))));
+            }
+        }
+    }
+    let model = if single {
+        match parts.pop() {
+            Some((_, Ok(m))) => Ok(m),
+            _ => Err("nothing was read".to_string()),
+        }
+    } else {
+        merge(parts, index.as_ref(), &missing)
+    };
+    match model {
+        Ok(mut m) => {
+            m.warnings.extend(extra);
+            show_model(&app, &name, m, &stats);
+        }
+        Err(e) => app.fail(("The model could not be read".into(), e)),
+    }
+}
+
+/// Opens one file and reads its header. `Err` when nothing could be parsed.
+async fn read_one(
+    fetcher: Rc<Fetcher>,
+    counter: Rc<Counter>,
+    url: &str,
+    first: u64,
+) -> Result<(Model, ReadStats, bool), Problem> {
+    let mut src = HttpSource::open(fetcher.clone(), counter, url, first).await?;
+    let policy = ReadPolicy {
+        first_read: first,
+        ..ReadPolicy::REMOTE
+    };
+    let result = read_model(&mut src, &policy).await;
+    if fetcher.is_cancelled() {
+        return Err(Problem::Cancelled);
+    }
+    match result {
+        Ok((m, s)) => Ok((m, s, src.no_range)),
+        Err(e) => Err(src
+            .problem
+            .take()
+            .unwrap_or(Problem::BadAnswer(e.to_string()))),
+    }
+}
+
+fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats) {
+    dom::set_hidden(&app.status, true);
+    let failed = model.error.is_some();
+    if let Some(e) = &model.error {
+        app.show_error(Some(crate::view::facts::partial_error_text(&e.to_string())));
+    }
+    let view = report::Report::show(&app.report_root, name, Rc::new(model), stats);
+    *app.view.borrow_mut() = Some(view);
+    set_body_data("state", if failed { "error" } else { "ready" });
+}

@@ -1,0 +1,208 @@
+// A local mock of the Hugging Face Hub for the remote (HTTP Range) tests and benchmark.
+//
+// Two real HTTP servers on 127.0.0.1, on two ports, so they are two origins:
+//   hub  - `/{owner}/{repo}/resolve/{rev}/{path}` answers 302 to the CDN for model files (LFS, as
+//          the Hub does) and serves small files (JSON) itself, with Range; the API tree listing
+//          `/api/models/{owner}/{repo}/tree/{rev}?recursive=true`; gated repos answer 401 without
+//          `Authorization: Bearer <their token>`; CORS as the Hub sends it (the page's origin
+//          allowed, Authorization and Range allowed, Content-Range etc. exposed).
+//   cdn  - `/blobs/{repo}/{path}?sig=…` with 206 + Content-Range (or, in no-Range mode, 200 with the
+//          whole body, streamed); `Access-Control-Allow-Origin: *`.
+// Options: latencyMs (added before every answer), noRange (the CDN and hub ignore Range).
+// Every request is logged: {server, method, path, query, range, status, bytes, authorization}
+// where bytes counts body bytes actually written (an aborted download shows how far it got).
+//
+// Library use: const hub = await startMockHub({repos: {'owner/name': {dir, token?}}});
+//              hub.endpoint, hub.cdnOrigin, hub.log, hub.set({latencyMs, noRange}), await hub.close()
+// Command line: node tests/e2e/mock-hub.mjs --repo owner/name=DIR [--gated owner/name=TOKEN] [--latency MS]
+
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { parseRange } from './server.mjs';
+
+const HOST = '127.0.0.1';
+
+function listFiles(dir, base = '') {
+  const out = [];
+  for (const e of fs.readdirSync(path.join(dir, base), { withFileTypes: true })) {
+    const rel = base ? `${base}/${e.name}` : e.name;
+    const st = fs.statSync(path.join(dir, rel)); // follows symlinks
+    if (st.isDirectory()) out.push({ type: 'directory', path: rel, size: 0 }, ...listFiles(dir, rel));
+    else out.push({ type: 'file', path: rel, size: st.size });
+  }
+  return out;
+}
+
+const isLfs = (p) => /\.(gguf|safetensors|bin)$/.test(p);
+
+export async function startMockHub({ repos, latencyMs = 0, noRange = false, log: logLine = null } = {}) {
+  const opts = { latencyMs, noRange };
+  const log = [];
+  let hubPort = 0;
+  let cdnPort = 0;
+
+  const hubCors = (req) => ({
+    'Access-Control-Allow-Origin': req.headers.origin ?? '*',
+    Vary: 'Origin',
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Allow-Headers': 'Authorization, Range, Content-Type, X-Requested-With',
+    'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+    'Access-Control-Expose-Headers':
+      'X-Repo-Commit, X-Request-Id, X-Error-Code, X-Error-Message, X-Total-Count, ETag, Link, Accept-Ranges, Content-Range, X-Linked-Size, X-Linked-ETag',
+    'Access-Control-Max-Age': '86400',
+  });
+  const cdnCors = () => ({
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Headers': 'Range, Authorization',
+    'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges, ETag',
+  });
+
+  // Sends a file (or its range) with the given CORS headers; counts bytes written.
+  async function sendFile(req, res, entry, file, cors) {
+    const size = fs.statSync(file).size;
+    const type = file.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+    const headers = { ...cors, 'Content-Type': type, 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-store' };
+    let range = opts.noRange ? null : parseRange(req.headers.range, size);
+    if (range === 'unsatisfiable') {
+      entry.status = 416;
+      res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` });
+      return res.end();
+    }
+    let [start, end, status] = [0, size - 1, 200];
+    if (range) {
+      ({ start, end } = range);
+      status = 206;
+      headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    }
+    entry.status = status;
+    res.writeHead(status, { ...headers, 'Content-Length': size === 0 ? 0 : end - start + 1 });
+    if (req.method === 'HEAD' || size === 0) return res.end();
+    const stream = fs.createReadStream(file, { start, end, highWaterMark: 64 * 1024 });
+    stream.on('data', (c) => { entry.bytes += c.length; });
+    await pipeline(stream, res).catch(() => {});
+  }
+
+  function repoOf(segs) {
+    for (const id of Object.keys(repos)) {
+      const n = id.split('/').length;
+      if (segs.slice(0, n).join('/') === id) return [id, segs.slice(n)];
+    }
+    return [null, segs];
+  }
+
+  const authorized = (req, id) => !repos[id].token || req.headers.authorization === `Bearer ${repos[id].token}`;
+
+  function handler(server) {
+    return async (req, res) => {
+      const url = new URL(req.url, `http://${HOST}`);
+      const entry = {
+        server, method: req.method, path: decodeURIComponent(url.pathname), query: url.search,
+        range: req.headers.range ?? null, status: 0, bytes: 0,
+        authorization: req.headers.authorization ?? null, origin: req.headers.origin ?? null, time: Date.now(),
+      };
+      log.push(entry);
+      res.on('close', () => logLine?.(`${server} ${entry.method} ${entry.path} ${entry.range ?? ''} -> ${entry.status} ${entry.bytes}B${entry.authorization ? ' [auth]' : ''}`));
+      if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
+      const cors = server === 'hub' ? hubCors(req) : cdnCors();
+      const text = (status, body, extra = {}) => {
+        entry.status = status;
+        const b = Buffer.from(body);
+        res.writeHead(status, { ...cors, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': b.length, ...extra });
+        entry.bytes = b.length;
+        res.end(b);
+      };
+      try {
+        if (req.method === 'OPTIONS') { entry.status = 204; res.writeHead(204, cors); return res.end(); }
+        const segs = entry.path.split('/').filter(Boolean);
+        if (server === 'cdn') {
+          if (segs[0] === 'page.html') {
+            entry.status = 200;
+            res.writeHead(200, { ...cors, 'Content-Type': 'text/html; charset=utf-8' });
+            return res.end('<!doctype html><title>a model page</title><p>not a model');
+          }
+          // /blobs/{repo id...}/{path...}
+          const [id, rest] = repoOf(segs.slice(1));
+          if (segs[0] !== 'blobs' || !id || !url.searchParams.get('sig')) return text(403, 'bad signature\n');
+          const file = path.join(repos[id].dir, ...rest);
+          if (!fs.existsSync(file)) return text(404, 'not found\n');
+          return await sendFile(req, res, entry, file, cors);
+        }
+        // hub
+        if (segs[0] === 'api' && segs[1] === 'models') {
+          const [id, rest] = repoOf(segs.slice(2));
+          if (!id || rest[0] !== 'tree') return text(404, '{"error":"Repository not found"}', { 'X-Error-Code': 'RepoNotFound' });
+          if (!authorized(req, id)) return text(401, `{"error":"Access to model ${id} is restricted. You must have access to it and be authenticated to access it. Please log in."}`, { 'X-Error-Code': 'GatedRepo' });
+          const body = JSON.stringify(listFiles(repos[id].dir).map((f) => (
+            f.type === 'file' && isLfs(f.path) ? { ...f, oid: 'x', lfs: { oid: 'y', size: f.size, pointerSize: 134 } } : { ...f, oid: 'x' })));
+          entry.status = 200;
+          entry.bytes = Buffer.byteLength(body);
+          res.writeHead(200, { ...cors, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': entry.bytes });
+          return res.end(body);
+        }
+        const [id, rest] = repoOf(segs);
+        if (!id) return text(404, 'Repository not found', { 'X-Error-Code': 'RepoNotFound' });
+        if (rest[0] === 'resolve' && rest.length >= 3) {
+          if (!authorized(req, id)) return text(401, `Access to model ${id} is restricted and you are not in the authorized list.`, { 'X-Error-Code': 'GatedRepo' });
+          const p = rest.slice(2);
+          const file = path.join(repos[id].dir, ...p);
+          if (!fs.existsSync(file)) return text(404, 'Entry not found', { 'X-Error-Code': 'EntryNotFound' });
+          if (!isLfs(file)) return await sendFile(req, res, entry, file, cors);
+          entry.status = 302;
+          const loc = `http://${HOST}:${cdnPort}/blobs/${id}/${p.map(encodeURIComponent).join('/')}?sig=${Date.now()}`;
+          res.writeHead(302, { ...cors, Location: loc, 'Content-Length': 0 });
+          return res.end();
+        }
+        entry.status = 200;
+        res.writeHead(200, { ...cors, 'Content-Type': 'text/html; charset=utf-8' });
+        return res.end(`<!doctype html><title>${id}</title><p>model page`);
+      } catch (err) {
+        if (!res.headersSent) text(500, `internal error: ${err.message}\n`);
+        else res.destroy();
+      }
+    };
+  }
+
+  const listen = (h) => new Promise((resolve, reject) => {
+    const s = http.createServer(h);
+    s.once('error', reject);
+    s.listen(0, HOST, () => resolve(s));
+  });
+  const hub = await listen(handler('hub'));
+  const cdn = await listen(handler('cdn'));
+  hubPort = hub.address().port;
+  cdnPort = cdn.address().port;
+  return {
+    endpoint: `http://${HOST}:${hubPort}`,
+    cdnOrigin: `http://${HOST}:${cdnPort}`,
+    hubPort,
+    cdnPort,
+    log,
+    set(o) { Object.assign(opts, o); },
+    clearLog() { log.length = 0; },
+    async close() {
+      for (const s of [hub, cdn]) {
+        s.closeAllConnections?.();
+        await new Promise((r) => s.close(() => r()));
+      }
+    },
+  };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const repos = {};
+  let latencyMs = 0;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--repo') { const [id, dir] = args[++i].split('='); repos[id] = { dir }; }
+    else if (args[i] === '--gated') { const [id, tok] = args[++i].split('='); repos[id].token = tok; }
+    else if (args[i] === '--latency') latencyMs = Number(args[++i]);
+  }
+  const hub = await startMockHub({ repos, latencyMs, log: (l) => console.log(l) });
+  console.log(`mock hub at ${hub.endpoint}, cdn at ${hub.cdnOrigin}`);
+  const stop = async () => { await hub.close(); process.exit(0); };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
