@@ -362,7 +362,11 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) ->
         }
         Column::Elements => r.elements.map_or("overflow".into(), display::thousands),
         Column::Bytes => r.bytes.map_or("?".into(), display::bytes),
-        Column::Offset => display::thousands(r.offset),
+        // In a model merged from several files, the offset is within the tensor's part.
+        Column::Offset => match r.part {
+            Some(p) => format!("part {p} · {}", display::thousands(r.offset)),
+            None => display::thousands(r.offset),
+        },
     }
 }
 
@@ -393,6 +397,7 @@ mod tests {
             offset: 1000 + i as u64 * 4096,
             bytes: Some(((i * 7919) % 10007) as u64),
             note: None,
+            part: None,
         }
     }
 
