@@ -87,6 +87,9 @@ else
   echo "reference facts written for ${#INPUTS[@]} files to target/reference/"
 fi
 
+# Generated sets for the remote tests (split GGUF, sharded safetensors; skipped when present).
+"$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out "$WP_ROOT/target/remote-fixtures"
+
 # --- 3. native tests ---------------------------------------------------------------------------
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \
