@@ -39,6 +39,73 @@ pub fn bench_header(bytes: &[u8], runs: u32) -> wasm_bindgen::JsValue {
     out.into()
 }
 
+/// Correctness hook for `tests/e2e/dequant-wasm.test.mjs`: decodes `input` (whole blocks of the
+/// ggml type named `ty` when `kind == "ggml"`, in the file byte order `big_endian`; or of the
+/// safetensors dtype `ty` when `kind == "safetensors"`) with the same `dequant` code the page's
+/// preview runs, compiled to wasm32. Returns the values as a `Float32Array` (bit patterns
+/// intact, NaN payloads included); throws the error text. Not used by the page.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn dequant_check(
+    kind: &str,
+    ty: &str,
+    big_endian: bool,
+    input: &[u8],
+) -> Result<Vec<f32>, wasm_bindgen::JsValue> {
+    use weightpeek::dequant::{
+        dequantize_ggml, dequantize_safetensors, ggml_elements, st_elements,
+    };
+    let err = |e: String| wasm_bindgen::JsValue::from_str(&e);
+    match kind {
+        "ggml" => {
+            let info = weightpeek::format::ggml_type::by_name(ty)
+                .ok_or_else(|| err(format!("no ggml type {ty}")))?;
+            let t = weightpeek::format::GgmlType(info.id);
+            let n = ggml_elements(t, input.len())
+                .ok_or_else(|| err(format!("{} bytes are not whole {ty} blocks", input.len())))?;
+            let mut out = vec![0f32; n];
+            dequantize_ggml(t, big_endian, input, &mut out).map_err(|e| err(e.to_string()))?;
+            Ok(out)
+        }
+        "safetensors" => {
+            let d = weightpeek::format::safetensors::st_dtype(ty)
+                .ok_or_else(|| err(format!("no safetensors dtype {ty}")))?;
+            let n = st_elements(&d, input.len()).map_err(|e| err(e.to_string()))?;
+            let mut out = vec![0f32; n];
+            dequantize_safetensors(&d, input, &mut out).map_err(|e| err(e.to_string()))?;
+            Ok(out)
+        }
+        _ => Err(err(format!("unknown kind {kind}"))),
+    }
+}
+
+/// Benchmark hook for `bench/dequant_wasm.mjs` (scripts/bench.sh): decodes `input` (whole
+/// blocks of the ggml type `ty`) repeatedly for at least `min_ms` milliseconds (after one
+/// warm-up run) and returns elements per second, timed with `performance.now()`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn bench_dequant(ty: &str, input: &[u8], min_ms: f64) -> Result<f64, wasm_bindgen::JsValue> {
+    use weightpeek::dequant::{dequantize_ggml, ggml_elements};
+    let err = |e: String| wasm_bindgen::JsValue::from_str(&e);
+    let info = weightpeek::format::ggml_type::by_name(ty)
+        .ok_or_else(|| err(format!("no ggml type {ty}")))?;
+    let t = weightpeek::format::GgmlType(info.id);
+    let n = ggml_elements(t, input.len()).ok_or_else(|| err("not whole blocks".into()))?;
+    let mut out = vec![0f32; n];
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let now = || perf.as_ref().map_or(0.0, |p| p.now());
+    dequantize_ggml(t, false, input, &mut out).map_err(|e| err(e.to_string()))?;
+    let start = now();
+    let mut runs = 0u32;
+    while runs < 3 || now() - start < min_ms {
+        dequantize_ggml(t, false, std::hint::black_box(input), &mut out)
+            .map_err(|e| err(e.to_string()))?;
+        std::hint::black_box(&out);
+        runs += 1;
+    }
+    Ok(n as f64 * f64::from(runs) / ((now() - start) / 1e3))
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
     eprintln!("weightpeek-web is the browser build of weightpeek: build it with `trunk build`; the command-line tool is `weightpeek`");

@@ -27,14 +27,19 @@ mod cli {
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
     #[derive(Parser, Debug)]
-    #[command(name = "weightpeek", version)]
+    #[command(
+        name = "weightpeek",
+        version,
+        after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed) or, with --check, an error-level finding; 2 the file cannot be opened or is not a model file, or bad usage."
+    )]
     struct Args {
         /// The .gguf or .safetensors file.
         file: PathBuf,
         /// Also print the tensor table (name, type, shape in the file's order, elements, bytes, offset).
         #[arg(long)]
         tensors: bool,
-        /// Only show metadata keys (and, with --tensors, tensor names) containing WORD.
+        /// Only show metadata keys and tensors whose name (or type) contains WORD, ignoring case
+        /// (also filters --json).
         #[arg(long, value_name = "WORD")]
         query: Option<String>,
         /// Print the whole summary as JSON instead of text.
@@ -94,7 +99,11 @@ mod cli {
 
     fn run(args: &Args) -> Result<ExitCode, String> {
         let file = File::open(&args.file).map_err(|e| e.to_string())?;
-        let size = file.metadata().map_err(|e| e.to_string())?.len();
+        let meta = file.metadata().map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into());
+        }
+        let size = meta.len();
         let mut src = FileSource {
             file,
             size,
@@ -109,23 +118,32 @@ mod cli {
         if let Some(name) = &args.tensor {
             return preview(args, &model, &mut src, name);
         }
-        let s = summary::summarize(&model);
+        let mut s = summary::summarize(&model);
+        let q = args.query.as_deref().unwrap_or("");
+        s.tensors
+            .retain(|t| matches(&t.name, q) || matches(&t.dtype, q));
         let mut out = std::io::stdout().lock();
-        if args.json {
+        let written = if args.json {
             let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-            v["metadata"] = metadata_json(&model);
+            v["metadata"] = metadata_json(&model, q);
             writeln!(
                 out,
                 "{}",
                 serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
             )
-            .map_err(|e| e.to_string())?;
         } else {
-            match print_text(&mut out, args, &model, &s) {
-                // `weightpeek FILE | head` closes the pipe early: not an error.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other.map_err(|e| e.to_string())?,
-            }
+            print_text(&mut out, args, &model, &s)
+        };
+        match written {
+            // `weightpeek FILE | head` closes the pipe early: not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(|e| e.to_string())?,
+        }
+        if let Some(e) = &model.error {
+            eprintln!(
+                "weightpeek: {}: the header could not be read to the end: {e}",
+                args.file.display()
+            );
         }
         Ok(if model.error.is_some() {
             ExitCode::from(1)
@@ -270,14 +288,20 @@ mod cli {
         Ok(())
     }
 
-    fn metadata_json(m: &weightpeek::format::Model) -> serde_json::Value {
+    /// Case-insensitive substring match (an empty query matches everything).
+    fn matches(hay: &str, q: &str) -> bool {
+        q.is_empty() || hay.to_lowercase().contains(&q.to_lowercase())
+    }
+
+    fn metadata_json(m: &weightpeek::format::Model, q: &str) -> serde_json::Value {
         m.metadata
             .iter()
+            .filter(|e| matches(&e.key, q))
             .map(|e| {
                 serde_json::json!({
                     "key": e.key,
                     "type": e.value.value_type().name(),
-                    "value": display::value(&e.value, &m.bytes, 8, 4096),
+                    "value": display::to_json(&e.value, &m.bytes, 8),
                 })
             })
             .collect()
@@ -373,11 +397,11 @@ mod cli {
             )?;
         }
         writeln!(out, "\nmetadata:")?;
-        for e in m.metadata.iter().filter(|e| e.key.contains(q)) {
+        for e in m.metadata.iter().filter(|e| matches(&e.key, q)) {
             writeln!(
                 out,
                 "  {:<44} {:<8} {}",
-                e.key,
+                display::escape(&e.key),
                 e.value.value_type().name(),
                 display::value(&e.value, &m.bytes, 5, 120)
             )?;
@@ -392,12 +416,12 @@ mod cli {
                     "row-major"
                 }
             )?;
-            for t in s.tensors.iter().filter(|t| t.name.contains(q)) {
+            for t in &s.tensors {
                 let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
                 writeln!(
                     out,
                     "  {:<48} {:<10} {:<22} {:>14} {:>12} @{}",
-                    t.name,
+                    display::escape(&t.name),
                     t.dtype,
                     format!("[{}]", shape.join(", ")),
                     t.elements.map_or("overflow".into(), display::thousands),
@@ -406,8 +430,16 @@ mod cli {
                 )?;
             }
         }
-        for w in &s.warnings {
-            writeln!(out, "warning: {w}")?;
+        if !s.findings.is_empty() {
+            writeln!(out, "\nchecks (weightpeek --check lists them alone):")?;
+        }
+        for f in &s.findings {
+            let sev = match f.severity {
+                weightpeek::check::Severity::Error => "error",
+                weightpeek::check::Severity::Warning => "warning",
+                weightpeek::check::Severity::Info => "note",
+            };
+            writeln!(out, "  {sev}: {}", display::escape(&f.message))?;
         }
         if let Some(e) = &s.error {
             writeln!(out, "error: {e}")?;

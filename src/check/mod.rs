@@ -98,6 +98,9 @@ pub fn check(m: &Model) -> Vec<Finding> {
 fn tensors(m: &Model, out: &mut Vec<Finding>) {
     use Severity::*;
     let mut ranges: Vec<(u64, u64, &str)> = Vec::new();
+    // The furthest end any tensor's data needs, to name a truncated file once.
+    let mut needed_end = 0u64;
+    let mut beyond = 0usize;
     for t in &m.tensors {
         let name = Some(t.name.as_str());
         if t.elements.is_none() {
@@ -117,7 +120,10 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
                 out.push(finding(
                     Warning,
                     "unknown-type",
-                    format!("{}: not a type this tool (or llama.cpp) knows", g.label()),
+                    format!(
+                        "{}: not a type this tool (or llama.cpp) knows; its size is estimated from the next tensor's offset",
+                        g.label()
+                    ),
                     Some(t.offset),
                     name,
                 ));
@@ -159,19 +165,39 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
                 }
             }
         }
-        let Some(bytes) = t.bytes else { continue };
+        let Some(bytes) = t.bytes else {
+            if t.offset > m.file_size {
+                needed_end = needed_end.max(t.offset);
+                beyond += 1;
+                out.push(finding(
+                    Error,
+                    "data-beyond-eof",
+                    format!(
+                        "data beyond end of file: it starts at byte {} but the file has {} bytes",
+                        t.offset, m.file_size
+                    ),
+                    Some(t.offset),
+                    name,
+                ));
+            }
+            continue;
+        };
         match t.offset.checked_add(bytes) {
             Some(end) if end <= m.file_size => ranges.push((t.offset, end, &t.name)),
-            Some(end) => out.push(finding(
-                Error,
-                "data-beyond-eof",
-                format!(
-                    "data beyond end of file: bytes {}..{end} but the file has {} bytes",
-                    t.offset, m.file_size
-                ),
-                Some(t.offset),
-                name,
-            )),
+            Some(end) => {
+                needed_end = needed_end.max(end);
+                beyond += 1;
+                out.push(finding(
+                    Error,
+                    "data-beyond-eof",
+                    format!(
+                        "data beyond end of file: bytes {}..{end} but the file has {} bytes",
+                        t.offset, m.file_size
+                    ),
+                    Some(t.offset),
+                    name,
+                ))
+            }
             None => out.push(finding(
                 Error,
                 "data-beyond-eof",
@@ -229,7 +255,19 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             prev_name = Some(name);
         }
     }
-    if m.error.is_none() && !ranges.is_empty() && m.file_size > prev_end {
+    if beyond > 0 {
+        out.push(finding(
+            Error,
+            "truncated",
+            format!(
+                "the file is shorter than its tensors need: it has {} bytes, the data of {beyond} tensor(s) reaches byte {needed_end} (an incomplete download or a cut copy?)",
+                m.file_size
+            ),
+            None,
+            None,
+        ));
+    }
+    if m.error.is_none() && beyond == 0 && !ranges.is_empty() && m.file_size > prev_end {
         let extra = m.file_size - prev_end;
         if extra >= align {
             out.push(finding(

@@ -274,6 +274,9 @@ impl GgufParser {
             endian,
             len_width: if version == 1 { 4 } else { 8 },
         };
+        // Known from here on, even if the counts below are refused.
+        self.header.version = version;
+        self.header.big_endian = endian == Endian::Big;
         let mut c = Cursor::new(buf, 8, endian);
         let (tensor_count, kv_count) = if version == 1 {
             let t = c.u32().map_err(short)?;
@@ -304,8 +307,6 @@ impl GgufParser {
             8,
         )?;
         let h = &mut self.header;
-        h.version = version;
-        h.big_endian = endian == Endian::Big;
         h.tensor_count = tensor_count;
         h.kv_count = kv_count;
         // Reserve only what is sure to be needed; counts are bounded by the file size above,

@@ -154,7 +154,7 @@ pub fn model_from_gguf(
 ) -> Model {
     let complete = h.directory_end != 0;
     let data_offset = if complete { h.data_offset } else { 0 };
-    let mut warnings = h.warnings;
+    let warnings = h.warnings;
     let mut tensors: Vec<Tensor> = h
         .tensors
         .into_iter()
@@ -182,11 +182,12 @@ pub fn model_from_gguf(
         })
         .collect();
     if complete {
-        size_unknown_types(&mut tensors, file_size, &mut warnings);
+        size_unknown_types(&mut tensors, file_size);
     }
     Model {
         format: Format::Gguf,
-        version: Some(h.version),
+        // 0 until the preamble parsed (an unsupported version is not shown as "v0").
+        version: (h.version != 0).then_some(h.version),
         endian: if h.big_endian {
             Endian::Big
         } else {
@@ -213,7 +214,7 @@ pub fn model_from_gguf(
 
 /// Unknown and removed ggml types have no block size: their byte size is taken as the distance
 /// to the next tensor's offset (or to the end of the file for the last one), and said so.
-fn size_unknown_types(tensors: &mut [Tensor], file_size: u64, warnings: &mut Vec<Warning>) {
+fn size_unknown_types(tensors: &mut [Tensor], file_size: u64) {
     let mut offsets: Vec<u64> = tensors.iter().map(|t| t.offset).collect();
     offsets.sort_unstable();
     offsets.dedup();
@@ -222,24 +223,26 @@ fn size_unknown_types(tensors: &mut [Tensor], file_size: u64, warnings: &mut Vec
         if g.info().is_some() {
             continue;
         }
+        // The next tensor's offset, or the end of the file, whichever comes first: an estimate
+        // never reaches past the file.
         let next = offsets
             .iter()
             .find(|&&o| o > t.offset)
             .copied()
-            .unwrap_or(file_size);
+            .unwrap_or(file_size)
+            .min(file_size);
         t.bytes = next.checked_sub(t.offset);
-        t.note = Some(format!(
-            "{}: size estimated from the distance to the next tensor",
-            g.label()
-        ));
-        warnings.push(Warning {
-            field: format!("tensor \"{}\" type", t.name),
-            offset: t.offset,
-            message: format!(
-                "{} is not a ggml type this tool knows; its size is estimated from the next tensor's offset",
+        t.note = Some(match t.bytes {
+            Some(_) => format!(
+                "{}: size estimated from the distance to the next tensor",
+                g.label()
+            ),
+            None => format!(
+                "{}: size unknown (data starts past the end of the file)",
                 g.label()
             ),
         });
+        // check::check reports the unknown type; the note says how the size was found.
     }
 }
 

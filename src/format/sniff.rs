@@ -52,6 +52,18 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
             )),
         ));
     }
+    // safetensors before any text heuristic: its first 8 bytes are a binary length whose low
+    // byte can be anything, `<` and `{` included.
+    let st_len = head
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes);
+    let st_shaped = head.get(8) == Some(&b'{');
+    if let (Some(n), true) = (st_len, st_shaped) {
+        if n.checked_add(8).is_some_and(|end| end <= file_size) {
+            return Ok(Format::Safetensors);
+        }
+    }
     let text = String::from_utf8_lossy(&head[..head.len().min(SNIFF_LEN as usize)]);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with("version https://git-lfs") {
@@ -70,17 +82,9 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         }
         return not("this is a JSON file, not a model file");
     }
-    if head.len() >= 9 {
-        let mut n = [0u8; 8];
-        n.copy_from_slice(&head[..8]);
-        let n = u64::from_le_bytes(n);
-        if head[8] == b'{' && n.checked_add(8).is_some_and(|end| end <= file_size) {
-            return Ok(Format::Safetensors);
-        }
-        if head[8] == b'{' {
-            // Safetensors-shaped, but the header runs past the end: let the parser report it.
-            return Ok(Format::Safetensors);
-        }
+    if st_shaped {
+        // Safetensors-shaped, but the header runs past the end: the parser names the field.
+        return Ok(Format::Safetensors);
     }
     not("not a GGUF or safetensors file (unrecognised first bytes)")
 }
@@ -127,5 +131,12 @@ mod tests {
         let mut st = 2u64.to_le_bytes().to_vec();
         st.extend(b"{}");
         assert_eq!(sniff(&st, 10), Ok(Format::Safetensors));
+        // Header lengths whose low byte is `<` (60) or `{` (123), or that start with a space
+        // (0x20): binary lengths, not text.
+        for n in [60u64, 123, 15392, 31520] {
+            let mut st = n.to_le_bytes().to_vec();
+            st.push(b'{');
+            assert_eq!(sniff(&st, n + 8), Ok(Format::Safetensors), "{n}");
+        }
     }
 }

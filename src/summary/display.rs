@@ -53,7 +53,15 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// Escapes control characters so they are visible (`\0`, `\n`, `\t`, `\u{..}`).
+/// Unicode bidirectional formatting characters (LRM, RLM, the embeddings and overrides
+/// U+202A–U+202E, the isolates U+2066–U+2069, ALM): in a name they can make text display in
+/// another order than it is stored (a file name spoof), so they are shown escaped.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Escapes control and bidi formatting characters so they are visible (`\0`, `\n`, `\t`,
+/// `\u{202e}`).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
@@ -62,7 +70,9 @@ pub fn escape(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -100,6 +110,43 @@ pub fn value(v: &Value, bytes: &[u8], items: u64, max_chars: usize) -> String {
             format!("\"{}…\" ({} chars)", escape(&cut), t.text.chars().count())
         }
         other => scalar(other),
+    }
+}
+
+/// A value as typed JSON for exports: numbers as numbers (non-finite floats as the strings
+/// `"NaN"`, `"inf"`, `"-inf"`), strings as they are stored (lossy UTF-8), arrays as
+/// `{"elem_type", "count", "head": [first `items` elements]}`.
+pub fn to_json(v: &Value, bytes: &[u8], items: u64) -> serde_json::Value {
+    use serde_json::json;
+    let float = |x: f64| {
+        if x.is_finite() {
+            json!(x)
+        } else {
+            json!(format_float(x))
+        }
+    };
+    match v {
+        Value::U8(x) => json!(x),
+        Value::I8(x) => json!(x),
+        Value::U16(x) => json!(x),
+        Value::I16(x) => json!(x),
+        Value::U32(x) => json!(x),
+        Value::I32(x) => json!(x),
+        Value::U64(x) => json!(x),
+        Value::I64(x) => json!(x),
+        Value::F32(x) => float(f64::from(*x)),
+        Value::F64(x) => float(*x),
+        Value::Bool(b) => json!(b),
+        Value::String(t) => json!(t.text),
+        Value::Array(a) => {
+            let head: Vec<serde_json::Value> = a
+                .values(bytes, 0, items)
+                .unwrap_or_default()
+                .iter()
+                .map(|x| to_json(x, bytes, items))
+                .collect();
+            json!({"elem_type": a.elem.name(), "count": a.len, "head": head})
+        }
     }
 }
 
@@ -160,6 +207,7 @@ mod tests {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(params(268098176), "268.1 M");
         assert_eq!(escape("a\0b\u{1b}"), "a\\0b\\u{1b}");
+        assert_eq!(escape("blk.0.\u{202e}thgiew"), "blk.0.\\u{202e}thgiew");
         assert_eq!(format_float(1e-6), "0.000001");
     }
 }

@@ -10,6 +10,7 @@ pub mod layers;
 
 use serde::Serialize;
 
+use crate::check::{check, Finding};
 use crate::format::{Model, Warning};
 
 pub use arch::{arch_card, ArchCard};
@@ -48,6 +49,9 @@ pub struct TensorRow {
     /// What is wrong or estimated about this tensor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// 1-based part (file) holding the tensor, for a model merged from several files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<u32>,
 }
 
 /// The summary of one model file.
@@ -75,7 +79,8 @@ pub struct Summary {
     pub parameter_count: u64,
     /// Sum of the byte sizes of the tensors parsed.
     pub tensor_bytes: u64,
-    /// tensor_bytes × 8 / parameter_count (`None` with no parameters).
+    /// tensor_bytes × 8 / parameter_count, over the tensors whose byte size is known (`None`
+    /// with no such parameters).
     pub bits_per_weight: Option<f64>,
     /// The dtype histogram, largest share of bytes first.
     pub dtypes: Vec<DtypeRow>,
@@ -86,8 +91,10 @@ pub struct Summary {
     pub layers: LayerMap,
     /// Every tensor.
     pub tensors: Vec<TensorRow>,
-    /// Non-fatal findings.
+    /// Non-fatal findings of the parser.
     pub warnings: Vec<Warning>,
+    /// Validation findings ([`crate::check`]): errors first.
+    pub findings: Vec<Finding>,
     /// The error that stopped parsing early, if any (what is above was parsed before it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -98,6 +105,9 @@ pub fn summarize(m: &Model) -> Summary {
     let mut dtypes: Vec<DtypeRow> = Vec::new();
     let mut params = 0u64;
     let mut bytes = 0u64;
+    // Elements of the tensors whose size is known: the denominator of bits per weight, so a
+    // tensor of unknown size does not drag the figure towards 0.
+    let mut sized_params = 0u64;
     let mut warnings = m.warnings.clone();
     let mut overflow = false;
     for t in &m.tensors {
@@ -107,6 +117,9 @@ pub fn summarize(m: &Model) -> Summary {
         match params.checked_add(el).zip(bytes.checked_add(by)) {
             Some((p, b)) => (params, bytes) = (p, b),
             None => overflow = true,
+        }
+        if t.bytes.is_some() {
+            sized_params = sized_params.saturating_add(el);
         }
         match dtypes.iter_mut().find(|r| r.dtype == label) {
             Some(r) => {
@@ -145,7 +158,7 @@ pub fn summarize(m: &Model) -> Summary {
         tensor_count: m.tensor_count,
         parameter_count: params,
         tensor_bytes: bytes,
-        bits_per_weight: bpw(bytes, params),
+        bits_per_weight: bpw(bytes, sized_params),
         dtypes,
         architecture: arch_card(m),
         layers: layer_map(m),
@@ -161,9 +174,11 @@ pub fn summarize(m: &Model) -> Summary {
                 offset: t.offset,
                 bytes: t.bytes,
                 note: t.note.clone(),
+                part: m.part_of(i).map(|p| p as u32 + 1),
             })
             .collect(),
         warnings,
+        findings: check(m),
         error: m.error.as_ref().map(|e| e.to_string()),
     }
 }

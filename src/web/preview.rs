@@ -1,0 +1,624 @@
+//! The tensor preview card: opened by clicking a tensor row (or Enter on a focused row). It
+//! plans the window with [`crate::preview`], reads exactly that byte range through the model's
+//! source (a `Blob.slice` for a local file; any [`crate::preview::source::DynByteSource`]), and
+//! decodes and summarises it in time slices: [`crate::preview::Job::step`] runs for at most
+//! [`SLICE_MS`] before the task yields to the event loop with `setTimeout(0)`, so the page never
+//! freezes while a large window decodes. (A Web Worker would need a second wasm instance and
+//! the file handle posted to it; decoding runs at hundreds of millions of values per second,
+//! so slicing on the main thread keeps every task short without that machinery.)
+//!
+//! Test hooks: `[data-testid=preview]` (`data-state` loading|ready|error, `data-render-ms`:
+//! milliseconds from the bytes arriving to the panel drawn), `preview-stats` (children
+//! `[data-stat][data-value]`), `preview-histogram`, `preview-heatmap` (the canvas),
+//! `preview-values`, `preview-bytes-read` (`data-value`), `preview-error`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use wasm_bindgen::{Clamped, JsCast};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
+
+use crate::format::Model;
+use crate::preview::source::{BoxedSource, SourceFactory};
+use crate::preview::{
+    self, geometry, parse_range, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
+};
+use crate::view::colors::{dtype_color, text_on};
+use crate::view::preview as pv;
+
+use super::dom::{self, append, attr, el_class, el_text, SVG_NS};
+
+/// Longest stretch of decoding between two yields to the event loop, in milliseconds.
+pub const SLICE_MS: f64 = 8.0;
+/// Values decoded per `Job::step` (well under a millisecond each).
+const STEP_VALUES: usize = 1 << 17;
+
+/// The preview card: one open tensor at a time; its listeners are dropped with it.
+pub struct PreviewCard {
+    card: Element,
+    model: Rc<Model>,
+    source: SourceFactory,
+    /// Bumped for every window started; a task that finds a newer one stops writing.
+    generation: Rc<Cell<u64>>,
+    panel: Rc<RefCell<Option<Panel>>>,
+}
+
+/// The listeners of the tensor shown now (shared with its running task, which adds the
+/// scales toggle's once drawn); dropping the panel removes them.
+struct Panel {
+    _listeners: Rc<RefCell<Vec<EventListener>>>,
+}
+
+fn now() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = gloo::utils::window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+impl PreviewCard {
+    /// An empty, hidden card; [`PreviewCard::open`] fills it.
+    pub fn new(model: Rc<Model>, source: SourceFactory) -> PreviewCard {
+        let card = el_class("section", "card preview");
+        attr(&card, "data-testid", "preview");
+        dom::set_hidden(&card, true);
+        PreviewCard {
+            card,
+            model,
+            source,
+            generation: Rc::new(Cell::new(0)),
+            panel: Rc::new(RefCell::new(None)),
+        }
+    }
+
+    /// The card element (placed by the report).
+    pub fn element(&self) -> &Element {
+        &self.card
+    }
+
+    /// Opens tensor `index` (of `Model::tensors`) with the default window.
+    pub fn open(&self, index: usize) {
+        open_panel(
+            &self.card,
+            self.model.clone(),
+            self.source.clone(),
+            self.generation.clone(),
+            self.panel.clone(),
+            index,
+            WindowRequest::default(),
+        );
+        self.card.scroll_into_view();
+    }
+}
+
+#[allow(clippy::too_many_lines)]
+fn open_panel(
+    card: &Element,
+    model: Rc<Model>,
+    source: SourceFactory,
+    generation: Rc<Cell<u64>>,
+    panel: Rc<RefCell<Option<Panel>>>,
+    index: usize,
+    req: WindowRequest,
+) {
+    // Dropping the old panel removes its listeners; a task still running for it stops at its
+    // next generation check.
+    panel.borrow_mut().take();
+    let g = generation.get() + 1;
+    generation.set(g);
+    let Some(t) = model.tensors.get(index) else {
+        return;
+    };
+    dom::clear(card);
+    dom::set_hidden(card, false);
+    attr(card, "data-state", "loading");
+    attr(card, "data-tensor", &t.name);
+    let _ = card.remove_attribute("data-render-ms");
+
+    let head = el_class("header", "card-head");
+    append(&head, &el_text("h2", "preview-title", &t.name));
+    let chip = el_text("span", "chip", &t.dtype.label());
+    let bg = dtype_color(&t.dtype.label());
+    attr(
+        &chip,
+        "style",
+        &format!("background:{bg};color:{}", text_on(bg)),
+    );
+    append(&head, &chip);
+    let close = el_text("button", "link", "close");
+    attr(&close, "type", "button");
+    attr(&close, "aria-label", "close the preview");
+    append(&head, &close);
+    append(card, &head);
+    let body = el_class("div", "card-body");
+    append(card, &body);
+
+    let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+    let g_info = geometry(&model, t);
+    let mut listeners = Vec::new();
+    {
+        let card = card.clone();
+        let panel_c = panel.clone();
+        let gen = generation.clone();
+        listeners.push(EventListener::new(&close, "click", move |_| {
+            gen.set(gen.get() + 1);
+            dom::set_hidden(&card, true);
+            dom::clear(&card);
+            // Dropping the panel drops this very listener: defer it past the callback.
+            let p = panel_c.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                p.borrow_mut().take();
+            });
+        }));
+    }
+
+    let note = el_class("p", "note preview-window");
+    append(
+        &note,
+        &el_text(
+            "span",
+            "",
+            &format!(
+                "shape [{}] · {}",
+                shape.join(", "),
+                match &g_info {
+                    Ok(_) => match &t.dtype {
+                        crate::format::DType::Ggml(_) =>
+                            "a row is ne0, GGUF's first (contiguous) dimension",
+                        _ => "a row is the last dimension",
+                    },
+                    Err(_) => "",
+                }
+            ),
+        ),
+    );
+    append(&body, &note);
+
+    // Window controls: rows A..B and columns A..B (a crop), filled in once planned.
+    let controls = el_class("div", "preview-controls");
+    let rows_in = range_input("rows", "rows A..B (end exclusive)");
+    let cols_in = range_input("cols", "columns A..B within a row (a crop)");
+    let show = el_text("button", "button", "Show");
+    attr(&show, "type", "button");
+    attr(&show, "data-testid", "preview-apply");
+    let reset = el_text("button", "button", "First rows");
+    attr(&reset, "type", "button");
+    for (label, input) in [("rows", &rows_in), ("columns", &cols_in)] {
+        let l = el_class("label", "range");
+        append(&l, &el_text("span", "muted", label));
+        append(&l, input);
+        append(&controls, &l);
+    }
+    append(&controls, &show);
+    append(&controls, &reset);
+    let scales_label = el_class("label", "toggle");
+    let scales_box: HtmlInputElement = dom::el("input").unchecked_into();
+    scales_box.set_type("checkbox");
+    attr(&scales_box, "data-testid", "preview-scales-toggle");
+    append(&scales_label, &scales_box);
+    append(&scales_label, &el_text("span", "", "per-block scales"));
+    dom::set_hidden(&scales_label, true);
+    append(&controls, &scales_label);
+    append(&body, &controls);
+
+    let window_line = el_class("p", "preview-window-line");
+    append(&body, &window_line);
+    let bytes_line = el_class("p", "muted");
+    attr(&bytes_line, "data-testid", "preview-bytes-read");
+    append(&body, &bytes_line);
+    let status = el_text("p", "status-line muted", "Reading the window's bytes…");
+    append(&body, &status);
+    let error = el_class("div", "error preview-error");
+    attr(&error, "data-testid", "preview-error");
+    attr(&error, "role", "alert");
+    dom::set_hidden(&error, true);
+    append(&body, &error);
+    let content = el_class("div", "preview-content");
+    append(&body, &content);
+
+    // Apply / reset / Enter in a range box re-open the panel on the new window.
+    let reopen = {
+        let card = card.clone();
+        let model = model.clone();
+        let source = source.clone();
+        let generation = generation.clone();
+        let panel = panel.clone();
+        let rows_in = rows_in.clone();
+        let cols_in = cols_in.clone();
+        let error = error.clone();
+        let geo = g_info.clone().ok();
+        Rc::new(move |default: bool| {
+            let req = if default {
+                WindowRequest::default()
+            } else {
+                let Some(geo) = &geo else { return };
+                let parse = |input: &HtmlInputElement, max: u64, what: &str| {
+                    let v = input.value();
+                    if v.trim().is_empty() {
+                        Ok(None)
+                    } else {
+                        parse_range(&v, max)
+                            .map(Some)
+                            .map_err(|e| format!("{what}: {e}"))
+                    }
+                };
+                match (
+                    parse(&rows_in, geo.rows, "rows"),
+                    parse(&cols_in, geo.row_values, "columns"),
+                ) {
+                    (Ok(rows), Ok(cols)) => WindowRequest { rows, cols },
+                    (Err(e), _) | (_, Err(e)) => {
+                        error.set_text_content(Some(&e));
+                        dom::set_hidden(&error, false);
+                        return;
+                    }
+                }
+            };
+            // Deferred: this closure is owned by the panel that re-opening drops.
+            let (card, model, source, generation, panel) = (
+                card.clone(),
+                model.clone(),
+                source.clone(),
+                generation.clone(),
+                panel.clone(),
+            );
+            wasm_bindgen_futures::spawn_local(async move {
+                open_panel(&card, model, source, generation, panel, index, req);
+            });
+        })
+    };
+    {
+        let r = reopen.clone();
+        listeners.push(EventListener::new(&show, "click", move |_| r(false)));
+        let r = reopen.clone();
+        listeners.push(EventListener::new(&reset, "click", move |_| r(true)));
+        for input in [&rows_in, &cols_in] {
+            let r = reopen.clone();
+            listeners.push(EventListener::new(input, "keydown", move |e| {
+                if e.dyn_ref::<web_sys::KeyboardEvent>()
+                    .is_some_and(|k| k.key() == "Enter")
+                {
+                    r(false);
+                }
+            }));
+        }
+    }
+
+    let els = Els {
+        card: card.clone(),
+        window_line,
+        bytes_line,
+        status,
+        error,
+        content,
+        rows_in,
+        cols_in,
+        scales_label,
+        scales_box,
+    };
+    let slot = Rc::new(RefCell::new(listeners));
+    *panel.borrow_mut() = Some(Panel {
+        _listeners: slot.clone(),
+    });
+    let gen = generation.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let current = || gen.get() == g;
+        let result = run(&model, &source, index, &req, &els, &current).await;
+        if !current() {
+            return;
+        }
+        match result {
+            Ok((p, arrived)) => {
+                let extra = draw(&els, &p);
+                slot.borrow_mut().extend(extra);
+                attr(&els.card, "data-state", "ready");
+                let render_ms = now() - arrived;
+                attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
+            }
+            Err(e) => show_error(&els, &e.to_string()),
+        }
+    });
+}
+
+/// The elements a running preview writes to.
+struct Els {
+    card: Element,
+    window_line: Element,
+    bytes_line: Element,
+    status: Element,
+    error: Element,
+    content: Element,
+    rows_in: HtmlInputElement,
+    cols_in: HtmlInputElement,
+    scales_label: Element,
+    scales_box: HtmlInputElement,
+}
+
+fn range_input(name: &str, title: &str) -> HtmlInputElement {
+    let i: HtmlInputElement = dom::el("input").unchecked_into();
+    i.set_type("text");
+    attr(&i, "class", "range-input mono");
+    attr(&i, "data-testid", &format!("preview-{name}"));
+    attr(&i, "title", title);
+    attr(&i, "aria-label", title);
+    attr(&i, "spellcheck", "false");
+    attr(&i, "placeholder", "A..B");
+    i
+}
+
+fn show_error(els: &Els, text: &str) {
+    dom::set_hidden(&els.status, true);
+    els.error.set_text_content(Some(text));
+    dom::set_hidden(&els.error, false);
+    attr(&els.card, "data-state", "error");
+}
+
+/// Plans, reads, decodes in slices. Returns the preview and the time the bytes arrived.
+async fn run(
+    model: &Model,
+    source: &SourceFactory,
+    index: usize,
+    req: &WindowRequest,
+    els: &Els,
+    current: &dyn Fn() -> bool,
+) -> Result<(Preview, f64), PreviewError> {
+    let plan = preview::plan(model, index, req)?;
+    els.rows_in
+        .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
+    els.cols_in
+        .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
+    let mut src = BoxedSource(source());
+    let bytes = read_window(&mut src, &plan).await?;
+    let arrived = now();
+    if !current() {
+        return Err(PreviewError::Read("superseded".into()));
+    }
+    els.status.set_text_content(Some("Decoding the window…"));
+    let mut job = Job::new(model, plan, bytes)?;
+    let mut slice = now();
+    while !job.step(STEP_VALUES)? {
+        if now() - slice > SLICE_MS {
+            yield_now().await;
+            if !current() {
+                return Err(PreviewError::Read("superseded".into()));
+            }
+            slice = now();
+        }
+    }
+    Ok((job.finish()?, arrived))
+}
+
+/// Draws a finished preview; returns the listeners it added (the scales toggle).
+fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
+    dom::set_hidden(&els.status, true);
+    els.window_line.set_text_content(Some(&pv::window_text(p)));
+    els.bytes_line.set_text_content(Some(&pv::bytes_read_text(
+        p.bytes_read,
+        p.window.tensor_bytes,
+    )));
+    attr(&els.bytes_line, "data-value", &p.bytes_read.to_string());
+    attr(
+        &els.bytes_line,
+        "data-range",
+        &format!("{}+{}", p.window.read_offset, p.window.read_len),
+    );
+    dom::clear(&els.content);
+
+    let top = el_class("div", "preview-top");
+    let stats = el_class("dl", "preview-stats");
+    attr(&stats, "data-testid", "preview-stats");
+    for row in pv::stat_rows(&p.stats) {
+        let item = el_class("div", "stat");
+        attr(&item, "data-stat", row.key);
+        attr(&item, "data-value", &row.raw);
+        append(&item, &el_text("dt", "", row.label));
+        append(&item, &el_text("dd", "mono", &row.text));
+        append(&stats, &item);
+    }
+    append(&top, &stats);
+    append(&top, &histogram_figure(p));
+    append(&els.content, &top);
+
+    let heat_fig = el_class("figure", "preview-heat");
+    let title = el_text("figcaption", "fig-title", "Heatmap of the window");
+    append(&heat_fig, &title);
+    let canvas: HtmlCanvasElement = dom::el("canvas").unchecked_into();
+    attr(&canvas, "data-testid", "preview-heatmap");
+    append(&heat_fig, &canvas);
+    let legend = el_class("div", "heat-legend");
+    let bar = el_class("div", "heat-bar");
+    attr(
+        &bar,
+        "style",
+        &format!("background:{}", Heatmap::css_gradient()),
+    );
+    let labels = el_class("div", "heat-labels mono");
+    let note = el_class("p", "note");
+    append(&legend, &bar);
+    append(&legend, &labels);
+    append(&heat_fig, &legend);
+    append(&heat_fig, &note);
+    append(&els.content, &heat_fig);
+    paint_heatmap(&canvas, &p.heatmap, &labels, &note, None);
+
+    let mut listeners = Vec::new();
+    dom::set_hidden(&els.scales_label, p.block_scales.is_none());
+    els.scales_box.set_checked(false);
+    if let Some(scales) = &p.block_scales {
+        let heat = p.heatmap.clone();
+        let sc = scales.heatmap.clone();
+        let caption = pv::scales_caption(scales);
+        let b = els.scales_box.clone();
+        let (canvas, labels, note, title) =
+            (canvas.clone(), labels.clone(), note.clone(), title.clone());
+        listeners.push(EventListener::new(&els.scales_box, "change", move |_| {
+            if b.checked() {
+                title.set_text_content(Some("Per-block scales"));
+                paint_heatmap(&canvas, &sc, &labels, &note, Some(&caption));
+            } else {
+                title.set_text_content(Some("Heatmap of the window"));
+                paint_heatmap(&canvas, &heat, &labels, &note, None);
+            }
+        }));
+    }
+
+    append(&els.content, &values_table(p));
+    listeners
+}
+
+fn paint_heatmap(
+    canvas: &HtmlCanvasElement,
+    h: &Heatmap,
+    labels: &Element,
+    note: &Element,
+    caption: Option<&str>,
+) {
+    let (w, hgt) = (h.cols as u32, h.rows as u32);
+    canvas.set_width(w);
+    canvas.set_height(hgt);
+    // Shown at most 640 CSS px wide, cells kept square-ish but never thinner than 40 px in all.
+    let css_w = 640.0f64.min(f64::from(w) * 640.0 / f64::from(w.max(hgt)).max(1.0));
+    let css_w = css_w.max(160.0);
+    let css_h = (css_w * f64::from(hgt) / f64::from(w)).clamp(40.0, 640.0);
+    attr(
+        canvas,
+        "style",
+        &format!("width:{css_w:.0}px;height:{css_h:.0}px"),
+    );
+    attr(canvas, "data-cells", &format!("{hgt}x{w}"));
+    attr(canvas, "data-limit", &format!("{:?}", h.limit));
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
+    let rgba = h.rgba();
+    if let (Some(ctx), Ok(img)) = (
+        ctx,
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), w, hgt),
+    ) {
+        ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(hgt));
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+    let (l, text) = pv::heatmap_legend(h);
+    dom::clear(labels);
+    for s in l {
+        append(labels, &el_text("span", "", &s));
+    }
+    let text = match caption {
+        Some(c) => format!("{c}; {text}"),
+        None => text,
+    };
+    note.set_text_content(Some(&text));
+}
+
+fn histogram_figure(p: &Preview) -> Element {
+    let fig = el_class("figure", "preview-hist");
+    append(
+        &fig,
+        &el_text(
+            "figcaption",
+            "fig-title",
+            &format!(
+                "Histogram ({} bins, finite values)",
+                p.histogram.counts.len()
+            ),
+        ),
+    );
+    let (w, h) = (480.0, 140.0);
+    let svg = dom::svg("svg");
+    attr(&svg, "data-testid", "preview-histogram");
+    attr(&svg, "viewBox", &format!("0 0 {w} {h}"));
+    attr(&svg, "preserveAspectRatio", "none");
+    attr(&svg, "role", "img");
+    attr(&svg, "aria-label", "histogram of the window's values");
+    let bars = pv::histogram_bars(&p.histogram, w, h);
+    if let Some((_, Some(z), _)) = pv::histogram_axis(&p.histogram) {
+        let line = dom::svg("line");
+        let x = format!("{:.2}", z * w);
+        attr(&line, "x1", &x);
+        attr(&line, "x2", &x);
+        attr(&line, "y1", "0");
+        attr(&line, "y2", &h.to_string());
+        attr(&line, "class", "zero");
+        append(&svg, &line);
+    }
+    for b in bars {
+        let r = dom::svg("rect");
+        attr(&r, "x", &format!("{:.2}", b.x));
+        attr(&r, "y", &format!("{:.2}", b.y));
+        attr(&r, "width", &format!("{:.2}", (b.w - 0.5).max(0.5)));
+        attr(&r, "height", &format!("{:.2}", b.h));
+        attr(&r, "data-count", &b.count.to_string());
+        let t = dom::document()
+            .create_element_ns(Some(SVG_NS), "title")
+            .ok();
+        if let Some(t) = t {
+            t.set_text_content(Some(&b.title));
+            append(&r, &t);
+        }
+        append(&svg, &r);
+    }
+    append(&fig, &svg);
+    if let Some((lo, zero, hi)) = pv::histogram_axis(&p.histogram) {
+        let axis = el_class("div", "hist-axis mono");
+        append(&axis, &el_text("span", "", &lo));
+        if let Some(z) = zero {
+            let zl = el_text("span", "zero", "0");
+            attr(&zl, "style", &format!("left:{:.1}%", z * 100.0));
+            append(&axis, &zl);
+        }
+        append(&axis, &el_text("span", "", &hi));
+        append(&fig, &axis);
+    } else {
+        append(&fig, &el_text("p", "muted", "no finite values"));
+    }
+    fig
+}
+
+fn values_table(p: &Preview) -> Element {
+    let wrap = el_class("div", "preview-values table-scroll");
+    let table = el_class("table", "values-table");
+    attr(&table, "data-testid", "preview-values");
+    let cap = el_text(
+        "caption",
+        "fig-title",
+        &format!("First {} values", p.first_values.len()),
+    );
+    append(&table, &cap);
+    let thead = dom::el("thead");
+    let tr = dom::el("tr");
+    for h in ["index", "row", "column", "value"] {
+        let th = el_text("th", if h == "value" { "num" } else { "" }, h);
+        attr(&th, "scope", "col");
+        append(&tr, &th);
+    }
+    append(&thead, &tr);
+    append(&table, &thead);
+    let tbody = dom::el("tbody");
+    for v in &p.first_values {
+        let tr = dom::el("tr");
+        attr(&tr, "data-index", &v.index.to_string());
+        attr(&tr, "data-bits", &v.value.to_bits().to_string());
+        for (text, class) in [
+            (v.index.to_string(), "mono muted"),
+            (v.row.to_string(), "mono"),
+            (v.col.to_string(), "mono"),
+            (v.text.clone(), "mono num"),
+        ] {
+            append(&tr, &el_text("td", class, &text));
+        }
+        append(&tbody, &tr);
+    }
+    append(&table, &tbody);
+    append(&wrap, &table);
+    wrap
+}
