@@ -256,6 +256,10 @@ mod tests {
                 }
             }));
         assert_eq!(out, (0..163).map(|x| x * 2).collect::<Vec<_>>());
-        assert!(peak.get() <= POOL_SIZE && peak.get() >= POOL_SIZE - 1, "{}", peak.get());
+        assert!(
+            peak.get() <= POOL_SIZE && peak.get() >= POOL_SIZE - 1,
+            "{}",
+            peak.get()
+        );
     }
 }
