@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Header parse benchmark (issue #2 §7): weightpeek natively and as wasm in headless Chromium,
+# Header parse benchmark (issue #2 §7; remote reads for issue #3 at the end): weightpeek natively and as wasm in headless Chromium,
 # next to the PyPI `gguf` package's GGUFReader and the npm `@huggingface/gguf`, on the Gemma 3
 # 270M header (6.5 MB) and the largest vocab file, in one run. Reports; passes or fails nothing.
 # Usage: bash scripts/bench.sh      (after scripts/test.sh has installed everything and built dist/)
@@ -44,3 +44,8 @@ for key, r in rows.items():
     print(f"| {key} | {mb:.2f} MB | {n:.2f} ms ({mb / n * 1e3:.0f} MB/s) | {w:.2f} ms | {h:.0f} ms | {g:.0f} ms "
           f"| {h / n:.0f}× / {g / n:.0f}× | {h / w:.0f}× / {g / w:.0f}× |")
 PY
+
+# Remote header reads (issue #3): weightpeek vs @huggingface/gguf over the mock Hub with 50 ms
+# latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.
+"$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out target/remote-fixtures --bench
+node bench/remote.mjs target/remote-fixtures
