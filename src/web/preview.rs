@@ -199,7 +199,7 @@ fn open_panel(
     }
     append(&controls, &show);
     append(&controls, &reset);
-    let scales_label = el_class("label", "toggle");
+    let scales_label = el_class("label", "scales-toggle");
     let scales_box: HtmlInputElement = dom::el("input").unchecked_into();
     scales_box.set_type("checkbox");
     attr(&scales_box, "data-testid", "preview-scales-toggle");
@@ -484,10 +484,12 @@ fn paint_heatmap(
     let (w, hgt) = (h.cols as u32, h.rows as u32);
     canvas.set_width(w);
     canvas.set_height(hgt);
-    // Shown at most 640 CSS px wide, cells kept square-ish but never thinner than 40 px in all.
-    let css_w = 640.0f64.min(f64::from(w) * 640.0 / f64::from(w.max(hgt)).max(1.0));
-    let css_w = css_w.max(160.0);
-    let css_h = (css_w * f64::from(hgt) / f64::from(w)).clamp(40.0, 640.0);
+    // Shown with the window's own aspect ratio (rows : columns of values, not of cells), at
+    // most 640 CSS px on the longer side, never thinner than 48 px.
+    let (gr, gc) = (h.grid_rows.max(1) as f64, h.grid_cols.max(1) as f64);
+    let scale = 640.0 / gr.max(gc);
+    let css_w = (gc * scale).clamp(160.0, 640.0);
+    let css_h = (gr * scale).clamp(48.0, 640.0);
     attr(
         canvas,
         "style",

@@ -221,7 +221,8 @@ impl TensorTableView {
                 o(i);
             }
         });
-        let key = EventListener::new(&tbody, "keydown", move |e| {
+        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
+        let key = EventListener::new_with_options(&tbody, "keydown", opts, move |e| {
             let enter = e
                 .dyn_ref::<web_sys::KeyboardEvent>()
                 .is_some_and(|k| k.key() == "Enter");
