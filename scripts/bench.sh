@@ -49,3 +49,31 @@ PY
 # latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.
 "$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out target/remote-fixtures --bench
 node bench/remote.mjs target/remote-fixtures
+
+# --- Dequantisation throughput (issue #4) --------------------------------------------------------
+# Elements per second per ggml type: natively (examples/bench_dequant.rs), as wasm in headless
+# Chromium (bench/dequant_wasm.mjs -> the web build's bench_dequant hook), and gguf-py's numpy
+# quants.dequantize (bench/dequant_gguf_py.py), in the same run, on the same kind of input
+# (pseudo-random blocks, bit 6 of every byte cleared so no scale is Inf/NaN).
+N=$((1 << 22))
+cargo run --quiet --release --example bench_dequant -- "$N" 0.3 > "$out/dequant_native.txt"
+node bench/dequant_wasm.mjs --elements "$N" --ms 300 > "$out/dequant_wasm.jsonl"
+"$WP_VENV/bin/python" bench/dequant_gguf_py.py --elements "$N" --seconds 0.3 > "$out/dequant_gguf_py.jsonl"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+native = {}
+for line in open(os.path.join(out, "dequant_native.txt")).read().splitlines()[1:]:
+    parts = line.split()
+    if parts and parts[0] != "st":
+        native[parts[0]] = float(parts[-1])
+wasm = {json.loads(l)["type"]: json.loads(l)["g_elements_per_s"] for l in open(os.path.join(out, "dequant_wasm.jsonl"))}
+py = {json.loads(l)["type"]: json.loads(l)["g_elements_per_s"] for l in open(os.path.join(out, "dequant_gguf_py.jsonl"))}
+print()
+print("| type | native G el/s | wasm (Chromium) G el/s | gguf-py numpy G el/s | native / gguf-py | wasm / gguf-py |")
+print("|---|---:|---:|---:|---:|---:|")
+for t, n in native.items():
+    w, g = wasm.get(t), py.get(t)
+    ratio = lambda a: f"{a / g:.0f}×" if (a and g) else "–"
+    print(f"| {t} | {n:.3f} | {w if w is not None else '–'} | {g if g is not None else '–'} | {ratio(n)} | {ratio(w)} |")
+PY
