@@ -167,3 +167,20 @@ fn consistent_safetensors_shards_have_no_warnings() {
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
     assert_eq!(summarize(&m).tensor_bytes, 48);
 }
+
+#[test]
+fn parts_are_checked_file_by_file() {
+    // Every part's tensors start at offset 0 of its own data section: no overlaps reported.
+    let parts = vec![
+        ok("m-00001-of-00002.gguf", split_part(0, 2, 3, &["a", "b"])),
+        ok("m-00002-of-00002.gguf", split_part(1, 2, 3, &["c"])),
+    ];
+    let m = merge(parts, None, &[]).unwrap();
+    let s = summarize(&m);
+    let errors: Vec<_> = s
+        .findings
+        .iter()
+        .filter(|f| f.severity == weightpeek::check::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}

@@ -10,7 +10,7 @@ pub mod layers;
 
 use serde::Serialize;
 
-use crate::check::{check, Finding};
+use crate::check::Finding;
 use crate::format::{Model, Warning};
 
 pub use arch::{arch_card, ArchCard};
@@ -178,7 +178,7 @@ pub fn summarize(m: &Model) -> Summary {
             })
             .collect(),
         warnings,
-        findings: check(m),
+        findings: crate::remote::merge::findings(m),
         error: m.error.as_ref().map(|e| e.to_string()),
     }
 }

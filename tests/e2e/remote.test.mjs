@@ -203,7 +203,7 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
       const sent = hub.log.filter((r) => r.server === 'cdn').reduce((n, r) => n + r.bytes, 0);
       const size = fs.statSync(files.gemma).size;
       assert.ok(sent < size / 4, `the server sent ${sent} of ${size} bytes`);
-      const warnings = await page.$eval('.warnings', (e) => e.textContent).catch(() => '');
+      const warnings = await page.$eval('[data-testid=checks]', (e) => e.textContent).catch(() => '');
       assert.match(warnings, /ignores Range/);
     } finally {
       hub.set({ noRange: false });
