@@ -94,6 +94,10 @@ fn names_with_terminal_escapes_or_bidi_overrides_display_escaped() {
             .iter()
             .map(|t| t.name.as_str())
             .chain(m.metadata.iter().map(|e| e.key.as_str()));
+        assert!(
+            check(&m).iter().any(|f| f.code == "hidden-characters"),
+            "{name}"
+        );
         for n in names {
             let shown = display::escape(n);
             assert!(

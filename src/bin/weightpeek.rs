@@ -169,9 +169,14 @@ mod cli {
             let t = f
                 .tensor
                 .as_ref()
-                .map(|t| format!(" tensor \"{t}\":"))
+                .map(|t| format!(" tensor \"{}\":", display::escape(t)))
                 .unwrap_or_default();
-            writeln!(out, "{sev} [{}]{t} {}{at}", f.code, f.message)?;
+            writeln!(
+                out,
+                "{sev} [{}]{t} {}{at}",
+                f.code,
+                display::escape(&f.message)
+            )?;
         }
         let errors = findings
             .iter()

@@ -38,7 +38,7 @@ pub struct Finding {
 }
 
 /// What [`check`] looks at, for the "no problems found" message.
-pub const CHECKS: [&str; 9] = [
+pub const CHECKS: [&str; 10] = [
     "the header parses to the end",
     "every tensor's data lies inside the file",
     "tensor data ranges do not overlap",
@@ -46,6 +46,7 @@ pub const CHECKS: [&str; 9] = [
     "offsets on the alignment grid (GGUF)",
     "byte sizes agree with shape and type",
     "tensor names and metadata keys are unique and non-empty",
+    "names hold no control or bidirectional-override characters",
     "every type is known",
     "metadata values have the types loaders expect",
 ];
@@ -331,6 +332,31 @@ fn names(m: &Model, out: &mut Vec<Finding>) {
                 None,
             ));
         }
+    }
+    let hidden = |s: &str| {
+        s.chars()
+            .any(|c| c.is_control() || crate::summary::display::is_bidi_control(c))
+    };
+    for t in m.tensors.iter().filter(|t| hidden(&t.name)) {
+        out.push(finding(
+            Warning,
+            "hidden-characters",
+            "the tensor name contains control or bidirectional-override characters (shown escaped, e.g. \\u{202e})".into(),
+            Some(t.offset),
+            Some(&t.name),
+        ));
+    }
+    for e in m.metadata.iter().filter(|e| hidden(&e.key)) {
+        out.push(finding(
+            Warning,
+            "hidden-characters",
+            format!(
+                "metadata key \"{}\" contains control or bidirectional-override characters (shown escaped)",
+                crate::summary::display::escape(&e.key)
+            ),
+            Some(e.offset),
+            None,
+        ));
     }
     if m.tensors.iter().any(|t| t.name.is_empty()) {
         out.push(finding(

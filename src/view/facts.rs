@@ -249,15 +249,6 @@ pub fn more_text(n: usize) -> String {
     format!("… and {} more", display::thousands(n as u64))
 }
 
-/// `3 warnings`.
-pub fn warnings_title(n: usize) -> String {
-    format!(
-        "{} warning{}",
-        display::thousands(n as u64),
-        if n == 1 { "" } else { "s" }
-    )
-}
-
 /// What the header of the tensor table says about the shape column.
 pub fn shape_order_note(format: &str, reversed: bool) -> &'static str {
     match (format == "gguf", reversed) {
@@ -353,9 +344,7 @@ mod tests {
             progress_text("m.gguf", 1 << 30, 3 << 20),
             "Reading the header of m.gguf (1.0 GiB)… 3.0 MiB read"
         );
-        assert_eq!(warnings_title(1), "1 warning");
         assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");
-        assert_eq!(warnings_title(1200), "1,200 warnings");
         assert!(partial_error_text("x at byte 5: y").1.contains("at byte 5"));
         assert_eq!(
             open_error_text("a.bin", "e").0,

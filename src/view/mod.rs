@@ -12,6 +12,7 @@
 //! - [`export`]: the summary as JSON (the CLI's `--json`), for download.
 #![forbid(unsafe_code)]
 
+pub mod checks;
 pub mod colors;
 pub mod export;
 pub mod facts;

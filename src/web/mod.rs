@@ -12,6 +12,7 @@
 //!   [`export`]: the "Download JSON" button.
 
 mod blob;
+mod checks;
 mod dom;
 mod export;
 mod histogram;

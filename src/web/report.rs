@@ -5,12 +5,13 @@ use std::rc::Rc;
 
 use crate::format::Model;
 use crate::source::ReadStats;
-use crate::summary::{self, display};
-use crate::view::facts;
+use crate::summary;
 use crate::view::tensors::type_filter;
 
-use super::dom::{self, append, el_class, el_text};
-use super::{export, histogram, layers, metadata, preview, summary as summary_card, tables};
+use super::dom::{self, append, el_class};
+use super::{
+    checks, export, histogram, layers, metadata, preview, summary as summary_card, tables,
+};
 use crate::preview::source::SourceFactory;
 
 /// Everything the current model's view keeps alive.
@@ -56,9 +57,8 @@ impl Report {
         let (export_button, export) = export::ExportButton::new(model.clone(), name);
         append(&dom::card_head(&summary), &export_button);
         append(root, &summary);
-        if !s.warnings.is_empty() {
-            append(root, &warnings_card(&s.warnings));
-        }
+        // Findings include the parser's warnings.
+        append(root, &checks::checks_card(&s.findings));
 
         // The tensor table is built first so the type chart can filter it, and placed last.
         let (tensor_card, tensors) =
@@ -110,20 +110,4 @@ impl Report {
             _open: open,
         }
     }
-}
-
-fn warnings_card(warnings: &[crate::format::Warning]) -> web_sys::Element {
-    let (card, body) = dom::card(&facts::warnings_title(warnings.len()), "warnings");
-    let list = el_class("ul", "warning-list");
-    for w in warnings.iter().take(500) {
-        append(&list, &el_text("li", "", &display::escape(&w.to_string())));
-    }
-    if warnings.len() > 500 {
-        append(
-            &list,
-            &el_text("li", "muted", &facts::more_text(warnings.len() - 500)),
-        );
-    }
-    append(&body, &list);
-    card
 }
