@@ -9,4 +9,6 @@ PORT="${WEIGHTPEEK_PORT:-8080}"
 bash scripts/install.sh --build-only
 cargo fetch --quiet   # Trunk.toml says offline = true, so crates must be in the local cache first
 echo "weightpeek: building, then serving at http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
-exec trunk serve --release --address 127.0.0.1 --port "$PORT"
+# No live-reload script: the page's Content-Security-Policy (scripts/csp_hook.py) allows only the
+# wasm loader it hashed at build time.
+exec trunk serve --release --no-autoreload --address 127.0.0.1 --port "$PORT"
