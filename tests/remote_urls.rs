@@ -154,6 +154,35 @@ fn a_mirror_endpoint_is_a_hub_host() {
         },
         "https://hf-mirror.example/o/r/resolve/main/m.gguf"
     );
+    // hf.co (which cannot resolve in the browser tests) maps to the configured endpoint too,
+    // datasets/ and spaces/ included, with or without a scheme; so does its repo listing.
+    let local = "http://127.0.0.1:4567";
+    for (input, want) in [
+        (
+            "https://hf.co/datasets/o/d/blob/main/sub/x.gguf",
+            "http://127.0.0.1:4567/datasets/o/d/resolve/main/sub/x.gguf",
+        ),
+        (
+            "hf.co/spaces/o/s/resolve/v2/model.safetensors?download=true",
+            "http://127.0.0.1:4567/spaces/o/s/resolve/v2/model.safetensors",
+        ),
+        (
+            "https://hf.co/o/r?show_file_info=m.gguf",
+            "http://127.0.0.1:4567/o/r/resolve/main/m.gguf",
+        ),
+    ] {
+        match parse_input(input, local) {
+            Ok(Target::File { url, .. }) => assert_eq!(url, want, "{input}"),
+            other => panic!("{input}: {other:?}"),
+        }
+    }
+    match parse_input("hf.co/datasets/o/d", local) {
+        Ok(Target::Repo(r)) => assert_eq!(
+            r.tree_api_url(local),
+            "http://127.0.0.1:4567/api/datasets/o/d/tree/main?recursive=true"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

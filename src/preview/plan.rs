@@ -207,12 +207,17 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             ))
         }
     }
+    // In a model merged from several files, the offset is within the tensor's own part.
+    let file_size = model
+        .part_of(index)
+        .and_then(|p| model.parts.get(p))
+        .map_or(model.file_size, |p| p.file_size);
     let end = t.offset.checked_add(tensor_bytes);
-    if end.is_none_or(|e| e > model.file_size) {
+    if end.is_none_or(|e| e > file_size) {
         return Err(PreviewError::BeyondEnd {
             offset: t.offset,
             bytes: tensor_bytes,
-            file_size: model.file_size,
+            file_size,
         });
     }
     if g.rows == 0 || g.row_values == 0 {

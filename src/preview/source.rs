@@ -4,7 +4,8 @@
 //! [`ByteSource`] has an `async fn` and so cannot be a trait object. [`DynByteSource`] is its
 //! boxed-future twin, implemented for every `ByteSource`; a [`SourceFactory`] makes a fresh
 //! source for each preview, so two previews in flight never share a `&mut` borrow (for a `Blob`
-//! the factory clones the handle; for HTTP it would clone the URL and client).
+//! the factory clones the handle; for HTTP it makes a Range reader of the part's URL, whose size
+//! is already known, so a preview costs exactly one request).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -47,5 +48,26 @@ impl ByteSource for BoxedSource {
     }
 }
 
-/// Makes a new reader of the model's file for each preview (cheap: a handle clone).
-pub type SourceFactory = Rc<dyn Fn() -> Box<dyn DynByteSource>>;
+/// Makes a new reader for each preview (cheap: a handle clone) of the file holding the tensor:
+/// its argument is the 0-based part ([`crate::format::Model::part_of`]) of a model merged from
+/// several files, 0 for a single file.
+pub type SourceFactory = Rc<dyn Fn(usize) -> Box<dyn DynByteSource>>;
+
+/// A source that cannot be read, saying why (a part that failed to open, a server without
+/// Range support): every read fails with that text, without any I/O.
+pub struct Unreadable {
+    /// The size reported (the file's, when known, so planning errors stay about the tensor).
+    pub size: u64,
+    /// Why it cannot be read.
+    pub why: String,
+}
+
+impl ByteSource for Unreadable {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&mut self, _offset: u64, _len: u64) -> Result<Vec<u8>, String> {
+        Err(self.why.clone())
+    }
+}

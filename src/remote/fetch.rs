@@ -17,6 +17,12 @@ pub const POOL_SIZE: usize = 6;
 /// header is read, long before a model's weights arrive.
 pub const NO_RANGE_CAP: u64 = crate::source::MAX_HEADER_BYTES;
 
+/// Most bytes of a whole small file read at once (a safetensors index, a repository listing):
+/// diffusers' indexes of models with hundreds of experts reach 60 MB; the cap stops a wrong
+/// URL from downloading a model. The body is refused as soon as its Content-Length, or the
+/// bytes received, pass it.
+pub const MAX_WHOLE_FILE: u64 = 256 << 20;
+
 /// `Content-Range: bytes a-b/total` → (a, b, total). `total` is `None` for `*`.
 pub fn parse_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
     let rest = value.trim().strip_prefix("bytes")?.trim_start();
@@ -125,7 +131,7 @@ impl Problem {
                 why.clone(),
             ),
             Problem::TooLarge(n) => (
-                "The header is too large to read".into(),
+                "The header (or index) is too large to read".into(),
                 format!("It would take more than {n} bytes; this tool stops there so a model is never downloaded by accident."),
             ),
         }

@@ -19,18 +19,21 @@ pub enum Column {
     Shape,
     Elements,
     Bytes,
+    /// The file holding the tensor, for a model merged from several files (hidden otherwise).
+    Part,
     Offset,
 }
 
 impl Column {
     /// Every column, in display order.
-    pub const ALL: [Column; 7] = [
+    pub const ALL: [Column; 8] = [
         Column::Index,
         Column::Name,
         Column::Type,
         Column::Shape,
         Column::Elements,
         Column::Bytes,
+        Column::Part,
         Column::Offset,
     ];
 
@@ -43,6 +46,7 @@ impl Column {
             Column::Shape => "shape",
             Column::Elements => "elements",
             Column::Bytes => "bytes",
+            Column::Part => "part",
             Column::Offset => "offset",
         }
     }
@@ -56,6 +60,7 @@ impl Column {
             Column::Shape => "col-shape",
             Column::Elements => "col-elements",
             Column::Bytes => "col-bytes",
+            Column::Part => "col-part",
             Column::Offset => "col-offset",
         }
     }
@@ -131,6 +136,8 @@ pub struct TensorTable {
     /// Shapes shown (and sorted) last dimension first: GGUF's ggml order reversed to the
     /// PyTorch order people know from model code.
     reversed_shapes: bool,
+    /// File names of the parts of a model merged from several files (empty for one file).
+    part_names: Vec<String>,
 }
 
 impl TensorTable {
@@ -152,6 +159,42 @@ impl TensorTable {
             },
             filter: Vec::new(),
             reversed_shapes: false,
+            part_names: Vec::new(),
+        }
+    }
+
+    /// A table over the rows of a model merged from several files, whose parts (1-based in
+    /// [`TensorRow::part`]) are the files `part_names`, in order. The part column shows a
+    /// tensor's file name and sorts by part number.
+    pub fn with_parts(rows: Vec<TensorRow>, part_names: Vec<String>) -> Self {
+        TensorTable {
+            part_names,
+            ..TensorTable::new(rows)
+        }
+    }
+
+    /// The columns shown: all of them, without the part column for a single file.
+    pub fn columns(&self) -> Vec<Column> {
+        let merged = !self.part_names.is_empty() || self.rows.iter().any(|r| r.part.is_some());
+        Column::ALL
+            .into_iter()
+            .filter(|&c| merged || c != Column::Part)
+            .collect()
+    }
+
+    /// Tooltip of a cell of the row at visible position `pos` (see [`cell_title`]); the part
+    /// column's names the part's number and its full path.
+    pub fn title(&self, pos: usize, c: Column) -> Option<String> {
+        let r = self.row(pos)?;
+        match (c, r.part) {
+            (Column::Part, Some(p)) => Some(format!(
+                "part {p} of {}: {}",
+                self.part_names.len().max(p as usize),
+                self.part_names
+                    .get(p as usize - 1)
+                    .map_or(String::new(), |n| display::escape(n))
+            )),
+            _ => cell_title(r, c),
         }
     }
 
@@ -261,6 +304,7 @@ impl TensorTable {
                 }),
                 Column::Elements => a.elements.cmp(&b.elements),
                 Column::Bytes => a.bytes.cmp(&b.bytes),
+                Column::Part => a.part.cmp(&b.part),
                 Column::Offset => a.offset.cmp(&b.offset),
             }
         };
@@ -302,10 +346,17 @@ impl TensorTable {
     }
 
     /// The text of every cell of the row at visible position `pos`.
-    pub fn cells(&self, pos: usize) -> Option<[String; 7]> {
+    pub fn cells(&self, pos: usize) -> Option<[String; 8]> {
         let i = *self.visible.get(pos)?;
         let r = &self.rows[i as usize];
-        Some(Column::ALL.map(|c| cell_text(r, i as usize, c, self.reversed_shapes)))
+        Some(Column::ALL.map(|c| match (c, r.part) {
+            // The part's file name (its last path segment; the tooltip has the whole path).
+            (Column::Part, Some(p)) => match self.part_names.get(p as usize - 1) {
+                Some(n) => display::escape(n.rsplit('/').next().unwrap_or(n)),
+                None => cell_text(r, i as usize, c, self.reversed_shapes),
+            },
+            _ => cell_text(r, i as usize, c, self.reversed_shapes),
+        }))
     }
 
     /// "236 tensors" / "12 of 236 tensors".
@@ -363,10 +414,8 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) ->
         Column::Elements => r.elements.map_or("overflow".into(), display::thousands),
         Column::Bytes => r.bytes.map_or("?".into(), display::bytes),
         // In a model merged from several files, the offset is within the tensor's part.
-        Column::Offset => match r.part {
-            Some(p) => format!("part {p} · {}", display::thousands(r.offset)),
-            None => display::thousands(r.offset),
-        },
+        Column::Offset => display::thousands(r.offset),
+        Column::Part => r.part.map_or(String::new(), |p| format!("part {p}")),
     }
 }
 
@@ -379,7 +428,10 @@ pub fn cell_title(r: &TensorRow, c: Column) -> Option<String> {
             None => display::escape(&r.name),
         }),
         Column::Bytes => r.bytes.map(|b| format!("{} bytes", display::thousands(b))),
-        Column::Offset => Some(format!("0x{:x}", r.offset)),
+        Column::Offset => Some(match r.part {
+            Some(p) => format!("0x{:x} in part {p}", r.offset),
+            None => format!("0x{:x}", r.offset),
+        }),
         _ => None,
     }
 }
@@ -515,7 +567,9 @@ mod tests {
         assert_eq!(c[3], "[64, 5]");
         assert_eq!(c[4], "overflow");
         assert_eq!(c[5], "2.5 KiB");
-        assert_eq!(c[6], "17,384");
+        assert_eq!(c[6], "");
+        assert_eq!(c[7], "17,384");
+        assert_eq!(t.columns().len(), 7, "no part column for a single file");
         assert_eq!(cell_title(&r, Column::Offset).as_deref(), Some("0x43e8"));
         assert_eq!(cell_title(&r, Column::Name).as_deref(), Some("evil\\n<b>"));
         r.note = Some("size estimated".into());
@@ -524,6 +578,43 @@ mod tests {
             Some("evil\\n<b>\nsize estimated")
         );
         assert!(t.cells(1).is_none());
+    }
+
+    #[test]
+    fn merged_models_have_a_sortable_part_column() {
+        let mut rows = synthetic(6);
+        for (i, r) in rows.iter_mut().enumerate() {
+            r.part = Some([2, 1, 3, 1, 2, 3][i]);
+        }
+        let names: Vec<String> = (1..=3)
+            .map(|p| format!("sub/model-{p:05}-of-00003.safetensors"))
+            .collect();
+        let mut t = TensorTable::with_parts(rows, names);
+        assert_eq!(t.columns(), Column::ALL.to_vec());
+        assert_eq!(t.cells(0).unwrap()[6], "model-00002-of-00003.safetensors");
+        assert_eq!(
+            t.cells(0).unwrap()[7],
+            "1,000",
+            "the offset stays a plain number"
+        );
+        assert_eq!(
+            t.title(0, Column::Part).as_deref(),
+            Some("part 2 of 3: sub/model-00002-of-00003.safetensors")
+        );
+        assert_eq!(
+            t.title(0, Column::Offset).as_deref(),
+            Some("0x3e8 in part 2")
+        );
+        t.click(Column::Part);
+        let order: Vec<usize> = (0..t.len()).map(|p| t.file_index(p).unwrap()).collect();
+        assert_eq!(
+            order,
+            [1, 3, 0, 4, 2, 5],
+            "by part, file order within a part"
+        );
+        t.click(Column::Part);
+        let order: Vec<usize> = (0..t.len()).map(|p| t.file_index(p).unwrap()).collect();
+        assert_eq!(order, [2, 5, 0, 4, 1, 3]);
     }
 
     #[test]

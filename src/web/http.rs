@@ -28,7 +28,9 @@ use web_sys::{
 };
 
 use super::blob::js_error_text;
-use crate::remote::fetch::{origin_of, parse_content_range, token_allowed, Problem, NO_RANGE_CAP};
+use crate::remote::fetch::{
+    origin_of, parse_content_range, token_allowed, Problem, MAX_WHOLE_FILE, NO_RANGE_CAP,
+};
 use crate::source::ByteSource;
 
 /// Settings and cancellation shared by every request of one opening (one model, all shards).
@@ -131,20 +133,57 @@ impl Fetcher {
     }
 
     /// The whole body of `url` (a small file such as an index or a listing), with the token
-    /// when the URL is on the Hub.
+    /// when the URL is on the Hub; at most [`MAX_WHOLE_FILE`] bytes.
+    ///
+    /// The bytes are held once, in wasm memory: the body stream is copied chunk by chunk into
+    /// one buffer sized from Content-Length (when given and under the cap), so a 60 MB index
+    /// is never also a whole `ArrayBuffer` on the JavaScript side, nor copied again.
     pub async fn get_all(&self, url: &str, counter: &Counter) -> Result<Vec<u8>, Problem> {
         let c = self.controller()?;
         let resp = self.get(url, None, &c, counter).await?;
-        let buf = JsFuture::from(
-            resp.array_buffer()
-                .map_err(|e| Problem::Network(js_error_text(&e)))?,
-        )
-        .await
-        .map_err(|e| self.body_error(&e))?;
-        let bytes = Uint8Array::new(&buf).to_vec();
-        counter.add_bytes(bytes.len() as u64);
-        (self.on_progress)();
-        Ok(bytes)
+        let declared = content_length(&resp);
+        if declared.is_some_and(|n| n > MAX_WHOLE_FILE) {
+            c.abort();
+            return Err(Problem::TooLarge(MAX_WHOLE_FILE));
+        }
+        let mut out: Vec<u8> = Vec::new();
+        if let Some(n) = declared.and_then(|n| usize::try_from(n).ok()) {
+            out.try_reserve_exact(n)
+                .map_err(|_| Problem::TooLarge(MAX_WHOLE_FILE))?;
+        }
+        let Some(body) = resp.body() else {
+            return Ok(out);
+        };
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        loop {
+            let chunk = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| self.body_error(&e))?;
+            let done = Reflect::get(&chunk, &"done".into())
+                .ok()
+                .and_then(|v| v.as_bool())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            let value: Uint8Array = Reflect::get(&chunk, &"value".into())
+                .map_err(|e| Problem::Network(js_error_text(&e)))?
+                .unchecked_into();
+            let n = value.length() as usize;
+            let start = out.len();
+            let end = start.checked_add(n).filter(|&e| e as u64 <= MAX_WHOLE_FILE);
+            let Some(end) = end else {
+                c.abort();
+                return Err(Problem::TooLarge(MAX_WHOLE_FILE));
+            };
+            out.try_reserve(n)
+                .map_err(|_| Problem::TooLarge(MAX_WHOLE_FILE))?;
+            out.resize(end, 0);
+            value.copy_to(&mut out[start..end]);
+            counter.add_bytes(n as u64);
+            (self.on_progress)();
+        }
+        Ok(out)
     }
 
     fn body_error(&self, e: &wasm_bindgen::JsValue) -> Problem {
@@ -202,6 +241,20 @@ impl Drop for HttpSource {
         // Ends a no-Range download still streaming; harmless after completed requests.
         self.controller.abort();
     }
+}
+
+/// Where an opened remote file lives, to read more of it later (tensor previews) without
+/// asking for its size again.
+#[derive(Debug, Clone)]
+pub struct Location {
+    /// The URL as opened (a Hub `resolve/` URL, or any URL).
+    pub url: String,
+    /// The final URL after the first answer's redirects (the CDN), where reads go.
+    pub direct: String,
+    /// The file's size, from the first answer.
+    pub size: u64,
+    /// The server ignored Range (answered 200 with the whole body).
+    pub no_range: bool,
 }
 
 fn content_length(resp: &Response) -> Option<u64> {
@@ -288,6 +341,35 @@ impl HttpSource {
             src.first = src.stream_read(0, want).await?;
         }
         Ok(src)
+    }
+
+    /// Where this file lives (for [`HttpSource::reopen`]).
+    pub fn location(&self) -> Location {
+        Location {
+            url: self.url.clone(),
+            direct: self.direct.clone(),
+            size: self.size,
+            no_range: self.no_range,
+        }
+    }
+
+    /// A reader of a file opened before (its size and redirect target known): every read is
+    /// one ranged GET of exactly the bytes asked, sent to the redirect's final URL (no token;
+    /// the opened URL again, with the token if it is on the Hub, should that one expire).
+    pub fn reopen(fetcher: Rc<Fetcher>, at: &Location) -> Result<HttpSource, Problem> {
+        let controller = AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
+        Ok(HttpSource {
+            fetcher,
+            counter: Rc::new(Counter::default()),
+            url: at.url.clone(),
+            direct: at.direct.clone(),
+            size: at.size,
+            first: Vec::new(),
+            stream: None,
+            no_range: at.no_range,
+            controller,
+            problem: None,
+        })
     }
 
     async fn body(&self, resp: Response, expect: u64) -> Result<Vec<u8>, Problem> {

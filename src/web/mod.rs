@@ -203,6 +203,8 @@ impl App {
 
 /// Opens a Blob: reads its header, summarises it, draws it.
 fn open(app: Rc<App>, blob: Blob, name: String) {
+    // A local file has no link that reopens it: the address stops naming a remote model.
+    remote::clear_page_url();
     let size = blob.size() as u64;
     let g = app.begin(&name, &facts::loading_text(&name, size));
     let shown_name = name.clone();
@@ -231,7 +233,7 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 if let Some(e) = &model.error {
                     app.show_error(Some(facts::partial_error_text(&e.to_string())));
                 }
-                let source: crate::preview::source::SourceFactory = Rc::new(move || {
+                let source: crate::preview::source::SourceFactory = Rc::new(move |_part| {
                     Box::new(BlobSource::new(preview_blob.clone(), Box::new(|_| {})))
                 });
                 let view = report::Report::show_with_source(

@@ -35,6 +35,9 @@ pub const SLICE_MS: f64 = 8.0;
 /// Values decoded per `Job::step` (well under a millisecond each).
 const STEP_VALUES: usize = 1 << 17;
 
+/// Told the tensor whose preview was opened (`Some(name)`) or that the preview was closed.
+pub type OnChange = Rc<dyn Fn(Option<&str>)>;
+
 /// The preview card: one open tensor at a time; its listeners are dropped with it.
 pub struct PreviewCard {
     card: Element,
@@ -43,6 +46,7 @@ pub struct PreviewCard {
     /// Bumped for every window started; a task that finds a newer one stops writing.
     generation: Rc<Cell<u64>>,
     panel: Rc<RefCell<Option<Panel>>>,
+    on_change: Rc<RefCell<Option<OnChange>>>,
 }
 
 /// The listeners of the tensor shown now (shared with its running task, which adds the
@@ -76,7 +80,14 @@ impl PreviewCard {
             source,
             generation: Rc::new(Cell::new(0)),
             panel: Rc::new(RefCell::new(None)),
+            on_change: Rc::new(RefCell::new(None)),
         }
+    }
+
+    /// Calls `f` whenever a tensor's preview is opened or the preview is closed (the page URL
+    /// follows the selected tensor).
+    pub fn set_on_change(&self, f: OnChange) {
+        *self.on_change.borrow_mut() = Some(f);
     }
 
     /// The card element (placed by the report).
@@ -92,20 +103,26 @@ impl PreviewCard {
             self.source.clone(),
             self.generation.clone(),
             self.panel.clone(),
+            self.on_change.clone(),
             index,
             WindowRequest::default(),
         );
+        let hook = self.on_change.borrow().clone();
+        if let (Some(f), Some(t)) = (hook, self.model.tensors.get(index)) {
+            f(Some(&t.name));
+        }
         self.card.scroll_into_view();
     }
 }
 
-#[allow(clippy::too_many_lines)]
+#[allow(clippy::too_many_lines, clippy::too_many_arguments)]
 fn open_panel(
     card: &Element,
     model: Rc<Model>,
     source: SourceFactory,
     generation: Rc<Cell<u64>>,
     panel: Rc<RefCell<Option<Panel>>>,
+    on_change: Rc<RefCell<Option<OnChange>>>,
     index: usize,
     req: WindowRequest,
 ) {
@@ -148,10 +165,15 @@ fn open_panel(
         let card = card.clone();
         let panel_c = panel.clone();
         let gen = generation.clone();
+        let on_change = on_change.clone();
         listeners.push(EventListener::new(&close, "click", move |_| {
             gen.set(gen.get() + 1);
             dom::set_hidden(&card, true);
             dom::clear(&card);
+            let hook = on_change.borrow().clone();
+            if let Some(f) = hook {
+                f(None);
+            }
             // Dropping the panel drops this very listener: defer it past the callback.
             let p = panel_c.clone();
             wasm_bindgen_futures::spawn_local(async move {
@@ -231,6 +253,7 @@ fn open_panel(
         let source = source.clone();
         let generation = generation.clone();
         let panel = panel.clone();
+        let on_change = on_change.clone();
         let rows_in = rows_in.clone();
         let cols_in = cols_in.clone();
         let error = error.clone();
@@ -263,15 +286,18 @@ fn open_panel(
                 }
             };
             // Deferred: this closure is owned by the panel that re-opening drops.
-            let (card, model, source, generation, panel) = (
+            let (card, model, source, generation, panel, on_change) = (
                 card.clone(),
                 model.clone(),
                 source.clone(),
                 generation.clone(),
                 panel.clone(),
+                on_change.clone(),
             );
             wasm_bindgen_futures::spawn_local(async move {
-                open_panel(&card, model, source, generation, panel, index, req);
+                open_panel(
+                    &card, model, source, generation, panel, on_change, index, req,
+                );
             });
         })
     };
@@ -375,7 +401,8 @@ async fn run(
         .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
     els.cols_in
         .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
-    let mut src = BoxedSource(source());
+    // The file holding the tensor: its part of a merged model, or the one file.
+    let mut src = BoxedSource(source(model.part_of(index).unwrap_or(0)));
     let bytes = read_window(&mut src, &plan).await?;
     let arrived = now();
     if !current() {

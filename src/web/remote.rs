@@ -3,6 +3,12 @@
 //!
 //! Everything a server sends is shown as text (text nodes / attributes); the token lives in the
 //! password input (memory) and in `sessionStorage` only while "remember for this tab" is ticked.
+//! The Hub endpoint (not a secret) is remembered in `localStorage`.
+//!
+//! The page URL is `?url=<what was opened>` and, while a tensor's preview is open,
+//! `&tensor=<its name>`; opening such a link loads the model and opens that preview. A local
+//! file has no such URL (a link cannot reopen a file on someone's disk), so opening one removes
+//! both parameters: a bare `tensor=` would reproduce nothing.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -12,9 +18,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use super::dom::{self, append, attr, by_id, el_text, set_body_data};
-use super::http::{Counter, Fetcher, HttpSource};
+use super::http::{Counter, Fetcher, HttpSource, Location};
 use super::{report, App};
 use crate::format::{Model, Warning};
+use crate::preview::source::{SourceFactory, Unreadable};
 use crate::remote::fetch::{bounded, Problem, POOL_SIZE};
 use crate::remote::hub::{parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
@@ -26,12 +33,16 @@ use crate::summary::display;
 type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
 
 const TOKEN_KEY: &str = "weightpeek.hub-token";
+/// `localStorage` key of the Hub endpoint (kept across visits; only when not the default).
+const ENDPOINT_KEY: &str = "weightpeek.hub-endpoint";
 
 thread_local! {
     /// The opening in progress (its cancel stops every request of it).
     static CURRENT: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
     /// Click listeners of the listed repository's entries (replaced with the list).
     static ENTRY_LISTENERS: RefCell<Vec<EventListener>> = const { RefCell::new(Vec::new()) };
+    /// The `tensor=` of the link the page was opened with, until its model is shown.
+    static PENDING_TENSOR: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 fn input(id: &str) -> HtmlInputElement {
@@ -58,6 +69,21 @@ fn session() -> Option<web_sys::Storage> {
     gloo::utils::window().session_storage().ok().flatten()
 }
 
+fn local() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
+/// Keeps the endpoint for the next visit (forgets it when it is the default again).
+fn remember_endpoint() {
+    let Some(s) = local() else { return };
+    let ep = endpoint();
+    if ep == DEFAULT_ENDPOINT {
+        let _ = s.remove_item(ENDPOINT_KEY);
+    } else {
+        let _ = s.set_item(ENDPOINT_KEY, &ep);
+    }
+}
+
 fn remember_token() {
     let Some(s) = session() else { return };
     match token().filter(|_| input("hub-remember").checked()) {
@@ -73,6 +99,9 @@ fn remember_token() {
 /// Wires the URL form, the settings and the cancel button; the listeners go into the app's
 /// list. Opens `?url=` of the page's address, if present.
 pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
+    if let Some(ep) = local().and_then(|s| s.get_item(ENDPOINT_KEY).ok().flatten()) {
+        input("hub-endpoint").set_value(&ep);
+    }
     if let Some(t) = session().and_then(|s| s.get_item(TOKEN_KEY).ok().flatten()) {
         input("hub-token").set_value(&t);
         input("hub-remember").set_checked(true);
@@ -91,6 +120,9 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
             }
         },
     ));
+    ls.push(EventListener::new(&by_id("hub-endpoint"), "change", |_| {
+        remember_endpoint()
+    }));
     for id in ["hub-remember", "hub-token"] {
         ls.push(EventListener::new(&by_id(id), "change", |_| {
             remember_token()
@@ -103,20 +135,21 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
             }
         });
     }));
-    if let Some(url) = page_url_param() {
+    if let Some(url) = page_param("url") {
         input("url-input").set_value(&url);
+        PENDING_TENSOR.with(|p| *p.borrow_mut() = page_param("tensor"));
         open_text(app.clone(), url);
     }
 }
 
-fn page_url_param() -> Option<String> {
+fn page_param(name: &str) -> Option<String> {
     let search = gloo::utils::window().location().search().ok()?;
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get("url").filter(|u| !u.trim().is_empty())
+    params.get(name).filter(|u| !u.trim().is_empty())
 }
 
-/// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown.
-fn set_page_url(text: &str) {
+/// Rewrites the address bar's query with `edit` (no reload, no history entry).
+fn edit_page_url(edit: impl FnOnce(&web_sys::UrlSearchParams)) {
     let w = gloo::utils::window();
     let Ok(href) = w.location().href() else {
         return;
@@ -124,10 +157,41 @@ fn set_page_url(text: &str) {
     let Ok(u) = web_sys::Url::new(&href) else {
         return;
     };
-    u.search_params().set("url", text.trim());
+    edit(&u.search_params());
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&u.href()));
     }
+}
+
+/// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown; a
+/// tensor of what was open before is no longer selected, nor one a link asked for.
+fn set_page_url(text: &str) {
+    PENDING_TENSOR.with(|p| p.borrow_mut().take());
+    edit_page_url(|q| {
+        q.set("url", text.trim());
+        q.delete("tensor");
+    });
+}
+
+/// `&tensor=<name>` while a remote model's tensor preview is open (`None`: closed). Nothing
+/// for a local file: without `url=` there is no link to reproduce.
+pub(super) fn set_page_tensor(name: Option<&str>) {
+    if page_param("url").is_none() {
+        return;
+    }
+    edit_page_url(|q| match name {
+        Some(n) => q.set("tensor", n),
+        None => q.delete("tensor"),
+    });
+}
+
+/// A local file is open: the address no longer names a remote model or tensor.
+pub(super) fn clear_page_url() {
+    PENDING_TENSOR.with(|p| p.borrow_mut().take());
+    edit_page_url(|q| {
+        q.delete("url");
+        q.delete("tensor");
+    });
 }
 
 fn progress_el() -> Element {
@@ -150,6 +214,7 @@ fn clear_entries() {
 
 /// Opens what `text` points at: a file, a set, or a repository to pick from.
 fn open_text(app: Rc<App>, text: String) {
+    remember_endpoint();
     let ep = endpoint();
     clear_entries();
     match parse_input(&text, &ep) {
@@ -459,9 +524,13 @@ async fn open_jobs(
     let count = results.len();
     let mut parts = Vec::new();
     let mut extra = Vec::new();
+    // Where each file that was read lives, for the previews' Range reads.
+    let mut locations: Vec<(String, Location)> = Vec::new();
     for (i, (file, url, r)) in results.into_iter().enumerate() {
         match r {
-            Ok((model, s, no_range)) => {
+            Ok((model, s, at)) => {
+                let no_range = at.no_range;
+                locations.push((file.clone(), at));
                 stats.reads += s.reads;
                 stats.bytes += s.bytes;
                 if no_range {
@@ -494,7 +563,8 @@ async fn open_jobs(
     match model {
         Ok(mut m) => {
             m.warnings.extend(extra);
-            show_model(&app, &name, m, &stats);
+            let source = preview_source(&fetcher, &m, locations);
+            show_model(&app, &name, m, &stats, source);
         }
         Err(e) => app.fail(("The model could not be read".into(), e)),
     }
@@ -506,7 +576,7 @@ async fn read_one(
     counter: Rc<Counter>,
     url: &str,
     first: u64,
-) -> Result<(Model, ReadStats, bool), Problem> {
+) -> Result<(Model, ReadStats, Location), Problem> {
     let mut src = HttpSource::open(fetcher.clone(), counter, url, first).await?;
     let policy = ReadPolicy {
         first_read: first,
@@ -517,7 +587,7 @@ async fn read_one(
         return Err(Problem::Cancelled);
     }
     match result {
-        Ok((m, s)) => Ok((m, s, src.no_range)),
+        Ok((m, s)) => Ok((m, s, src.location())),
         Err(e) => Err(src
             .problem
             .take()
@@ -525,13 +595,84 @@ async fn read_one(
     }
 }
 
-fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats) {
+/// Previews of a remote model: a Range reader of the part holding the tensor, at the URL its
+/// header was read from (after redirects), with the file size already known, so a preview is
+/// one request for exactly its window's bytes. Uses the opening's endpoint and token (the
+/// token still goes only to the endpoint's origin).
+fn preview_source(
+    opening: &Fetcher,
+    model: &Model,
+    located: Vec<(String, Location)>,
+) -> SourceFactory {
+    let fetcher = Rc::new(Fetcher::new(
+        opening.endpoint.clone(),
+        opening.token.clone(),
+        Box::new(|| {}),
+    ));
+    // In the merged model's part order (the parts that could be read); one file: its own.
+    let at: Vec<Option<Location>> = if model.parts.is_empty() {
+        located.into_iter().map(|(_, l)| Some(l)).take(1).collect()
+    } else {
+        model
+            .parts
+            .iter()
+            .map(|p| {
+                located
+                    .iter()
+                    .find(|(f, _)| *f == p.name)
+                    .map(|(_, l)| l.clone())
+            })
+            .collect()
+    };
+    Rc::new(move |part| {
+        let unreadable = |size, why: &str| -> Box<dyn crate::preview::source::DynByteSource> {
+            Box::new(Unreadable {
+                size,
+                why: why.to_string(),
+            })
+        };
+        match at.get(part).cloned().flatten() {
+            None => unreadable(0, "the file holding this tensor was not read"),
+            Some(l) if l.no_range => unreadable(
+                l.size,
+                "this server ignores Range requests: previewing a tensor would download the file up to it",
+            ),
+            Some(l) => match HttpSource::reopen(fetcher.clone(), &l) {
+                Ok(src) => Box::new(src),
+                Err(p) => unreadable(l.size, &p.describe(&l.url, &fetcher.endpoint, false).1),
+            },
+        }
+    })
+}
+
+fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source: SourceFactory) {
     dom::set_hidden(&app.status, true);
     let failed = model.error.is_some();
     if let Some(e) = &model.error {
         app.show_error(Some(crate::view::facts::partial_error_text(&e.to_string())));
     }
-    let view = report::Report::show(&app.report_root, name, Rc::new(model), stats);
+    let model = Rc::new(model);
+    let view = report::Report::show_with_source(
+        &app.report_root,
+        name,
+        model.clone(),
+        stats,
+        Some(source),
+    );
+    view.on_preview(Rc::new(set_page_tensor));
+    // A link's `tensor=`: open that tensor's preview now that its model is shown.
+    if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {
+        match model.tensors.iter().position(|x| x.name == t) {
+            Some(i) => view.open_tensor(i),
+            None => app.show_error(Some((
+                "The link names a tensor this model does not have".into(),
+                format!(
+                    "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
+                    crate::summary::display::escape(&t)
+                ),
+            ))),
+        }
+    }
     *app.view.borrow_mut() = Some(view);
     set_body_data("state", if failed { "error" } else { "ready" });
 }

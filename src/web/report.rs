@@ -30,7 +30,7 @@ pub struct Report {
 impl Report {
     /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
     /// measure their containers). No tensor previews (no source to read values from).
-    #[allow(dead_code)] // kept for callers without a source (remote files until #3 passes one)
+    #[allow(dead_code)] // kept for callers without a source
     pub fn show(
         root: &web_sys::Element,
         name: &str,
@@ -61,8 +61,9 @@ impl Report {
         append(root, &checks::checks_card(&s.findings));
 
         // The tensor table is built first so the type chart can filter it, and placed last.
+        let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
         let (tensor_card, tensors) =
-            tables::TensorTableView::new(s.tensors, s.format, s.tensor_count);
+            tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
 
         let row = el_class("div", "card-row");
         append(root, &row);
@@ -108,6 +109,21 @@ impl Report {
             _tensors: tensors,
             _preview: preview_card,
             _open: open,
+        }
+    }
+
+    /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
+    /// source to read values from.
+    pub fn open_tensor(&self, index: usize) {
+        if let Some(card) = &self._preview {
+            card.open(index);
+        }
+    }
+
+    /// Calls `f` with the tensor whose preview opens, or `None` when the preview is closed.
+    pub fn on_preview(&self, f: preview::OnChange) {
+        if let Some(card) = &self._preview {
+            card.set_on_change(f);
         }
     }
 }

@@ -13,7 +13,7 @@ use web_sys::{Element, HtmlInputElement};
 use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::{shape_order_note, shape_toggle_label};
-use crate::view::tensors::{cell_title, Column, TensorTable, FILTER_HINT};
+use crate::view::tensors::{Column, TensorTable, FILTER_HINT};
 use crate::view::viewport::{Viewport, Window};
 
 use super::dom::{self, append, attr, el_class, el_text};
@@ -33,6 +33,8 @@ struct State {
     drawn: Option<Window>,
     /// Rows open a preview (focusable, with their file index) once a listener is attached.
     openable: bool,
+    /// The columns shown (no part column for a single file).
+    columns: Vec<Column>,
 }
 
 /// The live tensor table.
@@ -42,7 +44,16 @@ pub struct TensorTableView {
 }
 
 impl TensorTableView {
-    pub fn new(rows: Vec<TensorRow>, format: &str, announced: u64) -> (Element, TensorTableView) {
+    /// The card for `rows`; `part_names` are the files of a model merged from several (empty
+    /// for one file: then there is no part column).
+    pub fn new(
+        rows: Vec<TensorRow>,
+        part_names: Vec<String>,
+        format: &str,
+        announced: u64,
+    ) -> (Element, TensorTableView) {
+        let tensor_table = TensorTable::with_parts(rows, part_names);
+        let columns = tensor_table.columns();
         let (card, body) = dom::card("Tensors", "tensors");
         let head = dom::card_head(&card);
         let count = el_class("span", "count muted");
@@ -64,13 +75,13 @@ impl TensorTableView {
             b
         });
         append(&body, &note);
-        if (rows.len() as u64) < announced {
+        if (tensor_table.total() as u64) < announced {
             append(
                 &body,
                 &el_text(
                     "p",
                     "note warn",
-                    &crate::view::tensors::partial_text(rows.len(), announced),
+                    &crate::view::tensors::partial_text(tensor_table.total(), announced),
                 ),
             );
         }
@@ -80,7 +91,7 @@ impl TensorTableView {
         let table = el_class("table", "tensor-table");
         attr(&table, "data-testid", "tensor-table");
         let colgroup = dom::el("colgroup");
-        for c in Column::ALL {
+        for &c in &columns {
             append(&colgroup, &el_class("col", c.class()));
         }
         append(&table, &colgroup);
@@ -88,7 +99,7 @@ impl TensorTableView {
         let tr = dom::el("tr");
         attr(&tr, "aria-rowindex", "1");
         let mut headers = Vec::new();
-        for c in Column::ALL {
+        for &c in &columns {
             let th = el_class(
                 "th",
                 &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
@@ -108,7 +119,7 @@ impl TensorTableView {
         append(&body, &scroller);
 
         let state = Rc::new(RefCell::new(State {
-            table: TensorTable::new(rows),
+            table: tensor_table,
             card: card.clone(),
             input: filter.clone(),
             scroller: scroller.clone(),
@@ -117,6 +128,7 @@ impl TensorTableView {
             count,
             drawn: None,
             openable: false,
+            columns,
         }));
         state.borrow().update_headers();
 
@@ -276,17 +288,17 @@ impl State {
             attr(&table, "aria-rowcount", &(self.table.len() + 1).to_string());
         }
         dom::clear(&self.tbody);
-        append(&self.tbody, &spacer(w.top));
+        append(&self.tbody, &spacer(w.top, self.columns.len()));
         for pos in w.start..w.end {
             if let Some(tr) = self.row(pos) {
                 append(&self.tbody, &tr);
             }
         }
-        append(&self.tbody, &spacer(w.bottom));
+        append(&self.tbody, &spacer(w.bottom, self.columns.len()));
         if self.table.is_empty() {
             let tr = dom::el("tr");
             let td = el_text("td", "muted empty-row", "no matching tensors");
-            attr(&td, "colspan", "7");
+            attr(&td, "colspan", &self.columns.len().to_string());
             append(&tr, &td);
             append(&self.tbody, &tr);
         }
@@ -306,6 +318,9 @@ impl State {
             }
         }
         for (c, text) in Column::ALL.iter().zip(cells) {
+            if !self.columns.contains(c) {
+                continue;
+            }
             let td = el_class(
                 "td",
                 &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
@@ -322,7 +337,7 @@ impl State {
             } else {
                 td.set_text_content(Some(&text));
             }
-            if let Some(t) = cell_title(r, *c) {
+            if let Some(t) = self.table.title(pos, *c) {
                 attr(&td, "title", &t);
             }
             if *c == Column::Name && r.note.is_some() {
@@ -334,11 +349,11 @@ impl State {
     }
 }
 
-fn spacer(height: f64) -> Element {
+fn spacer(height: f64, columns: usize) -> Element {
     let tr = el_class("tr", "spacer");
     attr(&tr, "aria-hidden", "true");
     let td = dom::el("td");
-    attr(&td, "colspan", "7");
+    attr(&td, "colspan", &columns.to_string());
     attr(&td, "style", &format!("height:{height}px"));
     append(&tr, &td);
     tr

@@ -8,12 +8,19 @@
 //          allowed, Authorization and Range allowed, Content-Range etc. exposed).
 //   cdn  - `/blobs/{repo}/{path}?sig=…` with 206 + Content-Range (or, in no-Range mode, 200 with the
 //          whole body, streamed); `Access-Control-Allow-Origin: *`.
+//   Dataset and space repos are keyed with their prefix ('datasets/owner/name', 'spaces/owner/name')
+//   and served under it (`/datasets/{owner}/{repo}/resolve/…`, `/api/datasets/{owner}/{repo}/tree/…`).
 // Options: latencyMs (added before every answer), noRange (the CDN and hub ignore Range).
-// Every request is logged: {server, method, path, query, range, status, bytes, authorization}
-// where bytes counts body bytes actually written (an aborted download shows how far it got).
+// Every request is logged: {server, method, path, query, range, status, bytes, authorization,
+// active} where bytes counts body bytes actually written (an aborted download shows how far it
+// got) and active is the number of requests in flight on both ports when it arrived (itself
+// included). hub.concurrency has the most requests in flight at once (all, hub, cdn) and the most
+// TCP connections open at once per port; clearLog() resets them.
 //
 // Library use: const hub = await startMockHub({repos: {'owner/name': {dir, token?}}});
-//              hub.endpoint, hub.cdnOrigin, hub.log, hub.set({latencyMs, noRange}), await hub.close()
+//              hub.endpoint, hub.cdnOrigin, hub.log, hub.concurrency, hub.set({latencyMs, noRange}),
+//              hub.addRepo('owner/name', {dir, token?}),
+//              await hub.close()
 // Command line: node tests/e2e/mock-hub.mjs --repo owner/name=DIR [--gated owner/name=TOKEN] [--latency MS]
 
 import http from 'node:http';
@@ -41,6 +48,12 @@ const isLfs = (p) => /\.(gguf|safetensors|bin)$/.test(p);
 export async function startMockHub({ repos, latencyMs = 0, noRange = false, log: logLine = null } = {}) {
   const opts = { latencyMs, noRange };
   const log = [];
+  const inFlight = { all: 0, hub: 0, cdn: 0 };
+  const sockets = { hub: 0, cdn: 0 };
+  const concurrency = { requests: 0, hub: 0, cdn: 0, hubSockets: 0, cdnSockets: 0 };
+  const resetConcurrency = () => Object.assign(concurrency, {
+    requests: inFlight.all, hub: inFlight.hub, cdn: inFlight.cdn, hubSockets: sockets.hub, cdnSockets: sockets.cdn,
+  });
   let hubPort = 0;
   let cdnPort = 0;
 
@@ -103,6 +116,12 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
         range: req.headers.range ?? null, status: 0, bytes: 0,
         authorization: req.headers.authorization ?? null, origin: req.headers.origin ?? null, time: Date.now(),
       };
+      inFlight.all += 1;
+      inFlight[server] += 1;
+      entry.active = inFlight.all;
+      concurrency.requests = Math.max(concurrency.requests, inFlight.all);
+      concurrency[server] = Math.max(concurrency[server], inFlight[server]);
+      res.on('close', () => { inFlight.all -= 1; inFlight[server] -= 1; });
       log.push(entry);
       res.on('close', () => logLine?.(`${server} ${entry.method} ${entry.path} ${entry.range ?? ''} -> ${entry.status} ${entry.bytes}B${entry.authorization ? ' [auth]' : ''}`));
       if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
@@ -131,8 +150,9 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
           return await sendFile(req, res, entry, file, cors);
         }
         // hub
-        if (segs[0] === 'api' && segs[1] === 'models') {
-          const [id, rest] = repoOf(segs.slice(2));
+        const apiKinds = { models: [], datasets: ['datasets'], spaces: ['spaces'] };
+        if (segs[0] === 'api' && apiKinds[segs[1]]) {
+          const [id, rest] = repoOf([...apiKinds[segs[1]], ...segs.slice(2)]);
           if (!id || rest[0] !== 'tree') return text(404, '{"error":"Repository not found"}', { 'X-Error-Code': 'RepoNotFound' });
           if (!authorized(req, id)) return text(401, `{"error":"Access to model ${id} is restricted. You must have access to it and be authenticated to access it. Please log in."}`, { 'X-Error-Code': 'GatedRepo' });
           const body = JSON.stringify(listFiles(repos[id].dir).map((f) => (
@@ -165,13 +185,19 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
     };
   }
 
-  const listen = (h) => new Promise((resolve, reject) => {
+  const listen = (name, h) => new Promise((resolve, reject) => {
     const s = http.createServer(h);
+    s.on('connection', (sock) => {
+      sockets[name] += 1;
+      const key = `${name}Sockets`;
+      concurrency[key] = Math.max(concurrency[key], sockets[name]);
+      sock.on('close', () => { sockets[name] -= 1; });
+    });
     s.once('error', reject);
     s.listen(0, HOST, () => resolve(s));
   });
-  const hub = await listen(handler('hub'));
-  const cdn = await listen(handler('cdn'));
+  const hub = await listen('hub', handler('hub'));
+  const cdn = await listen('cdn', handler('cdn'));
   hubPort = hub.address().port;
   cdnPort = cdn.address().port;
   return {
@@ -180,8 +206,10 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
     hubPort,
     cdnPort,
     log,
+    concurrency,
     set(o) { Object.assign(opts, o); },
-    clearLog() { log.length = 0; },
+    addRepo(id, cfg) { repos[id] = cfg; },
+    clearLog() { log.length = 0; resetConcurrency(); },
     async close() {
       for (const s of [hub, cdn]) {
         s.closeAllConnections?.();

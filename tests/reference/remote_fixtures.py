@@ -10,12 +10,13 @@ Writes under DIR:
   split-gguf/tiny-llama-00001-of-00003.gguf ...   a split GGUF set (gguf-py's split writer:
                                                   split.no, split.count, split.tensors.count)
   sharded-safetensors/model-0000N-of-00003.safetensors + model.safetensors.index.json
-  split-gguf.json, sharded-safetensors.json       merged reference facts (tensor_count,
-                                                  parameter_count, tensor_bytes, dtypes, parts)
+  shards-163/...                                  163 safetensors shards of tiny tensors + index
+                                                  (the pool and per-shard request tests)
+  split-gguf.json, sharded-safetensors.json,      merged reference facts (tensor_count,
+  shards-163.json                                 parameter_count, tensor_bytes, dtypes, parts)
 With --bench also:
   big-vocab/big-vocab.gguf      a GGUF with a ~24 MB header (300,000 tokens and 300,000 merges)
-  shards-163/...                163 safetensors shards of tiny tensors + index
-  big-vocab.json, shards-163.json
+  big-vocab.json
 Every set is skipped when its reference file already exists (delete DIR to rebuild).
 """
 from __future__ import annotations
@@ -137,10 +138,10 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     jobs = [("split-gguf", lambda: split_gguf(a.out)),
-            ("sharded-safetensors", lambda: sharded_safetensors(a.out, "sharded-safetensors", 3, 4, (32, 16)))]
+            ("sharded-safetensors", lambda: sharded_safetensors(a.out, "sharded-safetensors", 3, 4, (32, 16))),
+            ("shards-163", lambda: sharded_safetensors(a.out, "shards-163", 163, 2, (4, 4)))]
     if a.bench:
-        jobs += [("big-vocab", lambda: big_vocab(a.out)),
-                 ("shards-163", lambda: sharded_safetensors(a.out, "shards-163", 163, 2, (4, 4)))]
+        jobs += [("big-vocab", lambda: big_vocab(a.out))]
     for name, job in jobs:
         if (a.out / f"{name}.json").exists():
             print(f"{name}: up to date")
