@@ -110,6 +110,12 @@ function pageInstrumentation() {
       return orig.call(this, blob, ...rest);
     };
   }
+  // The wasm instance's memory size, for memory bounds (Trunk's loader dispatches this event
+  // with the instance's exports).
+  addEventListener('TrunkApplicationStarted', (e) => {
+    const exports = e.detail?.wasm;
+    window.__wpWasmMemory = () => exports?.memory?.buffer?.byteLength ?? null;
+  });
   // Record every write of body[data-state] so a test can wait for the state *after* its action.
   const watch = () => {
     new MutationObserver((records) => {
