@@ -152,3 +152,48 @@ fn where_the_reference_rejects_we_say_so() {
     }
     println!("{}", table.join("\n"));
 }
+
+/// The exact outcome of each case: the parse error, or the first (most severe) finding.
+#[test]
+fn each_case_gives_its_message() {
+    let want: &[(&str, &str)] = &[
+        ("valid", "clean"),
+        ("header length 0", "error: header length at byte 0: header length is 0; the smallest header, `{}`, is 2 bytes"),
+        ("header shorter than {}", "error: header length at byte 0: header length is 1; the smallest header, `{}`, is 2 bytes"),
+        ("header not UTF-8", "error: header JSON at byte 10: header JSON: not valid UTF-8"),
+        ("not JSON", "refused: file start at byte 0: not a GGUF or safetensors file (unrecognised first bytes)"),
+        ("JSON array", "refused: file start at byte 0: not a GGUF or safetensors file (unrecognised first bytes)"),
+        ("entry not an object", "error: header JSON at byte 8: header JSON: tensor \"w\" is not an object"),
+        ("negative shape", "error: header JSON at byte 8: header JSON: tensor \"w\" \"shape\" holds -2, not a non-negative integer below 2^64"),
+        ("fractional shape", "error: header JSON at byte 8: header JSON: tensor \"w\" \"shape\" holds 2.5, not a non-negative integer below 2^64"),
+        ("enormous shape", "elements-overflow: the product of the dimensions [18446744073709551615, 2] overflows 64 bits"),
+        ("reversed offsets", "size-mismatch: data_offsets [8, 0] are reversed"),
+        ("offsets past the file", "truncated: the file is shorter than its tensors need: it has 71 bytes, the data of 1 tensor(s) reaches byte 79 (an incomplete download or a cut copy?)"),
+        ("overlapping offsets", "overlap: data 120..128 overlaps \"a\" (which ends at 124)"),
+        ("hole between tensors", "gap: 8 unused bytes before this tensor's data; the safetensors library refuses files whose tensors do not cover the data section contiguously"),
+        ("size disagrees with shape", "size-mismatch: data_offsets span 8 bytes but 3 elements of F32 need 96 bits"),
+        ("F4 odd element count", "size-mismatch: data_offsets span 2 bytes but 3 elements of F4 need 12 bits"),
+        ("duplicate names", "duplicate-tensor: tensor name \"w\" appears more than once"),
+        ("bytes after the last tensor", "trailing-bytes: 48 bytes after the last tensor's data"),
+        ("unknown dtype", "unknown-type: dtype \"Q9\" is not a safetensors 0.8 dtype"),
+        ("NUL padding after the JSON", "error: header JSON at byte 65: header JSON: followed by 7 NUL byte(s) of padding; safetensors pads the header with spaces only"),
+        ("space padding after the JSON", "clean"),
+        ("byte-order mark before the JSON", "error: header JSON at byte 8: header JSON: starts with a UTF-8 byte-order mark (EF BB BF), which safetensors does not allow"),
+        ("header length past the file", "error: header length at byte 0: header length is 1099511627776 bytes; the limit is 268435456 bytes"),
+    ];
+    let cases = cases();
+    assert_eq!(cases.len(), want.len());
+    for ((name, bytes), (wname, w)) in cases.iter().zip(want) {
+        assert_eq!(name, wname);
+        let got = match parse_bytes(bytes) {
+            Err(e) => format!("refused: {e}"),
+            Ok(m) => match &m.error {
+                Some(e) => format!("error: {e}"),
+                None => check(&m)
+                    .first()
+                    .map_or("clean".into(), |f| format!("{}: {}", f.code, f.message)),
+            },
+        };
+        assert_eq!(&got, w, "{name}");
+    }
+}

@@ -177,6 +177,16 @@ pub fn parse(buf: &[u8], file_size: u64) -> Result<StHeader, Stop> {
         )
         .into());
     }
+    if n < 2 {
+        return Err(Error::new(
+            "header length",
+            0,
+            ErrorKind::Invalid(format!(
+                "header length is {n}; the smallest header, `{{}}`, is 2 bytes"
+            )),
+        )
+        .into());
+    }
     let json = c
         .take(n)
         .map_err(|s| s.stop(file_size, || format!("header JSON ({n} bytes)"), 8))?;
@@ -200,6 +210,21 @@ fn json_err(why: impl Into<String>) -> Error {
 
 /// Parses the header JSON object, keeping entry order and duplicates.
 fn parse_json(json: &[u8]) -> Result<StHeader, Error> {
+    if json.starts_with(b"\xEF\xBB\xBF") {
+        return Err(json_err(
+            "starts with a UTF-8 byte-order mark (EF BB BF), which safetensors does not allow",
+        ));
+    }
+    let nuls = json.iter().rev().take_while(|&&b| b == 0).count();
+    if nuls > 0 {
+        return Err(Error::new(
+            "header JSON",
+            8 + (json.len() - nuls) as u64,
+            ErrorKind::Json(format!(
+                "followed by {nuls} NUL byte(s) of padding; safetensors pads the header with spaces only"
+            )),
+        ));
+    }
     let text = std::str::from_utf8(json).map_err(|e| {
         Error::new(
             "header JSON",

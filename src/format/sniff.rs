@@ -67,7 +67,14 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         .get(..8)
         .and_then(|b| <[u8; 8]>::try_from(b).ok())
         .map(u64::from_le_bytes);
-    let st_shaped = head.get(8) == Some(&b'{');
+    // The JSON may (wrongly) start with a byte-order mark or whitespace: still safetensors-shaped,
+    // and the parser names the problem. A header length of 0 is safetensors-shaped too.
+    let json_start = head
+        .get(8..)
+        .map(|j| j.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(j));
+    let st_shaped = json_start.and_then(|j| j.iter().find(|b| !b.is_ascii_whitespace()))
+        == Some(&b'{')
+        || (st_len == Some(0) && file_size >= 8);
     if let (Some(n), true) = (st_len, st_shaped) {
         if n.checked_add(8).is_some_and(|end| end <= file_size) {
             return Ok(Format::Safetensors);
@@ -79,7 +86,8 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         return not("this is a Git LFS pointer file (a small text file standing in for the real one); download the real file, e.g. with `git lfs pull`");
     }
     let lower = trimmed.to_ascii_lowercase();
-    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.starts_with('<') {
+    let html = ["<!doctype html", "<html", "<head", "<body", "<?xml", "<!--"];
+    if html.iter().any(|h| lower.starts_with(h)) {
         return not(
             "this is an HTML page, not a model file (was a web page saved instead of the file?)",
         );
