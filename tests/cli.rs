@@ -106,3 +106,54 @@ fn a_missing_file_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("No such file"));
 }
+
+#[test]
+fn csv_and_markdown_exports() {
+    let Some(r) = reference("sample") else { return };
+    let (code, csv) = run(&[sample().to_str().unwrap(), "--csv"]);
+    assert_eq!(code, 0);
+    let rows: Vec<&str> = csv.trim_end().split("\r\n").collect();
+    assert_eq!(rows[0], "name,type,shape,elements,bytes,offset,part");
+    let tensors = r["tensors"].as_array().unwrap();
+    assert_eq!(rows.len() - 1, tensors.len());
+    for (row, t) in rows[1..].iter().zip(tensors) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[0], t["name"].as_str().unwrap());
+        assert_eq!(cells[1], t["dtype"].as_str().unwrap());
+        assert_eq!(cells[4], t["bytes"].to_string());
+        assert_eq!(cells[5], t["offset"].to_string());
+    }
+    let (code, md) = run(&[sample().to_str().unwrap(), "--markdown"]);
+    assert_eq!(code, 0);
+    assert!(md.starts_with("# sample.gguf\n"), "{md}");
+    let count_row = format!("| tensors | {} |", r["tensor_count"]);
+    assert!(md.contains(&count_row), "{md}");
+    for d in r["dtypes"].as_array().unwrap() {
+        let prefix = format!("| {} | {} |", d["dtype"].as_str().unwrap(), d["tensors"]);
+        assert!(md.contains(&prefix), "{prefix} not in {md}");
+    }
+}
+
+#[test]
+fn json_metadata_values_are_typed_and_filtered() {
+    let Some(r) = reference("sample") else { return };
+    let (_, out) = run(&[
+        sample().to_str().unwrap(),
+        "--json",
+        "--query",
+        "BLOCK_count",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let meta = j["metadata"].as_array().unwrap();
+    assert_eq!(meta.len(), 1, "{meta:?}");
+    let want = r["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["key"] == meta[0]["key"])
+        .unwrap();
+    assert_eq!(
+        meta[0]["value"], want["value"],
+        "a number, not display text"
+    );
+}

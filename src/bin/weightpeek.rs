@@ -24,6 +24,7 @@ mod cli {
     use clap::Parser;
     use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
     use weightpeek::summary::{self, display};
+    use weightpeek::view::export;
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
     #[derive(Parser, Debug)]
@@ -45,6 +46,12 @@ mod cli {
         /// Print the whole summary as JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Print the tensor table as CSV (name,type,shape,elements,bytes,offset,part).
+        #[arg(long, conflicts_with = "json")]
+        csv: bool,
+        /// Print a Markdown report (summary, architecture, types, per-layer map, checks).
+        #[arg(long, conflicts_with_all = ["json", "csv"])]
+        markdown: bool,
         /// Validate the file: print every finding (errors, warnings, notes) and exit with
         /// status 1 when an error-level finding exists (for CI pipelines).
         #[arg(long)]
@@ -123,14 +130,17 @@ mod cli {
         s.tensors
             .retain(|t| matches(&t.name, q) || matches(&t.dtype, q));
         let mut out = std::io::stdout().lock();
+        let name = args
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let written = if args.json {
-            let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-            v["metadata"] = metadata_json(&model, q);
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-            )
+            writeln!(out, "{}", export::summary_json_filtered(&model, &s, q))
+        } else if args.csv {
+            write!(out, "{}", export::tensors_csv(&s))
+        } else if args.markdown {
+            write!(out, "{}", export::markdown(&name, &s))
         } else {
             print_text(&mut out, args, &model, &s)
         };
@@ -296,20 +306,6 @@ mod cli {
     /// Case-insensitive substring match (an empty query matches everything).
     fn matches(hay: &str, q: &str) -> bool {
         q.is_empty() || hay.to_lowercase().contains(&q.to_lowercase())
-    }
-
-    fn metadata_json(m: &weightpeek::format::Model, q: &str) -> serde_json::Value {
-        m.metadata
-            .iter()
-            .filter(|e| matches(&e.key, q))
-            .map(|e| {
-                serde_json::json!({
-                    "key": e.key,
-                    "type": e.value.value_type().name(),
-                    "value": display::to_json(&e.value, &m.bytes, 8),
-                })
-            })
-            .collect()
     }
 
     fn print_text(

@@ -1,24 +1,177 @@
-//! The summary as JSON, as the CLI's `--json` prints it: the [`Summary`] plus a `metadata`
-//! array of `{key, type, value}` (arrays shortened to their first items).
+//! Exports of one model, shared by the page's download buttons and the CLI: the summary as JSON
+//! (`--json`: the [`Summary`] plus a `metadata` array of `{key, type, value}` with typed values,
+//! arrays as their element type, count and first items), the tensor table as CSV (`--csv`,
+//! RFC 4180 quoting), and a Markdown report (`--markdown`: summary, dtype table, per-layer map).
 
 use crate::format::Model;
 use crate::summary::{display, Summary};
 
-/// Pretty JSON of the summary and metadata, for the page's "Download JSON" button.
-pub fn summary_json(m: &Model, s: &Summary) -> String {
-    let mut v = serde_json::to_value(s).unwrap_or_default();
-    v["metadata"] = m
-        .metadata
+/// The `metadata` array of the JSON export: keys containing `query` (ignoring case; empty = all).
+pub fn metadata_json(m: &Model, query: &str) -> serde_json::Value {
+    let q = query.to_lowercase();
+    m.metadata
         .iter()
+        .filter(|e| q.is_empty() || e.key.to_lowercase().contains(&q))
         .map(|e| {
             serde_json::json!({
                 "key": e.key,
                 "type": e.value.value_type().name(),
-                "value": display::value(&e.value, &m.bytes, 8, 4096),
+                "value": display::to_json(&e.value, &m.bytes, 8),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Pretty JSON of the summary and all metadata (the page's "Download JSON", the CLI's `--json`).
+pub fn summary_json(m: &Model, s: &Summary) -> String {
+    summary_json_filtered(m, s, "")
+}
+
+/// [`summary_json`] with the metadata filtered by `query` (the summary's tensors are filtered by
+/// the caller).
+pub fn summary_json_filtered(m: &Model, s: &Summary, query: &str) -> String {
+    let mut v = serde_json::to_value(s).unwrap_or_default();
+    v["metadata"] = metadata_json(m, query);
     serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The tensor table as CSV: `name,type,shape,elements,bytes,offset,part` (shape as written in
+/// the file, dimensions joined by `x`; empty cells for unknown values; RFC 4180 quoting).
+pub fn tensors_csv(s: &Summary) -> String {
+    let mut out = String::from("name,type,shape,elements,bytes,offset,part\r\n");
+    for t in &s.tensors {
+        let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+        let row = [
+            csv_field(&t.name),
+            csv_field(&t.dtype),
+            shape.join("x"),
+            t.elements.map(|e| e.to_string()).unwrap_or_default(),
+            t.bytes.map(|b| b.to_string()).unwrap_or_default(),
+            t.offset.to_string(),
+            t.part.map(|p| p.to_string()).unwrap_or_default(),
+        ];
+        out.push_str(&row.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    display::escape(s).replace('|', "\\|")
+}
+
+/// Ranges of consecutive layer numbers: `[0, 1, 2, 5, 7, 8]` → `0–2, 5, 7–8`.
+pub fn layer_ranges(layers: &[u64]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < layers.len() {
+        let start = layers[i];
+        let mut end = start;
+        while i + 1 < layers.len() && layers[i + 1] == end + 1 {
+            i += 1;
+            end = layers[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}
+
+/// A Markdown report: the summary figures, the architecture, the dtype table and the per-layer
+/// quantisation map (each role with the layers of each type). Text from the file is escaped
+/// (control characters made visible, `|` escaped in tables).
+pub fn markdown(name: &str, s: &Summary) -> String {
+    let mut o = format!("# {}\n\n", md_cell(name));
+    let version = s.version.map(|v| format!(" v{v}")).unwrap_or_default();
+    o.push_str("| | |\n|---|---:|\n");
+    let mut row = |k: &str, v: String| o.push_str(&format!("| {k} | {v} |\n"));
+    row("format", format!("{}{version}", s.format.to_uppercase()));
+    row(
+        "file size",
+        format!(
+            "{} ({} bytes)",
+            display::bytes(s.file_size),
+            display::thousands(s.file_size)
+        ),
+    );
+    row("header size", display::bytes(s.header_size));
+    row("metadata keys", display::thousands(s.metadata_count));
+    row("tensors", display::thousands(s.tensor_count));
+    row(
+        "parameters",
+        format!(
+            "{} ({})",
+            display::thousands(s.parameter_count),
+            display::params(s.parameter_count)
+        ),
+    );
+    row("tensor bytes", display::bytes(s.tensor_bytes));
+    row(
+        "bits per weight",
+        s.bits_per_weight.map_or("–".into(), |b| format!("{b:.4}")),
+    );
+    if let Some(a) = &s.architecture {
+        o.push_str(&format!(
+            "\n## Architecture: {}\n\n| | |\n|---|---|\n",
+            md_cell(&a.architecture)
+        ));
+        if let Some(ft) = &a.file_type {
+            o.push_str(&format!("| file type | {} |\n", md_cell(ft)));
+        }
+        for r in &a.rows {
+            o.push_str(&format!("| {} | {} |\n", r.label, md_cell(&r.value)));
+        }
+    }
+    o.push_str("\n## Types\n\n| type | tensors | elements | bytes | bits per weight |\n|---|---:|---:|---:|---:|\n");
+    for d in &s.dtypes {
+        o.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            md_cell(&d.dtype),
+            display::thousands(d.tensors),
+            display::thousands(d.elements),
+            display::bytes(d.bytes),
+            d.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}"))
+        ));
+    }
+    if !s.layers.roles.is_empty() {
+        o.push_str("\n## Quantisation by layer\n\n| role | types (layers) |\n|---|---|\n");
+        for r in &s.layers.roles {
+            let types: Vec<String> = r
+                .types
+                .iter()
+                .map(|t| format!("{} ({})", md_cell(&t.dtype), layer_ranges(&t.layers)))
+                .collect();
+            o.push_str(&format!(
+                "| {} | {} |\n",
+                md_cell(&r.role),
+                types.join("; ")
+            ));
+        }
+    }
+    if !s.findings.is_empty() {
+        o.push_str("\n## Checks\n\n");
+        for f in &s.findings {
+            let sev = match f.severity {
+                crate::check::Severity::Error => "**error**",
+                crate::check::Severity::Warning => "warning",
+                crate::check::Severity::Info => "note",
+            };
+            o.push_str(&format!("- {sev}: {}\n", md_cell(&f.message)));
+        }
+    }
+    o
 }
 
 /// The download's file name: `model.gguf` → `model.gguf.weightpeek.json`, path separators and
@@ -57,8 +210,44 @@ mod tests {
         assert_eq!(v["tensor_count"], 1);
         assert_eq!(v["parameter_count"], 512);
         assert_eq!(v["metadata"][0]["key"], "general.architecture");
-        assert_eq!(v["metadata"][0]["value"], "\"llama\"");
+        assert_eq!(v["metadata"][0]["value"], "llama");
         assert_eq!(v["tensors"][0]["dtype"], "Q4_K");
+    }
+
+    #[test]
+    fn csv_and_markdown() {
+        let b = gguf(
+            &[("general.architecture", Kv::Str("llama"))],
+            &[
+                ("blk.0.attn_q.weight", 12, vec![256, 2], 288),
+                ("blk.1.attn_q.weight", 8, vec![32, 2], 0),
+                ("a,\"b\"", 0, vec![4], 600),
+            ],
+        );
+        let m = parse_bytes(&b).unwrap();
+        let s = summarize(&m);
+        let csv = tensors_csv(&s);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines[0], "name,type,shape,elements,bytes,offset,part");
+        assert!(
+            lines[1].starts_with("blk.0.attn_q.weight,Q4_K,256x2,512,288,"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[3].starts_with("\"a,\"\"b\"\"\",F32,4,4,16,"),
+            "{}",
+            lines[3]
+        );
+        let md = markdown("m|x.gguf", &s);
+        assert!(md.starts_with("# m\\|x.gguf\n"), "{md}");
+        assert!(
+            md.contains("| attn_q.weight | Q4_K (0); Q8_0 (1) |")
+                || md.contains("| attn_q.weight | Q8_0 (1); Q4_K (0) |"),
+            "{md}"
+        );
+        assert!(md.contains("| Q4_K | 1 | 512 | 288 B | 4.500 |"), "{md}");
+        assert_eq!(layer_ranges(&[0, 1, 2, 5, 7, 8]), "0–2, 5, 7–8");
     }
 
     #[test]
