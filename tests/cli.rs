@@ -157,3 +157,67 @@ fn json_metadata_values_are_typed_and_filtered() {
         "a number, not display text"
     );
 }
+
+#[test]
+fn diff_of_two_files_against_the_reference_names() {
+    let (Some(ra), Some(rb)) = (reference("sample"), reference("gemma-3-270m-q4_k_m")) else {
+        return;
+    };
+    let gemma = common::data_dir().join("gemma-3-270m-q4_k_m.gguf");
+    let Some(gemma) = common::real_file(gemma) else {
+        return;
+    };
+    let (code, out) = run(&[
+        "diff",
+        sample().to_str().unwrap(),
+        gemma.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names = |r: &serde_json::Value, key: &str, field: &str| -> Vec<String> {
+        r[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t[field].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (ta, tb) = (names(&ra, "tensors", "name"), names(&rb, "tensors", "name"));
+    let only_b: Vec<&String> = tb.iter().filter(|n| !ta.contains(n)).collect();
+    let only_a: Vec<&String> = ta.iter().filter(|n| !tb.contains(n)).collect();
+    let got = |k: &str| -> Vec<String> {
+        d[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(got("tensors_added").iter().collect::<Vec<_>>(), only_b);
+    assert_eq!(got("tensors_removed").iter().collect::<Vec<_>>(), only_a);
+    let (ka, kb) = (names(&ra, "metadata", "key"), names(&rb, "metadata", "key"));
+    let keys_only_b: Vec<&String> = kb.iter().filter(|n| !ka.contains(n)).collect();
+    assert_eq!(got("keys_added").iter().collect::<Vec<_>>(), keys_only_b);
+    let bpw_b =
+        rb["tensor_bytes"].as_f64().unwrap() * 8.0 / rb["parameter_count"].as_f64().unwrap();
+    assert_eq!(d["bpw"][1].as_f64(), Some(bpw_b));
+
+    let (code, out) = run(&[
+        "diff",
+        sample().to_str().unwrap(),
+        sample().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let same: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in [
+        "keys_added",
+        "keys_removed",
+        "keys_changed",
+        "tensors_added",
+        "tensors_removed",
+        "tensors_changed",
+    ] {
+        assert_eq!(same[k].as_array().map(Vec::len), Some(0), "{k}");
+    }
+}

@@ -93,7 +93,30 @@ mod cli {
         }
     }
 
+    /// `weightpeek diff A B [--json]`: what differs between two model files.
+    #[derive(Parser, Debug)]
+    #[command(name = "weightpeek diff")]
+    struct DiffArgs {
+        /// The first file (e.g. the Q4_K_M).
+        a: PathBuf,
+        /// The second file (e.g. the Q8_0, or another revision).
+        b: PathBuf,
+        /// Print the differences as JSON.
+        #[arg(long)]
+        json: bool,
+    }
+
     pub fn main() -> ExitCode {
+        if std::env::args_os().nth(1).is_some_and(|a| a == "diff") {
+            let args = DiffArgs::parse_from(std::env::args_os().skip(1));
+            return match run_diff(&args) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("weightpeek diff: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         let args = Args::parse();
         match run(&args) {
             Ok(code) => code,
@@ -102,6 +125,123 @@ mod cli {
                 ExitCode::from(2)
             }
         }
+    }
+
+    /// Opens a file and reads its header (nothing else).
+    fn open(path: &std::path::Path) -> Result<(weightpeek::format::Model, FileSource), String> {
+        let fail = |e: String| format!("{}: {e}", path.display());
+        let file = File::open(path).map_err(|e| fail(e.to_string()))?;
+        let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(fail("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into()));
+        }
+        let mut src = FileSource {
+            file,
+            size: meta.len(),
+            read: 0,
+        };
+        // The file source never waits, so the async loop completes without an executor.
+        let (model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
+            .map_err(|e| fail(e.to_string()))?;
+        Ok((model, src))
+    }
+
+    fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
+        let (a, _) = open(&args.a)?;
+        let (b, _) = open(&args.b)?;
+        for (m, p) in [(&a, &args.a), (&b, &args.b)] {
+            if let Some(e) = &m.error {
+                eprintln!(
+                    "weightpeek diff: {}: the header could not be read to the end: {e}",
+                    p.display()
+                );
+            }
+        }
+        let d = weightpeek::summary::diff::diff(&a, &b);
+        let mut out = std::io::stdout().lock();
+        let written = if args.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?
+            )
+        } else {
+            print_diff(&mut out, args, &d)
+        };
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(|e| e.to_string())?,
+        }
+        Ok(if a.error.is_some() || b.error.is_some() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn print_diff(
+        out: &mut impl Write,
+        args: &DiffArgs,
+        d: &weightpeek::summary::diff::Diff,
+    ) -> std::io::Result<()> {
+        let e = |s: &str| display::escape(s);
+        writeln!(out, "A: {}\nB: {}", args.a.display(), args.b.display())?;
+        let f = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.3}"));
+        writeln!(out, "bits per weight: A {}  B {}", f(d.bpw.0), f(d.bpw.1))?;
+        let list = |out: &mut dyn Write, title: &str, items: &[String]| -> std::io::Result<()> {
+            if !items.is_empty() {
+                writeln!(out, "\n{title} ({}):", items.len())?;
+                for i in items {
+                    writeln!(out, "  {}", e(i))?;
+                }
+            }
+            Ok(())
+        };
+        list(out, "metadata keys only in B", &d.keys_added)?;
+        list(out, "metadata keys only in A", &d.keys_removed)?;
+        if !d.keys_changed.is_empty() {
+            writeln!(
+                out,
+                "\nmetadata values that differ ({}):",
+                d.keys_changed.len()
+            )?;
+            for k in &d.keys_changed {
+                writeln!(out, "  {}\n    A: {}\n    B: {}", e(&k.key), k.a, k.b)?;
+            }
+        }
+        list(out, "tensors only in B", &d.tensors_added)?;
+        list(out, "tensors only in A", &d.tensors_removed)?;
+        if !d.tensors_changed.is_empty() {
+            writeln!(
+                out,
+                "\ntensors whose type or shape differs ({}):",
+                d.tensors_changed.len()
+            )?;
+            for t in &d.tensors_changed {
+                writeln!(
+                    out,
+                    "  {:<48} {:>10} {:?} -> {:<10} {:?}",
+                    e(&t.name),
+                    t.dtype_a,
+                    t.shape_a,
+                    t.dtype_b,
+                    t.shape_b
+                )?;
+            }
+        }
+        writeln!(out, "\nbits per weight by role:")?;
+        writeln!(out, "  {:<40} {:>8} {:>8}", "role", "A", "B")?;
+        for r in &d.bpw_by_role {
+            let mark = if r.a != r.b { "  *" } else { "" };
+            writeln!(
+                out,
+                "  {:<40} {:>8} {:>8}{mark}",
+                e(&r.role),
+                f(r.a),
+                f(r.b)
+            )?;
+        }
+        Ok(())
     }
 
     fn run(args: &Args) -> Result<ExitCode, String> {

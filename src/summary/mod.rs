@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod arch;
+pub mod diff;
 pub mod display;
 pub mod layers;
 
