@@ -220,10 +220,25 @@ pub fn progress_text(name: &str, size: u64, read: u64) -> String {
     format!("{} {} read", loading_text(name, size), display::bytes(read))
 }
 
-/// The error box when the header stopped early (`Model::error`): a headline and the details.
-pub fn partial_error_text(error: &str) -> (String, String) {
+/// The error box when the header stopped early (`Model::error`): a headline that says what
+/// kind of problem it is, and the details (field, byte offset, why).
+pub fn partial_error_text(error: &crate::format::Error) -> (String, String) {
+    use crate::format::ErrorKind;
+    let head = match &error.kind {
+        ErrorKind::UnsupportedVersion(_) => {
+            "This GGUF version is not supported, so its header could not be read."
+        }
+        ErrorKind::Truncated { .. } => {
+            "This file is cut short: its header could not be read to the end."
+        }
+        ErrorKind::Source(_) => "Reading the file failed before its header was complete.",
+        ErrorKind::TooDeep(_) | ErrorKind::Invalid(_) => {
+            "This file's header holds a value this tool refuses, so it could not be read to the end."
+        }
+        _ => "This file is damaged or cut short: its header could not be read to the end.",
+    };
     (
-        "This file is damaged or cut short: its header could not be read to the end.".into(),
+        head.into(),
         format!("{error}. Everything shown below was read before that point."),
     )
 }
@@ -345,7 +360,14 @@ mod tests {
             "Reading the header of m.gguf (1.0 GiB)… 3.0 MiB read"
         );
         assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");
-        assert!(partial_error_text("x at byte 5: y").1.contains("at byte 5"));
+        use crate::format::{Error, ErrorKind};
+        let e = Error::new("x", 5, ErrorKind::Overflow("y"));
+        assert!(partial_error_text(&e).1.contains("at byte 5"));
+        let v = Error::new("version", 4, ErrorKind::UnsupportedVersion(4));
+        assert_eq!(
+            partial_error_text(&v).0,
+            "This GGUF version is not supported, so its header could not be read."
+        );
         assert_eq!(
             open_error_text("a.bin", "e").0,
             "a.bin could not be opened."

@@ -231,7 +231,7 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 let model = Rc::new(model);
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {
-                    app.show_error(Some(facts::partial_error_text(&e.to_string())));
+                    app.show_error(Some(facts::partial_error_text(e)));
                 }
                 let source: crate::preview::source::SourceFactory = Rc::new(move |_part| {
                     Box::new(BlobSource::new(preview_blob.clone(), Box::new(|_| {})))

@@ -649,7 +649,7 @@ fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source
     dom::set_hidden(&app.status, true);
     let failed = model.error.is_some();
     if let Some(e) = &model.error {
-        app.show_error(Some(crate::view::facts::partial_error_text(&e.to_string())));
+        app.show_error(Some(crate::view::facts::partial_error_text(e)));
     }
     let model = Rc::new(model);
     let view = report::Report::show_with_source(
