@@ -221,3 +221,54 @@ fn diff_of_two_files_against_the_reference_names() {
         assert_eq!(same[k].as_array().map(Vec::len), Some(0), "{k}");
     }
 }
+
+#[test]
+fn memory_estimate_follows_the_kv_formula_from_the_reference_keys() {
+    let Some(r) = reference("gemma-3-270m-q4_k_m") else {
+        return;
+    };
+    let gemma = common::data_dir().join("gemma-3-270m-q4_k_m.gguf");
+    let Some(gemma) = common::real_file(gemma) else {
+        return;
+    };
+    let (code, out) = run(&[
+        gemma.to_str().unwrap(),
+        "--memory",
+        "--ctx",
+        "4096",
+        "--kv",
+        "q8_0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let e: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let key = |k: &str| {
+        r["metadata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["key"] == k)
+            .unwrap()["value"]
+            .as_u64()
+            .unwrap()
+    };
+    let (layers, kv_heads) = (
+        key("gemma3.block_count"),
+        key("gemma3.attention.head_count_kv"),
+    );
+    let (dk, dv) = (
+        key("gemma3.attention.key_length"),
+        key("gemma3.attention.value_length"),
+    );
+    // Q8_0: 34 bytes per 32 values (ggml block_q8_0).
+    let kv = layers * (4096 * kv_heads * (dk + dv)).div_ceil(32) * 34;
+    assert_eq!(e["kv_bytes"].as_u64(), Some(kv));
+    assert_eq!(e["weights_bytes"], r["tensor_bytes"]);
+    assert_eq!(
+        e["total_bytes"].as_u64(),
+        Some(kv + r["tensor_bytes"].as_u64().unwrap())
+    );
+    let (code, out) = run(&[sample().to_str().unwrap(), "--memory"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("encoder"), "{out}");
+}

@@ -49,6 +49,16 @@ mod cli {
         /// Print the tensor table as CSV (name,type,shape,elements,bytes,offset,part).
         #[arg(long, conflicts_with = "json")]
         csv: bool,
+        /// Estimate memory to run the model: weights + KV cache (GGUF decoder models; with
+        /// --json as JSON). See --ctx and --kv.
+        #[arg(long)]
+        memory: bool,
+        /// With --memory: context length in tokens (default: the model's own).
+        #[arg(long, value_name = "TOKENS", requires = "memory")]
+        ctx: Option<u64>,
+        /// With --memory: KV cache type, f16 (default), q8_0 or q4_0.
+        #[arg(long, value_name = "TYPE", requires = "memory", default_value = "f16")]
+        kv: String,
         /// Print a Markdown report (summary, architecture, types, per-layer map, checks).
         #[arg(long, conflicts_with_all = ["json", "csv"])]
         markdown: bool,
@@ -144,6 +154,65 @@ mod cli {
         let (model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
             .map_err(|e| fail(e.to_string()))?;
         Ok((model, src))
+    }
+
+    fn print_memory(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+        use weightpeek::summary::memory::{estimate, KvType};
+        let kv = KvType::parse(&args.kv)
+            .ok_or_else(|| format!("--kv {}: use f16, q8_0 or q4_0", args.kv))?;
+        let mut out = std::io::stdout().lock();
+        let e = match estimate(m, args.ctx, kv) {
+            Ok(e) => e,
+            Err(why) => {
+                writeln!(out, "{why}").map_err(|e| e.to_string())?;
+                return Ok(ExitCode::from(1));
+            }
+        };
+        let written = if args.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&e).map_err(|e| e.to_string())?
+            )
+        } else {
+            (|| {
+                writeln!(
+                    out,
+                    "memory to run ({}, {} tokens, {:?} KV cache):",
+                    e.architecture,
+                    display::thousands(e.context),
+                    e.kv_type
+                )?;
+                writeln!(
+                    out,
+                    "  weights   {} ({} bytes)",
+                    display::bytes(e.weights_bytes),
+                    display::thousands(e.weights_bytes)
+                )?;
+                writeln!(
+                    out,
+                    "  KV cache  {} ({} bytes)",
+                    display::bytes(e.kv_bytes),
+                    display::thousands(e.kv_bytes)
+                )?;
+                writeln!(
+                    out,
+                    "  total     {} ({} bytes)",
+                    display::bytes(e.total_bytes),
+                    display::thousands(e.total_bytes)
+                )?;
+                writeln!(out, "  {}", e.formula)?;
+                for n in &e.notes {
+                    writeln!(out, "  note: {n}")?;
+                }
+                Ok(())
+            })()
+        };
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(|e: std::io::Error| e.to_string())?,
+        }
+        Ok(ExitCode::SUCCESS)
     }
 
     fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
@@ -261,6 +330,9 @@ mod cli {
             block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
         if args.check {
             return print_check(&model).map_err(|e| e.to_string());
+        }
+        if args.memory {
+            return print_memory(args, &model);
         }
         if let Some(name) = &args.tensor {
             return preview(args, &model, &mut src, name);

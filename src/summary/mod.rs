@@ -8,6 +8,7 @@ pub mod arch;
 pub mod diff;
 pub mod display;
 pub mod layers;
+pub mod memory;
 
 use serde::Serialize;
 
