@@ -272,3 +272,34 @@ fn memory_estimate_follows_the_kv_formula_from_the_reference_keys() {
     assert_eq!(code, 1);
     assert!(out.contains("encoder"), "{out}");
 }
+
+#[test]
+fn tokenizer_prints_the_chat_template_verbatim() {
+    let p = shared_dir().join("data/vocab/ggml-vocab-phi-3.gguf");
+    let Some(p) = common::real_file(p) else {
+        return;
+    };
+    let Some(r) = reference("ggml-vocab-phi-3") else {
+        return;
+    };
+    let template = r["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["key"] == "tokenizer.chat_template")
+        .unwrap()["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, out) = run(&[p.to_str().unwrap(), "--tokenizer", "--json"]);
+    assert_eq!(code, 0);
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(t["chat_templates"][0][0], "default");
+    assert_eq!(t["chat_templates"][0][1].as_str(), Some(template.as_str()));
+    let (_, text) = run(&[p.to_str().unwrap(), "--tokenizer"]);
+    let lines = template.lines().count();
+    assert!(
+        text.contains(&format!("chat template (default), {lines} lines:")),
+        "{text}"
+    );
+}

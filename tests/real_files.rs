@@ -322,3 +322,68 @@ fn the_type_table_matches_gguf_py() {
         );
     }
 }
+
+#[test]
+fn the_tokenizer_of_every_real_gguf_matches_the_reference() {
+    use weightpeek::summary::tokenizer::{tokenizer_info, TokenIndex};
+    let mut files = vocab_files();
+    files.push(data_dir().join("gemma-3-270m-q4_k_m.gguf"));
+    for p in files {
+        let Some(p) = real_file(p) else { continue };
+        let Some(r) = reference(&key_of(&p)) else {
+            continue;
+        };
+        let (m, _) = open(&p);
+        let meta = r["metadata"].as_array().unwrap();
+        let rk = |k: &str| meta.iter().find(|e| e["key"] == k);
+        let Some(rt) = rk("tokenizer.ggml.tokens") else {
+            continue;
+        };
+        let info = tokenizer_info(&m).unwrap();
+        assert_eq!(info.vocab_size, u(&rt["count"]), "{}", p.display());
+        let Some(Value::Array(a)) = m.get("tokenizer.ggml.tokens") else {
+            panic!()
+        };
+        let index = TokenIndex::build(a, &m.bytes).expect("index");
+        let head = rt["head"].as_array().unwrap();
+        for (i, t) in head.iter().enumerate() {
+            assert_eq!(
+                index.raw(&m.bytes, i as u64).as_deref(),
+                t.as_str(),
+                "{}",
+                p.display()
+            );
+        }
+        assert_eq!(
+            index.raw(&m.bytes, index.len() - 1).as_deref(),
+            rt["last"].as_str(),
+            "{}",
+            p.display()
+        );
+        // Special tokens among the first five have their reference text.
+        for s in &info.special {
+            if s.id < head.len() as u64 {
+                let want =
+                    weightpeek::summary::display::escape(head[s.id as usize].as_str().unwrap());
+                assert_eq!(
+                    s.text.as_deref(),
+                    Some(want.as_str()),
+                    "{} {}",
+                    p.display(),
+                    s.role
+                );
+            }
+        }
+        if let Some(rm) = rk("tokenizer.ggml.merges") {
+            assert_eq!(info.merges, Some(u(&rm["count"])), "{}", p.display());
+        }
+        let first = head[0].as_str().unwrap();
+        if !first.is_empty() {
+            assert!(
+                index.search(&m.bytes, first, 1_000_000).contains(&0),
+                "{}",
+                p.display()
+            );
+        }
+    }
+}

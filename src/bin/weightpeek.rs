@@ -49,6 +49,10 @@ mod cli {
         /// Print the tensor table as CSV (name,type,shape,elements,bytes,offset,part).
         #[arg(long, conflicts_with = "json")]
         csv: bool,
+        /// Print the tokenizer: model, vocabulary size, special tokens with their text, flags,
+        /// merges, and the chat templates verbatim (with --json as JSON).
+        #[arg(long)]
+        tokenizer: bool,
         /// Estimate memory to run the model: weights + KV cache (GGUF decoder models; with
         /// --json as JSON). See --ctx and --kv.
         #[arg(long)]
@@ -154,6 +158,71 @@ mod cli {
         let (model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
             .map_err(|e| fail(e.to_string()))?;
         Ok((model, src))
+    }
+
+    fn print_tokenizer(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+        let mut out = std::io::stdout().lock();
+        let Some(t) = weightpeek::summary::tokenizer::tokenizer_info(m) else {
+            writeln!(out, "no tokenizer: the file has no tokenizer.* keys")
+                .map_err(|e| e.to_string())?;
+            return Ok(ExitCode::from(1));
+        };
+        let written = if args.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&t).map_err(|e| e.to_string())?
+            )
+        } else {
+            (|| {
+                let opt = |s: &Option<String>| {
+                    s.as_deref()
+                        .map(display::escape)
+                        .unwrap_or_else(|| "–".into())
+                };
+                writeln!(out, "tokenizer model  {}", opt(&t.model))?;
+                writeln!(out, "pre-tokenizer    {}", opt(&t.pre))?;
+                writeln!(
+                    out,
+                    "vocabulary       {} tokens",
+                    display::thousands(t.vocab_size)
+                )?;
+                if let Some(n) = t.merges {
+                    writeln!(out, "merges           {}", display::thousands(n))?;
+                }
+                for s in &t.special {
+                    writeln!(
+                        out,
+                        "{:<16} {} {}",
+                        format!("{} token", s.role),
+                        s.id,
+                        s.text
+                            .as_deref()
+                            .map_or("(past the vocabulary)".to_string(), display::quote)
+                    )?;
+                }
+                for (flag, v) in &t.flags {
+                    writeln!(out, "{:<16} {v}", display::escape(flag))?;
+                }
+                for (name, text) in &t.chat_templates {
+                    writeln!(
+                        out,
+                        "\nchat template ({}), {} lines:",
+                        display::escape(name),
+                        text.lines().count()
+                    )?;
+                    for (i, line) in text.lines().enumerate() {
+                        writeln!(out, "{:>5}  {}", i + 1, display::escape(line))?;
+                    }
+                }
+                Ok(())
+            })()
+        };
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(|e: std::io::Error| e.to_string())?,
+        }
+        Ok(ExitCode::SUCCESS)
     }
 
     fn print_memory(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
@@ -333,6 +402,9 @@ mod cli {
         }
         if args.memory {
             return print_memory(args, &model);
+        }
+        if args.tokenizer {
+            return print_tokenizer(args, &model);
         }
         if let Some(name) = &args.tensor {
             return preview(args, &model, &mut src, name);

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod display;
 pub mod layers;
 pub mod memory;
+pub mod tokenizer;
 
 use serde::Serialize;
 
