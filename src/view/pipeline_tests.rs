@@ -53,7 +53,10 @@ fn a_cut_short_file_says_how_much_was_read() {
         "{tensors:?}"
     );
     let (head, detail) = facts::partial_error_text(part.error.as_ref().unwrap());
-    assert_eq!(head, "This file is cut short: its header could not be read to the end.");
+    assert_eq!(
+        head,
+        "This file is cut short: its header could not be read to the end."
+    );
     assert!(detail.contains("at byte"));
 }
 
