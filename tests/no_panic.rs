@@ -45,6 +45,17 @@ fn check(bytes: &[u8]) {
     }
 }
 
+/// Overwrites bytes at the given positions, cuts the file, and checks the result.
+fn damage(mut b: Vec<u8>, edits: &[(usize, u8)], cut: usize) {
+    for &(at, v) in edits {
+        let n = b.len();
+        b[at % n] = v;
+    }
+    let n = b.len();
+    b.truncate(cut % (n + 1));
+    check(&b);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -58,25 +69,11 @@ proptest! {
 
     #[test]
     fn damaged_gguf(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8), cut in any::<usize>()) {
-        let mut b = valid_gguf();
-        for (at, v) in edits {
-            let n = b.len();
-            b[at % n] = v;
-        }
-        let n = b.len();
-        b.truncate(cut % (n + 1));
-        check(&b);
+        damage(valid_gguf(), &edits, cut);
     }
 
     #[test]
     fn damaged_safetensors(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8), cut in any::<usize>()) {
-        let mut b = valid_safetensors();
-        for (at, v) in edits {
-            let n = b.len();
-            b[at % n] = v;
-        }
-        let n = b.len();
-        b.truncate(cut % (n + 1));
-        check(&b);
+        damage(valid_safetensors(), &edits, cut);
     }
 }

@@ -141,6 +141,14 @@ mod cli {
         }
     }
 
+    /// A write to stdout finished: a closed pipe (`weightpeek FILE | head`) is not an error.
+    fn finish_output(written: std::io::Result<()>) -> Result<(), String> {
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+
     /// Opens a file and reads its header (nothing else).
     fn open(path: &std::path::Path) -> Result<(weightpeek::format::Model, FileSource), String> {
         let fail = |e: String| format!("{}: {e}", path.display());
@@ -218,10 +226,7 @@ mod cli {
                 Ok(())
             })()
         };
-        match written {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(|e: std::io::Error| e.to_string())?,
-        }
+        finish_output(written)?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -277,10 +282,7 @@ mod cli {
                 Ok(())
             })()
         };
-        match written {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(|e: std::io::Error| e.to_string())?,
-        }
+        finish_output(written)?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -306,10 +308,7 @@ mod cli {
         } else {
             print_diff(&mut out, args, &d)
         };
-        match written {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(|e| e.to_string())?,
-        }
+        finish_output(written)?;
         Ok(if a.error.is_some() || b.error.is_some() {
             ExitCode::from(1)
         } else {
@@ -428,11 +427,7 @@ mod cli {
         } else {
             print_text(&mut out, args, &model, &s)
         };
-        match written {
-            // `weightpeek FILE | head` closes the pipe early: not an error.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(|e| e.to_string())?,
-        }
+        finish_output(written)?;
         if let Some(e) = &model.error {
             eprintln!(
                 "weightpeek: {}: the header could not be read to the end: {e}",
@@ -454,11 +449,7 @@ mod cli {
             writeln!(out, "no problems found; checked: {}", CHECKS.join("; "))?;
         }
         for f in &findings {
-            let sev = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "note",
-            };
+            let sev = f.severity.word();
             let at = f.offset.map(|o| format!(" (byte {o})")).unwrap_or_default();
             let t = f
                 .tensor
@@ -520,10 +511,7 @@ mod cli {
         } else {
             print_preview(&mut out, &p, src.read)
         };
-        match r {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(|e| e.to_string())?,
-        }
+        finish_output(r)?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -719,11 +707,7 @@ mod cli {
             writeln!(out, "\nchecks (weightpeek --check lists them alone):")?;
         }
         for f in &s.findings {
-            let sev = match f.severity {
-                weightpeek::check::Severity::Error => "error",
-                weightpeek::check::Severity::Warning => "warning",
-                weightpeek::check::Severity::Info => "note",
-            };
+            let sev = f.severity.word();
             writeln!(out, "  {sev}: {}", display::escape(&f.message))?;
         }
         if let Some(e) = &s.error {

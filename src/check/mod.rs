@@ -22,6 +22,17 @@ pub enum Severity {
     Info,
 }
 
+impl Severity {
+    /// The word shown for it: `error`, `warning` or `note`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "note",
+        }
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {

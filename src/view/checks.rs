@@ -59,11 +59,7 @@ pub fn lines(findings: &[Finding]) -> Vec<CheckLine> {
                 text.push_str(&format!(" (byte {})", display::thousands(o)));
             }
             CheckLine {
-                severity: match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                    Severity::Info => "note",
-                },
+                severity: f.severity.word(),
                 code: f.code,
                 text,
             }

@@ -165,8 +165,7 @@ pub fn markdown(name: &str, s: &Summary) -> String {
         for f in &s.findings {
             let sev = match f.severity {
                 crate::check::Severity::Error => "**error**",
-                crate::check::Severity::Warning => "warning",
-                crate::check::Severity::Info => "note",
+                other => other.word(),
             };
             o.push_str(&format!("- {sev}: {}\n", md_cell(&f.message)));
         }
@@ -177,6 +176,20 @@ pub fn markdown(name: &str, s: &Summary) -> String {
 /// The download's file name: `model.gguf` → `model.gguf.weightpeek.json`, path separators and
 /// control characters replaced.
 pub fn json_file_name(name: &str) -> String {
+    export_file_name(name, "json")
+}
+
+/// The CSV download's name: `model.gguf` → `model.gguf.weightpeek.csv` (as [`json_file_name`]).
+pub fn csv_file_name(name: &str) -> String {
+    export_file_name(name, "csv")
+}
+
+/// The Markdown download's name: `model.gguf` → `model.gguf.weightpeek.md`.
+pub fn markdown_file_name(name: &str) -> String {
+    export_file_name(name, "md")
+}
+
+fn export_file_name(name: &str, ext: &str) -> String {
     let clean: String = name
         .chars()
         .map(|c| {
@@ -187,7 +200,7 @@ pub fn json_file_name(name: &str) -> String {
             }
         })
         .collect();
-    format!("{clean}.weightpeek.json")
+    format!("{clean}.weightpeek.{ext}")
 }
 
 #[cfg(test)]
@@ -253,6 +266,8 @@ mod tests {
     #[test]
     fn file_names_are_safe() {
         assert_eq!(json_file_name("m.gguf"), "m.gguf.weightpeek.json");
+        assert_eq!(csv_file_name("m.gguf"), "m.gguf.weightpeek.csv");
+        assert_eq!(markdown_file_name("a/b.gguf"), "a_b.gguf.weightpeek.md");
         assert_eq!(
             json_file_name("a/b\\c:\n.gguf"),
             "a_b_c__.gguf.weightpeek.json"

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { u32, u64, ggufHead } from './gguf-bytes.mjs';
 import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled, attr, errorBox, loadReference, files, repoRoot } from './helpers.mjs';
 
 const MiB = 1024 * 1024;
@@ -18,9 +19,7 @@ const VALID = new Set([
   'st-hdr60-unpadded.safetensors',
 ]);
 
-function u32(n) { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; }
-function u64(n) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; }
-const head = (tensors, kvs) => Buffer.concat([Buffer.from('GGUF'), u32(3), u64(tensors), u64(kvs)]);
+const head = ggufHead;
 
 /** Files made here (the list of the hostile-input issue that tests/data/hostile/ lacks). */
 function made() {

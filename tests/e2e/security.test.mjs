@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { u32, u64, str, ggufHead, STRING, ARRAY } from './gguf-bytes.mjs';
 import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled, screenshot } from './helpers.mjs';
 
 const PAYLOADS = [
@@ -21,11 +22,6 @@ const PAYLOADS = [
 ];
 const ALL = PAYLOADS.join(' ');
 
-function u32(n) { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; }
-function u64(n) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; }
-function str(s) { const b = Buffer.from(s, 'utf8'); return Buffer.concat([u64(b.length), b]); }
-const STRING = 8;
-const ARRAY = 9;
 
 /** A GGUF v3 file: payloads in keys, values, a string array, the chat template and tensor names. */
 function hostileGguf() {
@@ -38,7 +34,7 @@ function hostileGguf() {
   ].map((parts) => Buffer.concat(parts));
   const names = [`blk.0.${PAYLOADS[0]}.weight`, PAYLOADS[3]];
   const infos = names.map((n, i) => Buffer.concat([str(n), u32(1), u64(8), u32(0), u64(i * 32)]));
-  let head = Buffer.concat([Buffer.from('GGUF'), u32(3), u64(names.length), u64(kvs.length), ...kvs, ...infos]);
+  const head = Buffer.concat([ggufHead(names.length, kvs.length), ...kvs, ...infos]);
   const pad = (32 - (head.length % 32)) % 32;
   const data = Buffer.alloc(64);
   for (let i = 0; i < 16; i++) data.writeFloatLE(i - 7.5, i * 4);
