@@ -9,7 +9,10 @@
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
 //! - [`preview`]: the tensor preview panel's statistic rows, histogram bars, scale labels.
-//! - [`export`]: the summary as JSON (the CLI's `--json`), for download.
+//! - [`export`]: the summary as JSON (the CLI's `--json`), the tensor CSV and the Markdown
+//!   report, for download.
+//! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
+//! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
 #![forbid(unsafe_code)]
 
 pub mod checks;
@@ -18,9 +21,11 @@ pub mod export;
 pub mod facts;
 pub mod histogram;
 pub mod layer_grid;
+pub mod memory;
 pub mod metadata;
 pub mod preview;
 pub mod tensors;
+pub mod tokenizer;
 pub mod viewport;
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! The "Download JSON" button: the summary as the CLI's `--json` prints it, saved as a file.
-//! The JSON is built on click (from the model the report keeps), and the object URL of the
-//! last download is revoked when the next one is made or the report goes away.
+//! The download buttons: "Download JSON" (the summary as the CLI's `--json` prints it),
+//! "Download CSV" (the tensor table, `--csv`) and "Download Markdown" (the report,
+//! `--markdown`). Each file is built on click (from the model the report keeps), and the object
+//! URL of a button's last download is revoked when its next one is made or the report goes away.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +13,54 @@ use web_sys::{Blob, BlobPropertyBag, Element, HtmlAnchorElement, Url};
 
 use crate::format::Model;
 use crate::summary::summarize;
-use crate::view::export::{json_file_name, summary_json};
+use crate::view::export::{
+    csv_file_name, json_file_name, markdown, markdown_file_name, summary_json, tensors_csv,
+};
+
+/// What a button downloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The summary and metadata as JSON.
+    Json,
+    /// The tensor table as CSV.
+    Csv,
+    /// The Markdown report.
+    Markdown,
+}
+
+impl Kind {
+    /// (label, tooltip, test id, media type).
+    fn parts(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            Kind::Json => (
+                "Download JSON",
+                "the summary, metadata and tensor list, as `weightpeek --json` prints them",
+                "export-json",
+                "application/json",
+            ),
+            Kind::Csv => (
+                "Download CSV",
+                "the tensor table as CSV, as `weightpeek --csv` prints it",
+                "export-csv",
+                "text/csv",
+            ),
+            Kind::Markdown => (
+                "Download Markdown",
+                "a Markdown report (summary, types, per-layer map), as `weightpeek --markdown` prints it",
+                "export-markdown",
+                "text/markdown",
+            ),
+        }
+    }
+
+    fn file_name(self, name: &str) -> String {
+        match self {
+            Kind::Json => json_file_name(name),
+            Kind::Csv => csv_file_name(name),
+            Kind::Markdown => markdown_file_name(name),
+        }
+    }
+}
 
 use super::dom::{self, attr, el_text};
 
@@ -23,23 +71,27 @@ pub struct ExportButton {
 }
 
 impl ExportButton {
-    /// A button that downloads `model`'s summary as `<name>.weightpeek.json`.
-    pub fn new(model: Rc<Model>, name: &str) -> (Element, ExportButton) {
-        let button = el_text("button", "button small", "Download JSON");
+    /// A button that downloads `model`'s `kind` export as `<name>.weightpeek.<ext>`.
+    pub fn new(model: Rc<Model>, name: &str, kind: Kind) -> (Element, ExportButton) {
+        let (label, tip, testid, media) = kind.parts();
+        let button = el_text("button", "button small", label);
         attr(&button, "type", "button");
-        attr(
-            &button,
-            "title",
-            "the summary, metadata and tensor list, as `weightpeek --json` prints them",
-        );
+        attr(&button, "title", tip);
+        attr(&button, "data-testid", testid);
         let url: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
         let last = url.clone();
-        let file = json_file_name(name);
+        let file = kind.file_name(name);
+        let shown = name.to_string();
         let listener = EventListener::new(&button, "click", move |_| {
-            let json = summary_json(&model, &summarize(&model));
+            let s = summarize(&model);
+            let text = match kind {
+                Kind::Json => summary_json(&model, &s),
+                Kind::Csv => tensors_csv(&s),
+                Kind::Markdown => markdown(&shown, &s),
+            };
             let opts = BlobPropertyBag::new();
-            opts.set_type("application/json");
-            let parts = Array::of1(&JsValue::from_str(&json));
+            opts.set_type(media);
+            let parts = Array::of1(&JsValue::from_str(&text));
             let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
                 return;
             };

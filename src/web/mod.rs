@@ -9,7 +9,9 @@
 //! - [`report`]: the view of one model, owning every listener of that view.
 //! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
 //!   [`preview`]: a tensor's values (opened from the tensor table);
-//!   [`export`]: the "Download JSON" button.
+//!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
+//!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
+//!   estimate card.
 
 mod blob;
 mod checks;
@@ -18,12 +20,14 @@ mod export;
 mod histogram;
 mod http;
 mod layers;
+mod memory;
 mod metadata;
 mod preview;
 mod remote;
 mod report;
 mod summary;
 mod tables;
+mod tokenizer;
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};

@@ -10,13 +10,16 @@ use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, el_class};
 use super::{
-    checks, export, histogram, layers, metadata, preview, summary as summary_card, tables,
+    checks, export, histogram, layers, memory, metadata, preview, summary as summary_card, tables,
+    tokenizer,
 };
 use crate::preview::source::SourceFactory;
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
-    _export: export::ExportButton,
+    _export: Vec<export::ExportButton>,
+    _memory: Option<memory::MemoryCard>,
+    _tokenizer: Option<tokenizer::TokenizerCard>,
     _histogram: histogram::HistogramView,
     _layers: Option<gloo::events::EventListener>,
     _metadata: metadata::MetadataView,
@@ -54,8 +57,20 @@ impl Report {
         dom::clear(root);
 
         let summary = summary_card::summary_card(name, &s, &model, stats);
-        let (export_button, export) = export::ExportButton::new(model.clone(), name);
-        append(&dom::card_head(&summary), &export_button);
+        let exports = el_class("div", "exports");
+        let export: Vec<export::ExportButton> = [
+            export::Kind::Json,
+            export::Kind::Csv,
+            export::Kind::Markdown,
+        ]
+        .into_iter()
+        .map(|kind| {
+            let (button, b) = export::ExportButton::new(model.clone(), name, kind);
+            append(&exports, &button);
+            b
+        })
+        .collect();
+        append(&dom::card_head(&summary), &exports);
         append(root, &summary);
         // Findings include the parser's warnings.
         append(root, &checks::checks_card(&s.findings));
@@ -84,6 +99,23 @@ impl Report {
             l
         });
 
+        // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
+        let is_gguf = model.format == crate::format::Format::Gguf;
+        let memory_card = is_gguf.then(|| {
+            let (card, m) = memory::MemoryCard::new(model.clone());
+            append(root, &card);
+            m
+        });
+        let tokenizer_card = is_gguf
+            .then(|| summary::tokenizer::tokenizer_info(&model))
+            .flatten()
+            .map(|info| {
+                let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
+                append(root, &card);
+                t.draw_now();
+                t
+            });
+
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
         append(root, &meta_card);
 
@@ -103,6 +135,8 @@ impl Report {
 
         Report {
             _export: export,
+            _memory: memory_card,
+            _tokenizer: tokenizer_card,
             _histogram: hist,
             _layers: layer_listener,
             _metadata: meta,

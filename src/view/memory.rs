@@ -1,0 +1,184 @@
+//! The memory card's text: the context box (parsed and clamped), the KV type choices, and the
+//! figures of [`crate::summary::memory::estimate`] as rows with units and exact bytes.
+
+use crate::format::{Model, Value};
+use crate::summary::display;
+use crate::summary::memory::{KvType, MemoryEstimate};
+
+/// Largest context the box accepts (tokens); larger entries are clamped to it.
+pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;
+
+/// The KV types offered: (option value, label).
+pub const KV_CHOICES: [(&str, &str); 3] = [
+    ("f16", "f16 (2 bytes per value)"),
+    ("q8_0", "q8_0 (34 bytes per 32 values)"),
+    ("q4_0", "q4_0 (18 bytes per 32 values)"),
+];
+
+/// The model's own context length (`{arch}.context_length`), the box's default.
+pub fn model_context(m: &Model) -> Option<u64> {
+    let arch = m.get("general.architecture").and_then(Value::as_str)?;
+    m.get(&format!("{arch}.context_length"))
+        .and_then(Value::as_u64)
+}
+
+/// What the context box holds, as used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextInput {
+    /// Tokens to estimate for; `None`: the model's own.
+    pub tokens: Option<u64>,
+    /// Said under the box when the entry was not used as typed.
+    pub note: Option<String>,
+}
+
+/// Parses the context box: blank is the model's own; digits (with `,`, `_`, spaces or `.`
+/// as thousands separators, or a `k` suffix for ×1024) are clamped to 1..=[`MAX_CONTEXT`];
+/// anything else falls back to the model's own and says so.
+pub fn parse_context(s: &str) -> ContextInput {
+    let t = s.trim();
+    if t.is_empty() {
+        return ContextInput {
+            tokens: None,
+            note: None,
+        };
+    }
+    let (digits, mult) = match t.strip_suffix(['k', 'K']) {
+        Some(d) => (d.trim_end(), 1024u64),
+        None => (t, 1),
+    };
+    let clean: String = digits
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' ' | '.'))
+        .collect();
+    if clean.is_empty() || !clean.bytes().all(|b| b.is_ascii_digit()) {
+        return ContextInput {
+            tokens: None,
+            note: Some(format!(
+                "“{}” is not a whole number of tokens; using the model's own",
+                display::escape(t)
+            )),
+        };
+    }
+    let n = clean
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .unwrap_or(u64::MAX);
+    let clamped = n.clamp(1, MAX_CONTEXT);
+    let note = (clamped != n).then(|| {
+        format!(
+            "clamped to {} (1 to {})",
+            tokens_text(clamped),
+            display::thousands(MAX_CONTEXT)
+        )
+    });
+    ContextInput {
+        tokens: Some(clamped),
+        note,
+    }
+}
+
+/// `1 token`, `4,096 tokens`.
+pub fn tokens_text(n: u64) -> String {
+    format!(
+        "{} token{}",
+        display::thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// A size with its unit and the exact bytes: `1.23 MiB (1,289,748 bytes)`.
+pub fn bytes_text(n: u64) -> String {
+    format!("{} ({} bytes)", display::bytes(n), display::thousands(n))
+}
+
+/// The figures: (label, value).
+pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
+    let kv = match e.kv_type {
+        KvType::F16 => "f16",
+        KvType::Q8_0 => "q8_0",
+        KvType::Q4_0 => "q4_0",
+    };
+    vec![
+        ("architecture".into(), display::escape(&e.architecture)),
+        ("context".into(), tokens_text(e.context)),
+        ("weights".into(), bytes_text(e.weights_bytes)),
+        (format!("KV cache ({kv})"), bytes_text(e.kv_bytes)),
+        ("total".into(), bytes_text(e.total_bytes)),
+    ]
+}
+
+/// The text shown when there is no estimate: the reason, starting "no estimate".
+pub fn no_estimate_text(why: &str) -> String {
+    if why.starts_with("no estimate") || why.starts_with("no KV estimate") {
+        why.to_string()
+    } else {
+        format!("no estimate: {why}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_bytes;
+    use crate::summary::memory::estimate;
+    use crate::view::testutil::{gguf, Kv};
+
+    #[test]
+    fn context_box() {
+        assert_eq!(parse_context("  ").tokens, None);
+        assert_eq!(parse_context("4096").tokens, Some(4096));
+        assert_eq!(parse_context("32,768").tokens, Some(32_768));
+        assert_eq!(parse_context("8k").tokens, Some(8192));
+        assert_eq!(parse_context("1 000 000").tokens, Some(1_000_000));
+        let zero = parse_context("0");
+        assert_eq!(zero.tokens, Some(1));
+        assert!(zero.note.unwrap().starts_with("clamped to 1 token (1 to"));
+        let huge = parse_context("99999999999999999999999");
+        assert_eq!(huge.tokens, Some(MAX_CONTEXT));
+        assert!(huge.note.unwrap().contains("16,777,216"));
+        let bad = parse_context("-5");
+        assert_eq!(bad.tokens, None);
+        assert!(bad.note.unwrap().contains("not a whole number"));
+        assert_eq!(parse_context("abc").tokens, None);
+        assert!(parse_context("4096").note.is_none());
+    }
+
+    #[test]
+    fn rows_and_reasons() {
+        let b = gguf(
+            &[
+                ("general.architecture", Kv::Str("llama")),
+                ("llama.block_count", Kv::U32(2)),
+                ("llama.embedding_length", Kv::U32(64)),
+                ("llama.attention.head_count", Kv::U32(4)),
+                ("llama.context_length", Kv::U32(100)),
+            ],
+            &[("t", 0, vec![8], 0)],
+        );
+        let m = parse_bytes(&b).unwrap();
+        assert_eq!(model_context(&m), Some(100));
+        let e = estimate(&m, None, KvType::Q8_0).unwrap();
+        let r = rows(&e);
+        assert_eq!(r[1].1, "100 tokens");
+        assert_eq!(tokens_text(1), "1 token");
+        assert_eq!(r[3].0, "KV cache (q8_0)");
+        assert_eq!(
+            r[3].1,
+            format!(
+                "{} ({} bytes)",
+                display::bytes(e.kv_bytes),
+                display::thousands(e.kv_bytes)
+            )
+        );
+        assert_eq!(r[4].1, bytes_text(e.total_bytes));
+        assert_eq!(
+            no_estimate_text("no general.architecture key"),
+            "no estimate: no general.architecture key"
+        );
+        assert_eq!(no_estimate_text("no estimate: x"), "no estimate: x");
+        for (v, _) in KV_CHOICES {
+            assert!(KvType::parse(v).is_some());
+        }
+    }
+}
