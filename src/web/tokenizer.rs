@@ -167,7 +167,11 @@ impl TokenizerCard {
                 *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
                     let mut s = st.borrow_mut();
                     let m = s.model.clone();
+                    let t0 = now();
                     s.rows.set_query(&m, &input.value());
+                    if let Some(table) = s.tbody.parent_element() {
+                        attr(&table, "data-search-ms", &format!("{:.2}", now() - t0));
+                    }
                     s.scroller.set_scroll_top(0);
                     s.draw(true);
                 }));

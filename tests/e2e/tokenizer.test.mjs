@@ -59,6 +59,14 @@ function kvBytes(ref, ctx, [bytes, values]) {
   return layers * blocks * BigInt(bytes);
 }
 
+/** Types `q` in the search box and waits until the list has run that search (data-search-ms). */
+async function search(page, q) {
+  await page.$eval('[data-testid=token-list]', (t) => t.removeAttribute('data-search-ms'));
+  await page.fill('[data-testid=token-search]', q);
+  await page.waitForFunction(() => document.querySelector('[data-testid=token-list]').hasAttribute('data-search-ms'), null, { timeout: 10_000 });
+  return Number(await page.getAttribute('[data-testid=token-list]', 'data-search-ms'));
+}
+
 async function visibleIds(page) {
   return page.$$eval('[data-testid=token-list] tbody tr[data-id]', (rows) => rows.map((r) => [Number(r.dataset.id), r.querySelector('.col-text').textContent]));
 }
@@ -132,17 +140,16 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         await shot(card, `tokenizer-card-end${suffix}`);
 
         const bos = Number(meta(ref, 'tokenizer.ggml.bos_token_id').value);
-        await page.fill('[data-testid=token-search]', `#${bos}`);
-        await page.waitForFunction(() => document.querySelector('[data-testid=token-list]').dataset.rows === '1', null, { timeout: 10_000 });
+        await search(page, `#${bos}`);
         assert.deepEqual(await visibleIds(page), [[bos, tokens.head[bos]]], 'search by #id shows that token');
-        await page.fill('[data-testid=token-search]', String(count - 1));
-        await page.waitForFunction((n) => document.querySelector(`[data-testid=token-list] tr[data-id="${n - 1}"]`), count, { timeout: 10_000 });
+        await search(page, String(count - 1));
         assert.deepEqual(await visibleIds(page), [[count - 1, tokens.last]], 'search by a number shows that token');
-        await page.fill('[data-testid=token-search]', tokens.last);
-        await page.waitForFunction(() => document.querySelector('[data-testid=token-list] tbody tr[data-id]')?.querySelector('.col-text').textContent !== '<pad>', null, { timeout: 10_000 });
+        const searchMs = await search(page, tokens.last);
         const found = await visibleIds(page);
         assert.ok(found.some(([id, t]) => id === count - 1 && t === tokens.last), 'search by text finds the last token');
         assert.ok(found.every(([, t]) => t.includes(tokens.last)), 'every match contains the text');
+        assert.equal(await page.getAttribute('[data-testid=token-list]', 'data-rows'), String(found.length));
+        console.log(`# text search over ${count} tokens: ${searchMs} ms (${found.length} matches)`);
         await shot(card, `tokenizer-search${suffix}`);
 
         // Memory: f16 at the model's own context, then q8_0, then another context.
@@ -168,6 +175,10 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         await page.fill('[data-testid=memory-context]', '0');
         await page.waitForFunction(() => document.querySelector('[data-testid=memory]').textContent.includes('clamped to 1 token ('), null, { timeout: 5_000 });
         await shot(mem, `memory-card-q8${suffix}`);
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await shot(mem, `memory-card-dark${suffix}`);
+        await shot(card, `tokenizer-card-dark${suffix}`);
+        await page.emulateMedia({ colorScheme: 'light' });
 
         // Downloads.
         for (const [id, ext, check] of [
