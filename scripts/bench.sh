@@ -3,16 +3,22 @@
 # next to the PyPI `gguf` package's GGUFReader and the npm `@huggingface/gguf`, on the Gemma 3
 # 270M header (6.5 MB) and the largest vocab file, in one run. Reports; passes or fails nothing.
 # Usage: bash scripts/bench.sh      (after scripts/test.sh has installed everything and built dist/)
+#        bash scripts/bench.sh dequant [REPEATS]   only the dequantisation table (issue #4), each
+#        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$WP_ROOT"
 out=target/bench
 mkdir -p "$out"
+DIST="${WEIGHTPEEK_DIST:-dist}"
+[ -f "$DIST/index.html" ] || trunk build --release --dist "$DIST" >/dev/null
+ONLY="${1:-all}"
+REPEATS="${2:-3}"
+
+if [ "$ONLY" != dequant ]; then
 GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
 VOCAB=$(ls -S "$WEIGHTPEEK_SHARED"/data/vocab/*.gguf | head -n 1)
 FILES=("$GEMMA" "$VOCAB")
-[ -f dist/index.html ] || trunk build --release >/dev/null
-
 cargo run --quiet --release --example bench_header -- "${FILES[@]}" > "$out/native.jsonl"
 # The wasm run gets exactly the header bytes (in memory in the page, as after Blob.slice).
 HDRS=()
@@ -49,6 +55,7 @@ PY
 # latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.
 "$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out target/remote-fixtures --bench
 node bench/remote.mjs target/remote-fixtures
+fi
 
 # --- Dequantisation throughput (issue #4) --------------------------------------------------------
 # Elements per second per ggml type: natively (examples/bench_dequant.rs), as wasm in headless
@@ -56,24 +63,45 @@ node bench/remote.mjs target/remote-fixtures
 # quants.dequantize (bench/dequant_gguf_py.py), in the same run, on the same kind of input
 # (pseudo-random blocks, bit 6 of every byte cleared so no scale is Inf/NaN).
 N=$((1 << 22))
-cargo run --quiet --release --example bench_dequant -- "$N" 0.3 > "$out/dequant_native.txt"
-node bench/dequant_wasm.mjs --elements "$N" --ms 300 > "$out/dequant_wasm.jsonl"
-"$WP_VENV/bin/python" bench/dequant_gguf_py.py --elements "$N" --seconds 0.3 > "$out/dequant_gguf_py.jsonl"
-python3 - "$out" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-native = {}
-for line in open(os.path.join(out, "dequant_native.txt")).read().splitlines()[1:]:
-    parts = line.split()
-    if parts and parts[0] != "st":
-        native[parts[0]] = float(parts[-1])
-wasm = {json.loads(l)["type"]: json.loads(l)["g_elements_per_s"] for l in open(os.path.join(out, "dequant_wasm.jsonl"))}
-py = {json.loads(l)["type"]: json.loads(l)["g_elements_per_s"] for l in open(os.path.join(out, "dequant_gguf_py.jsonl"))}
+# Each tool runs REPEATS times, taking turns, so a busy moment hits all three alike; medians.
+rm -f "$out"/dequant_native.*.txt "$out"/dequant_wasm.*.jsonl "$out"/dequant_gguf_py.*.jsonl
+cargo build --quiet --release --example bench_dequant
+for r in $(seq 1 "$REPEATS"); do
+  cargo run --quiet --release --example bench_dequant -- "$N" 0.3 > "$out/dequant_native.$r.txt"
+  node bench/dequant_wasm.mjs --elements "$N" --ms 300 > "$out/dequant_wasm.$r.jsonl"
+  "$WP_VENV/bin/python" bench/dequant_gguf_py.py --elements "$N" --seconds 0.3 > "$out/dequant_gguf_py.$r.jsonl"
+done
+python3 - "$out" "$REPEATS" <<'PY'
+import glob, json, os, statistics, sys
+out, repeats = sys.argv[1], int(sys.argv[2])
+def collect(pattern, parse):
+    runs = {}
+    for f in sorted(glob.glob(os.path.join(out, pattern))):
+        for t, v in parse(f):
+            runs.setdefault(t, []).append(v)
+    return {t: statistics.median(v) for t, v in runs.items()}
+def native_rows(f):
+    for line in open(f).read().splitlines()[1:]:
+        parts = line.split()
+        if parts and parts[0] != "st":
+            yield parts[0], float(parts[-1])
+def jsonl_rows(f):
+    for line in open(f):
+        r = json.loads(line)
+        yield r["type"], r["g_elements_per_s"]
+native = collect("dequant_native.*.txt", native_rows)
+wasm = collect("dequant_wasm.*.jsonl", jsonl_rows)
+py = collect("dequant_gguf_py.*.jsonl", jsonl_rows)
 print()
-print("| type | native G el/s | wasm (Chromium) G el/s | gguf-py numpy G el/s | native / gguf-py | wasm / gguf-py |")
+print(f"Dequantisation, G elements/s, median of {repeats} runs (4 Mi elements per type):")
+print("| type | native | wasm (Chromium) | gguf-py | native / gguf-py | wasm / gguf-py |")
 print("|---|---:|---:|---:|---:|---:|")
+fmt = lambda v: "–" if v is None else (f"{v:.3f}" if v < 1 else f"{v:.2f}")
 for t, n in native.items():
     w, g = wasm.get(t), py.get(t)
-    ratio = lambda a: f"{a / g:.0f}×" if (a and g) else "–"
-    print(f"| {t} | {n:.3f} | {w if w is not None else '–'} | {g if g is not None else '–'} | {ratio(n)} | {ratio(w)} |")
+    if t == "F32":  # gguf-py returns a zero-copy view of the bytes: nothing is decoded to compare with
+        ratio = lambda a: "(view)"
+    else:
+        ratio = lambda a: f"{a / g:.0f}×" if (a and g) else "–"
+    print(f"| {t} | {fmt(n)} | {fmt(w)} | {fmt(g) if t != 'F32' else 'view'} | {ratio(n)} | {ratio(w)} |")
 PY

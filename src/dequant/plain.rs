@@ -6,6 +6,8 @@
 //! ggml/src/ggml.c; F64 and the integer types have no `to_float` in ggml and convert to the
 //! nearest `f32` (Rust `as`, round to nearest even), which is numpy's `astype(float32)`.
 
+use super::f16_to_f32;
+
 /// Decodes fixed-size little/big-endian elements of `N` bytes with `conv`.
 #[inline]
 fn each<const N: usize>(bytes: &[u8], out: &mut [f32], conv: impl Fn([u8; N]) -> f32) {
@@ -24,42 +26,40 @@ pub(super) fn f32_be(bytes: &[u8], out: &mut [f32]) {
     each(bytes, out, f32::from_be_bytes);
 }
 
-/// IEEE half → f32 without branches, for whole tensors (it vectorises; `half`'s scalar
-/// conversion branches per value). Same results as [`super::f16_to_f32`] for all 65536 inputs (tested):
-/// normal values rebias the exponent, subnormals are `(2⁻¹⁴ + m·2⁻²⁴) − 2⁻¹⁴` (exact), Inf/NaN
-/// keep their payload.
-#[inline]
-pub(crate) fn f16_to_f32_bulk(h: u16) -> f32 {
-    let h = u32::from(h);
-    let sign = (h & 0x8000) << 16;
-    let shifted = (h & 0x7FFF) << 13;
-    let exp = shifted & 0x0F80_0000;
-    let mask = |c: bool| 0u32.wrapping_sub(u32::from(c));
-    // Rebias (+112 in the exponent); Inf/NaN get another +112 to reach 255.
-    let o = shifted + 0x3800_0000 + (mask(exp == 0x0F80_0000) & 0x3800_0000);
-    let sub = (f32::from_bits(o + 0x0080_0000) - f32::from_bits(0x3880_0000)).to_bits();
-    let is_sub = mask(exp == 0);
-    f32::from_bits(((sub & is_sub) | (o & !is_sub)) | sign)
-}
-
+/// Whole F16 tensors. On x86 and aarch64 the `half` crate converts slices with the CPU's
+/// F16C / FP16 instructions when present (detected at run time), 8 values per instruction.
+/// Those quiet signalling NaNs (set the top mantissa bit), while numpy — the reference — keeps
+/// the payload as stored, so each chunk whose input holds a NaN has those lanes rewritten with
+/// [`f16_to_f32`]. Elsewhere (wasm) the branch-free [`f16_to_f32`] loop vectorises by itself.
 pub(super) fn f16_le(bytes: &[u8], out: &mut [f32]) {
-    // Eight at a time over fixed-size arrays, so the loop body is branch-free and vectorises.
-    let mut src = bytes.chunks_exact(16);
-    let mut dst = out.chunks_exact_mut(8);
-    for (b, o) in (&mut src).zip(&mut dst) {
-        if let (Ok(b), Ok(o)) = (<&[u8; 16]>::try_from(b), <&mut [f32; 8]>::try_from(o)) {
-            for i in 0..8 {
-                o[i] = f16_to_f32_bulk(u16::from_le_bytes([b[2 * i], b[2 * i + 1]]));
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+        const CHUNK: usize = 512;
+        let mut bits = [0u16; CHUNK];
+        for (b, o) in bytes.chunks(2 * CHUNK).zip(out.chunks_mut(CHUNK)) {
+            let bits = &mut bits[..o.len()];
+            for (h, b) in bits.iter_mut().zip(b.chunks_exact(2)) {
+                *h = u16::from_le_bytes([b[0], b[1]]);
+            }
+            let halves: &[half::f16] = bits.reinterpret_cast();
+            halves.convert_to_f32_slice(o);
+            let is_nan = |h: u16| h & 0x7FFF > 0x7C00;
+            if bits.iter().fold(false, |any, &h| any | is_nan(h)) {
+                for (o, &h) in o.iter_mut().zip(bits.iter()) {
+                    if is_nan(h) {
+                        *o = f16_to_f32(h);
+                    }
+                }
             }
         }
     }
-    each(src.remainder(), dst.into_remainder(), |b| {
-        f16_to_f32_bulk(u16::from_le_bytes(b))
-    });
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
+    each(bytes, out, |b| f16_to_f32(u16::from_le_bytes(b)));
 }
 
 pub(super) fn f16_be(bytes: &[u8], out: &mut [f32]) {
-    each(bytes, out, |b| f16_to_f32_bulk(u16::from_be_bytes(b)));
+    each(bytes, out, |b| f16_to_f32(u16::from_be_bytes(b)));
 }
 
 pub(super) fn bf16_le(bytes: &[u8], out: &mut [f32]) {
@@ -112,7 +112,6 @@ pub(super) fn i64_be(bytes: &[u8], out: &mut [f32]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::f16_to_f32;
     use super::*;
 
     #[test]
@@ -136,21 +135,19 @@ mod tests {
     }
 
     #[test]
-    fn bulk_f16_equals_scalar_for_every_pattern() {
-        for h in 0..=u16::MAX {
-            assert_eq!(
-                f16_to_f32_bulk(h).to_bits(),
-                f16_to_f32(h).to_bits(),
-                "{h:#06x}"
-            );
+    fn f16_slices_keep_nan_payloads() {
+        // Every pattern, twice over and at an odd length, through the slice path (F16C where the
+        // CPU has it): the same bits as the scalar conversion, signalling NaNs included.
+        let all: Vec<u8> = (0..=u16::MAX)
+            .chain(0..=u16::MAX)
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let bytes = &all[2..];
+        let mut out = vec![0f32; bytes.len() / 2];
+        f16_le(bytes, &mut out);
+        for (i, (o, b)) in out.iter().zip(bytes.chunks_exact(2)).enumerate() {
+            let h = u16::from_le_bytes([b[0], b[1]]);
+            assert_eq!(o.to_bits(), f16_to_f32(h).to_bits(), "{i}: {h:#06x}");
         }
-    }
-
-    #[test]
-    fn f16_nan_keeps_payload() {
-        // Signalling NaN 0x7c01 widens to 0x7f802000 (numpy), not 0x7fc02000 (quieted).
-        assert_eq!(f16_to_f32(0x7c01).to_bits(), 0x7f80_2000);
-        assert_eq!(f16_to_f32(0xfe00).to_bits(), 0xffc0_0000);
-        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
     }
 }

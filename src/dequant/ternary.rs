@@ -60,12 +60,15 @@ pub(super) fn tq2_0(bytes: &[u8], out: &mut [f32]) {
 }
 
 /// `block_q1_0`: f16 d, 16 bytes = 128 sign bits, LSB first (18 B / 128). y = bit ? d : −d.
+/// (−d is d with the sign bit flipped, so each byte is eight xors of d's bits.)
 pub(super) fn q1_0(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<18, 128>(bytes, out) {
-        let d = f16_at(b, 0);
-        for (j, o) in y.iter_mut().enumerate() {
-            let bit = (b[2 + j / 8] >> (j % 8)) & 1;
-            *o = if bit != 0 { d } else { -d };
+        let d = f16_at(b, 0).to_bits();
+        for (y, &q) in y.chunks_exact_mut(8).zip(&b[2..]) {
+            let neg = u32::from(!q);
+            for (k, o) in y.iter_mut().enumerate() {
+                *o = f32::from_bits(d ^ (((neg >> k) & 1) << 31));
+            }
         }
     }
 }
@@ -75,9 +78,11 @@ pub(super) fn q1_0(bytes: &[u8], out: &mut [f32]) {
 pub(super) fn q2_0(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<18, 64>(bytes, out) {
         let d = f16_at(b, 0);
-        for (j, o) in y.iter_mut().enumerate() {
-            let q = (b[2 + j / 4] >> (2 * (j % 4))) & 3;
-            *o = f32::from(i16::from(q) - 1) * d;
+        for (y, &q) in y.chunks_exact_mut(4).zip(&b[2..]) {
+            for (k, o) in y.iter_mut().enumerate() {
+                let c = (q >> (2 * k)) & 3;
+                *o = f32::from(i16::from(c) - 1) * d;
+            }
         }
     }
 }
