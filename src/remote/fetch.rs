@@ -23,6 +23,95 @@ pub const NO_RANGE_CAP: u64 = crate::source::MAX_HEADER_BYTES;
 /// bytes received, pass it.
 pub const MAX_WHOLE_FILE: u64 = 256 << 20;
 
+/// Tries of one request when the server answers 5xx (the first and two retries).
+pub const TRIES: u32 = 3;
+
+/// Waits before the 2nd and 3rd try of a request the server failed (5xx): 250 ms, then 1 s.
+pub const RETRY_DELAYS_MS: [u32; 2] = [250, 1000];
+
+/// How long to wait before trying again after `tries` tries ended in `problem`: only 5xx
+/// answers are retried (a 4xx, a network or CORS failure, a bad answer would fail again), and
+/// at most [`TRIES`] tries in all.
+pub fn retry_delay_ms(tries: u32, problem: &Problem) -> Option<u32> {
+    match problem {
+        Problem::Status(s) if *s >= 500 => RETRY_DELAYS_MS
+            .get(usize::try_from(tries.checked_sub(1)?).ok()?)
+            .copied(),
+        _ => None,
+    }
+}
+
+/// The read timeout: a request is given up when, for this long, it did not make
+/// [`MIN_PROGRESS_BYTES`] of progress (its answer did not arrive, or its body stalled or
+/// dripped). 30 s: a slow but working connection moves far more than 4 KiB in that time.
+pub const READ_TIMEOUT_MS: u32 = 30_000;
+
+/// Bytes a body must deliver within each [`READ_TIMEOUT_MS`] window to count as progress; a
+/// server dripping a byte a second never reaches it.
+pub const MIN_PROGRESS_BYTES: u64 = 4096;
+
+/// The read timeout from the page's `read_timeout_ms=` parameter (a test hook), clamped to
+/// 200 ms ..= 10 min; [`READ_TIMEOUT_MS`] when absent or unreadable.
+pub fn read_timeout_ms(param: Option<&str>) -> u32 {
+    param
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .map_or(READ_TIMEOUT_MS, |v| v.clamp(200, 600_000))
+}
+
+/// The read timeout's clock for one request: a window of `timeout_ms` that restarts each time
+/// [`MIN_PROGRESS_BYTES`] arrived within it. Times are milliseconds from any fixed origin.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    timeout_ms: u32,
+    window_start: f64,
+    bytes_in_window: u64,
+}
+
+impl Watchdog {
+    /// Starts the clock at `now`.
+    pub fn new(now: f64, timeout_ms: u32) -> Self {
+        Watchdog {
+            timeout_ms,
+            window_start: now,
+            bytes_in_window: 0,
+        }
+    }
+
+    /// Counts `n` bytes received at `now`.
+    pub fn on_bytes(&mut self, now: f64, n: u64) {
+        self.bytes_in_window = self.bytes_in_window.saturating_add(n);
+        if self.bytes_in_window >= MIN_PROGRESS_BYTES {
+            self.window_start = now;
+            self.bytes_in_window = 0;
+        }
+    }
+
+    /// Milliseconds left before the timeout at `now` (0 once it has passed).
+    pub fn remaining_ms(&self, now: f64) -> u32 {
+        let left = self.window_start + f64::from(self.timeout_ms) - now;
+        if left.is_finite() && left > 0.0 {
+            left.ceil().min(f64::from(u32::MAX)) as u32
+        } else {
+            0
+        }
+    }
+
+    /// The timeout, for messages.
+    pub fn timeout_ms(&self) -> u32 {
+        self.timeout_ms
+    }
+}
+
+/// Inclusive byte range `a-b` as text.
+fn span(r: (u64, u64)) -> String {
+    format!("bytes {}-{}", r.0, r.1)
+}
+
+/// Length of the inclusive range `a-b` (None when b < a or it overflows).
+pub fn range_len(r: (u64, u64)) -> Option<u64> {
+    r.1.checked_sub(r.0)?.checked_add(1)
+}
+
 /// `Content-Range: bytes a-b/total` → (a, b, total). `total` is `None` for `*`.
 pub fn parse_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
     let rest = value.trim().strip_prefix("bytes")?.trim_start();
@@ -81,6 +170,56 @@ pub enum Problem {
     BadAnswer(String),
     /// The header would need more bytes than this tool reads.
     TooLarge(u64),
+    /// The body of a ranged answer ended before all asked bytes arrived.
+    Short {
+        /// The asked range (inclusive).
+        range: (u64, u64),
+        /// Body bytes received.
+        got: u64,
+    },
+    /// The body was cut off mid-transfer (the connection failed while reading it).
+    Cut {
+        /// The asked range (inclusive).
+        range: (u64, u64),
+        /// Body bytes received before it failed.
+        got: u64,
+        /// The browser's error text.
+        why: String,
+    },
+    /// The body carried more bytes than asked (the rest is refused, the download stopped).
+    Excess {
+        /// The asked range (inclusive).
+        range: (u64, u64),
+    },
+    /// No progress within the read timeout (no answer, or a stalled or dripping body).
+    Stalled {
+        /// The asked range (inclusive), if any.
+        range: Option<(u64, u64)>,
+        /// Body bytes received before giving up.
+        got: u64,
+        /// The timeout, in milliseconds.
+        timeout_ms: u32,
+    },
+    /// The request failed without an answer and the URL answers with a redirect: most likely
+    /// a redirect loop (the browser stops after 20) or a target without CORS headers.
+    RedirectFailed(String),
+    /// Ranged requests fail without an answer while the same URL without Range answers: the
+    /// browser refused the ranged answer (Chromium: a compressed byte range is
+    /// ERR_CONTENT_DECODING_FAILED).
+    RangeRefused {
+        /// The asked range (inclusive).
+        range: (u64, u64),
+        /// The browser's error text.
+        why: String,
+    },
+    /// A ranged answer with a content coding (gzip…): its Content-Range counts encoded bytes,
+    /// which the page never sees, so no offset in it can be trusted.
+    Encoded {
+        /// The asked range (inclusive).
+        range: (u64, u64),
+        /// The Content-Encoding header.
+        coding: String,
+    },
 }
 
 impl Problem {
@@ -107,7 +246,7 @@ impl Problem {
             ),
             Problem::Status(s) if *s >= 500 => (
                 format!("The server failed (HTTP {s}) for {url}"),
-                "A problem on the server's side: try again in a moment.".into(),
+                format!("Tried {TRIES} times (waiting {} ms, then {} ms); the server kept failing. A problem on the server's side: try again later.", RETRY_DELAYS_MS[0], RETRY_DELAYS_MS[1]),
             ),
             Problem::Status(s) => (
                 format!("The server answered HTTP {s} for {url}"),
@@ -130,11 +269,48 @@ impl Problem {
                 format!("The server's answer for {url} cannot be used"),
                 why.clone(),
             ),
+            Problem::Short { range, got } => (
+                format!("The download of {} of {url} ended early", span(*range)),
+                format!("Received {got} of the {} bytes asked: the server sent fewer bytes than announced, or the connection was closed. Try again; if it persists, the server or a proxy mishandles Range requests.", range_len(*range).unwrap_or(0)),
+            ),
+            Problem::Cut { range, got, why } => (
+                format!("The download of {} of {url} was cut off", span(*range)),
+                format!("The connection failed after {got} of the {} bytes asked ({why}): the server closed it mid-transfer or sent fewer bytes than announced. Try again.", range_len(*range).unwrap_or(0)),
+            ),
+            Problem::Excess { range } => (
+                format!("The server sent more bytes than asked for {url}"),
+                format!("Asked for {} ({} bytes); the answer carried more, so it was stopped and not used. The server or a proxy mishandles Range requests.", span(*range), range_len(*range).unwrap_or(0)),
+            ),
+            Problem::Stalled { range, got, timeout_ms } => (
+                format!("Timed out reading {url}{}", range.map(|r| format!(" ({})", span(r))).unwrap_or_default()),
+                format!("No progress for {} s (less than {MIN_PROGRESS_BYTES} bytes arrived in that time; {got} bytes received): the server is stalled or extremely slow. Stopped; try again later.", fmt_secs(*timeout_ms)),
+            ),
+            Problem::RedirectFailed(why) => (
+                format!("Following the redirects of {url} failed"),
+                format!("The address answers with a redirect, and the browser gave up following it ({why}). Most likely a redirect loop (browsers stop after 20 redirects), or the redirect leads to a server that does not allow other sites to read it (no CORS headers)."),
+            ),
+            Problem::RangeRefused { range, why } => (
+                format!("The browser refused the server's answer to a byte range of {url}"),
+                format!("Asked for {}; the request failed ({why}), while the same URL without a Range header answers. Most likely the server compressed the byte range (Content-Encoding: gzip; the browser refuses to decode a compressed range), or a proxy breaks ranged answers. Nothing of it was used; the server should not compress Range answers.", span(*range)),
+            ),
+            Problem::Encoded { range, coding } => (
+                format!("The server compressed a byte range of {url} (Content-Encoding: {coding})"),
+                format!("Asked for {}; with a content coding, Content-Range counts compressed bytes while the browser hands over decompressed ones, so no offset can be trusted and nothing was used. The server should not compress Range answers (model files do not compress anyway).", span(*range)),
+            ),
             Problem::TooLarge(n) => (
                 "The header (or index) is too large to read".into(),
                 format!("It would take more than {n} bytes; this tool stops there so a model is never downloaded by accident."),
             ),
         }
+    }
+}
+
+/// Milliseconds as seconds for messages: "30", "2.5".
+fn fmt_secs(ms: u32) -> String {
+    if ms % 1000 == 0 {
+        (ms / 1000).to_string()
+    } else {
+        format!("{}", f64::from(ms) / 1000.0)
     }
 }
 
@@ -228,6 +404,102 @@ mod tests {
             .describe("u", "h", false)
             .1
             .contains("page URL"));
+    }
+
+    #[test]
+    fn retries_only_5xx_three_tries_with_backoff() {
+        let p = Problem::Status(503);
+        assert_eq!(retry_delay_ms(1, &p), Some(250));
+        assert_eq!(retry_delay_ms(2, &p), Some(1000));
+        assert_eq!(retry_delay_ms(3, &p), None);
+        assert_eq!(retry_delay_ms(0, &p), None);
+        assert_eq!(retry_delay_ms(u32::MAX, &p), None);
+        assert_eq!(retry_delay_ms(1, &Problem::Status(404)), None);
+        assert_eq!(retry_delay_ms(1, &Problem::Network("x".into())), None);
+        let tries = (1..)
+            .take_while(|&t| retry_delay_ms(t, &p).is_some())
+            .count() as u32
+            + 1;
+        assert_eq!(tries, TRIES);
+        assert!(p.describe("u", "h", false).1.contains("Tried 3 times"));
+    }
+
+    #[test]
+    fn read_timeout_param_and_watchdog() {
+        assert_eq!(read_timeout_ms(None), 30_000);
+        assert_eq!(read_timeout_ms(Some("3000")), 3000);
+        assert_eq!(read_timeout_ms(Some("1")), 200);
+        assert_eq!(read_timeout_ms(Some("-5")), 30_000);
+        assert_eq!(read_timeout_ms(Some("99999999999")), 30_000);
+        let mut w = Watchdog::new(1000.0, 3000);
+        assert_eq!(w.remaining_ms(1000.0), 3000);
+        // A drip (a byte every 250 ms) never restarts the window.
+        for i in 1..12 {
+            w.on_bytes(1000.0 + 250.0 * f64::from(i), 1);
+        }
+        assert_eq!(w.remaining_ms(3750.0), 250);
+        assert_eq!(w.remaining_ms(4000.0), 0);
+        assert_eq!(w.remaining_ms(f64::NAN), 0);
+        // Real progress does.
+        w.on_bytes(3900.0, MIN_PROGRESS_BYTES);
+        assert_eq!(w.remaining_ms(4000.0), 2900);
+        w.on_bytes(4000.0, u64::MAX);
+        w.on_bytes(4000.0, u64::MAX);
+        let (h, d) = Problem::Stalled {
+            range: Some((0, 9)),
+            got: 12,
+            timeout_ms: 2500,
+        }
+        .describe("http://x/m.gguf", "h", false);
+        assert!(
+            h.contains("http://x/m.gguf") && h.contains("bytes 0-9"),
+            "{h}"
+        );
+        assert!(d.contains("2.5 s") && d.contains("12 bytes"), "{d}");
+    }
+
+    #[test]
+    fn body_messages_name_url_and_range() {
+        let (h, d) = Problem::Short {
+            range: (100, 199),
+            got: 50,
+        }
+        .describe("http://x/m", "h", false);
+        assert!(
+            h.contains("bytes 100-199") && h.contains("http://x/m") && d.contains("50 of the 100")
+        );
+        let (h, d) = Problem::Cut {
+            range: (0, 9),
+            got: 3,
+            why: "TypeError".into(),
+        }
+        .describe("http://x/m", "h", false);
+        assert!(h.contains("cut off") && h.contains("bytes 0-9") && d.contains("3 of the 10"));
+        let (_, d) = Problem::Excess {
+            range: (0, u64::MAX),
+        }
+        .describe("u", "h", false);
+        assert!(d.contains("bytes 0-18446744073709551615 (0 bytes)"), "{d}");
+        assert!(Problem::RedirectFailed("TypeError".into())
+            .describe("u", "h", false)
+            .1
+            .contains("redirect loop"));
+        let (h, d) = Problem::RangeRefused {
+            range: (0, 9),
+            why: "TypeError".into(),
+        }
+        .describe("http://x/m", "h", false);
+        assert!(
+            h.contains("http://x/m") && d.contains("bytes 0-9") && d.contains("Content-Encoding")
+        );
+        let (h, _) = Problem::Encoded {
+            range: (0, 9),
+            coding: "gzip".into(),
+        }
+        .describe("u", "h", false);
+        assert!(h.contains("gzip"));
+        assert_eq!(range_len((5, 4)), None);
+        assert_eq!(range_len((0, u64::MAX)), None);
     }
 
     struct YieldOnce(bool);

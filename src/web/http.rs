@@ -9,6 +9,13 @@
 //!   stream is kept for the following reads (which continue where the last ended) and aborted
 //!   with the source's `AbortController` once the source is dropped, so the rest of the file is
 //!   never downloaded; [`crate::remote::fetch::NO_RANGE_CAP`] bounds it in any case.
+//! - Hostile servers (issue #5): a 206 body is read chunk by chunk and must be exactly the
+//!   asked range (fewer bytes or a cut-off connection: `Short`/`Cut`; more: stopped at once,
+//!   `Excess`); every wait (the answer, each chunk) is raced against the read timeout
+//!   ([`crate::remote::fetch::Watchdog`], 30 s or `?read_timeout_ms=`); a 5xx is tried
+//!   [`crate::remote::fetch::TRIES`] times with backoff; a request failing without an answer
+//!   is diagnosed with one plain GET (answers without Range → the ranged answer was refused,
+//!   e.g. gzip) and one GET that does not follow redirects (a redirect → likely a loop).
 //! - The access token goes only to the configured Hub endpoint's exact origin
 //!   ([`token_allowed`]). Chromium also drops `Authorization` when a request is redirected to
 //!   another origin (Fetch standard, "CORS non-wildcard request-header name"); the end-to-end
@@ -17,19 +24,26 @@
 //!   Hub's extra round trip; if that signed URL is refused later (expired), the Hub URL is used.
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::Poll;
+
+use gloo_timers::future::TimeoutFuture;
+use wasm_bindgen::JsValue;
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     AbortController, Headers, ReadableStreamDefaultReader, RequestInit, RequestMode,
-    RequestRedirect, Response,
+    RequestRedirect, Response, ResponseType,
 };
 
 use super::blob::js_error_text;
 use crate::remote::fetch::{
-    origin_of, parse_content_range, token_allowed, Problem, MAX_WHOLE_FILE, NO_RANGE_CAP,
+    origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms, token_allowed,
+    Problem, Watchdog, MAX_WHOLE_FILE, NO_RANGE_CAP,
 };
 use crate::source::ByteSource;
 
@@ -43,6 +57,72 @@ pub struct Fetcher {
     cancelled: Cell<bool>,
     /// Called after every request start and every received chunk (progress display).
     pub on_progress: Box<dyn Fn()>,
+    /// The read timeout ([`crate::remote::fetch::READ_TIMEOUT_MS`], or the page's
+    /// `read_timeout_ms=` test hook).
+    pub timeout_ms: u32,
+}
+
+/// How a timed wait ended.
+enum Raced {
+    Done(Result<JsValue, JsValue>),
+    TimedOut,
+}
+
+/// Waits for `promise`, or `ms` milliseconds, whichever comes first; the timer is a gloo
+/// guard, cleared when this returns.
+async fn race(promise: js_sys::Promise, ms: u32) -> Raced {
+    let mut fut = JsFuture::from(promise);
+    let mut timer = TimeoutFuture::new(ms);
+    std::future::poll_fn(move |cx| {
+        if let Poll::Ready(v) = Pin::new(&mut fut).poll(cx) {
+            return Poll::Ready(Raced::Done(v));
+        }
+        if Pin::new(&mut timer).poll(cx).is_ready() {
+            return Poll::Ready(Raced::TimedOut);
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Why reading a body chunk failed.
+enum ChunkError {
+    TimedOut,
+    Failed(JsValue),
+}
+
+/// The next chunk of a body (None at its end), within the watchdog's time.
+async fn next_chunk(
+    reader: &ReadableStreamDefaultReader,
+    dog: &Watchdog,
+) -> Result<Option<Uint8Array>, ChunkError> {
+    let chunk = match race(reader.read(), dog.remaining_ms(now_ms())).await {
+        Raced::TimedOut => return Err(ChunkError::TimedOut),
+        Raced::Done(r) => r.map_err(ChunkError::Failed)?,
+    };
+    let done = Reflect::get(&chunk, &"done".into())
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(true);
+    if done {
+        return Ok(None);
+    }
+    let value = Reflect::get(&chunk, &"value".into()).map_err(ChunkError::Failed)?;
+    Ok(Some(
+        value.dyn_into::<Uint8Array>().map_err(ChunkError::Failed)?,
+    ))
+}
+
+fn page_read_timeout() -> u32 {
+    let search = gloo::utils::window().location().search().ok();
+    let param = search
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("read_timeout_ms"));
+    read_timeout_ms(param.as_deref())
 }
 
 impl Fetcher {
@@ -54,6 +134,7 @@ impl Fetcher {
             controllers: RefCell::new(Vec::new()),
             cancelled: Cell::new(false),
             on_progress,
+            timeout_ms: page_read_timeout(),
         }
     }
 
@@ -80,8 +161,35 @@ impl Fetcher {
     }
 
     /// A GET of `url` with the given Range (inclusive end), aborted by `controller`.
-    /// Checks the status and that the answer is not an HTML page.
+    /// Checks the status and that the answer is not an HTML page. A 5xx answer is tried
+    /// again after [`crate::remote::fetch::RETRY_DELAYS_MS`], [`crate::remote::fetch::TRIES`]
+    /// times in all.
     pub async fn get(
+        &self,
+        url: &str,
+        range: Option<(u64, u64)>,
+        controller: &AbortController,
+        counter: &Counter,
+    ) -> Result<Response, Problem> {
+        let mut tries = 0u32;
+        loop {
+            tries += 1;
+            match self.get_once(url, range, controller, counter).await {
+                Err(p) => match retry_delay_ms(tries, &p) {
+                    Some(ms) => {
+                        TimeoutFuture::new(ms).await;
+                        if self.cancelled.get() {
+                            return Err(Problem::Cancelled);
+                        }
+                    }
+                    None => return Err(p),
+                },
+                ok => return ok,
+            }
+        }
+    }
+
+    async fn get_once(
         &self,
         url: &str,
         range: Option<(u64, u64)>,
@@ -111,10 +219,27 @@ impl Fetcher {
         counter.requests.set(counter.requests.get() + 1);
         (self.on_progress)();
         let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
-        let resp: Response = match JsFuture::from(fut).await {
-            Ok(r) => r.unchecked_into(),
-            Err(_) if self.cancelled.get() => return Err(Problem::Cancelled),
-            Err(e) => return Err(Problem::Network(js_error_text(&e))),
+        let resp: Response = match race(fut, self.timeout_ms).await {
+            Raced::TimedOut => {
+                controller.abort();
+                return Err(Problem::Stalled {
+                    range,
+                    got: 0,
+                    timeout_ms: self.timeout_ms,
+                });
+            }
+            Raced::Done(Ok(r)) => r.unchecked_into(),
+            Raced::Done(Err(_)) if self.cancelled.get() => return Err(Problem::Cancelled),
+            Raced::Done(Err(e)) => {
+                let why = js_error_text(&e);
+                return Err(match range {
+                    Some(r) if self.answers_without_range(url, controller).await => {
+                        Problem::RangeRefused { range: r, why }
+                    }
+                    _ if self.redirects(url, controller).await => Problem::RedirectFailed(why),
+                    _ => Problem::Network(why),
+                });
+            }
         };
         let status = resp.status();
         if status != 200 && status != 206 {
@@ -130,6 +255,46 @@ impl Fetcher {
             return Err(Problem::Html);
         }
         Ok(resp)
+    }
+
+    /// After a failed ranged request: whether `url` answers a plain GET (no Range, no token;
+    /// its body is cancelled as soon as the headers arrive).
+    async fn answers_without_range(&self, url: &str, controller: &AbortController) -> bool {
+        let Ok(probe) = AbortController::new() else {
+            return false;
+        };
+        if controller.signal().aborted() {
+            return false;
+        }
+        let init = RequestInit::new();
+        init.set_method("GET");
+        init.set_mode(RequestMode::Cors);
+        init.set_redirect(RequestRedirect::Follow);
+        init.set_signal(Some(&probe.signal()));
+        let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
+        let ok = match race(fut, self.timeout_ms).await {
+            Raced::Done(Ok(r)) => r.unchecked_into::<Response>().ok(),
+            _ => false,
+        };
+        probe.abort();
+        ok
+    }
+
+    /// After a failed request: whether `url` itself answers with a redirect (one plain GET
+    /// that does not follow it; its answer is opaque, nothing of it is read).
+    async fn redirects(&self, url: &str, controller: &AbortController) -> bool {
+        let init = RequestInit::new();
+        init.set_method("GET");
+        init.set_mode(RequestMode::Cors);
+        init.set_redirect(RequestRedirect::Manual);
+        init.set_signal(Some(&controller.signal()));
+        let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
+        match race(fut, self.timeout_ms).await {
+            Raced::Done(Ok(r)) => {
+                r.unchecked_into::<Response>().type_() == ResponseType::Opaqueredirect
+            }
+            _ => false,
+        }
     }
 
     /// The whole body of `url` (a small file such as an index or a listing), with the token
@@ -155,21 +320,23 @@ impl Fetcher {
             return Ok(out);
         };
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut dog = Watchdog::new(now_ms(), self.timeout_ms);
         loop {
-            let chunk = JsFuture::from(reader.read())
-                .await
-                .map_err(|e| self.body_error(&e))?;
-            let done = Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|v| v.as_bool())
-                .unwrap_or(true);
-            if done {
-                break;
-            }
-            let value: Uint8Array = Reflect::get(&chunk, &"value".into())
-                .map_err(|e| Problem::Network(js_error_text(&e)))?
-                .unchecked_into();
+            let value = match next_chunk(&reader, &dog).await {
+                Ok(Some(v)) => v,
+                Ok(None) => break,
+                Err(ChunkError::TimedOut) => {
+                    c.abort();
+                    return Err(Problem::Stalled {
+                        range: None,
+                        got: out.len() as u64,
+                        timeout_ms: self.timeout_ms,
+                    });
+                }
+                Err(ChunkError::Failed(e)) => return Err(self.body_error(&e)),
+            };
             let n = value.length() as usize;
+            dog.on_bytes(now_ms(), n as u64);
             let start = out.len();
             let end = start.checked_add(n).filter(|&e| e as u64 <= MAX_WHOLE_FILE);
             let Some(end) = end else {
@@ -320,7 +487,7 @@ impl HttpSource {
                 });
             }
             src.size = total;
-            src.first = src.body(resp, b + 1).await?;
+            src.first = src.body(resp, (0, b)).await?;
         } else {
             // 200: the whole file follows. Its length says the size.
             let Some(size) = content_length(&resp) else {
@@ -372,23 +539,76 @@ impl HttpSource {
         })
     }
 
-    async fn body(&self, resp: Response, expect: u64) -> Result<Vec<u8>, Problem> {
-        let promise = resp
-            .array_buffer()
-            .map_err(|e| Problem::Network(js_error_text(&e)))?;
-        let buf = JsFuture::from(promise)
-            .await
-            .map_err(|e| self.fetcher.body_error(&e))?;
-        let bytes = Uint8Array::new(&buf).to_vec();
-        self.counter.add_bytes(bytes.len() as u64);
-        (self.fetcher.on_progress)();
-        if bytes.len() as u64 != expect {
-            return Err(Problem::BadAnswer(format!(
-                "expected {expect} bytes, received {}",
-                bytes.len()
-            )));
+    /// The body of a 206 for `range` (inclusive): read chunk by chunk within the read timeout,
+    /// exactly the range's length or an error (fewer: cut off or short; more: stopped at the
+    /// first byte past it, never kept).
+    async fn body(&self, resp: Response, range: (u64, u64)) -> Result<Vec<u8>, Problem> {
+        let expect = range_len(range).ok_or(Problem::TooLarge(u64::MAX))?;
+        let coding = resp
+            .headers()
+            .get("content-encoding")
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if !coding.trim().is_empty() && !coding.trim().eq_ignore_ascii_case("identity") {
+            self.controller.abort();
+            return Err(Problem::Encoded { range, coding });
         }
-        Ok(bytes)
+        let cap = usize::try_from(expect).map_err(|_| Problem::TooLarge(expect))?;
+        let mut out: Vec<u8> = Vec::new();
+        out.try_reserve_exact(cap)
+            .map_err(|_| Problem::TooLarge(expect))?;
+        let Some(body) = resp.body() else {
+            return Err(Problem::Short { range, got: 0 });
+        };
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut dog = Watchdog::new(now_ms(), self.fetcher.timeout_ms);
+        loop {
+            let value = match next_chunk(&reader, &dog).await {
+                Ok(Some(v)) => v,
+                Ok(None) => break,
+                Err(ChunkError::TimedOut) => {
+                    self.controller.abort();
+                    return Err(Problem::Stalled {
+                        range: Some(range),
+                        got: out.len() as u64,
+                        timeout_ms: self.fetcher.timeout_ms,
+                    });
+                }
+                Err(ChunkError::Failed(_)) if self.fetcher.is_cancelled() => {
+                    return Err(Problem::Cancelled)
+                }
+                Err(ChunkError::Failed(e)) => {
+                    return Err(Problem::Cut {
+                        range,
+                        got: out.len() as u64,
+                        why: js_error_text(&e),
+                    })
+                }
+            };
+            let n = value.length() as usize;
+            self.counter.add_bytes(n as u64);
+            dog.on_bytes(now_ms(), n as u64);
+            (self.fetcher.on_progress)();
+            let start = out.len();
+            match start.checked_add(n).filter(|&e| e <= cap) {
+                Some(end) => {
+                    out.resize(end, 0);
+                    value.copy_to(&mut out[start..end]);
+                }
+                None => {
+                    self.controller.abort();
+                    return Err(Problem::Excess { range });
+                }
+            }
+        }
+        if out.len() != cap {
+            return Err(Problem::Short {
+                range,
+                got: out.len() as u64,
+            });
+        }
+        Ok(out)
     }
 
     /// Reads `len` bytes at `offset` from the no-Range stream, which only goes forward.
@@ -409,26 +629,30 @@ impl HttpSource {
             return Err(Problem::BadAnswer("this server ignores Range requests, so bytes before the ones already read cannot be read again without downloading the file anew".into()));
         }
         let mut out = Vec::new();
+        let mut dog = Watchdog::new(now_ms(), self.fetcher.timeout_ms);
         while s.pos.saturating_add(s.pending.len() as u64) < end {
             if cancelled {
                 return Err(Problem::Cancelled);
             }
-            let chunk = JsFuture::from(s.reader.read())
-                .await
-                .map_err(|e| self.fetcher.body_error(&e))?;
-            let done = Reflect::get(&chunk, &"done".into())
-                .ok()
-                .and_then(|v| v.as_bool())
-                .unwrap_or(true);
-            if done {
-                return Err(Problem::BadAnswer(format!(
-                    "the download ended at byte {}, before byte {end}",
-                    s.pos + s.pending.len() as u64
-                )));
-            }
-            let value: Uint8Array = Reflect::get(&chunk, &"value".into())
-                .map_err(|e| Problem::Network(js_error_text(&e)))?
-                .unchecked_into();
+            let have = s.pos.saturating_add(s.pending.len() as u64);
+            let value = match next_chunk(&s.reader, &dog).await {
+                Ok(Some(v)) => v,
+                Ok(None) => {
+                    return Err(Problem::BadAnswer(format!(
+                        "the download ended at byte {have}, before byte {end}"
+                    )))
+                }
+                Err(ChunkError::TimedOut) => {
+                    self.controller.abort();
+                    return Err(Problem::Stalled {
+                        range: Some((offset, end - 1)),
+                        got: have,
+                        timeout_ms: dog.timeout_ms(),
+                    });
+                }
+                Err(ChunkError::Failed(e)) => return Err(self.fetcher.body_error(&e)),
+            };
+            dog.on_bytes(now_ms(), u64::from(value.length()));
             self.counter.add_bytes(u64::from(value.length()));
             (self.fetcher.on_progress)();
             // Drop what lies before `offset` as it arrives, so memory holds only what is asked.
@@ -500,7 +724,7 @@ impl HttpSource {
                 })
             }
         }
-        self.body(resp, len).await
+        self.body(resp, (offset, end)).await
     }
 }
 

@@ -10,7 +10,14 @@
 //          whole body, streamed); `Access-Control-Allow-Origin: *`.
 //   Dataset and space repos are keyed with their prefix ('datasets/owner/name', 'spaces/owner/name')
 //   and served under it (`/datasets/{owner}/{repo}/resolve/…`, `/api/datasets/{owner}/{repo}/tree/…`).
-// Options: latencyMs (added before every answer), noRange (the CDN and hub ignore Range).
+// Options: latencyMs (added before every answer), noRange (the CDN and hub ignore Range),
+// hostile (the CDN's ranged answers misbehave): 'badRange' (Content-Range shifted by one byte),
+// 'short' (Content-Length and body half the range, Content-Range as asked), 'cut' (Content-Length
+// as asked, half the body, then the socket is destroyed), 'extra' (4096 bytes past the range, with
+// a Content-Length that says so), 'drip' (one byte every dripMs, default 1000), 'gzip' (the asked
+// bytes gzipped, Content-Encoding: gzip exposed, Content-Range as asked), 'status' (answers
+// failStatus, default 503, failCount times, default forever), 'loop' (the Hub's resolve/ redirects
+// to a CDN URL /loop/0 that redirects to /loop/1, and so on, forever).
 // Every request is logged: {server, method, path, query, range, status, bytes, authorization,
 // active} where bytes counts body bytes actually written (an aborted download shows how far it
 // got) and active is the number of requests in flight on both ports when it arrived (itself
@@ -27,6 +34,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { parseRange } from './server.mjs';
 
@@ -46,7 +54,7 @@ function listFiles(dir, base = '') {
 const isLfs = (p) => /\.(gguf|safetensors|bin)$/.test(p);
 
 export async function startMockHub({ repos, latencyMs = 0, noRange = false, log: logLine = null } = {}) {
-  const opts = { latencyMs, noRange };
+  const opts = { latencyMs, noRange, hostile: null, dripMs: 1000, failStatus: 503, failCount: Infinity };
   const log = [];
   const inFlight = { all: 0, hub: 0, cdn: 0 };
   const sockets = { hub: 0, cdn: 0 };
@@ -89,6 +97,60 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
       ({ start, end } = range);
       status = 206;
       headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    }
+    const h = entry.server === 'cdn' && range ? opts.hostile : null;
+    if (h === 'status' && opts.failCount > 0) {
+      opts.failCount -= 1;
+      entry.status = opts.failStatus;
+      res.writeHead(opts.failStatus, { ...cors, 'Content-Type': 'text/plain', 'Content-Length': 14 });
+      entry.bytes = 14;
+      return res.end('server failed\n');
+    }
+    if (h === 'badRange') headers['Content-Range'] = `bytes ${start + 1}-${end + 1}/${size}`;
+    if (h && h !== 'badRange' && h !== 'status') {
+      const fd = fs.openSync(file, 'r');
+      const want = end - start + 1;
+      const extra = h === 'extra' ? 4096 : 0;
+      const buf = Buffer.alloc(Math.min(want + extra, size - start));
+      fs.readSync(fd, buf, 0, buf.length, start);
+      fs.closeSync(fd);
+      entry.status = status;
+      if (h === 'short' || h === 'extra') {
+        const body = h === 'short' ? buf.subarray(0, Math.floor(want / 2)) : buf;
+        res.writeHead(status, { ...headers, 'Content-Length': body.length });
+        entry.bytes = body.length;
+        return res.end(body);
+      }
+      if (h === 'cut') {
+        res.writeHead(status, { ...headers, 'Content-Length': want });
+        const half = buf.subarray(0, Math.floor(want / 2));
+        entry.bytes = half.length;
+        res.write(half, () => setTimeout(() => res.destroy(), 50));
+        return undefined;
+      }
+      if (h === 'gzip') {
+        const gz = zlib.gzipSync(buf);
+        res.writeHead(status, {
+          ...headers, 'Content-Encoding': 'gzip', 'Content-Length': gz.length,
+          'Access-Control-Expose-Headers': `${headers['Access-Control-Expose-Headers'] ?? ''}, Content-Encoding`,
+        });
+        entry.bytes = gz.length;
+        return res.end(gz);
+      }
+      if (h === 'drip') {
+        res.writeHead(status, { ...headers, 'Content-Length': want });
+        let i = 0;
+        await new Promise((resolve) => {
+          const timer = setInterval(() => {
+            if (res.destroyed || i >= want) { clearInterval(timer); res.end(); return resolve(); }
+            res.write(buf.subarray(i, i + 1));
+            i += 1;
+            entry.bytes = i;
+          }, opts.dripMs);
+          res.on('close', () => { clearInterval(timer); resolve(); });
+        });
+        return undefined;
+      }
     }
     entry.status = status;
     res.writeHead(status, { ...headers, 'Content-Length': size === 0 ? 0 : end - start + 1 });
@@ -137,6 +199,11 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
         if (req.method === 'OPTIONS') { entry.status = 204; res.writeHead(204, cors); return res.end(); }
         const segs = entry.path.split('/').filter(Boolean);
         if (server === 'cdn') {
+          if (segs[0] === 'loop') {
+            entry.status = 302;
+            res.writeHead(302, { ...cors, Location: `/loop/${Number(segs[1] ?? 0) + 1}`, 'Content-Length': 0 });
+            return res.end();
+          }
           if (segs[0] === 'page.html') {
             entry.status = 200;
             res.writeHead(200, { ...cors, 'Content-Type': 'text/html; charset=utf-8' });
@@ -171,6 +238,10 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
           if (!fs.existsSync(file)) return text(404, 'Entry not found', { 'X-Error-Code': 'EntryNotFound' });
           if (!isLfs(file)) return await sendFile(req, res, entry, file, cors);
           entry.status = 302;
+          if (opts.hostile === 'loop') {
+            res.writeHead(302, { ...cors, Location: `http://${HOST}:${cdnPort}/loop/0`, 'Content-Length': 0 });
+            return res.end();
+          }
           const loc = `http://${HOST}:${cdnPort}/blobs/${id}/${p.map(encodeURIComponent).join('/')}?sig=${Date.now()}`;
           res.writeHead(302, { ...cors, Location: loc, 'Content-Length': 0 });
           return res.end();
