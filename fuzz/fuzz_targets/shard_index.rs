@@ -1,11 +1,17 @@
 #![no_main]
-//! Hub tree listings and pasted URLs (the remote entry points that read server/user text).
+//! The remote entry points that read server or user text: the safetensors shard index
+//! (`model.safetensors.index.json`), Hub tree listings, pasted URLs, and a server's
+//! Content-Range header.
 use libfuzzer_sys::fuzz_target;
+use weightpeek::remote::{fetch, hub, merge, shards};
 
 fuzz_target!(|data: &[u8]| {
+    let _ = merge::parse_index(data);
     let text = String::from_utf8_lossy(data);
-    if let Ok(files) = weightpeek::remote::shards::parse_tree_listing(&text) {
-        let _ = weightpeek::remote::shards::group(&files);
+    if let Ok(files) = shards::parse_tree_listing(&text) {
+        let _ = shards::group(&files);
     }
-    let _ = weightpeek::remote::hub::parse_input(&text, weightpeek::remote::hub::DEFAULT_ENDPOINT);
+    let _ = hub::parse_input(&text, hub::DEFAULT_ENDPOINT);
+    let _ = fetch::parse_content_range(&text);
+    let _ = fetch::read_timeout_ms(Some(&text));
 });
