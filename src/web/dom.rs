@@ -2,7 +2,7 @@
 //! `set_text_content`; nothing here parses HTML.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlElement};
+use web_sys::{Document, Element, HtmlElement, HtmlInputElement};
 
 /// The SVG namespace, for `create_element_ns`.
 pub const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -96,4 +96,27 @@ pub fn card(title: &str, class: &str) -> (Element, Element) {
 /// The header element of a card made by [`card`] (for extra controls next to the title).
 pub fn card_head(card: &Element) -> Element {
     card.first_element_child().expect("card has a head")
+}
+
+/// A search box for a card's head: `type=search`, the placeholder (also its tooltip) and an
+/// accessible label.
+pub fn search_input(placeholder: &str, label: &str) -> HtmlInputElement {
+    let input: HtmlInputElement = el("input").unchecked_into();
+    input.set_type("search");
+    input.set_placeholder(placeholder);
+    attr(&input, "aria-label", label);
+    attr(&input, "class", "filter");
+    input
+}
+
+/// The spacer row of a virtualised table: `height` px standing in for the rows not drawn above
+/// or below the visible window, across `columns` columns, hidden from screen readers.
+pub fn spacer_row(height: f64, columns: usize) -> Element {
+    let tr = el_class("tr", "spacer");
+    attr(&tr, "aria-hidden", "true");
+    let td = el("td");
+    attr(&td, "colspan", &columns.to_string());
+    attr(&td, "style", &format!("height:{height}px"));
+    append(&tr, &td);
+    tr
 }

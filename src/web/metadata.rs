@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement};
+use web_sys::Element;
 
 use crate::format::{Model, Value};
 use crate::view::metadata::{
@@ -42,11 +42,7 @@ impl MetadataView {
         let head = dom::card_head(&card);
         let count = el_class("span", "count muted");
         append(&head, &count);
-        let filter: HtmlInputElement = dom::el("input").unchecked_into();
-        filter.set_type("search");
-        filter.set_placeholder("filter keys");
-        attr(&filter, "aria-label", "filter metadata keys");
-        attr(&filter, "class", "filter");
+        let filter = dom::search_input("filter keys", "filter metadata keys");
         append(&head, &filter);
 
         let scroller = el_class("div", "table-scroll meta-scroll");

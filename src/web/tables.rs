@@ -58,12 +58,8 @@ impl TensorTableView {
         let head = dom::card_head(&card);
         let count = el_class("span", "count muted");
         append(&head, &count);
-        let filter: HtmlInputElement = dom::el("input").unchecked_into();
-        filter.set_type("search");
-        filter.set_placeholder("filter by name or type");
-        attr(&filter, "aria-label", "filter tensors by name or type");
+        let filter = dom::search_input("filter by name or type", "filter tensors by name or type");
         attr(&filter, "title", FILTER_HINT);
-        attr(&filter, "class", "filter");
         append(&head, &filter);
         let note = el_class("p", "note");
         let note_text = el_text("span", "", shape_order_note(format, false));
@@ -288,13 +284,13 @@ impl State {
             attr(&table, "aria-rowcount", &(self.table.len() + 1).to_string());
         }
         dom::clear(&self.tbody);
-        append(&self.tbody, &spacer(w.top, self.columns.len()));
+        append(&self.tbody, &dom::spacer_row(w.top, self.columns.len()));
         for pos in w.start..w.end {
             if let Some(tr) = self.row(pos) {
                 append(&self.tbody, &tr);
             }
         }
-        append(&self.tbody, &spacer(w.bottom, self.columns.len()));
+        append(&self.tbody, &dom::spacer_row(w.bottom, self.columns.len()));
         if self.table.is_empty() {
             let tr = dom::el("tr");
             let td = el_text("td", "muted empty-row", "no matching tensors");
@@ -347,14 +343,4 @@ impl State {
         }
         Some(tr)
     }
-}
-
-fn spacer(height: f64, columns: usize) -> Element {
-    let tr = el_class("tr", "spacer");
-    attr(&tr, "aria-hidden", "true");
-    let td = dom::el("td");
-    attr(&td, "colspan", &columns.to_string());
-    attr(&td, "style", &format!("height:{height}px"));
-    append(&tr, &td);
-    tr
 }

@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Element, HtmlSelectElement};
 
 use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
@@ -98,12 +98,8 @@ impl TokenizerCard {
         append(&head, &el_text("h3", "sub-head", "Tokens"));
         let count = el_class("span", "count muted");
         append(&head, &count);
-        let search: HtmlInputElement = dom::el("input").unchecked_into();
-        search.set_type("search");
-        search.set_placeholder(SEARCH_HINT);
-        attr(&search, "aria-label", "search tokens by text or #id");
+        let search = dom::search_input(SEARCH_HINT, "search tokens by text or #id");
         attr(&search, "title", SEARCH_HINT);
-        attr(&search, "class", "filter");
         attr(&search, "data-testid", "token-search");
         append(&head, &search);
         append(&body, &head);
@@ -310,7 +306,7 @@ impl ListState {
         self.drawn = Some(w);
         self.count.set_text_content(Some(&self.rows.count_text()));
         dom::clear(&self.tbody);
-        append(&self.tbody, &spacer(w.top));
+        append(&self.tbody, &dom::spacer_row(w.top, COLUMNS.len()));
         for pos in w.start..w.end {
             let Some(r) = self.rows.row(&self.model, pos) else {
                 continue;
@@ -327,7 +323,7 @@ impl ListState {
             append(&tr, &el_text("td", "col-score num", &r.score));
             append(&self.tbody, &tr);
         }
-        append(&self.tbody, &spacer(w.bottom));
+        append(&self.tbody, &dom::spacer_row(w.bottom, COLUMNS.len()));
         if self.rows.is_empty() {
             let tr = dom::el("tr");
             let td = el_text("td", "muted empty-row", "no matching tokens");
@@ -340,14 +336,4 @@ impl ListState {
             attr(&table, "data-rows", &self.rows.len().to_string());
         }
     }
-}
-
-fn spacer(height: f64) -> Element {
-    let tr = el_class("tr", "spacer");
-    attr(&tr, "aria-hidden", "true");
-    let td = dom::el("td");
-    attr(&td, "colspan", &COLUMNS.len().to_string());
-    attr(&td, "style", &format!("height:{height}px"));
-    append(&tr, &td);
-    tr
 }
