@@ -120,6 +120,71 @@ pub fn by_name(name: &str) -> Option<&'static TypeInfo> {
     GGML_TYPES.iter().find(|t| t.name == name)
 }
 
+fn plural(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The tooltip of a tensor type name as the page shows it ([`crate::format::DType::label`]):
+/// elements per block, bytes per block and bits per weight, from [`GGML_TYPES`] for ggml types
+/// (e.g. `Q4_K: 256 weights per block, 144 bytes per block, 4.5 bits per weight`) and from the
+/// bit widths of [`super::safetensors::ST_DTYPES`] for safetensors-only dtypes (no blocks, e.g.
+/// `F8_E4M3: 8 bits per weight (1 byte per weight, no blocks)`). Names both formats share
+/// (`F16`, `BF16`, `F32`, ...) have one layout, so one text. Removed and unknown ggml ids say
+/// so; any other label gives `None`.
+pub fn type_tooltip(label: &str) -> Option<String> {
+    if let Some(t) = by_name(label).filter(|t| t.status == Status::Active) {
+        let bpw = t.bits_per_weight()?;
+        return Some(format!(
+            "{}: {} per block, {} per block, {bpw} bits per weight",
+            t.name,
+            plural(t.block_size, "weight", "weights"),
+            plural(t.type_size, "byte", "bytes"),
+        ));
+    }
+    if let Some(d) = super::safetensors::st_dtype(label) {
+        let layout = if d.bits % 8 == 0 {
+            format!("{} per weight", plural(d.bits / 8, "byte", "bytes"))
+        } else {
+            // F4: 2 weights per byte; F6: 4 weights per 3 bytes.
+            let g = gcd(d.bits, 8);
+            format!(
+                "{} per {}",
+                plural(8 / g, "weight", "weights"),
+                plural(d.bits / g, "byte", "bytes")
+            )
+        };
+        return Some(format!(
+            "{}: {} bits per weight ({layout}, no blocks)",
+            d.name, d.bits
+        ));
+    }
+    // `type 4 (removed Q4_2)` / `type 99 (unknown)`, as GgmlType::label writes them.
+    let rest = label.strip_prefix("type ")?;
+    let (id, _) = rest.split_once(' ')?;
+    let id: u32 = id.parse().ok()?;
+    if GgmlType(id).label() != label {
+        return None;
+    }
+    Some(match lookup(id) {
+        Some(t) => format!(
+            "{}: ggml type {id}, removed from ggml; no block layout, llama.cpp cannot load it",
+            t.name
+        ),
+        None => format!(
+            "type {id}: not in ggml's type table (ids 0–{}), so its block size is unknown",
+            GGML_TYPES.len() - 1
+        ),
+    })
+}
+
+const fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// A ggml tensor type as stored in a GGUF file: any u32, known or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GgmlType(pub u32);
@@ -259,5 +324,71 @@ mod tests {
         assert_eq!(GgmlType(4).label(), "type 4 (removed Q4_2)");
         assert_eq!(GgmlType(77).label(), "type 77 (unknown)");
         assert_eq!(lookup(12).unwrap().bits_per_weight(), Some(4.5));
+    }
+
+    #[test]
+    fn tooltips_come_from_the_tables() {
+        assert_eq!(
+            type_tooltip("Q4_K").as_deref(),
+            Some("Q4_K: 256 weights per block, 144 bytes per block, 4.5 bits per weight")
+        );
+        assert_eq!(
+            type_tooltip("F32").as_deref(),
+            Some("F32: 1 weight per block, 4 bytes per block, 32 bits per weight")
+        );
+        assert_eq!(
+            type_tooltip("Q6_K").as_deref(),
+            Some("Q6_K: 256 weights per block, 210 bytes per block, 6.5625 bits per weight")
+        );
+        assert_eq!(
+            type_tooltip("I8").as_deref(),
+            Some("I8: 1 weight per block, 1 byte per block, 8 bits per weight")
+        );
+        // Every active ggml type: its own block size, type size and bits per weight.
+        for t in GGML_TYPES.iter().filter(|t| t.status == Status::Active) {
+            let tip = type_tooltip(t.name).unwrap();
+            let bpw = f64::from(t.type_size) * 8.0 / f64::from(t.block_size);
+            assert!(
+                tip.starts_with(&format!("{}: {} weight", t.name, t.block_size)),
+                "{tip}"
+            );
+            assert!(tip.contains(&format!(", {} byte", t.type_size)), "{tip}");
+            assert!(tip.ends_with(&format!(", {bpw} bits per weight")), "{tip}");
+        }
+        // Safetensors-only dtypes: their bit widths.
+        assert_eq!(
+            type_tooltip("F8_E4M3").as_deref(),
+            Some("F8_E4M3: 8 bits per weight (1 byte per weight, no blocks)")
+        );
+        assert_eq!(
+            type_tooltip("F4").as_deref(),
+            Some("F4: 4 bits per weight (2 weights per 1 byte, no blocks)")
+        );
+        assert_eq!(
+            type_tooltip("F6_E2M3").as_deref(),
+            Some("F6_E2M3: 6 bits per weight (4 weights per 3 bytes, no blocks)")
+        );
+        assert_eq!(
+            type_tooltip("U64").as_deref(),
+            Some("U64: 64 bits per weight (8 bytes per weight, no blocks)")
+        );
+        for d in crate::format::safetensors::ST_DTYPES {
+            let tip = type_tooltip(d.name).unwrap();
+            assert!(
+                tip.contains(&format!("{} bits per weight", d.bits)),
+                "{tip}"
+            );
+        }
+        // Removed and unknown ids, as labelled.
+        let removed = type_tooltip(&GgmlType(4).label()).unwrap();
+        assert!(
+            removed.starts_with("Q4_2: ggml type 4, removed"),
+            "{removed}"
+        );
+        let unknown = type_tooltip(&GgmlType(99).label()).unwrap();
+        assert!(unknown.starts_with("type 99: not in ggml's type table (ids 0–42)"));
+        assert_eq!(type_tooltip("type 12 (unknown)"), None);
+        assert_eq!(type_tooltip("X9 (unknown)"), None);
+        assert_eq!(type_tooltip(""), None);
     }
 }

@@ -108,6 +108,92 @@ impl Viewport {
     }
 }
 
+impl Viewport {
+    /// The scroll position that shows row `row` whole, in a container `view_height` px tall
+    /// whose sticky header takes `header` px: `scroll_top` itself when the row is already in
+    /// view, else the nearest position with the row at the top or the bottom edge (what
+    /// moving the focus by keyboard does). Follows [`Viewport::window`]'s compression.
+    pub fn scroll_to_show(
+        &self,
+        rows: usize,
+        row: usize,
+        scroll_top: f64,
+        view_height: f64,
+        header: f64,
+    ) -> f64 {
+        if rows == 0 {
+            return 0.0;
+        }
+        let rh = self.row_height;
+        let row = row.min(rows - 1);
+        let view_height = view_height.max(rh);
+        let visible = (view_height - header.max(0.0)).max(rh);
+        let scroll = if scroll_top.is_finite() {
+            scroll_top.max(0.0)
+        } else {
+            0.0
+        };
+        let full = rows as f64 * rh;
+        if full <= self.max_height {
+            let y = row as f64 * rh;
+            return if y < scroll {
+                y
+            } else if y + rh > scroll + visible {
+                y + rh - visible
+            } else {
+                scroll
+            };
+        }
+        // Compressed: the scroll fraction picks the first row shown (see `window`).
+        let total = self.total_height(rows);
+        let max_scroll = (total - view_height).max(0.0);
+        let fits = ((view_height / rh).floor() as usize).max(1);
+        let last_first = rows.saturating_sub(fits);
+        if last_first == 0 || max_scroll <= 0.0 {
+            return 0.0;
+        }
+        let to_scroll = |first: usize| first as f64 / last_first as f64 * max_scroll;
+        let scroll = scroll.min(max_scroll);
+        let first = ((scroll / max_scroll * last_first as f64).round() as usize).min(rows - 1);
+        let shown = ((visible / rh).floor() as usize).max(1);
+        if row < first {
+            to_scroll(row)
+        } else if row >= first + shown {
+            let first = (row + 1 - shown).min(last_first);
+            // The last rows sit below `max_scroll`'s view by up to the header's height: the
+            // window keeps them where they are and the container scrolls on to them.
+            let y = to_scroll(first) + (row - first) as f64 * rh;
+            to_scroll(first).max(y + rh - visible)
+        } else {
+            scroll
+        }
+    }
+
+    /// Whole rows a container `view_height` px tall shows under a `header` px sticky header
+    /// (at least 1): how far PageUp / PageDown move.
+    pub fn page_rows(&self, view_height: f64, header: f64) -> usize {
+        (((view_height - header) / self.row_height).floor() as usize).max(1)
+    }
+}
+
+/// Where a key moves the focus in a list of `rows` rows from position `pos`: ArrowUp/ArrowDown
+/// one row, PageUp/PageDown `page` rows, Home/End the first/last row (clamped to the list).
+/// `None` for any other key, or an empty list.
+pub fn nav_target(key: &str, pos: usize, rows: usize, page: usize) -> Option<usize> {
+    let last = rows.checked_sub(1)?;
+    let pos = pos.min(last);
+    let page = page.max(1);
+    Some(match key {
+        "ArrowDown" => (pos + 1).min(last),
+        "ArrowUp" => pos.saturating_sub(1),
+        "Home" => 0,
+        "End" => last,
+        "PageDown" => pos.saturating_add(page).min(last),
+        "PageUp" => pos.saturating_sub(page),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +263,79 @@ mod tests {
         assert_eq!(w.start, 0);
         let w = V.window(1000, -50.0, 480.0);
         assert_eq!(w.start, 0);
+    }
+
+    #[test]
+    fn keys_move_the_focus_within_the_list() {
+        assert_eq!(nav_target("ArrowDown", 0, 10, 5), Some(1));
+        assert_eq!(nav_target("ArrowDown", 9, 10, 5), Some(9));
+        assert_eq!(nav_target("ArrowUp", 0, 10, 5), Some(0));
+        assert_eq!(nav_target("ArrowUp", 4, 10, 5), Some(3));
+        assert_eq!(nav_target("Home", 7, 10, 5), Some(0));
+        assert_eq!(nav_target("End", 0, 250_000, 5), Some(249_999));
+        assert_eq!(nav_target("PageDown", 7, 10, 5), Some(9));
+        assert_eq!(nav_target("PageUp", 7, 10, 5), Some(2));
+        assert_eq!(nav_target("PageUp", 7, 10, 0), Some(6));
+        // A position past a list that shrank is clamped first.
+        assert_eq!(nav_target("ArrowUp", 50, 10, 5), Some(8));
+        assert_eq!(nav_target("ArrowDown", 0, 0, 5), None);
+        assert_eq!(nav_target("Enter", 0, 10, 5), None);
+        assert_eq!(V.page_rows(480.0, 36.0), 15);
+        assert_eq!(V.page_rows(10.0, 36.0), 1);
+    }
+
+    /// The row is drawn by the window at the new scroll position, and lies whole inside the
+    /// part of the view below the header.
+    fn assert_shown(rows: usize, row: usize, scroll: f64, vh: f64, header: f64) {
+        let w = V.window(rows, scroll, vh);
+        assert!(w.start <= row && row < w.end, "row {row} not drawn: {w:?}");
+        // Row y inside the body: the top spacer, then the drawn rows.
+        let y = w.top + (row - w.start) as f64 * V.row_height;
+        assert!(
+            y >= scroll - 0.5,
+            "row {row} above the view ({y} < {scroll})"
+        );
+        assert!(
+            y + V.row_height <= scroll + vh - header + 0.5,
+            "row {row} below the view ({y} vs {scroll} + {vh} - {header})"
+        );
+    }
+
+    #[test]
+    fn scrolling_to_a_row_shows_it() {
+        let (vh, header) = (480.0, 36.0);
+        let n = 250_000;
+        // Already in view: no scroll.
+        assert_eq!(V.scroll_to_show(n, 3, 0.0, vh, header), 0.0);
+        // One below the view: the row comes to the bottom edge.
+        let s = V.scroll_to_show(n, 15, 0.0, vh, header);
+        assert_eq!(s, 16.0 * 28.0 - (vh - header));
+        assert_shown(n, 15, s, vh, header);
+        // Above the view: the row comes to the top.
+        let s = V.scroll_to_show(n, 100, 5_000.0, vh, header);
+        assert_eq!(s, 2_800.0);
+        assert_shown(n, 100, s, vh, header);
+        // The last row of 250,000, then back to the first.
+        let s = V.scroll_to_show(n, n - 1, 0.0, vh, header);
+        assert_shown(n, n - 1, s, vh, header);
+        assert_eq!(V.scroll_to_show(n, 0, s, vh, header), 0.0);
+        for row in [0, 1, 17, 123_456, n - 2] {
+            let s = V.scroll_to_show(n, row, 77_777.0, vh, header);
+            assert_shown(n, row, s, vh, header);
+        }
+        assert_eq!(V.scroll_to_show(0, 5, 100.0, vh, header), 0.0);
+    }
+
+    #[test]
+    fn scrolling_to_a_row_of_a_compressed_list_shows_it() {
+        let (vh, header) = (480.0, 36.0);
+        let n = 5_000_000;
+        for row in [0, 1, 20, 2_500_000, 4_999_000, n - 1] {
+            let s = V.scroll_to_show(n, row, 1_000_000.0, vh, header);
+            assert_shown(n, row, s, vh, header);
+            // Moving one row down from there keeps it shown (no jump back).
+            let s2 = V.scroll_to_show(n, row, s, vh, header);
+            assert_eq!(s2, s);
+        }
     }
 }
