@@ -81,6 +81,10 @@ mod cli {
         /// With --tensor: columns A..B within each row (a crop).
         #[arg(long, value_name = "A..B")]
         cols: Option<String>,
+        /// The model's config.json, for quantised safetensors layouts (bits, group size).
+        /// Default: config.json beside the file (or quantize_config.json), when present.
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
     }
 
     /// A local file read by range, counting the bytes it hands out.
@@ -163,9 +167,75 @@ mod cli {
             read: 0,
         };
         // The file source never waits, so the async loop completes without an executor.
-        let (model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
+        let (mut model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
             .map_err(|e| fail(e.to_string()))?;
+        load_sidecar(&mut model, path, None, &mut src);
         Ok((model, src))
+    }
+
+    /// Largest config.json read.
+    const MAX_CONFIG: u64 = 16 << 20;
+
+    /// Reads a config file: the parsed JSON, or why not.
+    fn read_config(path: &std::path::Path) -> Result<serde_json::Value, String> {
+        let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+        if size > MAX_CONFIG {
+            return Err(format!("{size} bytes; the limit is {MAX_CONFIG}"));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))
+    }
+
+    /// For a safetensors file: the config (`--config`, else config.json beside the file, else
+    /// AutoGPTQ's quantize_config.json when config.json has no quantisation section) and the
+    /// data of the few small tensors that hold logical shapes (bitsandbytes quant_state,
+    /// compressed-tensors weight_shape; at most 64 KiB each), for the quantised layouts.
+    fn load_sidecar(
+        m: &mut weightpeek::format::Model,
+        file: &std::path::Path,
+        explicit: Option<&std::path::Path>,
+        src: &mut FileSource,
+    ) {
+        if m.format != weightpeek::format::Format::Safetensors {
+            return;
+        }
+        let dir = file.parent().unwrap_or(std::path::Path::new("."));
+        let has_section = |v: &serde_json::Value| {
+            ["quantization_config", "quantization", "compression_config"]
+                .iter()
+                .any(|k| v.get(k).is_some())
+        };
+        let mut chosen: Option<(PathBuf, Result<serde_json::Value, String>)> = match explicit {
+            Some(p) => Some((p.to_path_buf(), read_config(p))),
+            None => {
+                let c = dir.join("config.json");
+                c.is_file().then(|| {
+                    let r = read_config(&c);
+                    (c, r)
+                })
+            }
+        };
+        if explicit.is_none() && !matches!(&chosen, Some((_, Ok(v))) if has_section(v)) {
+            let q = dir.join("quantize_config.json");
+            if q.is_file() {
+                if let Ok(v) = read_config(&q) {
+                    chosen = Some((q, Ok(v)));
+                }
+            }
+        }
+        if let Some((p, r)) = chosen {
+            let shown = p.display().to_string();
+            match r {
+                Ok(v) => m.sidecar.config = Some(v),
+                Err(e) => m.sidecar.config_error = Some(format!("{shown}: {e}")),
+            }
+            m.sidecar.config_source = Some(shown);
+        }
+        for d in weightpeek::summary::quant_st::wanted_tensor_data(m) {
+            if let Ok(b) = block_on_ready(src.read(d.offset, d.len)) {
+                m.sidecar.tensor_data.insert(d.name, b);
+            }
+        }
     }
 
     fn print_tokenizer(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
@@ -394,8 +464,9 @@ mod cli {
             read: 0,
         };
         // The file source never waits, so the async loop completes without an executor.
-        let (model, _stats) =
+        let (mut model, _stats) =
             block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
+        load_sidecar(&mut model, &args.file, args.config.as_deref(), &mut src);
         if args.check {
             return print_check(&model).map_err(|e| e.to_string());
         }
@@ -443,7 +514,11 @@ mod cli {
 
     fn print_check(m: &weightpeek::format::Model) -> std::io::Result<ExitCode> {
         use weightpeek::check::{check, Severity, CHECKS};
-        let findings = check(m);
+        let mut findings = check(m);
+        if let Some(q) = weightpeek::summary::quant_st::analyse(m) {
+            findings.extend(q.findings);
+            findings.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+        }
         let mut out = std::io::stdout().lock();
         if findings.is_empty() {
             writeln!(out, "no problems found; checked: {}", CHECKS.join("; "))?;
@@ -575,6 +650,62 @@ mod cli {
         Ok(())
     }
 
+    /// The quantised layout: where the config came from, one row per scheme and, with
+    /// --tensors, every quantised weight (logical shape, bits, group, companions' bytes).
+    fn print_quant(
+        out: &mut impl Write,
+        args: &Args,
+        q: &weightpeek::summary::quant_st::QuantReport,
+    ) -> std::io::Result<()> {
+        let e = |s: &str| display::escape(s);
+        writeln!(
+            out,
+            "\nquantisation ({}; companions count as bytes, not parameters):",
+            q.config_source
+                .as_deref()
+                .map_or("no config.json".to_string(), |c| format!("config {}", e(c)))
+        )?;
+        writeln!(
+            out,
+            "  {:<48} {:>8} {:>16} {:>12} {:>8}",
+            "scheme", "weights", "logical params", "bytes", "bpw"
+        )?;
+        for r in &q.schemes {
+            writeln!(
+                out,
+                "  {:<48} {:>8} {:>16} {:>12} {:>8}",
+                r.label,
+                r.weights,
+                display::thousands(r.elements),
+                display::bytes(r.bytes),
+                r.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
+            )?;
+        }
+        if args.tensors {
+            let qy = args.query.as_deref().unwrap_or("");
+            for w in q.weights.iter().filter(|w| matches(&w.name, qy)) {
+                let shape: Vec<String> = w.shape.iter().map(u64::to_string).collect();
+                let comps: Vec<String> = w
+                    .companions
+                    .iter()
+                    .map(|c| format!("{} {}", c.role, display::bytes(c.bytes)))
+                    .collect();
+                writeln!(
+                    out,
+                    "  {:<48} [{}] ({}) {}-bit{} {:.3} bpw; {}",
+                    e(&w.name),
+                    shape.join(", "),
+                    w.shape_source,
+                    w.bits,
+                    w.group_size.map_or(String::new(), |g| format!(" g{g}")),
+                    w.bits_per_weight.unwrap_or(0.0),
+                    comps.join(", ")
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     /// Case-insensitive substring match (an empty query matches everything).
     fn matches(hay: &str, q: &str) -> bool {
         q.is_empty() || hay.to_lowercase().contains(&q.to_lowercase())
@@ -630,9 +761,13 @@ mod cli {
         )?;
         writeln!(
             out,
-            "  parameters      {} ({})",
+            "  parameters      {} ({}){}",
             display::thousands(s.parameter_count),
-            display::params(s.parameter_count)
+            display::params(s.parameter_count),
+            s.quantization.as_ref().map_or(String::new(), |q| format!(
+                ", logical ({} values stored)",
+                display::thousands(q.stored_elements)
+            ))
         )?;
         writeln!(
             out,
@@ -642,6 +777,10 @@ mod cli {
         )?;
         if let Some(b) = s.bits_per_weight {
             writeln!(out, "  bits per weight {b:.4}")?;
+        }
+        if let Some(q) = &s.quantization {
+            writeln!(out, "  quantisation    {}", q.layout)?;
+            print_quant(out, args, q)?;
         }
         if let Some(a) = &s.architecture {
             writeln!(out, "\narchitecture: {}", a.architecture)?;

@@ -109,6 +109,27 @@ pub struct Model {
     /// one by [`crate::remote::merge`]: the files, in order; empty for a single file. Tensor
     /// offsets are then relative to their own part's file.
     pub parts: Vec<Part>,
+    /// What was read besides the header to describe the model: `config.json` beside the file
+    /// and the data of a few small descriptive tensors (quantised safetensors layouts, see
+    /// [`crate::summary::quant_st`]). Empty unless the caller read them.
+    pub sidecar: Sidecar,
+}
+
+/// Facts read besides a model's header that some layouts need (the quantised safetensors
+/// layouts of [`crate::summary::quant_st`]). Every field is untrusted input, like the file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sidecar {
+    /// The model's `config.json` (Hugging Face layout: `quantization_config`, MLX's
+    /// `quantization`), or an AutoGPTQ `quantize_config.json`, parsed.
+    pub config: Option<serde_json::Value>,
+    /// Where the config came from (a path or URL), for messages.
+    pub config_source: Option<String>,
+    /// Why a config that was found could not be used (unreadable, not JSON, too large).
+    pub config_error: Option<String>,
+    /// The data bytes of small tensors, by tensor name: the bitsandbytes `quant_state` JSON
+    /// and the compressed-tensors `weight_shape`, which hold logical shapes in tensor data
+    /// rather than in the header (see [`crate::summary::quant_st::wanted_tensor_data`]).
+    pub tensor_data: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 /// One file of a model stored in several.
@@ -209,6 +230,7 @@ pub fn model_from_gguf(
         error,
         bytes,
         parts: Vec::new(),
+        sidecar: Sidecar::default(),
     }
 }
 
@@ -309,5 +331,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         error: None,
         bytes,
         parts: Vec::new(),
+        sidecar: Sidecar::default(),
     }
 }

@@ -494,6 +494,7 @@ pub fn findings(m: &Model) -> Vec<crate::check::Finding> {
             error: if first { m.error.clone() } else { None },
             bytes: Vec::new(),
             parts: Vec::new(),
+            sidecar: Default::default(),
         };
         for mut f in crate::check::check(&part) {
             if !first || f.tensor.is_some() {

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod display;
 pub mod layers;
 pub mod memory;
+pub mod quant_st;
 pub mod tokenizer;
 
 use serde::Serialize;
@@ -78,13 +79,19 @@ pub struct Summary {
     pub metadata_count: u64,
     /// Tensors.
     pub tensor_count: u64,
-    /// Sum of element counts of the tensors parsed.
+    /// Sum of element counts of the tensors parsed; for a quantised safetensors layout
+    /// ([`quant_st`]) the logical parameters: packed weights unpacked, scales, zero points and
+    /// other companions not counted.
     pub parameter_count: u64,
     /// Sum of the byte sizes of the tensors parsed.
     pub tensor_bytes: u64,
     /// tensor_bytes × 8 / parameter_count, over the tensors whose byte size is known (`None`
-    /// with no such parameters).
+    /// with no such parameters); for a quantised safetensors layout the effective bits per
+    /// logical weight, companions' bytes included.
     pub bits_per_weight: Option<f64>,
+    /// The quantised safetensors layout ([`quant_st::analyse`]), when one was recognised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<quant_st::QuantReport>,
     /// The dtype histogram, largest share of bytes first.
     pub dtypes: Vec<DtypeRow>,
     /// GGUF architecture card.
@@ -150,6 +157,15 @@ pub fn summarize(m: &Model) -> Summary {
         r.bits_per_weight = bpw(r.bytes, r.elements);
     }
     dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
+    let quantization = quant_st::analyse(m);
+    let mut findings = crate::remote::merge::findings(m);
+    let mut bits_per_weight = bpw(bytes, sized_params);
+    if let Some(q) = &quantization {
+        params = q.logical_parameters;
+        bits_per_weight = q.bits_per_weight;
+        findings.extend(q.findings.iter().cloned());
+        findings.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+    }
     Summary {
         format: m.format.name(),
         version: m.version,
@@ -161,7 +177,8 @@ pub fn summarize(m: &Model) -> Summary {
         tensor_count: m.tensor_count,
         parameter_count: params,
         tensor_bytes: bytes,
-        bits_per_weight: bpw(bytes, sized_params),
+        bits_per_weight,
+        quantization,
         dtypes,
         architecture: arch_card(m),
         layers: layer_map(m),
@@ -181,7 +198,7 @@ pub fn summarize(m: &Model) -> Summary {
             })
             .collect(),
         warnings,
-        findings: crate::remote::merge::findings(m),
+        findings,
         error: m.error.as_ref().map(|e| e.to_string()),
     }
 }
