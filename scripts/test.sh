@@ -5,7 +5,8 @@
 #      shared vocab files, the real Gemma GGUF and MiniLM safetensors, www/sample.gguf, and the
 #      ggml type table, the dequantisation vectors in target/reference/dequant/, and the
 #      tensor-preview statistics in target/reference/preview.json
-#      (skipped when newer than their inputs and tests/reference/)
+#      (skipped when newer than their inputs and tests/reference/); the generated remote sets
+#      (target/remote-fixtures) and quantised safetensors files (target/quant-fixtures)
 #   3. native Rust tests: cargo test --all-targets, checked against the reference facts
 #   4. the release web app: trunk build --release -> dist/
 #   5. end-to-end tests in headless chromium: node --test tests/e2e/
@@ -89,6 +90,16 @@ fi
 
 # Generated sets for the remote tests (split GGUF, sharded safetensors; skipped when present).
 "$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out "$WP_ROOT/target/remote-fixtures"
+
+# Quantised safetensors, one small file per layout (GPTQ, AWQ, bitsandbytes, FP8, MXFP4, MLX,
+# compressed-tensors) with the logical parameters and bits per weight of their construction in
+# expected.json (rebuilt when the script is newer).
+QUANT_OUT="$WP_ROOT/target/quant-fixtures"
+if [ ! -f "$QUANT_OUT/expected.json" ] || [ tests/reference/quant_safetensors.py -nt "$QUANT_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/quant_safetensors.py --out "$QUANT_OUT"
+else
+  echo "quantised safetensors fixtures are up to date"
+fi
 
 # --- 3. native tests ---------------------------------------------------------------------------
 step "native tests (cargo test --all-targets)"

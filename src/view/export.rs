@@ -122,6 +122,9 @@ pub fn markdown(name: &str, s: &Summary) -> String {
         "bits per weight",
         s.bits_per_weight.map_or("–".into(), |b| format!("{b:.4}")),
     );
+    if let Some(q) = &s.quantization {
+        row("quantisation", md_cell(&q.layout));
+    }
     if let Some(a) = &s.architecture {
         o.push_str(&format!(
             "\n## Architecture: {}\n\n| | |\n|---|---|\n",
@@ -132,6 +135,19 @@ pub fn markdown(name: &str, s: &Summary) -> String {
         }
         for r in &a.rows {
             o.push_str(&format!("| {} | {} |\n", r.label, md_cell(&r.value)));
+        }
+    }
+    if let Some(q) = &s.quantization {
+        o.push_str("\n## Quantisation\n\nLogical parameters: packed weights unpacked; scales, zero points and other companion tensors count as bytes, not parameters.\n\n| scheme | weights | logical parameters | bytes | bits per weight |\n|---|---:|---:|---:|---:|\n");
+        for r in &q.schemes {
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                md_cell(&r.label),
+                display::thousands(r.weights),
+                display::thousands(r.elements),
+                display::bytes(r.bytes),
+                r.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}"))
+            ));
         }
     }
     o.push_str("\n## Types\n\n| type | tensors | elements | bytes | bits per weight |\n|---|---:|---:|---:|---:|\n");

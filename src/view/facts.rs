@@ -113,11 +113,19 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         )
         .hook("tensor-count", Some(s.tensor_count.to_string())),
     );
+    let q = s.quantization.as_ref();
     out.push(
         Fact::new(
             "parameters",
             display::params(s.parameter_count),
-            Some(display::thousands(s.parameter_count)),
+            Some(match q {
+                Some(q) => format!(
+                    "{} logical ({} values stored)",
+                    display::thousands(s.parameter_count),
+                    display::thousands(q.stored_elements)
+                ),
+                None => display::thousands(s.parameter_count),
+            }),
         )
         .hook("parameter-count", Some(s.parameter_count.to_string())),
     );
@@ -134,14 +142,40 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         Fact::new(
             "bits per weight",
             s.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
-            Some(match s.bits_per_weight {
-                Some(_) => "tensor bytes × 8 ÷ parameters".into(),
-                None => "no parameters".into(),
+            Some(match (s.bits_per_weight, q) {
+                (Some(_), Some(_)) => {
+                    "tensor bytes × 8 ÷ logical parameters (scales and zero points count as bytes)"
+                        .into()
+                }
+                (Some(_), None) => "tensor bytes × 8 ÷ parameters".into(),
+                (None, _) => "no parameters".into(),
             }),
         )
         .hook("bits-per-weight", s.bits_per_weight.map(|b| b.to_string())),
     );
+    if let Some(q) = q {
+        out.push(quant_fact(q));
+    }
     out
+}
+
+/// The summary card's quantisation figure: the layout line, and where bits and group size
+/// came from.
+pub fn quant_fact(q: &crate::summary::quant_st::QuantReport) -> Fact {
+    let weights = q.weights.len() as u64;
+    let detail = format!(
+        "{} quantised weight{}; {}",
+        display::thousands(weights),
+        if weights == 1 { "" } else { "s" },
+        match &q.config_source {
+            Some(c) if !c.is_empty() => format!("config: {}", display::escape(c)),
+            Some(_) => "with config.json".into(),
+            None => "no config.json (bits and group size from the shapes or defaults; see checks)"
+                .into(),
+        }
+    );
+    Fact::new("quantisation", q.layout.clone(), Some(detail))
+        .hook("quant-layout", Some(q.layout.clone()))
 }
 
 /// A line of the architecture card.
@@ -326,6 +360,34 @@ mod tests {
         assert_eq!(f[0].text, "GGUF v3");
         assert_eq!(f[0].detail.as_deref(), Some("little-endian · alignment 32"));
         assert!(f.iter().all(|x| x.detail.as_deref() != Some("")));
+    }
+
+    #[test]
+    fn a_quantised_layout_is_a_figure_of_its_own() {
+        // GPTQ 4-bit: qweight [in / 8, out] = [8, 16] holds 64 × 16 weights.
+        let header = r#"{"l.qweight":{"dtype":"I32","shape":[8,16],"data_offsets":[0,512]},"l.qzeros":{"dtype":"I32","shape":[1,2],"data_offsets":[512,520]},"l.scales":{"dtype":"F16","shape":[1,16],"data_offsets":[520,552]}}"#;
+        let mut b = (header.len() as u64).to_le_bytes().to_vec();
+        b.extend(header.as_bytes());
+        b.resize(b.len() + 552, 0);
+        let m = parse_bytes(&b).unwrap();
+        let s = summarize(&m);
+        let f = summary_facts(&s, &m);
+        let get = |id: &str| f.iter().find(|x| x.testid == Some(id)).unwrap().clone();
+        assert_eq!(get("parameter-count").value.as_deref(), Some("1024"));
+        assert_eq!(
+            get("parameter-count").detail.as_deref(),
+            Some("1,024 logical (146 values stored)")
+        );
+        let q = get("quant-layout");
+        assert_eq!(q.text, "GPTQ 4-bit, per-channel");
+        assert!(q
+            .detail
+            .unwrap()
+            .starts_with("1 quantised weight; no config.json"));
+        assert_eq!(
+            get("bits-per-weight").value.as_deref(),
+            Some((552.0 * 8.0 / 1024.0f64).to_string().as_str())
+        );
     }
 
     #[test]
