@@ -173,19 +173,6 @@ mod cli {
         Ok((model, src))
     }
 
-    /// Largest config.json read.
-    const MAX_CONFIG: u64 = 16 << 20;
-
-    /// Reads a config file: the parsed JSON, or why not.
-    fn read_config(path: &std::path::Path) -> Result<serde_json::Value, String> {
-        let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-        if size > MAX_CONFIG {
-            return Err(format!("{size} bytes; the limit is {MAX_CONFIG}"));
-        }
-        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-        serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))
-    }
-
     /// For a safetensors file: the config (`--config`, else config.json beside the file, else
     /// AutoGPTQ's quantize_config.json when config.json has no quantisation section) and the
     /// data of the few small tensors that hold logical shapes (bitsandbytes quant_state,
@@ -200,36 +187,52 @@ mod cli {
             return;
         }
         let dir = file.parent().unwrap_or(std::path::Path::new("."));
-        let has_section = |v: &serde_json::Value| {
-            ["quantization_config", "quantization", "compression_config"]
-                .iter()
-                .any(|k| v.get(k).is_some())
-        };
-        let mut chosen: Option<(PathBuf, Result<serde_json::Value, String>)> = match explicit {
-            Some(p) => Some((p.to_path_buf(), read_config(p))),
-            None => {
-                let c = dir.join("config.json");
-                c.is_file().then(|| {
-                    let r = read_config(&c);
-                    (c, r)
+        let has_section = |p: &std::path::Path| {
+            let small = std::fs::metadata(p).is_ok_and(|md| {
+                md.is_file() && md.len() <= weightpeek::summary::quant_st::MAX_CONFIG_BYTES
+            });
+            small
+                .then(|| std::fs::read(p).ok())
+                .flatten()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .is_some_and(|v| {
+                    ["quantization_config", "quantization", "compression_config"]
+                        .iter()
+                        .any(|k| v.get(k).is_some())
                 })
-            }
         };
-        if explicit.is_none() && !matches!(&chosen, Some((_, Ok(v))) if has_section(v)) {
-            let q = dir.join("quantize_config.json");
-            if q.is_file() {
-                if let Ok(v) = read_config(&q) {
-                    chosen = Some((q, Ok(v)));
+        let chosen = match explicit {
+            Some(p) => Some(p.to_path_buf()),
+            None => {
+                let config = dir.join("config.json");
+                let gptq = dir.join("quantize_config.json");
+                if gptq.is_file() && !(config.is_file() && has_section(&config)) {
+                    Some(gptq)
+                } else {
+                    config.is_file().then_some(config)
                 }
             }
-        }
-        if let Some((p, r)) = chosen {
+        };
+        if let Some(p) = chosen {
             let shown = p.display().to_string();
-            match r {
-                Ok(v) => m.sidecar.config = Some(v),
-                Err(e) => m.sidecar.config_error = Some(format!("{shown}: {e}")),
+            let max = weightpeek::summary::quant_st::MAX_CONFIG_BYTES;
+            // Not read at all when larger than the limit (a FIFO or a huge file is refused).
+            let read = std::fs::metadata(&p).and_then(|md| {
+                if md.len() > max || !md.is_file() {
+                    Err(std::io::Error::other(format!(
+                        "not a regular file of at most {max} bytes"
+                    )))
+                } else {
+                    std::fs::read(&p)
+                }
+            });
+            match read {
+                Ok(b) => weightpeek::summary::quant_st::attach_config(m, &b, &shown),
+                Err(e) => {
+                    m.sidecar.config_source = Some(shown.clone());
+                    m.sidecar.config_error = Some(format!("{shown}: {e}"));
+                }
             }
-            m.sidecar.config_source = Some(shown);
         }
         for d in weightpeek::summary::quant_st::wanted_tensor_data(m) {
             if let Ok(b) = block_on_ready(src.read(d.offset, d.len)) {

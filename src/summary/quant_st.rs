@@ -229,6 +229,50 @@ pub fn wanted_tensor_data(m: &Model) -> Vec<DataRequest> {
     out
 }
 
+/// Largest config file [`attach_config`] parses (real ones are a few KiB).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Puts a config file's bytes (`config.json`, or AutoGPTQ's `quantize_config.json`) into the
+/// model's [`crate::format::Sidecar`]: parsed, or with the reason it cannot be used (too large,
+/// not JSON), which [`analyse`] reports as a `quant-config-unreadable` finding. `source` names
+/// it in messages (a path or URL).
+pub fn attach_config(m: &mut Model, bytes: &[u8], source: &str) {
+    m.sidecar.config_source = Some(source.to_string());
+    m.sidecar.config = None;
+    m.sidecar.config_error = None;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        m.sidecar.config_error = Some(format!(
+            "{source}: {} bytes; the limit is {MAX_CONFIG_BYTES}",
+            bytes.len()
+        ));
+        return;
+    }
+    match serde_json::from_slice::<Json>(bytes) {
+        Ok(v) => m.sidecar.config = Some(v),
+        Err(e) => m.sidecar.config_error = Some(format!("{source}: not JSON: {e}")),
+    }
+}
+
+/// Whether a config would refine [`analyse`]: a safetensors model with a quantised layout
+/// (decide this before fetching `config.json` from a server).
+pub fn wants_config(m: &Model) -> bool {
+    m.sidecar.config.is_none() && analyse(m).is_some()
+}
+
+/// The URL of `config.json` in the same folder as a model file's URL (`…/resolve/main/
+/// model.safetensors` → `…/resolve/main/config.json`); the query and fragment are dropped.
+/// `None` when the URL has no path segment to replace.
+pub fn config_url(file_url: &str) -> Option<String> {
+    let end = file_url.find(['?', '#']).unwrap_or(file_url.len());
+    let base = &file_url[..end];
+    let path_start = match base.find("://") {
+        Some(i) => i + 3 + base[i + 3..].find('/')?,
+        None => 0,
+    };
+    let slash = base.rfind('/').filter(|&i| i >= path_start)?;
+    (slash + 1 < base.len()).then(|| format!("{}config.json", &base[..=slash]))
+}
+
 /// What a tensor counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -1595,6 +1639,37 @@ mod tests {
         assert_eq!(group_words(Some(128), 4096), "group size 128");
         assert_eq!(group_words(Some(4096), 4096), "per-channel");
         assert_eq!(group_words(None, 4096), "");
+    }
+
+    #[test]
+    fn config_url_is_the_sibling_config_json() {
+        assert_eq!(
+            config_url("https://huggingface.co/o/r/resolve/main/model.safetensors?download=1")
+                .as_deref(),
+            Some("https://huggingface.co/o/r/resolve/main/config.json")
+        );
+        assert_eq!(
+            config_url("http://127.0.0.1:8080/a/b/x.safetensors").as_deref(),
+            Some("http://127.0.0.1:8080/a/b/config.json")
+        );
+        assert_eq!(config_url("https://host"), None);
+        assert_eq!(config_url("https://host/"), None);
+        assert_eq!(config_url("https://host/dir/"), None);
+    }
+
+    #[test]
+    fn attach_config_keeps_the_reason_it_failed() {
+        let mut m = crate::format::model_from_safetensors(Default::default(), Vec::new(), 0);
+        attach_config(&mut m, b"{\"quantization\": {\"bits\": 4}}", "c.json");
+        assert!(m.sidecar.config.is_some());
+        attach_config(&mut m, b"{ nope", "c.json");
+        assert!(m.sidecar.config.is_none());
+        assert!(m
+            .sidecar
+            .config_error
+            .as_deref()
+            .unwrap()
+            .starts_with("c.json: not JSON"));
     }
 
     #[test]
