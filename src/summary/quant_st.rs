@@ -326,7 +326,7 @@ impl Notes {
 }
 
 /// The quantisation section of a config: `(object, its key path for messages)`.
-fn quant_section<'a>(config: Option<&'a Json>, mlx: bool) -> Option<(&'a Json, &'static str)> {
+fn quant_section(config: Option<&Json>, mlx: bool) -> Option<(&Json, &'static str)> {
     let c = config?;
     let keys: &[&'static str] = if mlx {
         &["quantization", "quantization_config"]
@@ -999,8 +999,19 @@ fn gptq_awq(cx: &mut Ctx, qi: usize, prefix: &str) {
     );
 }
 
-/// Parses a bitsandbytes `quant_state` JSON: `(shape, blocksize, quant_type)`.
-fn bnb_state(bytes: &[u8]) -> Result<(Vec<u64>, Option<u64>, Option<String>), String> {
+/// What a bitsandbytes `quant_state` JSON says (bitsandbytes `QuantState.as_dict`).
+#[derive(Debug, PartialEq)]
+struct BnbState {
+    /// The original weight's shape.
+    shape: Vec<u64>,
+    /// Values per absmax block.
+    blocksize: Option<u64>,
+    /// `nf4` or `fp4`.
+    quant_type: Option<String>,
+}
+
+/// Parses a bitsandbytes `quant_state` JSON.
+fn bnb_state(bytes: &[u8]) -> Result<BnbState, String> {
     let v: Json = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
     let shape = v
         .get("shape")
@@ -1017,7 +1028,11 @@ fn bnb_state(bytes: &[u8]) -> Result<(Vec<u64>, Option<u64>, Option<String>), St
         .get("quant_type")
         .and_then(Json::as_str)
         .map(str::to_string);
-    Ok((shape, block, qt))
+    Ok(BnbState {
+        shape,
+        blocksize: block,
+        quant_type: qt,
+    })
 }
 
 /// bitsandbytes 4-bit `prefix.weight` (U8, two values a byte).
@@ -1068,14 +1083,19 @@ fn bnb4(cx: &mut Ctx, wi: usize, prefix: &str) {
             .map(|b| (c.name.clone(), bnb_state(b)))
     });
     let (shape, source, mut block) = match from_state {
-        Some((_, Ok((shape, block, _))))
-            if elements(&shape).is_some_and(|n| n.div_ceil(2) == packed) =>
-        {
+        Some((
+            _,
+            Ok(BnbState {
+                shape,
+                blocksize: block,
+                ..
+            }),
+        )) if elements(&shape).is_some_and(|n| n.div_ceil(2) == packed) => {
             (shape, "quant_state", block)
         }
         other => {
             match other {
-                Some((name, Ok((shape, _, _)))) => cx.warn(
+                Some((name, Ok(BnbState { shape, .. }))) => cx.warn(
                     "quant-shape-mismatch",
                     format!(
                         "{name} says shape {} but the weight holds {packed} bytes; counted from the bytes",
@@ -1674,8 +1694,15 @@ mod tests {
 
     #[test]
     fn bnb_state_reads_the_shape() {
-        let (s, b, q) = bnb_state(br#"{"quant_type":"nf4","blocksize":64,"shape":[7,9]}"#).unwrap();
-        assert_eq!((s, b, q.as_deref()), (vec![7, 9], Some(64), Some("nf4")));
+        let st = bnb_state(br#"{"quant_type":"nf4","blocksize":64,"shape":[7,9]}"#).unwrap();
+        assert_eq!(
+            st,
+            BnbState {
+                shape: vec![7, 9],
+                blocksize: Some(64),
+                quant_type: Some("nf4".into())
+            }
+        );
         assert!(bnb_state(b"{\"shape\":[-1]}").is_err());
         assert!(bnb_state(b"\xff").is_err());
     }
