@@ -588,3 +588,28 @@ fn gguf_and_plain_safetensors_have_no_layout() {
     let g = common::GgufBuilder::new(3).build();
     assert!(analyse(&parse_bytes(&g).unwrap()).is_none());
 }
+
+#[test]
+fn many_distinct_findings_stay_fast() {
+    // 30,000 qweights whose rows are not whole 3-bit values, each with its own message.
+    let names: Vec<String> = (0..30_000).map(|i| format!("m{i}.qweight")).collect();
+    let shapes: Vec<[u64; 2]> = (0..30_000u64).map(|i| [3 * i + 1, 8]).collect();
+    let tensors: Vec<(&str, &str, &[u64])> = names
+        .iter()
+        .zip(&shapes)
+        .map(|(n, s)| (n.as_str(), "I32", &s[..]))
+        .collect();
+    let f = st_header_only(&tensors);
+    let mut m = parse_bytes(&f).unwrap();
+    m.sidecar.config = Some(json!({"quantization_config": {"bits": 3}}));
+    let t = std::time::Instant::now();
+    let r = analyse(&m).unwrap();
+    let took = t.elapsed();
+    // One mismatch per tensor, and the GPTQ-or-AWQ note once for all 30,000.
+    assert_eq!(r.findings.len(), 30_000 + 1);
+    assert!(r.findings.iter().any(|f| f.code == "quant-assumed"
+        && f.message
+            .contains("(30000 tensors, the first \"m0.qweight\")")));
+    assert!(took.as_secs() < 20, "{took:?}");
+    eprintln!("30,000 distinct findings in {took:?}");
+}

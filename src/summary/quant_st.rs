@@ -282,33 +282,43 @@ enum Role {
     Companion,
 }
 
-/// Findings gathered while reading, the same message for many tensors reported once.
+/// Findings gathered while reading, the same message for many tensors reported once (with the
+/// first tensor and the count; a hash index keeps a hostile file of many distinct messages
+/// linear).
 #[derive(Default)]
-struct Notes(Vec<(Severity, &'static str, String, Vec<String>)>);
+struct Notes {
+    list: Vec<(Severity, &'static str, String, String, u64)>,
+    index: HashMap<(u8, &'static str, String), usize>,
+}
 
 impl Notes {
     fn add(&mut self, sev: Severity, code: &'static str, msg: String, tensor: &str) {
-        match self
-            .0
-            .iter_mut()
-            .find(|(s, c, m, _)| *s == sev && *c == code && *m == msg)
-        {
-            Some((_, _, _, ts)) => ts.push(tensor.to_string()),
-            None => self.0.push((sev, code, msg, vec![tensor.to_string()])),
+        let key = (sev as u8, code, msg);
+        match self.index.get(&key) {
+            Some(&i) => self.list[i].4 += 1,
+            None => {
+                self.list
+                    .push((sev, code, key.2.clone(), tensor.to_string(), 1));
+                self.index.insert(key, self.list.len() - 1);
+            }
         }
     }
 
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     fn into_findings(self) -> Vec<Finding> {
-        self.0
+        self.list
             .into_iter()
-            .map(|(severity, code, message, tensors)| {
-                let (message, tensor) = match tensors.len() {
-                    0 => (message, None),
-                    1 => (message, tensors.into_iter().next()),
-                    n => (
+            .map(|(severity, code, message, first, n)| {
+                let tensor = (!first.is_empty()).then_some(first);
+                let (message, tensor) = match (n, tensor) {
+                    (1, t) | (_, t @ None) => (message, t),
+                    (n, Some(t)) => (
                         format!(
                             "{message} ({n} tensors, the first \"{}\")",
-                            crate::summary::display::escape(&tensors[0])
+                            crate::summary::display::escape(&t)
                         ),
                         None,
                     ),
@@ -560,7 +570,7 @@ pub fn analyse(m: &Model) -> Option<QuantReport> {
         }
     }
     // A file whose quantised tensors could not be read still gets a report: its findings.
-    if cx.weights.is_empty() && cx.notes.0.is_empty() {
+    if cx.weights.is_empty() && cx.notes.is_empty() {
         return None;
     }
     orphans_and_totals(cx)
@@ -685,12 +695,7 @@ fn orphans_and_totals(mut cx: Ctx) -> Option<QuantReport> {
             "",
         );
     }
-    let mut findings = cx.notes.into_findings();
-    for f in &mut findings {
-        if f.tensor.as_deref() == Some("") {
-            f.tensor = None;
-        }
-    }
+    let findings = cx.notes.into_findings();
     if layout.is_empty() {
         layout.push("quantised tensors not understood (see the findings)".into());
     }
