@@ -613,3 +613,86 @@ fn many_distinct_findings_stay_fast() {
     assert!(took.as_secs() < 20, "{took:?}");
     eprintln!("30,000 distinct findings in {took:?}");
 }
+
+#[test]
+fn random_layouts_never_panic() {
+    // A small linear congruential generator: the same 3,000 files every run.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let suffixes = [
+        ".qweight",
+        ".qzeros",
+        ".scales",
+        ".g_idx",
+        ".weight",
+        ".weight.absmax",
+        ".weight.quant_map",
+        ".weight.nested_absmax",
+        ".weight.quant_state.bitsandbytes__nf4",
+        ".SCB",
+        ".weight_format",
+        ".weight_scale",
+        ".weight_scale_inv",
+        ".input_scale",
+        ".biases",
+        ".weight_packed",
+        ".weight_shape",
+        ".weight_zero_point",
+        "_blocks",
+        "_scales",
+    ];
+    let dtypes = [
+        "I32", "U32", "U8", "I8", "F16", "F32", "F8_E4M3", "I64", "BOOL",
+    ];
+    let dims = [0u64, 1, 2, 3, 7, 8, 16, 32, 128, u64::MAX / 5, u64::MAX];
+    let configs = [
+        json!(null),
+        json!({"quantization_config": {"bits": 4, "group_size": 128}}),
+        json!({"quantization_config": {"quant_method": "awq", "bits": 3, "version": "gemv"}}),
+        json!({"quantization": {"bits": 2, "group_size": -1, "l": {"bits": 8}}}),
+        json!({"quantization_config": {"config_groups": {"a": {"weights": {"num_bits": 8}}, "b": {"weights": {"num_bits": 4, "group_size": 0}}}}}),
+        json!({"quantization_config": {"weight_block_size": [0, "x"]}}),
+        json!({"bits": 1e10}),
+    ];
+    for _ in 0..3_000 {
+        let n = 1 + next(5) as usize;
+        let names: Vec<String> = (0..n)
+            .map(|_| format!("l{}", suffixes[next(suffixes.len() as u64) as usize]))
+            .collect();
+        let shapes: Vec<Vec<u64>> = (0..n)
+            .map(|_| {
+                (0..next(5))
+                    .map(|_| dims[next(dims.len() as u64) as usize])
+                    .collect()
+            })
+            .collect();
+        let tensors: Vec<(&str, &str, &[u64])> = names
+            .iter()
+            .zip(&shapes)
+            .map(|(name, s)| {
+                (
+                    name.as_str(),
+                    dtypes[next(dtypes.len() as u64) as usize],
+                    &s[..],
+                )
+            })
+            .collect();
+        let f = st_header_only(&tensors);
+        let Ok(mut m) = parse_bytes(&f) else { continue };
+        m.sidecar.config = Some(configs[next(configs.len() as u64) as usize].clone());
+        if next(2) == 0 {
+            for name in &names {
+                let data: Vec<u8> = (0..next(24)).map(|_| next(256) as u8).collect();
+                m.sidecar.tensor_data.insert(name.clone(), data);
+            }
+        }
+        let _ = analyse(&m);
+        let s = summarize(&m);
+        let _ = weightpeek::view::facts::summary_facts(&s, &m);
+    }
+}
