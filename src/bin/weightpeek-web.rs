@@ -111,3 +111,69 @@ fn main() -> std::process::ExitCode {
     eprintln!("weightpeek-web is the browser build of weightpeek: build it with `trunk build`; the command-line tool is `weightpeek`");
     std::process::ExitCode::from(2)
 }
+
+/// The `<weightpeek-view>` element's view (www/weightpeek.js creates one per connected
+/// element and frees it when the element is removed); see `weightpeek::web::widget`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub struct Widget(weightpeek::web::widget::Widget);
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+impl Widget {
+    /// A view of nothing yet, drawing into `container` (in the shadow root of `host`).
+    #[wasm_bindgen::prelude::wasm_bindgen(constructor)]
+    pub fn new(host: web_sys::Element, container: web_sys::Element) -> Widget {
+        Widget(weightpeek::web::widget::Widget::new(host, container))
+    }
+    /// The `src` attribute: loads it (cancelling what was loading).
+    pub fn set_src(&self, src: Option<String>) {
+        self.0.set_src(src);
+    }
+    /// The `tab` attribute.
+    pub fn set_tab(&self, tab: Option<String>) {
+        self.0.set_tab(tab);
+    }
+    /// The `tensor` attribute.
+    pub fn set_tensor(&self, tensor: Option<String>) {
+        self.0.set_tensor(tensor);
+    }
+    /// The `filter` attribute.
+    pub fn set_filter(&self, filter: Option<String>) {
+        self.0.set_filter(filter);
+    }
+    /// The `endpoint` attribute.
+    pub fn set_endpoint(&self, endpoint: Option<String>) {
+        self.0.set_endpoint(endpoint);
+    }
+}
+
+/// Test hook: widgets alive now (0 once every element was removed).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn live_widgets() -> u32 {
+    weightpeek::web::widget::live_widgets()
+}
+
+/// `inspect(source, options)` (www/weightpeek.js parses the JSON): see `weightpeek::web::api`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn inspect_json(
+    source: wasm_bindgen::JsValue,
+    options: wasm_bindgen::JsValue,
+) -> Result<String, wasm_bindgen::JsValue> {
+    weightpeek::web::api::inspect(source, options).await
+}
+
+/// `preview(source, tensor, window, options)`: `[json, Float32Array]`; see
+/// `weightpeek::web::api`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn preview_values(
+    source: wasm_bindgen::JsValue,
+    tensor: String,
+    window: wasm_bindgen::JsValue,
+    options: wasm_bindgen::JsValue,
+) -> Result<js_sys::Array, wasm_bindgen::JsValue> {
+    weightpeek::web::api::preview(source, tensor, window, options).await
+}

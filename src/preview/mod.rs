@@ -372,7 +372,13 @@ impl Job {
     }
 
     /// The preview, once [`Job::step`] returned `true` (otherwise finishes the work first).
-    pub fn finish(mut self) -> Result<Preview, PreviewError> {
+    pub fn finish(self) -> Result<Preview, PreviewError> {
+        self.finish_with_values().map(|(p, _)| p)
+    }
+
+    /// [`Job::finish`], also giving the window's decoded values (row-major, `rows × cols`),
+    /// for the JavaScript API's `preview()`.
+    pub fn finish_with_values(mut self) -> Result<(Preview, Vec<f32>), PreviewError> {
         while !self.step(usize::MAX / 2)? {}
         let p2 = self.p2.take().ok_or(PreviewError::Overflow)?;
         let (stats, histogram) = p2.finish(&self.p1);
@@ -418,7 +424,8 @@ impl Job {
             }
         });
         let bytes_read = self.bytes.len() as u64;
-        Ok(Preview {
+        let values = std::mem::take(&mut self.values);
+        let preview = Preview {
             tensor: self.tensor,
             dtype: self.dtype,
             shape: self.shape,
@@ -430,7 +437,8 @@ impl Job {
             heatmap: self.heat.finish(),
             first_values,
             block_scales,
-        })
+        };
+        Ok((preview, values))
     }
 
     /// The decoded window values (row-major), e.g. to compare with a reference.

@@ -13,6 +13,7 @@
 //!   report, for download.
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
+//! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 #![forbid(unsafe_code)]
 
 pub mod checks;
@@ -24,6 +25,7 @@ pub mod layer_grid;
 pub mod memory;
 pub mod metadata;
 pub mod preview;
+pub mod tabs;
 pub mod tensors;
 pub mod tokenizer;
 pub mod viewport;

@@ -60,6 +60,8 @@ pub struct Fetcher {
     /// The read timeout ([`crate::remote::fetch::READ_TIMEOUT_MS`], or the page's
     /// `read_timeout_ms=` test hook).
     pub timeout_ms: u32,
+    /// Fetchers made by [`Fetcher::child`] (previews of this opening): cancelled with it.
+    children: RefCell<Vec<std::rc::Weak<Fetcher>>>,
 }
 
 /// How a timed wait ended.
@@ -135,14 +137,36 @@ impl Fetcher {
             cancelled: Cell::new(false),
             on_progress,
             timeout_ms: page_read_timeout(),
+            children: RefCell::new(Vec::new()),
         }
     }
 
-    /// Stops every request of this opening, in flight or to come.
+    /// A fetcher with the same endpoint and token and no progress display (the previews of a
+    /// model), cancelled when this one is.
+    pub fn child(&self) -> std::rc::Rc<Fetcher> {
+        let c = std::rc::Rc::new(Fetcher::new(
+            self.endpoint.clone(),
+            self.token.clone(),
+            Box::new(|| {}),
+        ));
+        if self.cancelled.get() {
+            c.cancel();
+        }
+        let mut children = self.children.borrow_mut();
+        children.retain(|w| w.strong_count() > 0);
+        children.push(std::rc::Rc::downgrade(&c));
+        c
+    }
+
+    /// Stops every request of this opening (and of its children), in flight or to come.
     pub fn cancel(&self) {
         self.cancelled.set(true);
         for c in self.controllers.borrow_mut().drain(..) {
             c.abort();
+        }
+        let children: Vec<_> = self.children.borrow_mut().drain(..).collect();
+        for child in children.iter().filter_map(std::rc::Weak::upgrade) {
+            child.cancel();
         }
     }
 

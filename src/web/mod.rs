@@ -12,7 +12,11 @@
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
 //!   estimate card.
+//! - [`load`]: opening a model (Blob, URL, index, shard list) without any page around it;
+//!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
+//!   JavaScript API (`inspect`, `preview`). www/weightpeek.js is the module around both.
 
+pub mod api;
 mod blob;
 mod checks;
 mod dom;
@@ -20,6 +24,7 @@ mod export;
 mod histogram;
 mod http;
 mod layers;
+mod load;
 mod memory;
 mod metadata;
 mod preview;
@@ -27,7 +32,9 @@ mod remote;
 mod report;
 mod summary;
 mod tables;
+mod tabs;
 mod tokenizer;
+pub mod widget;
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -38,9 +45,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
-use crate::source::{read_model, ReadPolicy};
 use crate::view::facts;
-use blob::{js_error_text, BlobSource};
+use blob::js_error_text;
 use dom::{by_id, set_body_data};
 
 /// Where the bundled sample is served (copied into dist by Trunk).
@@ -63,8 +69,16 @@ thread_local! {
     static APP: RefCell<Option<Rc<App>>> = const { RefCell::new(None) };
 }
 
-/// Entry point, called once by the wasm binary's `main`.
+/// Entry point, called once by the wasm binary's `main`. On a page other than index.html (one
+/// that loads www/weightpeek.js for the widget or the API) there is no app to start.
 pub fn start() {
+    if dom::document().get_element_by_id("report").is_none() {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = format!("weightpeek crashed (a bug; please report it): {info}");
+            web_sys::console::error_1(&msg.as_str().into());
+        }));
+        return;
+    }
     std::panic::set_hook(Box::new(|info| {
         let msg = format!("weightpeek crashed (a bug; please report it): {info}");
         web_sys::console::error_1(&msg.as_str().into());
@@ -221,31 +235,25 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 app.status.set_text_content(Some(&text));
             }
         });
-        // Previews read the same Blob later, each through its own (clone of the) handle.
-        let preview_blob = blob.clone();
-        let mut src = BlobSource::new(blob, progress);
-        let result = read_model(&mut src, &ReadPolicy::LOCAL).await;
+        let result = load::read_blob(blob, name, progress).await;
         if !app.current(g) {
             return;
         }
         match result {
-            Err(e) => app.fail(facts::open_error_text(&name, &e.to_string())),
-            Ok((model, stats)) => {
+            Err(e) => app.fail(e),
+            Ok(opened) => {
                 dom::set_hidden(&app.status, true);
-                let model = Rc::new(model);
+                let model = Rc::new(opened.model);
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {
                     app.show_error(Some(facts::partial_error_text(e)));
                 }
-                let source: crate::preview::source::SourceFactory = Rc::new(move |_part| {
-                    Box::new(BlobSource::new(preview_blob.clone(), Box::new(|_| {})))
-                });
                 let view = report::Report::show_with_source(
                     &app.report_root,
-                    &name,
+                    &opened.name,
                     model,
-                    &stats,
-                    Some(source),
+                    &opened.stats,
+                    Some(opened.source),
                 );
                 *app.view.borrow_mut() = Some(view);
                 set_body_data("state", if failed { "error" } else { "ready" });

@@ -47,6 +47,9 @@ pub struct PreviewCard {
     generation: Rc<Cell<u64>>,
     panel: Rc<RefCell<Option<Panel>>>,
     on_change: Rc<RefCell<Option<OnChange>>>,
+    /// Whether opening a tensor scrolls the card into view (the page; not an embedded view,
+    /// which must not scroll its host page).
+    scroll: Cell<bool>,
 }
 
 /// The listeners of the tensor shown now (shared with its running task, which adds the
@@ -81,7 +84,13 @@ impl PreviewCard {
             generation: Rc::new(Cell::new(0)),
             panel: Rc::new(RefCell::new(None)),
             on_change: Rc::new(RefCell::new(None)),
+            scroll: Cell::new(true),
         }
+    }
+
+    /// Whether opening a tensor scrolls the card into view (default: yes).
+    pub fn set_scroll_on_open(&self, on: bool) {
+        self.scroll.set(on);
     }
 
     /// Calls `f` whenever a tensor's preview is opened or the preview is closed (the page URL
@@ -111,7 +120,9 @@ impl PreviewCard {
         if let (Some(f), Some(t)) = (hook, self.model.tensors.get(index)) {
             f(Some(&t.name));
         }
-        self.card.scroll_into_view();
+        if self.scroll.get() {
+            self.card.scroll_into_view();
+        }
     }
 }
 
@@ -409,7 +420,13 @@ async fn run(
         return Err(PreviewError::Read("superseded".into()));
     }
     els.status.set_text_content(Some("Decoding the window…"));
-    let mut job = Job::new(model, plan, bytes)?;
+    let job = Job::new(model, plan, bytes)?;
+    Ok((decode_sliced(job, current).await?.finish()?, arrived))
+}
+
+/// Runs `job` to the end in slices of at most [`SLICE_MS`], yielding to the browser between
+/// them (no long task); stops with an error once `current()` turns false (superseded).
+pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<Job, PreviewError> {
     let mut slice = now();
     while !job.step(STEP_VALUES)? {
         if now() - slice > SLICE_MS {
@@ -420,7 +437,7 @@ async fn run(
             slice = now();
         }
     }
-    Ok((job.finish()?, arrived))
+    Ok(job)
 }
 
 /// Draws a finished preview; returns the listeners it added (the scales toggle).

@@ -18,19 +18,16 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use super::dom::{self, append, attr, by_id, el_text, set_body_data};
-use super::http::{Counter, Fetcher, HttpSource, Location};
+use super::http::{Counter, Fetcher};
+use super::load::{self, Counters};
 use super::{report, App};
-use crate::format::{Model, Warning};
-use crate::preview::source::{SourceFactory, Unreadable};
-use crate::remote::fetch::{bounded, Problem, POOL_SIZE};
+use crate::format::Model;
+use crate::preview::source::SourceFactory;
+use crate::remote::fetch::Problem;
 use crate::remote::hub::{parse_input, Repo, Target, DEFAULT_ENDPOINT};
-use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
-use crate::remote::shards::{group, parse_tree_listing, split_name, Entry};
-use crate::source::{read_model, ReadPolicy, ReadStats};
+use crate::remote::shards::{group, parse_tree_listing, Entry};
+use crate::source::{ReadPolicy, ReadStats};
 use crate::summary::display;
-
-/// Per-file request and byte counters of one opening, by file name.
-type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
 
 const TOKEN_KEY: &str = "weightpeek.hub-token";
 /// `localStorage` key of the Hub endpoint (kept across visits; only when not the default).
@@ -381,17 +378,22 @@ fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
     ENTRY_LISTENERS.with(|l| *l.borrow_mut() = ls);
 }
 
-/// One file to read: display name, URL, first read size.
-type FileJob = (String, String, u64);
-
 async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
     let ep = endpoint();
     let name = entry.label.clone();
     if let Some(index) = &entry.index {
         let url = repo.resolve_url(&ep, index);
-        return open_index(app, url, index.clone()).await;
+        return open_plan(
+            app,
+            load::Plan::Index {
+                url,
+                name: index.clone(),
+            },
+            &[],
+        )
+        .await;
     }
-    let jobs: Vec<FileJob> = entry
+    let jobs: Vec<load::FileJob> = entry
         .files
         .iter()
         .map(|p| {
@@ -402,247 +404,50 @@ async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
             )
         })
         .collect();
-    let g = app.begin(&name, &format!("Reading the header of {name}…"));
-    open_jobs(app, g, name, jobs, None, entry.missing.clone()).await;
-}
-
-/// Replaces the last path segment of `url` by `file`.
-fn sibling(url: &str, file: &str) -> String {
-    let Ok(mut u) = url::Url::parse(url) else {
-        return url.to_string();
-    };
-    if let Ok(mut p) = u.path_segments_mut() {
-        p.pop().push(file);
-    }
-    u.set_query(None);
-    u.into()
+    open_plan(app, load::Plan::Files { name, jobs }, &entry.missing).await;
 }
 
 async fn open_file_url(app: Rc<App>, url: String, name: String) {
-    let file = name.rsplit('/').next().unwrap_or(&name).to_string();
-    if file.ends_with(".index.json") {
-        return open_index(app, url, name).await;
-    }
-    let mut jobs: Vec<FileJob> = Vec::new();
-    for ext in [".gguf", ".safetensors"] {
-        if let Some((prefix, _, count)) = split_name(&file, ext).filter(|s| s.2 >= 2) {
-            let dir = name
-                .rsplit_once('/')
-                .map(|(d, _)| format!("{d}/"))
-                .unwrap_or_default();
-            for i in 1..=count {
-                let f = format!("{prefix}-{i:05}-of-{count:05}{ext}");
-                jobs.push((
-                    format!("{dir}{f}"),
-                    sibling(&url, &f),
-                    ReadPolicy::REMOTE.first_read,
-                ));
+    open_plan(app, load::plan_file(url, name), &[]).await;
+}
+
+/// Reads what `plan` names (an index and its shards, or the files of one model) with the
+/// page's progress display and cancel button, and shows it.
+async fn open_plan(app: Rc<App>, plan: load::Plan, missing: &[String]) {
+    let (g, index, name, jobs) = match plan {
+        load::Plan::Index { url, name } => {
+            let g = app.begin(&name, &format!("Reading the index {name}…"));
+            let counters = load::counters_for([name.clone()]);
+            let fetcher = new_fetcher(counters.clone());
+            let counter = counters.borrow()[0].1.clone();
+            let result = load::read_index(&fetcher, &counter, &url, &name).await;
+            if !app.current(g) {
+                return;
+            }
+            finish_busy();
+            match result {
+                Ok((index, jobs)) => (g, Some(index), name, jobs),
+                Err(e) => return app.fail(e),
             }
         }
-    }
-    if jobs.is_empty() {
-        jobs.push((name.clone(), url, ReadPolicy::REMOTE.first_read));
-    }
-    let shown = if jobs.len() > 1 {
-        format!("{} ({} parts)", name, jobs.len())
-    } else {
-        name
+        load::Plan::Files { name, jobs } => {
+            let g = app.begin(&name, &format!("Reading the header of {name}…"));
+            (g, None, name, jobs)
+        }
     };
-    let g = app.begin(&shown, &format!("Reading the header of {shown}…"));
-    open_jobs(app, g, shown, jobs, None, Vec::new()).await;
-}
-
-async fn open_index(app: Rc<App>, url: String, name: String) {
-    let g = app.begin(&name, &format!("Reading the index {name}…"));
-    let counters = Rc::new(RefCell::new(vec![(
-        name.clone(),
-        Rc::new(Counter::default()),
-    )]));
-    let fetcher = new_fetcher(counters.clone());
-    let counter = counters.borrow()[0].1.clone();
-    let result = fetcher.get_all(&url, &counter).await;
-    if !app.current(g) {
-        return;
-    }
-    finish_busy();
-    let index = match result.map(|b| parse_index(&b)) {
-        Ok(Ok(ix)) => ix,
-        Ok(Err(e)) => return app.fail(("The index file cannot be read".into(), e)),
-        Err(p) => return app.fail(p.describe(&url, &endpoint(), token().is_some())),
-    };
-    let dir = name
-        .rsplit_once('/')
-        .map(|(d, _)| format!("{d}/"))
-        .unwrap_or_default();
-    let jobs: Vec<FileJob> = index
-        .files_in_order()
-        .into_iter()
-        .map(|f| {
-            let first = shard_first_read(index.tensors_in(&f));
-            (format!("{dir}{f}"), sibling(&url, &f), first)
-        })
-        .collect();
-    open_jobs(app, g, name, jobs, Some(index), Vec::new()).await;
-}
-
-/// Reads every file's header (at most [`POOL_SIZE`] at once) and shows them as one model.
-async fn open_jobs(
-    app: Rc<App>,
-    g: u64,
-    name: String,
-    jobs: Vec<FileJob>,
-    index: Option<ShardIndex>,
-    missing: Vec<String>,
-) {
-    let counters: Counters = Rc::new(RefCell::new(
-        jobs.iter()
-            .map(|(n, _, _)| (n.clone(), Rc::new(Counter::default())))
-            .collect(),
-    ));
+    let counters = load::counters_for(jobs.iter().map(|j| j.0.clone()));
     let fetcher = new_fetcher(counters.clone());
     draw_progress(&counters.borrow());
-    let single = jobs.len() == 1 && index.is_none();
-    let results = bounded(jobs, POOL_SIZE, |i, (file, url, first)| {
-        let fetcher = fetcher.clone();
-        let counter = counters.borrow()[i].1.clone();
-        async move {
-            let r = read_one(fetcher, counter, &url, first).await;
-            (file, url, r)
-        }
-    })
-    .await;
+    let result = load::read_jobs(fetcher.clone(), counters, jobs, index, missing).await;
     if !app.current(g) {
         return;
     }
     finish_busy();
-    if fetcher.is_cancelled() {
-        return app.fail(Problem::Cancelled.describe(&name, "", false));
-    }
-    let mut stats = ReadStats::default();
-    let ep = endpoint();
-    let has_token = token().is_some();
-    let count = results.len();
-    let mut parts = Vec::new();
-    let mut extra = Vec::new();
-    // Where each file that was read lives, for the previews' Range reads.
-    let mut locations: Vec<(String, Location)> = Vec::new();
-    for (i, (file, url, r)) in results.into_iter().enumerate() {
-        match r {
-            Ok((model, s, at)) => {
-                let no_range = at.no_range;
-                locations.push((file.clone(), at));
-                stats.reads += s.reads;
-                stats.bytes += s.bytes;
-                if no_range {
-                    extra.push(Warning {
-                        field: file.clone(),
-                        offset: 0,
-                        message: "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled".into(),
-                    });
-                }
-                if count > 1 && model.format == crate::format::Format::Gguf {
-                    extra.extend(check_split_part(&file, i, count, &model));
-                }
-                parts.push((file, Ok(model)));
-            }
-            Err(p) if single => return app.fail(p.describe(&url, &ep, has_token)),
-            Err(p) => {
-                let (h, d) = p.describe(&url, &ep, has_token);
-                parts.push((file, Err(format!("{h}. {d}"))));
-            }
-        }
-    }
-    let model = if single {
-        match parts.pop() {
-            Some((_, Ok(m))) => Ok(m),
-            _ => Err("nothing was read".to_string()),
-        }
-    } else {
-        merge(parts, index.as_ref(), &missing)
-    };
-    match model {
-        Ok(mut m) => {
-            m.warnings.extend(extra);
-            let source = preview_source(&fetcher, &m, locations);
-            show_model(&app, &name, m, &stats, source);
-        }
-        Err(e) => app.fail(("The model could not be read".into(), e)),
-    }
-}
-
-/// Opens one file and reads its header. `Err` when nothing could be parsed.
-async fn read_one(
-    fetcher: Rc<Fetcher>,
-    counter: Rc<Counter>,
-    url: &str,
-    first: u64,
-) -> Result<(Model, ReadStats, Location), Problem> {
-    let mut src = HttpSource::open(fetcher.clone(), counter, url, first).await?;
-    let policy = ReadPolicy {
-        first_read: first,
-        ..ReadPolicy::REMOTE
-    };
-    let result = read_model(&mut src, &policy).await;
-    if fetcher.is_cancelled() {
-        return Err(Problem::Cancelled);
-    }
     match result {
-        Ok((m, s)) => Ok((m, s, src.location())),
-        Err(e) => Err(src
-            .problem
-            .take()
-            .unwrap_or(Problem::BadAnswer(e.to_string()))),
+        Ok((model, stats, source)) => show_model(&app, &name, model, &stats, source),
+        Err(_) if fetcher.is_cancelled() => app.fail(Problem::Cancelled.describe(&name, "", false)),
+        Err(e) => app.fail(e),
     }
-}
-
-/// Previews of a remote model: a Range reader of the part holding the tensor, at the URL its
-/// header was read from (after redirects), with the file size already known, so a preview is
-/// one request for exactly its window's bytes. Uses the opening's endpoint and token (the
-/// token still goes only to the endpoint's origin).
-fn preview_source(
-    opening: &Fetcher,
-    model: &Model,
-    located: Vec<(String, Location)>,
-) -> SourceFactory {
-    let fetcher = Rc::new(Fetcher::new(
-        opening.endpoint.clone(),
-        opening.token.clone(),
-        Box::new(|| {}),
-    ));
-    // In the merged model's part order (the parts that could be read); one file: its own.
-    let at: Vec<Option<Location>> = if model.parts.is_empty() {
-        located.into_iter().map(|(_, l)| Some(l)).take(1).collect()
-    } else {
-        model
-            .parts
-            .iter()
-            .map(|p| {
-                located
-                    .iter()
-                    .find(|(f, _)| *f == p.name)
-                    .map(|(_, l)| l.clone())
-            })
-            .collect()
-    };
-    Rc::new(move |part| {
-        let unreadable = |size, why: &str| -> Box<dyn crate::preview::source::DynByteSource> {
-            Box::new(Unreadable {
-                size,
-                why: why.to_string(),
-            })
-        };
-        match at.get(part).cloned().flatten() {
-            None => unreadable(0, "the file holding this tensor was not read"),
-            Some(l) if l.no_range => unreadable(
-                l.size,
-                "this server ignores Range requests: previewing a tensor would download the file up to it",
-            ),
-            Some(l) => match HttpSource::reopen(fetcher.clone(), &l) {
-                Ok(src) => Box::new(src),
-                Err(p) => unreadable(l.size, &p.describe(&l.url, &fetcher.endpoint, false).1),
-            },
-        }
-    })
 }
 
 fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source: SourceFactory) {

@@ -6,14 +6,26 @@ use std::rc::Rc;
 use crate::format::Model;
 use crate::source::ReadStats;
 use crate::summary;
+use crate::view::tabs::{self, Tab};
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, el_class};
+use super::tabs::TabsView;
 use super::{
     checks, export, histogram, layers, memory, metadata, preview, summary as summary_card, tables,
     tokenizer,
 };
 use crate::preview::source::SourceFactory;
+use web_sys::Element;
+
+/// How the cards are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The page: every card, one under the other.
+    Page,
+    /// The embedded view: a tab bar, one tab shown at a time, starting with this one.
+    Tabs(Tab),
+}
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
@@ -28,6 +40,24 @@ pub struct Report {
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
     _open: Vec<gloo::events::EventListener>,
+    /// The tab bar (embedded view only).
+    tabs: Option<Rc<TabsView>>,
+    set_filter: Rc<dyn Fn(&str)>,
+}
+
+/// Puts each card where the layout wants it: into `root` (the page) or into its tab's panel.
+struct Placer<'a> {
+    root: &'a Element,
+    tabs: Option<&'a TabsView>,
+}
+
+impl Placer<'_> {
+    fn place(&self, tab: Tab, card: &Element) {
+        match self.tabs.and_then(|t| t.panel(tab)) {
+            Some(panel) => append(panel, card),
+            None => append(self.root, card),
+        }
+    }
 }
 
 impl Report {
@@ -40,7 +70,7 @@ impl Report {
         model: Rc<Model>,
         stats: &ReadStats,
     ) -> Report {
-        Self::show_with_source(root, name, model, stats, None)
+        Self::build(root, name, model, stats, None, Layout::Page)
     }
 
     /// As [`Report::show`]; with a `source` (a fresh reader of the model's file per preview:
@@ -53,8 +83,47 @@ impl Report {
         stats: &ReadStats,
         source: Option<SourceFactory>,
     ) -> Report {
+        Self::build(root, name, model, stats, source, Layout::Page)
+    }
+
+    /// As [`Report::show_with_source`], laid out as `layout` says. In the tabbed layout,
+    /// picking a type in the chart or a layer in the map shows the Tensors tab, and opening a
+    /// tensor from the table shows the Preview tab.
+    pub fn build(
+        root: &web_sys::Element,
+        name: &str,
+        model: Rc<Model>,
+        stats: &ReadStats,
+        source: Option<SourceFactory>,
+        layout: Layout,
+    ) -> Report {
         let s = summary::summarize(&model);
         dom::clear(root);
+        let is_gguf = model.format == crate::format::Format::Gguf;
+        let tokenizer_info = is_gguf
+            .then(|| summary::tokenizer::tokenizer_info(&model))
+            .flatten();
+        let tabs = match layout {
+            Layout::Page => None,
+            Layout::Tabs(first) => {
+                let list = tabs::available(is_gguf, tokenizer_info.is_some());
+                let first = tabs::initial(&list, Some(first.name()));
+                Some(TabsView::new(root, list, first))
+            }
+        };
+        let placer = Placer {
+            root,
+            tabs: tabs.as_deref(),
+        };
+        // Shows a tab (tabbed layout only) when the person acts in another one.
+        let go_to = |tab: Tab| -> Rc<dyn Fn()> {
+            let w = tabs.as_ref().map(Rc::downgrade);
+            Rc::new(move || {
+                if let Some(t) = w.as_ref().and_then(std::rc::Weak::upgrade) {
+                    t.select(tab, true);
+                }
+            })
+        };
 
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
@@ -71,67 +140,105 @@ impl Report {
         })
         .collect();
         append(&dom::card_head(&summary), &exports);
-        append(root, &summary);
+        placer.place(Tab::Summary, &summary);
         // Findings include the parser's warnings.
-        append(root, &checks::checks_card(&s.findings));
+        placer.place(Tab::Checks, &checks::checks_card(&s.findings));
 
-        // The tensor table is built first so the type chart can filter it, and placed last.
+        // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
         let (tensor_card, tensors) =
             tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
 
         let row = el_class("div", "card-row");
-        append(root, &row);
         if let Some(card) = &s.architecture {
             append(&row, &summary_card::arch_card(card));
         }
-        let set_filter = tensors.filter_setter();
+        let filter: Rc<dyn Fn(&str)> = {
+            let set = tensors.filter_setter();
+            let show = go_to(Tab::Tensors);
+            Rc::new(move |text: &str| {
+                set(text);
+                show();
+            })
+        };
         let by_type = {
-            let set = set_filter.clone();
+            let set = filter.clone();
             Rc::new(move |dtype: &str| set(&type_filter(dtype)))
         };
         let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
-        append(&row, &hist_card);
+        match &tabs {
+            // The page: architecture and type chart side by side.
+            None => {
+                append(&row, &hist_card);
+                append(root, &row);
+            }
+            Some(_) => {
+                placer.place(Tab::Summary, &row);
+                placer.place(Tab::Histogram, &hist_card);
+            }
+        }
         hist.draw();
 
-        let layer_listener = layers::layer_card(&s.layers, set_filter).map(|(card, l)| {
-            append(root, &card);
+        let layer_listener = layers::layer_card(&s.layers, filter.clone()).map(|(card, l)| {
+            placer.place(Tab::Histogram, &card);
             l
         });
 
         // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
-        let is_gguf = model.format == crate::format::Format::Gguf;
         let memory_card = is_gguf.then(|| {
             let (card, m) = memory::MemoryCard::new(model.clone());
-            append(root, &card);
+            placer.place(Tab::Memory, &card);
             m
         });
-        let tokenizer_card = is_gguf
-            .then(|| summary::tokenizer::tokenizer_info(&model))
-            .flatten()
-            .map(|info| {
-                let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
-                append(root, &card);
-                t.draw_now();
-                t
-            });
+        let tokenizer_card = tokenizer_info.map(|info| {
+            let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
+            placer.place(Tab::Tokenizer, &card);
+            t.draw_now();
+            t
+        });
 
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
-        append(root, &meta_card);
+        placer.place(Tab::Metadata, &meta_card);
 
-        append(root, &tensor_card);
+        placer.place(Tab::Tensors, &tensor_card);
         tensors.draw_now();
 
         let (preview_card, open) = match source {
             Some(src) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
-                append(root, card.element());
+                if tabs.is_some() {
+                    card.set_scroll_on_open(false);
+                    placer.place(
+                        Tab::Preview,
+                        &dom::el_text(
+                            "p",
+                            "muted tab-hint",
+                            "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
+                        ),
+                    );
+                }
+                placer.place(Tab::Preview, card.element());
                 let c = card.clone();
-                let open = tensors.open_listeners(Rc::new(move |i| c.open(i)));
+                let show = go_to(Tab::Preview);
+                let open = tensors.open_listeners(Rc::new(move |i| {
+                    c.open(i);
+                    show();
+                }));
                 (Some(card), open)
             }
-            None => (None, Vec::new()),
+            None => {
+                placer.place(
+                    Tab::Preview,
+                    &dom::el_text(
+                        "p",
+                        "muted tab-hint",
+                        "Tensor values cannot be read from this source.",
+                    ),
+                );
+                (None, Vec::new())
+            }
         };
+        let set_filter = tensors.filter_setter();
 
         Report {
             _export: export,
@@ -143,7 +250,19 @@ impl Report {
             _tensors: tensors,
             _preview: preview_card,
             _open: open,
+            tabs,
+            set_filter,
         }
+    }
+
+    /// The tab bar of the tabbed layout.
+    pub fn tabs(&self) -> Option<&Rc<TabsView>> {
+        self.tabs.as_ref()
+    }
+
+    /// Filters the tensor table as if `text` were typed into its search box.
+    pub fn set_filter(&self, text: &str) {
+        (self.set_filter)(text);
     }
 
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a

@@ -1,0 +1,223 @@
+//! The JavaScript API behind `inspect()` and `preview()` of www/weightpeek.js: open a model
+//! (a URL, a list of shard URLs, or a `File`/`Blob`) header-only, and summarise it as the CLI's
+//! `--json` does, or decode one window of a tensor as the CLI's `--tensor … --json` does.
+//!
+//! Options (a plain object, every field optional): `endpoint` (Hub endpoint for Hub URL forms),
+//! `token` (sent only to that endpoint's origin), `signal` (an `AbortSignal`: aborting cancels
+//! every request), `name` (display name of a `Blob`).
+
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use js_sys::{Array, Float32Array, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{AbortSignal, Blob, File};
+
+use super::http::Fetcher;
+use super::load::{self, Failure, Opened};
+use super::preview::decode_sliced;
+use crate::preview::source::BoxedSource;
+use crate::preview::{geometry, parse_range, WindowRequest};
+use crate::preview::{plan, read_window, Job};
+use crate::remote::hub::DEFAULT_ENDPOINT;
+use crate::summary;
+use crate::view::export;
+
+/// The options of one call.
+struct Options {
+    endpoint: String,
+    token: Option<String>,
+    signal: Option<AbortSignal>,
+    name: Option<String>,
+}
+
+fn string_field(o: &JsValue, key: &str) -> Option<String> {
+    Reflect::get(o, &key.into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn options(o: &JsValue) -> Options {
+    let o = if o.is_object() {
+        o.clone()
+    } else {
+        JsValue::UNDEFINED
+    };
+    let get = |k| {
+        if o.is_undefined() {
+            None
+        } else {
+            string_field(&o, k)
+        }
+    };
+    Options {
+        endpoint: get("endpoint")
+            .map(|e| e.trim_end_matches('/').to_string())
+            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string()),
+        token: get("token"),
+        signal: (!o.is_undefined())
+            .then(|| Reflect::get(&o, &"signal".into()).ok())
+            .flatten()
+            .and_then(|s| s.dyn_into::<AbortSignal>().ok()),
+        name: get("name"),
+    }
+}
+
+/// A JavaScript error whose message is `headline: details`.
+fn js_error((headline, details): Failure) -> JsValue {
+    let text = if details.is_empty() {
+        headline
+    } else {
+        format!("{headline}: {details}")
+    };
+    js_sys::Error::new(&text).into()
+}
+
+/// `src` resolved against the page's base URL.
+fn resolve(src: &str) -> String {
+    let base = super::dom::document().base_uri().ok().flatten();
+    base.and_then(|b| web_sys::Url::new_with_base(src.trim(), &b).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| src.trim().to_string())
+}
+
+/// Opens `source` (a URL string, an array of shard URL strings, or a `Blob`/`File`).
+async fn open(source: &JsValue, o: &Options) -> Result<Opened, Failure> {
+    if let Some(blob) = source.dyn_ref::<Blob>() {
+        let name = o
+            .name
+            .clone()
+            .or_else(|| source.dyn_ref::<File>().map(File::name))
+            .unwrap_or_else(|| "blob".into());
+        return load::read_blob(blob.clone(), name, Box::new(|_| {})).await;
+    }
+    let plan = if let Some(url) = source.as_string() {
+        load::plan_url(&resolve(&url), &o.endpoint)?
+    } else if Array::is_array(source) {
+        let urls: Option<Vec<String>> = Array::from(source)
+            .iter()
+            .map(|v| v.as_string().map(|u| resolve(&u)))
+            .collect();
+        let urls = urls.ok_or_else(|| {
+            (
+                "The source is not a list of URLs".to_string(),
+                "Every element of the array must be a string.".to_string(),
+            )
+        })?;
+        load::plan_shards(&urls)
+    } else {
+        return Err((
+            "Nothing to open".into(),
+            "The source must be a URL, an array of shard URLs, or a File/Blob.".into(),
+        ));
+    };
+    let fetcher = Rc::new(Fetcher::new(
+        o.endpoint.clone(),
+        o.token.clone(),
+        Box::new(|| {}),
+    ));
+    // Aborting the signal cancels every request of the opening (the listener lives as long
+    // as this call).
+    let _abort = o.signal.as_ref().map(|s| {
+        if s.aborted() {
+            fetcher.cancel();
+        }
+        let f = Rc::downgrade(&fetcher);
+        EventListener::new(s, "abort", move |_| {
+            if let Some(f) = f.upgrade() {
+                f.cancel();
+            }
+        })
+    });
+    load::read_plan(fetcher, plan, &|_| {}).await
+}
+
+/// `inspect(source, options)`: the model as the CLI's `--json` (a JSON string; the module
+/// parses it). A model that could be read only in part has its `error` set and is returned.
+/// Errors: nothing could be read (the message says why).
+pub async fn inspect(source: JsValue, opts: JsValue) -> Result<String, JsValue> {
+    let o = options(&opts);
+    let opened = open(&source, &o).await.map_err(js_error)?;
+    let s = summary::summarize(&opened.model);
+    Ok(export::summary_json(&opened.model, &s))
+}
+
+/// The `rows`/`cols` of a window: `[start, end]` (end exclusive) or `"A..B"` text.
+fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Range<u64>>, String> {
+    let v = Reflect::get(w, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    if let Some(text) = v.as_string() {
+        return parse_range(&text, max).map(Some);
+    }
+    if Array::is_array(&v) {
+        let a = Array::from(&v);
+        let n = |i| {
+            a.get(i)
+                .as_f64()
+                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x <= 2f64.powi(53))
+                .map(|x| x as u64)
+        };
+        if let (2, Some(s), Some(e)) = (a.length(), n(0), n(1)) {
+            return parse_range(&format!("{s}..{e}"), max).map(Some);
+        }
+    }
+    Err(format!(
+        "window.{key} must be [start, end] (end exclusive) or \"start..end\""
+    ))
+}
+
+/// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols}`, both
+/// optional: the page's default window) of the named tensor, reading only its bytes. Returns
+/// `[json, values]`: the CLI's `--tensor --json` schema as a JSON string, and the window's
+/// values (row-major) as a `Float32Array`. Errors: the model or tensor cannot be read, no such
+/// tensor, a window outside the tensor.
+pub async fn preview(
+    source: JsValue,
+    tensor: String,
+    window: JsValue,
+    opts: JsValue,
+) -> Result<Array, JsValue> {
+    let o = options(&opts);
+    let opened = open(&source, &o).await.map_err(js_error)?;
+    let m = &opened.model;
+    let index = m
+        .tensors
+        .iter()
+        .position(|t| t.name == tensor)
+        .ok_or_else(|| {
+            js_error((
+                "No such tensor".into(),
+                format!(
+                    "{} has no tensor \"{}\"",
+                    opened.name,
+                    crate::summary::display::escape(&tensor)
+                ),
+            ))
+        })?;
+    let err = |e: String| js_error(("The window cannot be previewed".into(), e));
+    let mut req = WindowRequest::default();
+    if window.is_object() {
+        let g = geometry(m, &m.tensors[index]).map_err(|e| err(e.to_string()))?;
+        req.rows = window_range(&window, "rows", g.rows).map_err(err)?;
+        req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;
+    }
+    let p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
+    let mut src = BoxedSource((opened.source)(m.part_of(index).unwrap_or(0)));
+    let bytes = read_window(&mut src, &p)
+        .await
+        .map_err(|e| err(e.to_string()))?;
+    let job = Job::new(m, p, bytes).map_err(|e| err(e.to_string()))?;
+    let (preview, values) = decode_sliced(job, &|| true)
+        .await
+        .and_then(Job::finish_with_values)
+        .map_err(|e| err(e.to_string()))?;
+    let json = serde_json::to_string(&preview).map_err(|e| err(e.to_string()))?;
+    let out = Array::new();
+    out.push(&json.into());
+    out.push(&Float32Array::from(values.as_slice()).into());
+    Ok(out)
+}

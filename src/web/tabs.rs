@@ -1,0 +1,139 @@
+//! The tab bar of the embedded view (WAI-ARIA tabs: `role="tablist"`, `tab`, `tabpanel`;
+//! roving `tabindex`; Left/Right/Home/End move between tabs, as [`crate::view::tabs::moved`]
+//! says). Each tab has one panel that the report places its cards in.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, KeyboardEvent};
+
+use super::dom::{self, append, attr, el_class, el_text};
+use crate::view::tabs::{moved, Tab};
+
+/// The tab bar and its panels; listeners live as long as it.
+pub struct TabsView {
+    tabs: Vec<Tab>,
+    buttons: Vec<Element>,
+    panels: Vec<Element>,
+    current: Cell<Tab>,
+    on_select: RefCell<Option<Rc<dyn Fn(Tab)>>>,
+    listeners: RefCell<Vec<EventListener>>,
+}
+
+impl TabsView {
+    /// Builds the tab bar and one (hidden) panel per tab into `root`; shows `first`.
+    pub fn new(root: &Element, tabs: Vec<Tab>, first: Tab) -> Rc<TabsView> {
+        let bar = el_class("div", "tab-bar");
+        attr(&bar, "role", "tablist");
+        attr(&bar, "aria-label", "Model file views");
+        append(root, &bar);
+        let mut buttons = Vec::new();
+        let mut panels = Vec::new();
+        for t in &tabs {
+            let b = el_text("button", "tab", t.label());
+            attr(&b, "type", "button");
+            attr(&b, "role", "tab");
+            attr(&b, "id", &format!("wp-tab-{}", t.name()));
+            attr(&b, "aria-controls", &format!("wp-panel-{}", t.name()));
+            attr(&b, "data-tab", t.name());
+            append(&bar, &b);
+            let p = el_class("div", "tab-panel report");
+            attr(&p, "role", "tabpanel");
+            attr(&p, "id", &format!("wp-panel-{}", t.name()));
+            attr(&p, "aria-labelledby", &format!("wp-tab-{}", t.name()));
+            attr(&p, "data-tab", t.name());
+            append(root, &p);
+            buttons.push(b);
+            panels.push(p);
+        }
+        let view = Rc::new(TabsView {
+            tabs,
+            buttons,
+            panels,
+            current: Cell::new(first),
+            on_select: RefCell::new(None),
+            listeners: RefCell::new(Vec::new()),
+        });
+        let mut ls = Vec::new();
+        for (t, b) in view.tabs.iter().zip(&view.buttons) {
+            let (w, t) = (Rc::downgrade(&view), *t);
+            ls.push(EventListener::new(b, "click", move |_| {
+                if let Some(v) = w.upgrade() {
+                    v.select(t, true);
+                }
+            }));
+        }
+        let w = Rc::downgrade(&view);
+        ls.push(EventListener::new(&bar, "keydown", move |e| {
+            let (Some(v), Some(k)) = (w.upgrade(), e.dyn_ref::<KeyboardEvent>()) else {
+                return;
+            };
+            if let Some(t) = moved(&v.tabs, v.current.get(), &k.key()) {
+                e.prevent_default();
+                v.select(t, true);
+                v.focus(t);
+            }
+        }));
+        *view.listeners.borrow_mut() = ls;
+        view.show(first);
+        view
+    }
+
+    /// The panel of `tab`, if the model has that tab.
+    pub fn panel(&self, tab: Tab) -> Option<&Element> {
+        self.tabs
+            .iter()
+            .position(|t| *t == tab)
+            .and_then(|i| self.panels.get(i))
+    }
+
+    /// Calls `f` after every selection by the person (click or key), e.g. to reflect it in the
+    /// element's `tab` attribute.
+    pub fn set_on_select(&self, f: Rc<dyn Fn(Tab)>) {
+        *self.on_select.borrow_mut() = Some(f);
+    }
+
+    /// Shows `tab` (nothing if the model has no such tab); `by_person` tells the listener.
+    pub fn select(&self, tab: Tab, by_person: bool) {
+        if !self.tabs.contains(&tab) {
+            return;
+        }
+        self.show(tab);
+        if by_person {
+            let f = self.on_select.borrow().clone();
+            if let Some(f) = f {
+                f(tab);
+            }
+        }
+    }
+
+    fn show(&self, tab: Tab) {
+        self.current.set(tab);
+        for ((t, b), p) in self.tabs.iter().zip(&self.buttons).zip(&self.panels) {
+            let on = *t == tab;
+            attr(b, "aria-selected", if on { "true" } else { "false" });
+            attr(b, "tabindex", if on { "0" } else { "-1" });
+            dom::set_hidden(p, !on);
+        }
+        // Charts and virtualised lists measure their containers: a panel that was hidden has
+        // none, so everything redraws at its real size now (the cards listen to `resize`).
+        if let Ok(ev) = web_sys::Event::new("resize") {
+            let _ = gloo::utils::window().dispatch_event(&ev);
+        }
+    }
+
+    fn focus(&self, tab: Tab) {
+        if let Some(b) = self
+            .tabs
+            .iter()
+            .position(|t| *t == tab)
+            .and_then(|i| self.buttons.get(i))
+        {
+            if let Some(h) = b.dyn_ref::<HtmlElement>() {
+                let _ = h.focus();
+            }
+        }
+    }
+}

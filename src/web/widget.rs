@@ -1,0 +1,310 @@
+//! The `<weightpeek-view>` element's Rust side: one model view, tabbed, in an element the
+//! custom element (www/weightpeek.js) creates in its shadow root. The JavaScript class only
+//! forwards attribute changes here; it holds one [`Widget`] while the element is connected and
+//! frees it when the element is removed.
+//!
+//! - `src`: a file URL (Hub URL forms included, relative URLs against the page), a split set or
+//!   a `*.safetensors.index.json`; changing it cancels what was loading and loads the new one.
+//! - `tab`, `tensor` (opens that tensor's preview), `filter` (the tensor table's search),
+//!   `endpoint` (the Hub endpoint for Hub URL forms; default huggingface.co). `height` and
+//!   `theme` are CSS only (www/weightpeek.js and www/style.css).
+//! - The host element gets `data-state` (`idle`, `loading`, `ready`, `error`) and a
+//!   `weightpeek-state` event (bubbling, composed) whenever it changes, and its `tab` attribute
+//!   follows the tab the person picks.
+//! - Dropping a `Widget` cancels every request of its opening and its previews, removes its
+//!   listeners and releases the model.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use web_sys::Element;
+
+use super::dom::{self, append, attr, el_class, el_text};
+use super::http::Fetcher;
+use super::load::{self, Counters, Failure};
+use super::report::{Layout, Report};
+use crate::remote::hub::DEFAULT_ENDPOINT;
+use crate::summary::display;
+use crate::view::facts;
+use crate::view::tabs::Tab;
+
+thread_local! {
+    /// Widgets alive now (a test hook: removing every element brings it back to 0).
+    static LIVE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Widgets alive now (for tests of removal).
+pub fn live_widgets() -> u32 {
+    LIVE.with(Cell::get)
+}
+
+/// One embedded view.
+pub struct Widget {
+    state: Rc<State>,
+}
+
+struct State {
+    host: Element,
+    status: Element,
+    error: Element,
+    body: Element,
+    /// Bumped for every `src`; a reading that finishes after a newer one started is dropped.
+    generation: Cell<u64>,
+    fetcher: RefCell<Option<Rc<Fetcher>>>,
+    report: RefCell<Option<Report>>,
+    model_tensors: RefCell<Vec<String>>,
+    tab: RefCell<Option<String>>,
+    tensor: RefCell<Option<String>>,
+    filter: RefCell<String>,
+    endpoint: RefCell<String>,
+}
+
+impl Widget {
+    /// A widget drawing into `container` (an element in the shadow root of `host`, the
+    /// `<weightpeek-view>` element), empty until [`Widget::set_src`].
+    pub fn new(host: Element, container: Element) -> Widget {
+        LIVE.with(|l| l.set(l.get() + 1));
+        dom::clear(&container);
+        let status = el_class("p", "wp-status");
+        attr(&status, "role", "status");
+        dom::set_hidden(&status, true);
+        let error = el_class("div", "error");
+        attr(&error, "role", "alert");
+        attr(&error, "data-testid", "error");
+        dom::set_hidden(&error, true);
+        let body = el_class("div", "wp-body");
+        append(&container, &status);
+        append(&container, &error);
+        append(&container, &body);
+        let state = Rc::new(State {
+            host,
+            status,
+            error,
+            body,
+            generation: Cell::new(0),
+            fetcher: RefCell::new(None),
+            report: RefCell::new(None),
+            model_tensors: RefCell::new(Vec::new()),
+            tab: RefCell::new(None),
+            tensor: RefCell::new(None),
+            filter: RefCell::new(String::new()),
+            endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
+        });
+        state.set_state("idle");
+        Widget { state }
+    }
+
+    /// Loads `src` (nothing for `None` or blank): cancels what was loading or shown first.
+    pub fn set_src(&self, src: Option<String>) {
+        let st = &self.state;
+        let g = st.generation.get() + 1;
+        st.generation.set(g);
+        st.stop();
+        let Some(src) = src.filter(|s| !s.trim().is_empty()) else {
+            st.set_state("idle");
+            return;
+        };
+        let url = resolve(src.trim());
+        let endpoint = st.endpoint.borrow().clone();
+        let plan = match load::plan_url(&url, &endpoint) {
+            Ok(p) => p,
+            Err(e) => return st.fail(e),
+        };
+        st.show_status(&format!("Reading the header of {}…", src.trim()));
+        st.set_state("loading");
+        let counters: Rc<RefCell<Option<Counters>>> = Rc::new(RefCell::new(None));
+        let progress = {
+            let (w, counters, name) = (Rc::downgrade(st), counters.clone(), src.clone());
+            Box::new(move || {
+                let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) else {
+                    return;
+                };
+                if let Some(c) = counters.borrow().as_ref() {
+                    let c = c.borrow();
+                    let requests: u32 = c.iter().map(|(_, c)| c.requests.get()).sum();
+                    let bytes: u64 = c.iter().map(|(_, c)| c.bytes.get()).sum();
+                    st.show_status(&format!(
+                        "Reading the header of {}… {requests} request{}, {} received",
+                        name.trim(),
+                        if requests == 1 { "" } else { "s" },
+                        display::bytes(bytes)
+                    ));
+                }
+            })
+        };
+        let fetcher = Rc::new(Fetcher::new(endpoint, None, progress));
+        *st.fetcher.borrow_mut() = Some(fetcher.clone());
+        let w = Rc::downgrade(st);
+        wasm_bindgen_futures::spawn_local(async move {
+            let on_counters = |c: &Counters| *counters.borrow_mut() = Some(c.clone());
+            let result = load::read_plan(fetcher, plan, &on_counters).await;
+            if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
+                match result {
+                    Ok(opened) => st.show(opened),
+                    Err(e) => st.fail(e),
+                }
+            }
+        });
+    }
+
+    /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
+    pub fn set_tab(&self, name: Option<String>) {
+        *self.state.tab.borrow_mut() = name;
+        self.state.apply_tab();
+    }
+
+    /// Opens the preview of the tensor named `name` once the model is shown.
+    pub fn set_tensor(&self, name: Option<String>) {
+        *self.state.tensor.borrow_mut() = name.filter(|n| !n.is_empty());
+        self.state.apply_tensor();
+        self.state.apply_tab();
+    }
+
+    /// Filters the tensor table by `text` (as typed into its search box).
+    pub fn set_filter(&self, text: Option<String>) {
+        *self.state.filter.borrow_mut() = text.unwrap_or_default();
+        if let Some(r) = self.state.report.borrow().as_ref() {
+            r.set_filter(&self.state.filter.borrow());
+        }
+    }
+
+    /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
+    pub fn set_endpoint(&self, endpoint: Option<String>) {
+        let ep = endpoint
+            .map(|e| e.trim().trim_end_matches('/').to_string())
+            .filter(|e| !e.is_empty())
+            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string());
+        *self.state.endpoint.borrow_mut() = ep;
+    }
+}
+
+impl Drop for Widget {
+    fn drop(&mut self) {
+        LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+        let st = &self.state;
+        st.generation.set(st.generation.get() + 1);
+        st.stop();
+        dom::clear(&st.body);
+    }
+}
+
+/// `src` resolved against the page's base URL (relative URLs work as in `<img src>`).
+fn resolve(src: &str) -> String {
+    let base = dom::document().base_uri().ok().flatten();
+    base.and_then(|b| web_sys::Url::new_with_base(src, &b).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| src.to_string())
+}
+
+impl State {
+    /// Cancels the opening (and its previews) and forgets the view.
+    fn stop(&self) {
+        if let Some(f) = self.fetcher.borrow_mut().take() {
+            f.cancel();
+        }
+        self.report.borrow_mut().take();
+        self.model_tensors.borrow_mut().clear();
+        dom::clear(&self.body);
+        self.show_error(None);
+        dom::set_hidden(&self.status, true);
+    }
+
+    fn set_state(&self, state: &str) {
+        attr(&self.host, "data-state", state);
+        let init = web_sys::CustomEventInit::new();
+        init.set_bubbles(true);
+        init.set_composed(true);
+        init.set_detail(&state.into());
+        if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict("weightpeek-state", &init) {
+            let _ = self.host.dispatch_event(&e);
+        }
+    }
+
+    fn show_status(&self, text: &str) {
+        self.status.set_text_content(Some(text));
+        dom::set_hidden(&self.status, false);
+    }
+
+    fn show_error(&self, text: Option<Failure>) {
+        dom::clear(&self.error);
+        dom::set_hidden(&self.error, text.is_none());
+        if let Some((headline, details)) = text {
+            append(&self.error, &el_text("strong", "error-head", &headline));
+            append(&self.error, &el_text("span", "error-detail", &details));
+        }
+    }
+
+    fn fail(&self, e: Failure) {
+        dom::set_hidden(&self.status, true);
+        self.show_error(Some(e));
+        self.set_state("error");
+    }
+
+    fn show(self: &Rc<Self>, opened: load::Opened) {
+        dom::set_hidden(&self.status, true);
+        if let Some(e) = &opened.model.error {
+            self.show_error(Some(facts::partial_error_text(e)));
+        }
+        let failed = opened.model.error.is_some();
+        *self.model_tensors.borrow_mut() = opened
+            .model
+            .tensors
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        let report = Report::build(
+            &self.body,
+            &opened.name,
+            Rc::new(opened.model),
+            &opened.stats,
+            Some(opened.source),
+            Layout::Tabs(self.first_tab()),
+        );
+        if let Some(tabs) = report.tabs() {
+            let host = self.host.clone();
+            tabs.set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
+        }
+        let filter = self.filter.borrow().clone();
+        if !filter.is_empty() {
+            report.set_filter(&filter);
+        }
+        *self.report.borrow_mut() = Some(report);
+        self.apply_tensor();
+        self.apply_tab();
+        self.set_state(if failed { "error" } else { "ready" });
+    }
+
+    /// The tab asked for; without one, Preview when a tensor is named, else Summary.
+    fn first_tab(&self) -> Tab {
+        match (self.tab.borrow().as_deref(), self.tensor.borrow().is_some()) {
+            (Some(t), _) => Tab::parse(t).unwrap_or(Tab::Summary),
+            (None, true) => Tab::Preview,
+            (None, false) => Tab::Summary,
+        }
+    }
+
+    fn apply_tab(&self) {
+        if let Some(tabs) = self.report.borrow().as_ref().and_then(Report::tabs) {
+            tabs.select(self.first_tab(), false);
+        }
+    }
+
+    fn apply_tensor(&self) {
+        let Some(name) = self.tensor.borrow().clone() else {
+            return;
+        };
+        let report = self.report.borrow();
+        let Some(r) = report.as_ref() else { return };
+        let found = self.model_tensors.borrow().iter().position(|t| *t == name);
+        match found {
+            Some(i) => r.open_tensor(i),
+            None => self.show_error(Some((
+                "No such tensor".into(),
+                format!(
+                    "This model has no tensor \"{}\" (the tensor attribute).",
+                    display::escape(&name)
+                ),
+            ))),
+        }
+    }
+}

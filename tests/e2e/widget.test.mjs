@@ -1,0 +1,437 @@
+// End-to-end: the embeddable <weightpeek-view> element and the JavaScript API (issue #6), in
+// headless chromium against the mock Hub. The example pages of www/ are loaded as a reader
+// would open them (embed.html: a docs page with a GGUF and a safetensors view between
+// paragraphs; api.html: a table printed with inspect() and preview()), with ?hub= pointing
+// their Hugging Face URLs at the mock. Checked: the reference facts in both views, one wasm
+// instance for the page, the host page's CSS kept out (and ours kept in), tabs with ARIA roles
+// and keyboard movement, attribute changes (src, tab, tensor, filter, theme), removal stopping
+// requests and removing listeners, the API's results against the reference readers (counts,
+// parameters, dtypes; preview values bit for bit), and a screenshot of every tab in both
+// themes at 390 and 2560 px wide.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  launchBrowser, startAppServer, loadReference, requireFile, files, repoRoot, referenceDir, screenshotDir, distDir,
+} from './helpers.mjs';
+import { startMockHub } from './mock-hub.mjs';
+
+const GGUF_REPO = 'unsloth/gemma-3-270m-it-GGUF';
+const GGUF_FILE = 'gemma-3-270m-it-Q4_K_M.gguf';
+const ST_REPO = 'sentence-transformers/all-MiniLM-L6-v2';
+const fixtures = path.join(repoRoot, 'target', 'remote-fixtures');
+
+function previewRef(file, tensor, rows, cols) {
+  const f = path.join(referenceDir, 'preview.json');
+  requireFile(f, 'run tests/reference/preview_reference.py; scripts/test.sh does');
+  const all = JSON.parse(fs.readFileSync(f, 'utf8'));
+  const c = all.cases.find((x) => x.file === file && x.tensor === tensor
+    && JSON.stringify(x.request.rows) === JSON.stringify(rows) && JSON.stringify(x.request.cols) === JSON.stringify(cols));
+  assert.ok(c, `no reference case ${file} ${tensor} ${rows} ${cols}`);
+  return c;
+}
+
+/** Opens an example page; collects page errors and counts wasm downloads. */
+async function openPage(browser, url, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+  const page = await context.newPage();
+  page.__wpErrors = [];
+  page.__wasmFetches = 0;
+  page.on('pageerror', (e) => page.__wpErrors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/favicon\.ico/.test(m.location()?.url ?? '')) page.__wpErrors.push(`console.error: ${m.text()}`);
+  });
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) page.__wasmFetches += 1; });
+  await page.goto(url);
+  return page;
+}
+
+/** Waits until the element matching `selector` has data-state ready (or error: fails). */
+async function waitReady(page, selector, timeout = 90_000) {
+  try {
+    await page.waitForFunction((s) => ['ready', 'error'].includes(document.querySelector(s)?.dataset.state), selector, { timeout, polling: 50 });
+  } catch {
+    throw new Error(`${selector} never settled (state ${await page.evaluate((s) => document.querySelector(s)?.dataset.state, selector)}); errors: ${page.__wpErrors.join(' | ')}`);
+  }
+  const state = await page.evaluate((s) => document.querySelector(s).dataset.state, selector);
+  const err = await page.locator(selector).locator('[data-testid=error]').first().textContent().catch(() => '');
+  assert.equal(state, 'ready', `${selector}: ${err}; page errors: ${page.__wpErrors.join(' | ')}`);
+}
+
+/** Facts shown by the view `sel` (Playwright's CSS engine pierces the open shadow root). */
+async function shownFacts(page, sel) {
+  const v = page.locator(sel);
+  const tensors = await v.locator('[data-testid=tensor-count]').getAttribute('data-value');
+  const params = await v.locator('[data-testid=parameter-count]').getAttribute('data-value');
+  const dtypes = await v.locator('[data-testid=dtype-histogram] [data-dtype]').evaluateAll((els) =>
+    Object.fromEntries(els.map((e) => [e.getAttribute('data-dtype'), e.getAttribute('data-count')])));
+  return { tensors, params, dtypes };
+}
+
+function refDtypes(ref) {
+  return Object.fromEntries(ref.dtypes.map((d) => [String(d.dtype), String(d.tensors)]));
+}
+
+async function tabsOf(page, sel) {
+  return page.locator(sel).locator('[role=tab]').evaluateAll((els) =>
+    els.map((e) => ({ tab: e.dataset.tab, selected: e.getAttribute('aria-selected'), tabindex: e.getAttribute('tabindex') })));
+}
+
+async function shoot(locator, name) {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  await locator.screenshot({ path: path.join(screenshotDir, `${name}.png`) });
+}
+
+/** Event listeners registered on window and document (Chrome DevTools Protocol). */
+async function globalListeners(page) {
+  const cdp = await page.context().newCDPSession(page);
+  let n = 0;
+  for (const expression of ['window', 'document']) {
+    const { result } = await cdp.send('Runtime.evaluate', { expression });
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId });
+    n += listeners.length;
+  }
+  await cdp.detach();
+  return n;
+}
+
+describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 * 60_000 }, () => {
+  let browser; let server; let hub; let ggufDir; let gemmaRef; let minilmRef; let embedUrl; let apiUrl;
+
+  before(async () => {
+    requireFile(files.gemma);
+    requireFile(files.minilm);
+    requireFile(path.join(distDir, 'embed.html'), 'build the app: trunk build --release');
+    ggufDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-widget-'));
+    fs.symlinkSync(files.gemma, path.join(ggufDir, GGUF_FILE));
+    server = await startAppServer();
+    hub = await startMockHub({
+      repos: {
+        [GGUF_REPO]: { dir: ggufDir },
+        [ST_REPO]: { dir: path.dirname(files.minilm) },
+        'weightpeek/split-gguf': { dir: path.join(fixtures, 'split-gguf') },
+      },
+    });
+    browser = await launchBrowser();
+    gemmaRef = loadReference('gemma-3-270m-q4_k_m');
+    minilmRef = loadReference('all-MiniLM-L6-v2');
+    const base = server.url.replace(/\/?$/, '/');
+    embedUrl = `${base}embed.html?hub=${encodeURIComponent(hub.endpoint)}`;
+    apiUrl = `${base}api.html?hub=${encodeURIComponent(hub.endpoint)}`;
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await hub?.close();
+    if (ggufDir) fs.rmSync(ggufDir, { recursive: true, force: true });
+  });
+
+  it('the docs page shows both models with the reference facts, one wasm instance, header bytes only', async () => {
+    hub.clearLog();
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors');
+
+    const g = await shownFacts(page, '#gguf');
+    assert.equal(g.tensors, String(gemmaRef.tensor_count));
+    assert.equal(BigInt(g.params), BigInt(gemmaRef.parameter_count));
+    assert.deepEqual(g.dtypes, refDtypes(gemmaRef));
+    const s = await shownFacts(page, '#safetensors');
+    assert.equal(s.tensors, String(minilmRef.tensor_count));
+    assert.equal(BigInt(s.params), BigInt(minilmRef.parameter_count));
+    assert.deepEqual(s.dtypes, refDtypes(minilmRef));
+
+    // One module, one wasm download and instance for both views.
+    assert.equal(page.__wasmFetches, 1, 'wasm fetched once for two views');
+
+    // tab="histogram" on the GGUF view; tab="tensors" + filter on the safetensors view.
+    const gt = await tabsOf(page, '#gguf');
+    assert.deepEqual(gt.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory']);
+    assert.deepEqual(gt.filter((t) => t.selected === 'true').map((t) => t.tab), ['histogram']);
+    assert.deepEqual(gt.filter((t) => t.tabindex === '0').map((t) => t.tab), ['histogram'], 'roving tabindex');
+    const st = await tabsOf(page, '#safetensors');
+    assert.deepEqual(st.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks'], 'no tokenizer or memory tab for safetensors');
+    assert.deepEqual(st.filter((t) => t.selected === 'true').map((t) => t.tab), ['tensors']);
+    const expected = minilmRef.tensors.filter((t) => t.name.includes('layer.0.attention')).map((t) => t.name).sort();
+    const rows = await page.locator('#safetensors [data-testid=tensor-table] tbody tr[data-file-index] td.col-name').allTextContents();
+    assert.deepEqual([...rows].sort(), expected, 'filter attribute applied to the tensor table');
+    assert.equal(await page.locator('#safetensors [role=tabpanel]:not([hidden])').count(), 1, 'one panel shown');
+
+    // Header bytes only: the Gemma header is 6.2 MiB of a 253 MB file; MiniLM's 11 KiB.
+    const bytes = (file) => hub.log.filter((e) => e.path.endsWith(file)).reduce((a, e) => a + e.bytes, 0);
+    assert.ok(bytes(GGUF_FILE) <= Number(gemmaRef.data_offset) * 1.25 + 256 * 1024, `GGUF bytes ${bytes(GGUF_FILE)} for a ${gemmaRef.data_offset}-byte header`);
+    assert.ok(bytes('model.safetensors') <= 256 * 1024, `safetensors bytes ${bytes('model.safetensors')}`);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.screenshot({ path: path.join(screenshotDir, 'widget-docs-page.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('keeps the host page CSS out and its own CSS in (shadow DOM)', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#safetensors');
+    // Inside: the docs page's button, table and paragraph rules do not apply.
+    const inside = await page.locator('#safetensors').evaluate((host) => {
+      const root = host.shadowRoot;
+      const tab = getComputedStyle(root.querySelector('[role=tab]'));
+      const table = getComputedStyle(root.querySelector('table'));
+      const wp = getComputedStyle(root.querySelector('.wp'));
+      return { tabFont: tab.fontFamily, tabTransform: tab.textTransform, tableBorder: table.borderTopStyle, font: wp.fontFamily, size: wp.fontSize, align: wp.textAlign };
+    });
+    assert.ok(!/Comic/.test(inside.tabFont), `tab font ${inside.tabFont}`);
+    assert.equal(inside.tabTransform, 'none');
+    assert.notEqual(inside.tableBorder, 'double');
+    assert.ok(/system-ui/.test(inside.font) && !/Georgia/.test(inside.font), `view font ${inside.font}`);
+    assert.equal(inside.size, '15px');
+    assert.equal(inside.align, 'start');
+    // Outside: the page's own look is untouched by the widget's stylesheet.
+    const outside = await page.evaluate(() => ({
+      p: getComputedStyle(document.querySelector('article p')).fontFamily,
+      bg: getComputedStyle(document.body).backgroundColor,
+      button: (() => { const b = document.createElement('button'); document.body.append(b); const f = getComputedStyle(b).fontFamily; b.remove(); return f; })(),
+    }));
+    assert.ok(/Georgia/.test(outside.p), outside.p);
+    assert.equal(outside.bg, 'rgb(253, 252, 248)');
+    assert.ok(/Comic/.test(outside.button), outside.button);
+    // A hostile host rule on every element still does not reach inside.
+    await page.addStyleTag({ content: '* { color: red !important; letter-spacing: 5px; } table { display: none; }' });
+    const after = await page.locator('#safetensors').evaluate((host) => {
+      const t = host.shadowRoot.querySelector('table');
+      return { display: getComputedStyle(t).display, color: getComputedStyle(host.shadowRoot.querySelector('.wp')).color, spacing: getComputedStyle(host.shadowRoot.querySelector('.wp')).letterSpacing };
+    });
+    assert.equal(after.display, 'table');
+    assert.notEqual(after.color, 'rgb(255, 0, 0)');
+    assert.equal(after.spacing, 'normal');
+    await page.context().close();
+  });
+
+  it('tabs: ARIA roles, arrow keys, Home/End, the tab attribute follows', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    const v = page.locator('#gguf');
+    assert.equal(await v.locator('[role=tablist]').count(), 1);
+    assert.equal(await v.locator('[role=tabpanel]').count(), 8);
+    await v.locator('[role=tab][aria-selected=true]').focus();
+    const selected = async () => (await tabsOf(page, '#gguf')).find((t) => t.selected === 'true').tab;
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await selected(), 'preview');
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tab')), 'preview');
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').shadowRoot.activeElement?.dataset.tab), 'preview', 'focus moves with the selection');
+    await page.keyboard.press('End');
+    assert.equal(await selected(), 'memory');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await selected(), 'summary', 'wraps around');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await selected(), 'memory');
+    await page.keyboard.press('Home');
+    assert.equal(await selected(), 'summary');
+    // Only the selected panel is shown; it is labelled by its tab.
+    const shown = await v.locator('[role=tabpanel]:not([hidden])').evaluateAll((els) => els.map((e) => e.getAttribute('aria-labelledby')));
+    assert.deepEqual(shown, ['wp-tab-summary']);
+    // Setting the attribute selects the tab.
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tab', 'checks'));
+    assert.equal(await selected(), 'checks');
+    // A type clicked in the chart filters the table and shows the Tensors tab.
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tab', 'histogram'));
+    await v.locator('[data-testid=dtype-histogram] [data-dtype=Q6_K]').first().click();
+    assert.equal(await selected(), 'tensors');
+    const types = await v.locator('[data-testid=tensor-table] tbody tr[data-file-index] td.col-type').allTextContents();
+    assert.ok(types.length > 0 && types.every((t) => t.includes('Q6_K')), `types after the chart click: ${types.slice(0, 5)}`);
+    await page.context().close();
+  });
+
+  it('tensor attribute opens its preview; src change loads the new model; theme attribute', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    const ref = previewRef('gemma', 'blk.0.attn_output.weight', null, null);
+    hub.clearLog();
+    await page.evaluate(() => { const e = document.querySelector('#gguf'); e.removeAttribute('tab'); e.setAttribute('tensor', 'blk.0.attn_output.weight'); });
+    const v = page.locator('#gguf');
+    await v.locator('[data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+    const shownTab = (await tabsOf(page, '#gguf')).find((t) => t.selected === 'true').tab;
+    assert.equal(shownTab, 'preview', 'a tensor without a tab shows the preview');
+    const ranged = hub.log.filter((e) => e.server === 'cdn' && e.range);
+    assert.deepEqual(ranged.map((e) => e.range), [`bytes=${ref.read_offset}-${ref.read_offset + ref.read_len - 1}`], 'one Range request of exactly the window');
+    // A tensor the model does not have: a message, not a crash.
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'no.such.tensor'));
+    assert.match(await v.locator('[data-testid=error]').first().textContent(), /no tensor "no\.such\.tensor"/);
+
+    // src change: the view now shows MiniLM (no tokenizer or memory tab).
+    await page.evaluate((u) => {
+      const e = document.querySelector('#gguf');
+      e.removeAttribute('tensor');
+      e.setAttribute('tab', 'summary');
+      e.setAttribute('src', u);
+    }, `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`);
+    await page.waitForFunction(() => document.querySelector('#gguf').dataset.state === 'loading' || document.querySelector('#gguf').dataset.state === 'ready');
+    await waitReady(page, '#gguf');
+    const f = await shownFacts(page, '#gguf');
+    assert.equal(f.tensors, String(minilmRef.tensor_count));
+    assert.equal((await tabsOf(page, '#gguf')).length, 6);
+
+    // theme="dark" under a light system: dark colours; "light": light ones.
+    const bg = () => page.locator('#safetensors').evaluate((h) => getComputedStyle(h.shadowRoot.querySelector('.wp')).backgroundColor);
+    await page.evaluate(() => document.querySelector('#safetensors').setAttribute('theme', 'dark'));
+    assert.equal(await bg(), 'rgb(15, 17, 21)');
+    await page.evaluate(() => document.querySelector('#safetensors').setAttribute('theme', 'light'));
+    assert.equal(await bg(), 'rgb(246, 247, 249)');
+    // height: the body of the view is that tall.
+    await page.evaluate(() => document.querySelector('#safetensors').setAttribute('height', '300'));
+    const h = await page.locator('#safetensors').evaluate((host) => host.shadowRoot.querySelector('.wp-body').getBoundingClientRect().height);
+    assert.equal(Math.round(h), 300);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+
+  it('removing a view stops its requests and removes its listeners', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors');
+    const live = () => page.evaluate(async () => (await import('./weightpeek.js')).liveViews());
+    assert.equal(await live(), 2);
+    await page.evaluate(() => { document.querySelector('#gguf').remove(); document.querySelector('#safetensors').remove(); });
+    assert.equal(await live(), 0, 'both views freed');
+    const base = await globalListeners(page);
+
+    // A view that loads and is removed: the listeners it added are gone again.
+    await page.evaluate((u) => {
+      const e = document.createElement('weightpeek-view');
+      e.id = 'added';
+      e.setAttribute('src', u);
+      e.setAttribute('tab', 'tensors');
+      document.querySelector('article').append(e);
+    }, `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`);
+    await waitReady(page, '#added');
+    const during = await globalListeners(page);
+    assert.ok(during > base, `a view adds window listeners (${base} -> ${during})`);
+    await page.evaluate(() => document.querySelector('#added').remove());
+    assert.equal(await live(), 0);
+    assert.equal(await globalListeners(page), base, 'no listener left behind');
+
+    // Removed while its header is being fetched: the request is aborted, nothing follows.
+    hub.clearLog();
+    hub.set({ latencyMs: 1500 });
+    try {
+      await page.evaluate((u) => {
+        const e = document.createElement('weightpeek-view');
+        e.id = 'slow';
+        e.setAttribute('src', u);
+        document.querySelector('article').append(e);
+      }, `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`);
+      const t0 = Date.now();
+      while (!hub.log.some((e) => e.path.endsWith(GGUF_FILE)) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(hub.log.some((e) => e.server === 'hub' && e.path.endsWith(GGUF_FILE)), 'the first request was made');
+      await page.evaluate(() => document.querySelector('#slow').remove());
+      await new Promise((r) => setTimeout(r, 4000));
+      assert.deepEqual(hub.log.filter((e) => e.server === 'cdn').map((e) => e.range), [], 'no request reached the CDN after removal');
+      assert.equal(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).length, 1, 'nothing was asked after removal');
+      assert.equal(await live(), 0);
+    } finally {
+      hub.set({ latencyMs: 0 });
+    }
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+
+  it('the API page prints its table; inspect() and preview() match the references', async () => {
+    hub.clearLog();
+    const page = await openPage(browser, apiUrl);
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 90_000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'ready', await page.locator('[data-testid=api-status]').textContent());
+    const rows = await page.$$eval('[data-testid=api-table] tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const fmt = new Intl.NumberFormat('en');
+    assert.deepEqual(rows.map((r) => r.slice(0, 4)), [
+      [GGUF_FILE, 'gguf', fmt.format(gemmaRef.tensor_count), fmt.format(gemmaRef.parameter_count)],
+      ['model.safetensors', 'safetensors', fmt.format(minilmRef.tensor_count), fmt.format(minilmRef.parameter_count)],
+    ]);
+    assert.match(await page.locator('[data-testid=api-preview]').textContent(), /^blk\.0\.attn_q\.weight \(Q5_0\), rows 0\.\.2, cols 0\.\.8/);
+    await page.screenshot({ path: path.join(screenshotDir, 'widget-api-page.png'), fullPage: true });
+
+    // inspect(): the CLI's JSON schema, equal to the reference readers.
+    const hubUrl = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
+    const got = await page.evaluate(async (u) => {
+      const m = await (await import('./weightpeek.js')).inspect(u);
+      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count, tensor_bytes: m.tensor_bytes, dtypes: m.dtypes, names: m.tensors.map((t) => t.name), meta: m.metadata.length };
+    }, hubUrl);
+    assert.equal(got.tensor_count, gemmaRef.tensor_count);
+    assert.equal(got.parameter_count, gemmaRef.parameter_count);
+    assert.equal(got.tensor_bytes, gemmaRef.tensor_bytes);
+    assert.deepEqual(Object.fromEntries(got.dtypes.map((d) => [d.dtype, d.tensors])), Object.fromEntries(gemmaRef.dtypes.map((d) => [String(d.dtype), d.tensors])));
+    assert.deepEqual(got.names, gemmaRef.tensors.map((t) => t.name));
+    assert.equal(got.meta, gemmaRef.metadata_count);
+
+    // preview(): values bit for bit equal to gguf-py's, reading exactly the window.
+    for (const c of [previewRef('gemma', 'blk.3.attn_output.weight', [5, 9], [300, 700]), previewRef('gemma', 'blk.0.attn_q.weight', [7, 8], [33, 35])]) {
+      hub.clearLog();
+      const p = await page.evaluate(async ([u, c]) => {
+        const r = await (await import('./weightpeek.js')).preview(u, c.tensor, { rows: c.request.rows, cols: `${c.request.cols[0]}..${c.request.cols[1]}` });
+        const bits = Array.from(new Uint32Array(r.values.buffer, r.values.byteOffset, r.values.length));
+        return { isF32: r.values instanceof Float32Array, n: r.values.length, bits: bits.slice(0, 64), stats: r.stats, offset: r.window.read_offset, len: r.window.read_len, dtype: r.dtype };
+      }, [hubUrl, c]);
+      assert.ok(p.isF32);
+      assert.equal(p.dtype, c.dtype);
+      assert.equal(p.n, c.stats.count);
+      assert.deepEqual(p.bits, c.first_bits);
+      assert.equal(Math.fround(p.stats.min), Math.fround(c.stats.min));
+      assert.equal(Math.fround(p.stats.max), Math.fround(c.stats.max));
+      assert.deepEqual([p.offset, p.len], [c.read_offset, c.read_len]);
+      const window = hub.log.filter((e) => e.server === 'cdn' && e.range !== `bytes=0-${256 * 1024 - 1}`);
+      assert.ok(window.some((e) => e.range === `bytes=${c.read_offset}-${c.read_offset + c.read_len - 1}`), `window read: ${window.map((e) => e.range)}`);
+    }
+
+    // A File: only its header is read; a list of shard URLs is one model; errors reject.
+    const sample = loadReference('sample');
+    const local = await page.evaluate(async () => {
+      const bytes = await (await fetch('sample.gguf')).arrayBuffer();
+      const file = new File([bytes], 'sample.gguf');
+      const m = await (await import('./weightpeek.js')).inspect(file);
+      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count };
+    });
+    assert.deepEqual(local, { tensor_count: sample.tensor_count, parameter_count: sample.parameter_count });
+    const splitRef = JSON.parse(fs.readFileSync(path.join(fixtures, 'split-gguf.json'), 'utf8'));
+    const parts = [1, 2, 3].map((i) => `${hub.endpoint}/weightpeek/split-gguf/resolve/main/tiny-llama-0000${i}-of-00003.gguf`);
+    const split = await page.evaluate(async (urls) => {
+      const m = await (await import('./weightpeek.js')).inspect(urls);
+      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count };
+    }, parts);
+    assert.deepEqual(split, { tensor_count: splitRef.tensor_count, parameter_count: splitRef.parameter_count });
+    assert.deepEqual(page.__wpErrors, []);
+    // (the browser logs the 404 below as a console error: expected)
+    const failure = await page.evaluate(async (u) => {
+      try { await (await import('./weightpeek.js')).inspect(u); return 'resolved'; } catch (e) { return `${e instanceof Error}: ${e.message}`; }
+    }, `${hub.endpoint}/${ST_REPO}/resolve/main/missing.safetensors`);
+    assert.match(failure, /^true: .*404/);
+    const aborted = await page.evaluate(async (u) => {
+      const c = new AbortController();
+      c.abort();
+      try { await (await import('./weightpeek.js')).inspect(u, { signal: c.signal }); return 'resolved'; } catch (e) { return e.message; }
+    }, hubUrl);
+    assert.match(aborted, /cancel/i);
+    await page.context().close();
+  });
+
+  it('every tab, light and dark, 390 and 2560 px wide (screenshots)', { timeout: 600_000 }, async () => {
+    for (const width of [390, 2560]) {
+      for (const colorScheme of ['light', 'dark']) {
+        const page = await openPage(browser, embedUrl, { width, height: 900, colorScheme });
+        if (width > 1000) await page.addStyleTag({ content: 'article { max-width: none !important; }' });
+        await waitReady(page, '#gguf');
+        await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'blk.0.attn_q.weight'));
+        await page.locator('#gguf [data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+        const v = page.locator('#gguf');
+        for (const tab of ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory']) {
+          await page.evaluate((t) => document.querySelector('#gguf').setAttribute('tab', t), tab);
+          // Nothing of the view is wider than the page (no horizontal scrolling at 390 px).
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(overflow <= 0, `${tab} at ${width} px ${colorScheme}: page scrolls sideways by ${overflow} px`);
+          await shoot(v, `widget-${tab}-${colorScheme}-${width}`);
+        }
+        assert.deepEqual(page.__wpErrors, []);
+        await page.context().close();
+      }
+    }
+  });
+});

@@ -1,0 +1,122 @@
+// weightpeek as a module for other pages: the <weightpeek-view> element and the JavaScript
+// API. Load it with one tag from the built assets (dist/ of `trunk build`):
+//
+//   <script type="module" src="weightpeek/weightpeek.js"></script>
+//   <weightpeek-view src="https://huggingface.co/…/model.gguf" tab="tensors"></weightpeek-view>
+//
+// or import it:  import { inspect, preview } from "./weightpeek/weightpeek.js";
+// Types: weightpeek.d.ts beside this file. All logic is Rust (src/web/widget.rs, api.rs); this
+// file only defines the element and forwards its attributes.
+import init, { Widget, inspect_json, preview_values, live_widgets } from "./weightpeek-web.js";
+
+let ready = null;
+
+/** Loads the wasm module once per page: every widget and API call shares one instance. */
+export function load() {
+  ready ??= init({ module_or_path: new URL("./weightpeek-web_bg.wasm", import.meta.url) });
+  return ready;
+}
+
+/**
+ * Reads the header of a model and summarises it, as `weightpeek FILE --json` does.
+ * @param {string | string[] | Blob} source a URL (Hugging Face URL forms included), a list of
+ *   shard URLs, or a File/Blob (only its header is read).
+ * @param {{endpoint?: string, token?: string, signal?: AbortSignal, name?: string}} [options]
+ * @returns {Promise<object>} the CLI's --json schema.
+ */
+export async function inspect(source, options = {}) {
+  await load();
+  return JSON.parse(await inspect_json(source, options));
+}
+
+/**
+ * Decodes a window of one tensor, reading only its bytes.
+ * @param {string | string[] | Blob} source as for inspect()
+ * @param {string} tensorName
+ * @param {{rows?: [number, number] | string, cols?: [number, number] | string}} [window]
+ *   end-exclusive ranges; default: the page's default window.
+ * @param {{endpoint?: string, token?: string, signal?: AbortSignal, name?: string}} [options]
+ * @returns {Promise<object>} the CLI's `--tensor NAME --json` schema plus `values`
+ *   (a Float32Array, row-major, rows × cols of the window).
+ */
+export async function preview(source, tensorName, window = {}, options = {}) {
+  await load();
+  const [json, values] = await preview_values(source, tensorName, window, options);
+  return { ...JSON.parse(json), values };
+}
+
+/** Test hook: how many views are alive (0 after every element was removed). */
+export async function liveViews() {
+  await load();
+  return live_widgets();
+}
+
+const STYLE_URL = new URL("./style.css", import.meta.url).href;
+const ATTRS = ["src", "tab", "tensor", "filter", "endpoint"];
+
+/** `<weightpeek-view src tab tensor filter height theme endpoint>`; see the README. */
+export class WeightpeekView extends HTMLElement {
+  static observedAttributes = [...ATTRS, "height"];
+
+  #widget = null;
+  #container;
+  #connecting = false;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: "open" });
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = STYLE_URL;
+    this.#container = document.createElement("div");
+    this.#container.className = "wp";
+    this.#container.setAttribute("part", "view");
+    root.append(link, this.#container);
+  }
+
+  async connectedCallback() {
+    this.#applyHeight();
+    if (this.#widget || this.#connecting) return;
+    this.#connecting = true;
+    try {
+      await load();
+    } catch (e) {
+      this.#container.textContent = `weightpeek could not start: ${e}`;
+      this.dataset.state = "error";
+      return;
+    } finally {
+      this.#connecting = false;
+    }
+    if (!this.isConnected || this.#widget) return;
+    this.#widget = new Widget(this, this.#container);
+    this.#widget.set_endpoint(this.getAttribute("endpoint"));
+    this.#widget.set_tab(this.getAttribute("tab"));
+    this.#widget.set_tensor(this.getAttribute("tensor"));
+    this.#widget.set_filter(this.getAttribute("filter"));
+    this.#widget.set_src(this.getAttribute("src"));
+  }
+
+  disconnectedCallback() {
+    // Cancels its requests, removes its listeners, releases the model.
+    this.#widget?.free();
+    this.#widget = null;
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (name === "height") return this.#applyHeight();
+    if (!this.#widget || old === value) return;
+    this.#widget[`set_${name}`](value);
+  }
+
+  #applyHeight() {
+    const h = this.getAttribute("height");
+    // A number is pixels; anything else is a CSS length ("60vh"); invalid values are ignored.
+    const css = h && /^\d+(\.\d+)?$/.test(h.trim()) ? `${h.trim()}px` : h;
+    if (css) this.#container.style.setProperty("--wp-height", css);
+    else this.#container.style.removeProperty("--wp-height");
+  }
+}
+
+if (!customElements.get("weightpeek-view")) {
+  customElements.define("weightpeek-view", WeightpeekView);
+}
