@@ -1,6 +1,6 @@
 //! The dtype histogram card: an inline SVG bar chart (bars from `view::histogram`), a toggle
 //! between bytes and tensor counts, and the per-type table (tensors, elements, bytes, bits per
-//! weight), as the CLI prints it.
+//! weight), as the CLI prints it. Type names carry the type's block layout as a tooltip.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,6 +9,7 @@ use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
+use crate::format::ggml_type::type_tooltip;
 use crate::summary::DtypeRow;
 use crate::view::histogram::{chart, type_lines, Measure, PICK_HINT};
 
@@ -146,7 +147,7 @@ fn draw(st: &State) {
         attr(&g, "data-count", &b.tensors.to_string());
         attr(&g, "data-bytes", &b.bytes.to_string());
         let title = svg("title");
-        title.set_text_content(Some(&b.title));
+        title.set_text_content(Some(&with_type_tooltip(&b.title, &b.dtype)));
         append(&g, &title);
 
         let label = svg("text");
@@ -204,6 +205,10 @@ fn type_table(rows: &[DtypeRow]) -> Element {
         attr(&swatch, "style", &format!("background:{}", l.color));
         append(&td, &swatch);
         append(&td, &el_text("span", "mono", &l.dtype));
+        let tip =
+            type_tooltip(&l.dtype).map_or(PICK_HINT.to_string(), |t| format!("{t}\n{PICK_HINT}"));
+        attr(&td, "title", &tip);
+        attr(&td, "data-testid", "type-name");
         append(&tr, &td);
         append(&tr, &el_text("td", "num", &l.tensors));
         append(&tr, &el_text("td", "num", &l.elements));
@@ -215,4 +220,12 @@ fn type_table(rows: &[DtypeRow]) -> Element {
     }
     append(&table, &tbody);
     table
+}
+
+/// `text`, then on a line of its own the block layout of type `dtype` (when it has one).
+pub(super) fn with_type_tooltip(text: &str, dtype: &str) -> String {
+    match type_tooltip(dtype) {
+        Some(t) => format!("{text}\n{t}"),
+        None => text.to_string(),
+    }
 }

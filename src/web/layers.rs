@@ -1,5 +1,5 @@
 //! The per-layer quantisation map card: roles × layers, each cell coloured by type and
-//! carrying the type as text and tooltip, with a legend.
+//! carrying the type as text and tooltip (with the type's block layout), with a legend.
 
 use std::rc::Rc;
 
@@ -7,10 +7,12 @@ use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
+use crate::format::ggml_type::type_tooltip;
 use crate::summary::LayerMap;
 use crate::view::layer_grid::{grid, PICK_HINT};
 
 use super::dom::{self, append, attr, el_class, el_text};
+use super::histogram::with_type_tooltip;
 
 /// The card and its click listener (a role or a cell lists its tensors through
 /// `set_filter`), or `None` when no tensor name has a layer number.
@@ -32,6 +34,9 @@ pub fn layer_card(
         attr(&sw, "style", &format!("background:{}", l.color));
         append(&li, &sw);
         append(&li, &el_text("span", "mono", &l.dtype));
+        if let Some(t) = type_tooltip(&l.dtype) {
+            attr(&li, "title", &t);
+        }
         append(&li, &el_text("span", "muted", &format!(" ×{}", l.cells)));
         append(&legend, &li);
     }
@@ -62,7 +67,7 @@ pub fn layer_card(
             match c {
                 Some(c) => {
                     let td = el_text("td", "cell", &c.dtype);
-                    attr(&td, "title", &c.title);
+                    attr(&td, "title", &with_type_tooltip(&c.title, &c.dtype));
                     attr(&td, "data-filter", &c.filter);
                     attr(
                         &td,

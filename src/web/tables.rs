@@ -1,6 +1,9 @@
 //! The tensor table card: sortable headers, a filter box, and a virtualised body (a fixed-height
 //! scroll container; only the rows `view::viewport` picks exist in the DOM, between two spacer
 //! rows), so 250,000 tensors scroll as smoothly as 200.
+//!
+//! [`VirtualBody`] and [`virtual_listeners`] are that body and its listeners (scroll, resize,
+//! keyboard focus), shared with the tokenizer card's token and merges lists.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,31 +13,333 @@ use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
+use crate::format::ggml_type::type_tooltip;
 use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::{shape_order_note, shape_toggle_label};
 use crate::view::tensors::{Column, TensorTable, FILTER_HINT};
-use crate::view::viewport::{Viewport, Window};
+use crate::view::viewport::{nav_target, Viewport, Window};
 
 use super::dom::{self, append, attr, el_class, el_text};
 
 /// Milliseconds the filter waits for typing to pause before filtering a big table.
 const FILTER_DELAY_MS: u32 = 120;
 
+/// The body of a virtualised table: its scroll container, the `<tbody>` (a top spacer, the
+/// rows in view, a bottom spacer) and the keyboard focus. Every drawn row carries
+/// `aria-rowindex` (the header row is 1, list position `p` is `p + 2`) and a `tabindex`: 0 on
+/// the row focused last (one tab stop in the table), -1 on the others.
+pub(super) struct VirtualBody {
+    pub scroller: Element,
+    pub tbody: Element,
+    columns: usize,
+    /// The window drawn last, to skip redraws when a scroll does not change it.
+    drawn: Option<Window>,
+    /// List position of the row focused last (the tab stop).
+    focus: usize,
+}
+
+impl VirtualBody {
+    /// The body of a table with `columns` columns inside `scroller`.
+    pub fn new(scroller: Element, tbody: Element, columns: usize) -> VirtualBody {
+        VirtualBody {
+            scroller,
+            tbody,
+            columns,
+            drawn: None,
+            focus: 0,
+        }
+    }
+
+    /// Draws the rows in view of a list of `rows` rows (unless the window is the one drawn
+    /// last and `force` is off), each built by `row(pos)`; `min_view` bounds the view's height
+    /// from below. Before its first rows the container is only as tall as its header: when the
+    /// rows drawn make it taller, the rows for that height are drawn at once. A container not
+    /// laid out (height 0: drawn before it is shown) is taken to be as tall as the window.
+    /// `empty` is said when there are no rows. Returns whether it drew.
+    pub fn draw(
+        &mut self,
+        rows: usize,
+        force: bool,
+        min_view: f64,
+        empty: &str,
+        mut row: impl FnMut(usize) -> Option<Element>,
+    ) -> bool {
+        let client = self.scroller.client_height();
+        let view_h = if client > 0 {
+            f64::from(client).max(min_view)
+        } else {
+            window_height().max(min_view)
+        };
+        if !self.draw_at(rows, force, view_h, empty, &mut row) {
+            return false;
+        }
+        // Only a container under four rows tall can be still growing (reading its height
+        // after the rows went in costs a layout).
+        if f64::from(client) < Viewport::TABLE.row_height * 4.0 {
+            let grown = f64::from(self.scroller.client_height());
+            if grown > view_h + 0.5 {
+                self.draw_at(rows, true, grown, empty, &mut row);
+            }
+        }
+        true
+    }
+
+    fn draw_at(
+        &mut self,
+        rows: usize,
+        force: bool,
+        view_h: f64,
+        empty: &str,
+        row: &mut impl FnMut(usize) -> Option<Element>,
+    ) -> bool {
+        let w = Viewport::TABLE.window(rows, f64::from(self.scroller.scroll_top()), view_h);
+        if !force && self.drawn == Some(w) {
+            return false;
+        }
+        self.drawn = Some(w);
+        // Redrawing replaces the focused row: the focus moves to its new element.
+        let had_focus = self.has_focus();
+        self.focus = self.focus.min(rows.saturating_sub(1));
+        // Screen readers learn the full size of the virtualised table, and each row's place.
+        if let Some(table) = self.tbody.parent_element() {
+            attr(&table, "aria-rowcount", &(rows + 1).to_string());
+        }
+        dom::clear(&self.tbody);
+        append(&self.tbody, &dom::spacer_row(w.top, self.columns));
+        for pos in w.start..w.end {
+            if let Some(tr) = row(pos) {
+                if pos % 2 == 1 {
+                    tr.class_list().add_1("odd").ok();
+                }
+                attr(&tr, "aria-rowindex", &(pos + 2).to_string());
+                attr(&tr, "tabindex", if pos == self.focus { "0" } else { "-1" });
+                append(&self.tbody, &tr);
+            }
+        }
+        append(&self.tbody, &dom::spacer_row(w.bottom, self.columns));
+        if rows == 0 {
+            let tr = dom::el("tr");
+            let td = el_text("td", "muted empty-row", empty);
+            attr(&td, "colspan", &self.columns.to_string());
+            append(&tr, &td);
+            append(&self.tbody, &tr);
+        }
+        if had_focus {
+            match self.row_element(self.focus) {
+                Some(tr) => focus_quietly(&tr),
+                None => focus_quietly(&self.scroller),
+            }
+        }
+        true
+    }
+
+    /// True when the focus is on a row (in the page, or in the shadow root of an embedded
+    /// view, whose `activeElement` the document does not see).
+    fn has_focus(&self) -> bool {
+        let root = self.tbody.get_root_node();
+        js_sys::Reflect::get(&root, &"activeElement".into())
+            .ok()
+            .and_then(|a| a.dyn_into::<web_sys::Node>().ok())
+            .is_some_and(|a| self.tbody.contains(Some(&a)))
+    }
+
+    /// The drawn row at list position `pos`.
+    fn row_element(&self, pos: usize) -> Option<Element> {
+        self.tbody
+            .query_selector(&format!(":scope > tr[aria-rowindex=\"{}\"]", pos + 2))
+            .ok()
+            .flatten()
+    }
+
+    /// Height of the sticky header row (rows under it are hidden).
+    fn header_height(&self) -> f64 {
+        self.tbody
+            .previous_element_sibling()
+            .map_or(0.0, |h| h.get_bounding_client_rect().height())
+    }
+
+    /// Makes `pos` the tab stop and scrolls the container so that row is shown whole (the
+    /// caller redraws, then calls [`VirtualBody::focus_row`]).
+    fn scroll_to(&mut self, rows: usize, pos: usize) {
+        self.focus = pos;
+        let v = Viewport::TABLE;
+        let view_h = f64::from(self.scroller.client_height());
+        let top = f64::from(self.scroller.scroll_top());
+        let to = v.scroll_to_show(rows, pos, top, view_h, self.header_height());
+        if to != top {
+            self.scroller.set_scroll_top(to.round() as i32);
+        }
+    }
+
+    /// Focuses the drawn row at `pos` (the rows' tabindex follow).
+    fn focus_row(&mut self, pos: usize) {
+        self.set_tab_stop(pos);
+        if let Some(tr) = self.row_element(pos) {
+            focus_quietly(&tr);
+        }
+    }
+
+    /// `pos` becomes the one row with tabindex 0.
+    fn set_tab_stop(&mut self, pos: usize) {
+        if let Some(old) = self.row_element(self.focus) {
+            attr(&old, "tabindex", "-1");
+        }
+        self.focus = pos;
+        if let Some(tr) = self.row_element(pos) {
+            attr(&tr, "tabindex", "0");
+        }
+    }
+}
+
+/// The browser window's inner height in CSS px (800 if unknown).
+pub(super) fn window_height() -> f64 {
+    gloo::utils::window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(800.0)
+}
+
+/// `el.focus({preventScroll: true})`: the container is already scrolled where it should be
+/// (looked up by name, so no web-sys feature is needed).
+fn focus_quietly(el: &Element) {
+    use js_sys::{Function, Object, Reflect};
+    let opts = Object::new();
+    let _ = Reflect::set(&opts, &"preventScroll".into(), &true.into());
+    if let Some(f) = Reflect::get(el, &"focus".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+    {
+        let _ = f.call1(el, &opts);
+    }
+}
+
+/// A table drawn through a [`VirtualBody`].
+pub(super) trait Virtual {
+    /// Its body.
+    fn body(&mut self) -> &mut VirtualBody;
+    /// Rows listed now.
+    fn rows(&self) -> usize;
+    /// Draws the rows in view (see [`VirtualBody::draw`]).
+    fn draw(&mut self, force: bool);
+}
+
+/// The listeners of a virtualised table: scrolling and resizing redraw it; on a focused row,
+/// ArrowUp/ArrowDown move the focus one row, PageUp/PageDown a screenful, Home/End to the
+/// first/last row, scrolling so that row is drawn (on the container itself, the first such key
+/// focuses the tab-stop row); focusing a row makes it the tab stop.
+pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Vec<EventListener> {
+    let (scroller, tbody) = {
+        let mut s = st.borrow_mut();
+        let b = s.body();
+        (b.scroller.clone(), b.tbody.clone())
+    };
+    let mut ls = Vec::new();
+    let s2 = st.clone();
+    ls.push(EventListener::new(&scroller, "scroll", move |_| {
+        s2.borrow_mut().draw(false);
+    }));
+    let s2 = st.clone();
+    ls.push(EventListener::new(
+        &gloo::utils::window(),
+        "resize",
+        move |_| s2.borrow_mut().draw(true),
+    ));
+    let pos_of = |e: &web_sys::Event| -> Option<usize> {
+        let tr = e
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())?
+            .closest("tr[aria-rowindex]")
+            .ok()
+            .flatten()?;
+        tr.get_attribute("aria-rowindex")?
+            .parse::<usize>()
+            .ok()?
+            .checked_sub(2)
+    };
+    let s2 = st.clone();
+    ls.push(EventListener::new(&tbody, "focusin", move |e| {
+        if let Some(pos) = pos_of(e) {
+            // Never redraws here: the focused element stays the one focused.
+            if let Ok(mut s) = s2.try_borrow_mut() {
+                s.body().set_tab_stop(pos);
+            }
+        }
+    }));
+    let s2 = st.clone();
+    let scroller2 = scroller.clone();
+    let opts = gloo::events::EventListenerOptions::enable_prevent_default();
+    ls.push(EventListener::new_with_options(
+        &scroller,
+        "keydown",
+        opts,
+        move |e| {
+            let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                return;
+            };
+            if k.alt_key() || k.ctrl_key() || k.meta_key() || k.shift_key() {
+                return;
+            }
+            let on_scroller = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .is_some_and(|t| t == scroller2);
+            let Ok(mut s) = s2.try_borrow_mut() else {
+                return;
+            };
+            let rows = s.rows();
+            let key = k.key();
+            let target = if on_scroller {
+                // From the container: the first navigation key brings the tab-stop row in.
+                let stop = s.body().focus;
+                nav_target(&key, stop, rows, 1).map(|_| stop.min(rows.saturating_sub(1)))
+            } else {
+                let Some(pos) = pos_of(e) else {
+                    return;
+                };
+                let b = s.body();
+                let page = Viewport::TABLE
+                    .page_rows(f64::from(b.scroller.client_height()), b.header_height());
+                nav_target(&key, pos, rows, page)
+            };
+            let Some(target) = target else {
+                return;
+            };
+            e.prevent_default();
+            s.body().scroll_to(rows, target);
+            s.draw(true);
+            s.body().focus_row(target);
+        },
+    ));
+    ls
+}
+
 struct State {
     table: TensorTable,
     card: Element,
     input: HtmlInputElement,
-    scroller: Element,
-    tbody: Element,
+    body: VirtualBody,
     headers: Vec<(Column, Element)>,
     count: Element,
-    /// The window drawn last, to skip redraws when a scroll does not change it.
-    drawn: Option<Window>,
-    /// Rows open a preview (focusable, with their file index) once a listener is attached.
+    /// Rows open a preview (with their file index) once a listener is attached.
     openable: bool,
     /// The columns shown (no part column for a single file).
     columns: Vec<Column>,
+}
+
+impl Virtual for State {
+    fn body(&mut self) -> &mut VirtualBody {
+        &mut self.body
+    }
+
+    fn rows(&self) -> usize {
+        self.table.len()
+    }
+
+    fn draw(&mut self, force: bool) {
+        State::draw(self, force);
+    }
 }
 
 /// The live tensor table.
@@ -118,29 +423,15 @@ impl TensorTableView {
             table: tensor_table,
             card: card.clone(),
             input: filter.clone(),
-            scroller: scroller.clone(),
-            tbody,
+            body: VirtualBody::new(scroller.clone(), tbody, columns.len()),
             headers: headers.clone(),
             count,
-            drawn: None,
             openable: false,
             columns,
         }));
         state.borrow().update_headers();
 
-        let mut listeners = Vec::new();
-        let st = state.clone();
-        listeners.push(EventListener::new(&scroller, "scroll", move |_| {
-            st.borrow_mut().draw(false);
-        }));
-        let st = state.clone();
-        listeners.push(EventListener::new(
-            &gloo::utils::window(),
-            "resize",
-            move |_| {
-                st.borrow_mut().draw(true);
-            },
-        ));
+        let mut listeners = virtual_listeners(&state);
         for (c, th) in headers {
             let st = state.clone();
             listeners.push(EventListener::new(&th, "click", move |_| {
@@ -179,7 +470,7 @@ impl TensorTableView {
             *pending.borrow_mut() = Some(Timeout::new(delay, move || {
                 let mut s = st.borrow_mut();
                 if s.table.set_filter(&input.value()) {
-                    s.scroller.set_scroll_top(0);
+                    s.body.scroller.set_scroll_top(0);
                     s.draw(true);
                 }
             }));
@@ -201,7 +492,7 @@ impl TensorTableView {
             let mut s = st.borrow_mut();
             s.input.set_value(text);
             s.table.set_filter(text);
-            s.scroller.set_scroll_top(0);
+            s.body.scroller.set_scroll_top(0);
             s.draw(true);
             s.card.scroll_into_view();
         })
@@ -210,7 +501,7 @@ impl TensorTableView {
     /// Listeners that call `open(file_index)` when a tensor row is clicked or Enter is pressed
     /// on a focused row (delegated to the table body, so the virtualised rows need none).
     pub fn open_listeners(&self, open: Rc<dyn Fn(usize)>) -> Vec<EventListener> {
-        let tbody = self.state.borrow().tbody.clone();
+        let tbody = self.state.borrow().body.tbody.clone();
         let index_of = |e: &web_sys::Event| {
             e.target()
                 .and_then(|t| t.dyn_into::<Element>().ok())
@@ -260,87 +551,70 @@ impl State {
     }
 
     fn draw(&mut self, force: bool) {
-        let v = Viewport::TABLE;
         // Before the first draw the container is only as tall as its header; the window's
         // height bounds it (CSS caps the container at 70vh).
-        let window_h = gloo::utils::window()
-            .inner_height()
-            .ok()
-            .and_then(|h| h.as_f64())
-            .unwrap_or(800.0);
-        let view_h = f64::from(self.scroller.client_height()).max(window_h);
-        let w = v.window(
-            self.table.len(),
-            f64::from(self.scroller.scroll_top()),
-            view_h,
-        );
-        if !force && self.drawn == Some(w) {
-            return;
-        }
-        self.drawn = Some(w);
-        self.count.set_text_content(Some(&self.table.count_text()));
-        // Screen readers learn the full size of the virtualised table, and each row's place.
-        if let Some(table) = self.tbody.parent_element() {
-            attr(&table, "aria-rowcount", &(self.table.len() + 1).to_string());
-        }
-        dom::clear(&self.tbody);
-        append(&self.tbody, &dom::spacer_row(w.top, self.columns.len()));
-        for pos in w.start..w.end {
-            if let Some(tr) = self.row(pos) {
-                append(&self.tbody, &tr);
-            }
-        }
-        append(&self.tbody, &dom::spacer_row(w.bottom, self.columns.len()));
-        if self.table.is_empty() {
-            let tr = dom::el("tr");
-            let td = el_text("td", "muted empty-row", "no matching tensors");
-            attr(&td, "colspan", &self.columns.len().to_string());
-            append(&tr, &td);
-            append(&self.tbody, &tr);
+        let window_h = window_height();
+        let State {
+            table,
+            body,
+            count,
+            openable,
+            columns,
+            ..
+        } = self;
+        let drew = body.draw(table.len(), force, window_h, "no matching tensors", |pos| {
+            row(table, *openable, columns, pos)
+        });
+        if drew {
+            count.set_text_content(Some(&table.count_text()));
         }
     }
+}
 
-    fn row(&self, pos: usize) -> Option<Element> {
-        let cells = self.table.cells(pos)?;
-        let r = self.table.row(pos)?;
-        let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
-        attr(&tr, "aria-rowindex", &(pos + 2).to_string());
-        if self.openable {
-            if let Some(i) = self.table.file_index(pos) {
-                attr(&tr, "data-file-index", &i.to_string());
-                attr(&tr, "tabindex", "0");
-                attr(&tr, "title", "click or press Enter to preview the values");
-                tr.class_list().add_1("openable").ok();
-            }
+/// The tensor row at visible position `pos` (the body adds its place and tabindex).
+fn row(table: &TensorTable, openable: bool, columns: &[Column], pos: usize) -> Option<Element> {
+    let cells = table.cells(pos)?;
+    let r = table.row(pos)?;
+    let tr = dom::el("tr");
+    if openable {
+        if let Some(i) = table.file_index(pos) {
+            attr(&tr, "data-file-index", &i.to_string());
+            attr(&tr, "title", "click or press Enter to preview the values");
+            tr.class_list().add_1("openable").ok();
         }
-        for (c, text) in Column::ALL.iter().zip(cells) {
-            if !self.columns.contains(c) {
-                continue;
-            }
-            let td = el_class(
-                "td",
-                &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
+    }
+    for (c, text) in Column::ALL.iter().zip(cells) {
+        if !columns.contains(c) {
+            continue;
+        }
+        let td = el_class(
+            "td",
+            &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
+        );
+        if *c == Column::Type {
+            let chip = el_text("span", "chip", &text);
+            let bg = dtype_color(&r.dtype);
+            attr(
+                &chip,
+                "style",
+                &format!("background:{bg};color:{}", text_on(bg)),
             );
-            if *c == Column::Type {
-                let chip = el_text("span", "chip", &text);
-                let bg = dtype_color(&r.dtype);
-                attr(
-                    &chip,
-                    "style",
-                    &format!("background:{bg};color:{}", text_on(bg)),
-                );
-                append(&td, &chip);
-            } else {
-                td.set_text_content(Some(&text));
-            }
-            if let Some(t) = self.table.title(pos, *c) {
+            append(&td, &chip);
+        } else {
+            td.set_text_content(Some(&text));
+        }
+        if let Some(t) = table.title(pos, *c) {
+            attr(&td, "title", &t);
+        } else if *c == Column::Type {
+            // Block size, bytes per block and bits per weight of the type.
+            if let Some(t) = type_tooltip(&r.dtype) {
                 attr(&td, "title", &t);
             }
-            if *c == Column::Name && r.note.is_some() {
-                td.class_list().add_1("has-note").ok();
-            }
-            append(&tr, &td);
         }
-        Some(tr)
+        if *c == Column::Name && r.note.is_some() {
+            td.class_list().add_1("has-note").ok();
+        }
+        append(&tr, &td);
     }
+    Some(tr)
 }

@@ -1,6 +1,7 @@
-//! The tokenizer card: facts, special tokens, a searchable virtualised token list (only the
-//! rows in view are decoded, through the token index built once per model), and the chat
-//! templates as numbered lines with a copy button. Text goes in as text only.
+//! The tokenizer card: facts, special tokens, a searchable virtualised token list and merges
+//! list (only the rows in view are decoded, through an index of the strings built once per
+//! model; the lists share the tensor table's virtualised body and keyboard navigation), and the
+//! chat templates as numbered lines with a copy button. Text goes in as text only.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,39 +15,268 @@ use web_sys::{Element, HtmlSelectElement};
 use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::tokenizer::{
-    fact_rows, special_rows, template_label, template_lines, TokenRows, SEARCH_HINT,
+    fact_rows, has_merge_list, special_rows, template_label, template_lines, MergeRows, TokenRows,
+    MERGE_SEARCH_HINT, SEARCH_HINT,
 };
-use crate::view::viewport::{Viewport, Window};
+use crate::view::viewport::Viewport;
 
 use super::dom::{self, append, attr, el_class, el_text};
+use super::tables::{virtual_listeners, Virtual, VirtualBody};
 
 /// Milliseconds the search waits for typing to pause.
 const SEARCH_DELAY_MS: u32 = 150;
-/// Columns of the token list.
-const COLUMNS: [(&str, &str); 4] = [
-    ("id", "col-id num"),
-    ("text", "col-text"),
-    ("type", "col-ttype"),
-    ("score", "col-score num"),
-];
 
 fn now() -> f64 {
     gloo::utils::window().performance().map_or(0.0, |p| p.now())
 }
 
-struct ListState {
+/// What a searchable list of the card lists (the token list, the merges list).
+trait ListRows {
+    /// Heading, search box placeholder (and tooltip), its accessible label, the `data-testid`
+    /// of the search box and of the table, the table's class, what an empty search says.
+    const TEXTS: ListTexts;
+    /// Columns: (header, class of the cells; its first word is the `<col>` class).
+    const COLUMNS: &'static [(&'static str, &'static str)];
+    fn len(&self) -> usize;
+    fn count_text(&self) -> String;
+    fn set_query(&mut self, m: &Model, q: &str);
+    /// The row at list position `pos`, decoded now (the body adds its place and tabindex).
+    fn row(&self, m: &Model, pos: usize) -> Option<Element>;
+}
+
+struct ListTexts {
+    head: &'static str,
+    hint: &'static str,
+    label: &'static str,
+    search_id: &'static str,
+    table_id: &'static str,
+    class: &'static str,
+    empty: &'static str,
+}
+
+impl ListRows for TokenRows {
+    const TEXTS: ListTexts = ListTexts {
+        head: "Tokens",
+        hint: SEARCH_HINT,
+        label: "search tokens by text or #id",
+        search_id: "token-search",
+        table_id: "token-list",
+        class: "token-scroll",
+        empty: "no matching tokens",
+    };
+    const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("id", "col-id num"),
+        ("text", "col-text"),
+        ("type", "col-ttype"),
+        ("score", "col-score num"),
+    ];
+
+    fn len(&self) -> usize {
+        TokenRows::len(self)
+    }
+
+    fn count_text(&self) -> String {
+        TokenRows::count_text(self)
+    }
+
+    fn set_query(&mut self, m: &Model, q: &str) {
+        TokenRows::set_query(self, m, q);
+    }
+
+    fn row(&self, m: &Model, pos: usize) -> Option<Element> {
+        let r = TokenRows::row(self, m, pos)?;
+        let tr = dom::el("tr");
+        attr(&tr, "data-id", &r.id.to_string());
+        append(&tr, &el_text("td", "col-id num", &r.id_text));
+        let text = el_text("td", "col-text", &r.text);
+        attr(&text, "title", &r.text);
+        append(&tr, &text);
+        let kind = el_text("td", "col-ttype", &r.kind);
+        attr(&kind, "title", &r.kind);
+        append(&tr, &kind);
+        append(&tr, &el_text("td", "col-score num", &r.score));
+        Some(tr)
+    }
+}
+
+impl ListRows for MergeRows {
+    const TEXTS: ListTexts = ListTexts {
+        head: "Merges",
+        hint: MERGE_SEARCH_HINT,
+        label: "search merges by text or #rank",
+        search_id: "merge-search",
+        table_id: "merge-list",
+        class: "merge-scroll",
+        empty: "no matching merges",
+    };
+    const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("rank", "col-rank num"),
+        ("left", "col-left"),
+        ("right", "col-right"),
+        ("result", "col-result"),
+    ];
+
+    fn len(&self) -> usize {
+        MergeRows::len(self)
+    }
+
+    fn count_text(&self) -> String {
+        MergeRows::count_text(self)
+    }
+
+    fn set_query(&mut self, m: &Model, q: &str) {
+        MergeRows::set_query(self, m, q);
+    }
+
+    fn row(&self, m: &Model, pos: usize) -> Option<Element> {
+        let r = MergeRows::row(self, m, pos)?;
+        let tr = dom::el("tr");
+        attr(&tr, "data-rank", &r.rank.to_string());
+        append(&tr, &el_text("td", "col-rank num", &r.rank_text));
+        for (class, text) in [
+            ("col-left", &r.left),
+            ("col-right", &r.right),
+            ("col-result", &r.result),
+        ] {
+            let td = el_text("td", class, text);
+            attr(&td, "title", text);
+            append(&tr, &td);
+        }
+        Some(tr)
+    }
+}
+
+struct ListState<R> {
     model: Rc<Model>,
-    rows: TokenRows,
-    scroller: Element,
-    tbody: Element,
+    rows: R,
+    body: VirtualBody,
     count: Element,
-    drawn: Option<Window>,
+}
+
+impl<R: ListRows> Virtual for ListState<R> {
+    fn body(&mut self) -> &mut VirtualBody {
+        &mut self.body
+    }
+
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn draw(&mut self, force: bool) {
+        let t0 = now();
+        let ListState {
+            model,
+            rows,
+            body,
+            count,
+        } = self;
+        let min_view = Viewport::TABLE.row_height * 4.0;
+        if !body.draw(rows.len(), force, min_view, R::TEXTS.empty, |pos| {
+            rows.row(model, pos)
+        }) {
+            return;
+        }
+        count.set_text_content(Some(&rows.count_text()));
+        if let Some(table) = body.tbody.parent_element() {
+            attr(&table, "data-draw-ms", &format!("{:.2}", now() - t0));
+            attr(&table, "data-rows", &rows.len().to_string());
+        }
+    }
+}
+
+/// One searchable list and what keeps it alive.
+struct List<R> {
+    state: Rc<RefCell<ListState<R>>>,
+    _pending: Rc<RefCell<Option<Timeout>>>,
+    _listeners: Vec<EventListener>,
+}
+
+impl<R: ListRows + 'static> List<R> {
+    /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
+    fn new(body: &Element, model: Rc<Model>, make: impl FnOnce(&Model) -> R) -> List<R> {
+        let t = &R::TEXTS;
+        let head = el_class("div", "sub-row");
+        append(&head, &el_text("h3", "sub-head", t.head));
+        let count = el_class("span", "count muted");
+        append(&head, &count);
+        let search = dom::search_input(t.hint, t.label);
+        attr(&search, "title", t.hint);
+        attr(&search, "data-testid", t.search_id);
+        append(&head, &search);
+        append(body, &head);
+
+        let scroller = el_class("div", &format!("table-scroll {}", t.class));
+        attr(&scroller, "tabindex", "0");
+        let table = el_class("table", "tensor-table token-table");
+        attr(&table, "data-testid", t.table_id);
+        let colgroup = dom::el("colgroup");
+        for (_, class) in R::COLUMNS {
+            append(
+                &colgroup,
+                &el_class("col", class.split(' ').next().unwrap_or("")),
+            );
+        }
+        append(&table, &colgroup);
+        let thead = dom::el("thead");
+        let tr = dom::el("tr");
+        attr(&tr, "aria-rowindex", "1");
+        for (h, class) in R::COLUMNS {
+            let th = el_text("th", class, h);
+            attr(&th, "scope", "col");
+            append(&tr, &th);
+        }
+        append(&thead, &tr);
+        append(&table, &thead);
+        let tbody = dom::el("tbody");
+        append(&table, &tbody);
+        append(&scroller, &table);
+        append(body, &scroller);
+
+        let t0 = now();
+        let rows = make(&model);
+        attr(&table, "data-index-ms", &format!("{:.2}", now() - t0));
+        let state = Rc::new(RefCell::new(ListState {
+            model,
+            rows,
+            body: VirtualBody::new(scroller, tbody, R::COLUMNS.len()),
+            count,
+        }));
+        let mut listeners = virtual_listeners(&state);
+        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
+        let st = state.clone();
+        let input = search.clone();
+        let pending2 = pending.clone();
+        listeners.push(EventListener::new(&search, "input", move |_| {
+            let st = st.clone();
+            let input = input.clone();
+            *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
+                let mut s = st.borrow_mut();
+                let m = s.model.clone();
+                let t0 = now();
+                s.rows.set_query(&m, &input.value());
+                if let Some(table) = s.body.tbody.parent_element() {
+                    attr(&table, "data-search-ms", &format!("{:.2}", now() - t0));
+                }
+                s.body.scroller.set_scroll_top(0);
+                s.draw(true);
+            }));
+        }));
+        List {
+            state,
+            _pending: pending,
+            _listeners: listeners,
+        }
+    }
+
+    fn draw_now(&self) {
+        self.state.borrow_mut().draw(true);
+    }
 }
 
 /// The card and everything its listeners need.
 pub struct TokenizerCard {
-    _list: Rc<RefCell<ListState>>,
-    _pending: Rc<RefCell<Option<Timeout>>>,
+    tokens: List<TokenRows>,
+    merges: Option<List<MergeRows>>,
     _copied: Rc<RefCell<Option<Timeout>>>,
     _listeners: Vec<EventListener>,
 }
@@ -93,86 +323,10 @@ impl TokenizerCard {
             append(&body, &table);
         }
 
-        // The token list.
-        let head = el_class("div", "sub-row");
-        append(&head, &el_text("h3", "sub-head", "Tokens"));
-        let count = el_class("span", "count muted");
-        append(&head, &count);
-        let search = dom::search_input(SEARCH_HINT, "search tokens by text or #id");
-        attr(&search, "title", SEARCH_HINT);
-        attr(&search, "data-testid", "token-search");
-        append(&head, &search);
-        append(&body, &head);
-
-        let scroller = el_class("div", "table-scroll token-scroll");
-        attr(&scroller, "tabindex", "0");
-        let table = el_class("table", "tensor-table token-table");
-        attr(&table, "data-testid", "token-list");
-        let colgroup = dom::el("colgroup");
-        for (_, class) in COLUMNS {
-            append(
-                &colgroup,
-                &el_class("col", class.split(' ').next().unwrap_or("")),
-            );
-        }
-        append(&table, &colgroup);
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        for (h, class) in COLUMNS {
-            let th = el_text("th", class, h);
-            attr(&th, "scope", "col");
-            append(&tr, &th);
-        }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroller, &table);
-        append(&body, &scroller);
-
-        let t0 = now();
-        let rows = TokenRows::new(&model);
-        attr(&table, "data-index-ms", &format!("{:.2}", now() - t0));
-        let list = Rc::new(RefCell::new(ListState {
-            model,
-            rows,
-            scroller: scroller.clone(),
-            tbody,
-            count,
-            drawn: None,
-        }));
-
-        let st = list.clone();
-        listeners.push(EventListener::new(&scroller, "scroll", move |_| {
-            st.borrow_mut().draw(false);
-        }));
-        let st = list.clone();
-        listeners.push(EventListener::new(
-            &gloo::utils::window(),
-            "resize",
-            move |_| st.borrow_mut().draw(true),
-        ));
-        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
-        {
-            let st = list.clone();
-            let input = search.clone();
-            let pending2 = pending.clone();
-            listeners.push(EventListener::new(&search, "input", move |_| {
-                let st = st.clone();
-                let input = input.clone();
-                *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
-                    let mut s = st.borrow_mut();
-                    let m = s.model.clone();
-                    let t0 = now();
-                    s.rows.set_query(&m, &input.value());
-                    if let Some(table) = s.tbody.parent_element() {
-                        attr(&table, "data-search-ms", &format!("{:.2}", now() - t0));
-                    }
-                    s.scroller.set_scroll_top(0);
-                    s.draw(true);
-                }));
-            }));
-        }
+        // The token list, then the merges list (BPE vocabularies).
+        let tokens = List::new(&body, model.clone(), TokenRows::new);
+        let merges =
+            has_merge_list(&model).then(|| List::new(&body, model.clone(), MergeRows::new));
 
         // Chat templates.
         let copied: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
@@ -251,8 +405,8 @@ impl TokenizerCard {
         (
             card,
             TokenizerCard {
-                _list: list,
-                _pending: pending,
+                tokens,
+                merges,
                 _copied: copied,
                 _listeners: listeners,
             },
@@ -261,7 +415,10 @@ impl TokenizerCard {
 
     /// Draws the rows in view; call once the card is in the document.
     pub fn draw_now(&self) {
-        self._list.borrow_mut().draw(true);
+        self.tokens.draw_now();
+        if let Some(m) = &self.merges {
+            m.draw_now();
+        }
     }
 }
 
@@ -287,53 +444,5 @@ fn draw_template(view: &Element, (name, text): &(String, String)) {
         append(&row, &el_text("span", "ln", &n));
         append(&row, &el_text("span", "tx", &line));
         append(view, &row);
-    }
-}
-
-impl ListState {
-    fn draw(&mut self, force: bool) {
-        let t0 = now();
-        let v = Viewport::TABLE;
-        let view_h = f64::from(self.scroller.client_height()).max(v.row_height * 4.0);
-        let w = v.window(
-            self.rows.len(),
-            f64::from(self.scroller.scroll_top()),
-            view_h,
-        );
-        if !force && self.drawn == Some(w) {
-            return;
-        }
-        self.drawn = Some(w);
-        self.count.set_text_content(Some(&self.rows.count_text()));
-        dom::clear(&self.tbody);
-        append(&self.tbody, &dom::spacer_row(w.top, COLUMNS.len()));
-        for pos in w.start..w.end {
-            let Some(r) = self.rows.row(&self.model, pos) else {
-                continue;
-            };
-            let tr = el_class("tr", if pos % 2 == 1 { "odd" } else { "" });
-            attr(&tr, "data-id", &r.id.to_string());
-            append(&tr, &el_text("td", "col-id num", &r.id_text));
-            let text = el_text("td", "col-text", &r.text);
-            attr(&text, "title", &r.text);
-            append(&tr, &text);
-            let kind = el_text("td", "col-ttype", &r.kind);
-            attr(&kind, "title", &r.kind);
-            append(&tr, &kind);
-            append(&tr, &el_text("td", "col-score num", &r.score));
-            append(&self.tbody, &tr);
-        }
-        append(&self.tbody, &dom::spacer_row(w.bottom, COLUMNS.len()));
-        if self.rows.is_empty() {
-            let tr = dom::el("tr");
-            let td = el_text("td", "muted empty-row", "no matching tokens");
-            attr(&td, "colspan", &COLUMNS.len().to_string());
-            append(&tr, &td);
-            append(&self.tbody, &tr);
-        }
-        if let Some(table) = self.tbody.parent_element() {
-            attr(&table, "data-draw-ms", &format!("{:.2}", now() - t0));
-            attr(&table, "data-rows", &self.rows.len().to_string());
-        }
     }
 }

@@ -1,12 +1,20 @@
-// End-to-end: the tokenizer card, the memory card and the CSV / Markdown downloads (issue #6),
-// on the real Gemma 3 GGUF and the phi-3 vocab file, against the reference facts
-// (target/reference/<key>.json). No expected value is typed here.
+// End-to-end: the tokenizer card (token list, merges list), the memory card, the CSV / Markdown
+// downloads, type-name tooltips and keyboard navigation of the virtualised tables (issue #6), on
+// the real Gemma 3 GGUF and the phi-3 / deepseek-llm vocab files, against the reference facts
+// (target/reference/<key>.json, ggml_types.json). No expected value is typed here.
 //
 // UI contract:
 //   [data-testid=tokenizer]                    the tokenizer card (GGUF with tokenizer keys)
 //   [data-testid=special-tokens] tr[data-role][data-id]   one row per special token: role, id, text
 //   [data-testid=token-search]                 search box: text, `#id` or a number
 //   [data-testid=token-list]                   virtualised table; rows tr[data-id], text in td.col-text
+//   [data-testid=merge-search], [data-testid=merge-list]   the same for tokenizer.ggml.merges:
+//                                              rows tr[data-rank], td.col-left/.col-right/.col-result
+//   virtualised tables (tensors, tokens, merges): rows tr[aria-rowindex] (header row 1), the
+//   table's aria-rowcount; ArrowUp/ArrowDown/Home/End move the focus between rows
+//   type names: title "Q4_K: 256 weights per block, 144 bytes per block, 4.5 bits per weight"
+//   (tensor table td.col-type, histogram <g data-dtype> <title>, type table td[data-testid=type-name],
+//   layer map td.cell)
 //   [data-testid=chat-template] .tl > .ln, .tx numbered lines of the template (data-lines)
 //   [data-testid=chat-template-copy]           copies the template; says "copied"
 //   [data-testid=memory][data-kv-bytes][data-total-bytes]  the estimate's raw numbers
@@ -32,6 +40,8 @@ import {
 
 const FETCH_HINT = 'fetch it with python3 ../shared/scripts/fetch-real-models.py; scripts/install.sh does';
 const phi3 = path.join(sharedDir, 'data', 'vocab', 'ggml-vocab-phi-3.gguf');
+// The vocab file with the most merges (99,757).
+const deepseek = path.join(sharedDir, 'data', 'vocab', 'ggml-vocab-deepseek-llm.gguf');
 
 function meta(ref, key) {
   const e = ref.metadata.find((m) => m.key === key);
@@ -59,12 +69,48 @@ function kvBytes(ref, ctx, [bytes, values]) {
   return layers * blocks * BigInt(bytes);
 }
 
-/** Types `q` in the search box and waits until the list has run that search (data-search-ms). */
-async function search(page, q) {
-  await page.$eval('[data-testid=token-list]', (t) => t.removeAttribute('data-search-ms'));
-  await page.fill('[data-testid=token-search]', q);
-  await page.waitForFunction(() => document.querySelector('[data-testid=token-list]').hasAttribute('data-search-ms'), null, { timeout: 10_000 });
-  return Number(await page.getAttribute('[data-testid=token-list]', 'data-search-ms'));
+/** Types `q` in a list's search box (`token` or `merge`) and waits until the list has run that search (data-search-ms). */
+async function search(page, q, list = 'token') {
+  const table = `[data-testid=${list}-list]`;
+  await page.$eval(table, (t) => t.removeAttribute('data-search-ms'));
+  await page.fill(`[data-testid=${list}-search]`, q);
+  await page.waitForFunction((sel) => document.querySelector(sel).hasAttribute('data-search-ms'), table, { timeout: 10_000 });
+  return Number(await page.getAttribute(table, 'data-search-ms'));
+}
+
+/** [rank, left, right, result] of the merge rows drawn. */
+async function visibleMerges(page) {
+  return page.$$eval('[data-testid=merge-list] tbody tr[data-rank]', (rows) =>
+    rows.map((r) => [Number(r.dataset.rank), ...['.col-left', '.col-right', '.col-result'].map((c) => r.querySelector(c).textContent)]));
+}
+
+/** The tooltip of a type name, from gguf-py's block size and bytes per block. */
+function typeTooltip(t) {
+  const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+  return `${t.name}: ${n(t.block_size, 'weight', 'weights')} per block, ${n(t.type_size, 'byte', 'bytes')} per block, ${(t.type_size * 8) / t.block_size} bits per weight`;
+}
+
+/** aria-rowindex (and data-id / data-rank) of the focused element, and whether it lies whole inside its scroller. */
+async function focused(page) {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    const box = el?.closest('.table-scroll');
+    const head = box?.querySelector('thead')?.getBoundingClientRect();
+    const r = el?.getBoundingClientRect();
+    const b = box?.getBoundingClientRect();
+    return {
+      rowindex: el?.getAttribute('aria-rowindex') ?? null,
+      id: el?.dataset?.id ?? el?.dataset?.rank ?? null,
+      tabindex: el?.getAttribute('tabindex') ?? null,
+      shown: !!(r && b && head && r.top >= head.bottom - 1 && r.bottom <= b.bottom + 1),
+    };
+  });
+}
+
+/** Presses `key` `times` times, then reads the focus. */
+async function press(page, key, times = 1) {
+  for (let i = 0; i < times; i++) await page.keyboard.press(key);
+  return focused(page);
 }
 
 async function visibleIds(page) {
@@ -117,6 +163,9 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         for (const f of ['add_bos_token', 'add_eos_token']) {
           assert.ok(cardText.includes(f), `${f} flag shown`);
         }
+        // A SentencePiece vocabulary: no tokenizer.ggml.merges in the reference, no merges list.
+        assert.ok(!ref.metadata.some((m) => m.key === 'tokenizer.ggml.merges'));
+        assert.equal(await page.$('[data-testid=merge-list]'), null, 'no merges list without merges');
 
         // The token list: count, first rows, search by id and by text, scroll to the end.
         const count = Number(tokens.count);
@@ -227,6 +276,153 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       await page.context().close();
     }
   });
+
+  it('Gemma 3 GGUF: type-name tooltips, keyboard navigation of the tensor table and the 262,144-row token list', { timeout: 240_000 }, async () => {
+    requireFile(files.gemma, FETCH_HINT);
+    const ref = loadReference('gemma-3-270m-q4_k_m');
+    const types = new Map(loadReference('ggml_types').quant_types.map((t) => [t.name, t]));
+    const page = await openApp(browser, server);
+    try {
+      await dropFile(page, files.gemma);
+      assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+
+      // Tooltips: the tensor table's type cells, the chart's bars, the type table, the layer map.
+      const cells = await page.$$eval('[data-testid=tensor-table] td.col-type', (tds) => tds.map((td) => [td.textContent, td.title]));
+      assert.ok(cells.length > 5, 'type cells drawn');
+      for (const [name, title] of cells) {
+        assert.ok(types.has(name), `${name} in gguf-py's table`);
+        assert.equal(title, typeTooltip(types.get(name)), `tooltip of ${name}`);
+      }
+      const q4k = typeTooltip(types.get('Q4_K'));
+      assert.ok(ref.dtypes.some((d) => d.dtype === 'Q4_K'), 'Gemma has Q4_K tensors');
+      console.log(`# Q4_K tooltip: ${q4k}`);
+      const bars = await page.$$eval('[data-testid=dtype-histogram] g[data-dtype]', (gs) => gs.map((g) => [g.dataset.dtype, g.querySelector('title').textContent]));
+      assert.equal(bars.length, ref.dtypes.length);
+      for (const [name, title] of bars) assert.equal(title.split('\n').at(-1), typeTooltip(types.get(name)), `bar ${name}`);
+      const rows = await page.$$eval('td[data-testid=type-name]', (tds) => tds.map((td) => [td.querySelector('.mono').textContent, td.title]));
+      assert.equal(rows.length, ref.dtypes.length);
+      for (const [name, title] of rows) assert.equal(title.split('\n')[0], typeTooltip(types.get(name)), `type table ${name}`);
+      const layerCells = await page.$$eval('[data-testid=layer-map] td.cell[data-filter]', (tds) => tds.map((td) => [td.textContent, td.title]));
+      assert.ok(layerCells.some(([n]) => n === 'Q4_K'), 'a Q4_K cell in the layer map');
+      for (const [name, title] of layerCells) assert.equal(title.split('\n').at(-1), typeTooltip(types.get(name)), `layer map ${name}`);
+
+      // The tensor table: focus the first row, ArrowDown ×3, End, Home, then Enter previews.
+      const tensors = '[data-testid=tensor-table]';
+      assert.equal(await page.getAttribute(tensors, 'aria-rowcount'), String(ref.tensor_count + 1));
+      await page.focus(`${tensors} tbody tr[aria-rowindex="2"]`);
+      assert.equal((await focused(page)).tabindex, '0', 'the focused row is the tab stop');
+      let f = await press(page, 'ArrowDown', 3);
+      assert.equal(f.rowindex, '5', 'ArrowDown ×3 from the first row');
+      assert.equal(f.tabindex, '0');
+      assert.ok(f.shown, 'the focused row is in view');
+      await shot(page.locator('.tensor-scroll'), 'tensor-row-focus');
+      f = await press(page, 'End');
+      assert.equal(f.rowindex, String(ref.tensor_count + 1), 'End: the last row');
+      assert.ok(f.shown, 'the last row is in view');
+      f = await press(page, 'ArrowUp');
+      assert.equal(f.rowindex, String(ref.tensor_count), 'ArrowUp from the last row');
+      f = await press(page, 'Home');
+      assert.equal(f.rowindex, '2', 'Home: the first row');
+      assert.ok(f.shown);
+      f = await press(page, 'PageDown');
+      assert.ok(Number(f.rowindex) > 10 && f.shown, `PageDown moves a screenful (${f.rowindex})`);
+      f = await press(page, 'ArrowDown');
+      const name = await page.evaluate(() => document.activeElement.querySelector('td.col-name').textContent);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => document.querySelector('[data-testid=preview]')?.dataset.tensor === n, name, { timeout: 60_000 });
+
+      // The token list (262,144 rows): the same keys; End scrolls to the last token.
+      const count = Number(meta(ref, 'tokenizer.ggml.tokens').count);
+      const list = '[data-testid=token-list]';
+      assert.equal(await page.getAttribute(list, 'aria-rowcount'), String(count + 1));
+      await page.locator('.token-scroll').scrollIntoViewIfNeeded();
+      await page.focus(`${list} tbody tr[aria-rowindex="2"]`);
+      f = await press(page, 'ArrowDown', 3);
+      assert.deepEqual([f.rowindex, f.id], ['5', '3'], 'ArrowDown ×3: token 3');
+      const t0 = Date.now();
+      f = await press(page, 'End');
+      const endMs = Date.now() - t0;
+      assert.deepEqual([f.rowindex, f.id], [String(count + 1), String(count - 1)], 'End: the last token');
+      assert.ok(f.shown, 'the last token is in view');
+      const drawn = await page.$$eval(`${list} tbody tr[data-id]`, (r) => r.length);
+      assert.ok(drawn < 80, `still only a screenful drawn (${drawn})`);
+      await shot(page.locator('.token-scroll'), 'token-row-focus-end');
+      f = await press(page, 'ArrowUp', 2);
+      assert.deepEqual([f.rowindex, f.id], [String(count - 1), String(count - 3)]);
+      f = await press(page, 'Home');
+      assert.deepEqual([f.rowindex, f.id], ['2', '0'], 'Home: token 0');
+      assert.ok(f.shown);
+      console.log(`# End on the ${count}-row token list: ${endMs} ms (key press to focus, through playwright)`);
+      assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  for (const width of [1280, 390]) {
+    it(`deepseek-llm vocab at ${width} px: the merges list (count, rows, end, search, keys)`, { timeout: 120_000 }, async () => {
+      requireFile(deepseek, 'the shared data folder; set WEIGHTPEEK_SHARED');
+      const ref = loadReference('ggml-vocab-deepseek-llm');
+      const merges = meta(ref, 'tokenizer.ggml.merges');
+      const count = Number(merges.count);
+      const suffix = width === 390 ? '-390' : '';
+      const page = await openApp(browser, server, { width });
+      try {
+        await dropFile(page, deepseek);
+        assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+        const card = page.locator('[data-testid=tokenizer]');
+        const list = '[data-testid=merge-list]';
+        assert.equal(await page.getAttribute(list, 'data-rows'), String(count), 'every merge listed');
+        assert.equal(await page.getAttribute(list, 'aria-rowcount'), String(count + 1));
+        assert.ok((await card.textContent()).includes(`${count.toLocaleString('en-US')} merges`), 'merges count shown');
+        const first = await visibleMerges(page);
+        assert.ok(first.length > 5 && first.length < 80, `only a screenful is drawn (${first.length} rows)`);
+        assert.deepEqual(first.slice(0, merges.head.length).map(([, l, r]) => `${l} ${r}`), merges.head, 'first rows are the reference head');
+        assert.deepEqual(first.slice(0, merges.head.length).map(([rank]) => rank), merges.head.map((_, i) => i), 'ranks from 0');
+        for (const [, l, r, res] of first) assert.equal(res, l + r, 'result = left + right');
+        await shot(card.locator('.merge-scroll'), `merges-list${suffix}`);
+
+        // Scrolled to the end: the reference's last merge.
+        await page.locator('.merge-scroll').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+        await page.waitForFunction((n) => document.querySelector(`[data-testid=merge-list] tr[data-rank="${n - 1}"]`), count, { timeout: 10_000 });
+        const end = await visibleMerges(page);
+        assert.equal(`${end.at(-1)[1]} ${end.at(-1)[2]}`, merges.last, 'the last row is the reference last merge');
+
+        // Search by the token it makes, by the line as stored, and by #rank.
+        const made = merges.last.replace(' ', '');
+        const ms = await search(page, made, 'merge');
+        const found = await visibleMerges(page);
+        assert.ok(found.some(([rank]) => rank === count - 1), 'search by the result finds the last merge');
+        assert.ok(found.every(([, l, r]) => `${l} ${r}`.includes(made) || (l + r).includes(made)), 'every match contains the text');
+        console.log(`# merges search over ${count} merges: ${ms} ms (${found.length} matches)`);
+        await search(page, merges.last, 'merge');
+        assert.ok((await visibleMerges(page)).some(([rank]) => rank === count - 1), 'search by the line as stored');
+        await search(page, `#${count - 1}`, 'merge');
+        assert.deepEqual((await visibleMerges(page)).map(([rank]) => rank), [count - 1], 'search by #rank');
+        await search(page, merges.head[1].replace(' ', ''), 'merge');
+        const some = await visibleMerges(page);
+        assert.ok(some.length > 1 && some[0][0] === 1, 'a common pair: rank 1 first, ranks ascending');
+        await shot(card.locator('.merge-scroll'), `merges-search${suffix}`);
+        await search(page, '', 'merge');
+        assert.equal(await page.getAttribute(list, 'data-rows'), String(count));
+
+        // Keys in the merges list, End to the last merge.
+        await page.focus(`${list} tbody tr[aria-rowindex="2"]`);
+        let f = await press(page, 'ArrowDown', 3);
+        assert.deepEqual([f.rowindex, f.id], ['5', '3']);
+        f = await press(page, 'End');
+        assert.deepEqual([f.rowindex, f.id], [String(count + 1), String(count - 1)], 'End: the last merge');
+        assert.ok(f.shown);
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await shot(card, `merges-card-dark${suffix}`);
+        await page.emulateMedia({ colorScheme: 'light' });
+        await shot(card, `merges-card${suffix}`);
+        assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
 
   it('safetensors: the three downloads, no tokenizer or memory card', { timeout: 120_000 }, async () => {
     requireFile(files.minilm, FETCH_HINT);
