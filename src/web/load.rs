@@ -20,6 +20,7 @@ use crate::remote::hub::{parse_input, Target};
 use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
 use crate::remote::shards::split_name;
 use crate::source::{read_model, ReadPolicy, ReadStats};
+use crate::summary::quant_st;
 use crate::view::facts;
 
 /// A failure as `(headline, details)`.
@@ -198,6 +199,7 @@ pub async fn read_jobs(
     missing: &[String],
 ) -> Result<(Model, ReadStats, SourceFactory), Failure> {
     let single = jobs.len() == 1 && index.is_none();
+    let first_url = jobs.first().map(|j| j.1.clone());
     let results = bounded(jobs, POOL_SIZE, |i, (file, url, first)| {
         let fetcher = fetcher.clone();
         let counter = counters.borrow()[i].1.clone();
@@ -254,10 +256,30 @@ pub async fn read_jobs(
     match model {
         Ok(mut m) => {
             m.warnings.extend(extra);
+            if let Some(url) = first_url.filter(|_| quant_st::wants_config(&m)) {
+                read_config(&fetcher, &counters, &mut m, &url).await;
+            }
             let source = preview_source(&fetcher, &m, locations);
             Ok((m, stats, source))
         }
         Err(e) => Err(("The model could not be read".into(), e)),
+    }
+}
+
+/// A quantised safetensors layout needs its `config.json` (bits, group size): reads the one
+/// beside `url` (one request, counted in `counters` as `config.json`) and attaches it. A
+/// missing or unreadable config leaves the model as it is; the analysis then says which
+/// figures were derived or defaulted.
+async fn read_config(fetcher: &Fetcher, counters: &Counters, m: &mut Model, url: &str) {
+    let Some(config) = quant_st::config_url(url) else {
+        return;
+    };
+    let counter = Rc::new(Counter::default());
+    counters
+        .borrow_mut()
+        .push(("config.json".to_string(), counter.clone()));
+    if let Ok(bytes) = fetcher.get_all(&config, &counter).await {
+        quant_st::attach_config(m, &bytes, &config);
     }
 }
 

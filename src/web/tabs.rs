@@ -12,13 +12,16 @@ use web_sys::{Element, HtmlElement, KeyboardEvent};
 use super::dom::{self, append, attr, el_class, el_text};
 use crate::view::tabs::{moved, Tab};
 
+/// Told the tab the person selected.
+pub type OnSelect = Rc<dyn Fn(Tab)>;
+
 /// The tab bar and its panels; listeners live as long as it.
 pub struct TabsView {
     tabs: Vec<Tab>,
     buttons: Vec<Element>,
     panels: Vec<Element>,
     current: Cell<Tab>,
-    on_select: RefCell<Option<Rc<dyn Fn(Tab)>>>,
+    on_select: RefCell<Option<OnSelect>>,
     listeners: RefCell<Vec<EventListener>>,
 }
 
@@ -91,7 +94,7 @@ impl TabsView {
 
     /// Calls `f` after every selection by the person (click or key), e.g. to reflect it in the
     /// element's `tab` attribute.
-    pub fn set_on_select(&self, f: Rc<dyn Fn(Tab)>) {
+    pub fn set_on_select(&self, f: OnSelect) {
         *self.on_select.borrow_mut() = Some(f);
     }
 

@@ -113,6 +113,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
         [GGUF_REPO]: { dir: ggufDir },
         [ST_REPO]: { dir: path.dirname(files.minilm) },
         'weightpeek/split-gguf': { dir: path.join(fixtures, 'split-gguf') },
+        'weightpeek/mlx-4bit': { dir: path.join(repoRoot, 'target', 'quant-fixtures', 'mlx-4bit-mixed') },
       },
     });
     browser = await launchBrowser();
@@ -410,6 +411,27 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
       try { await (await import('./weightpeek.js')).inspect(u, { signal: c.signal }); return 'resolved'; } catch (e) { return e.message; }
     }, hubUrl);
     assert.match(aborted, /cancel/i);
+    await page.context().close();
+  });
+
+  it('a quantised safetensors model: config.json beside it is read, logical parameters and bpw as computed in Python', async () => {
+    const expectedFile = path.join(repoRoot, 'target', 'quant-fixtures', 'expected.json');
+    requireFile(expectedFile, 'run tests/reference/quant_safetensors.py; scripts/test.sh does');
+    const want = JSON.parse(fs.readFileSync(expectedFile, 'utf8')).cases.find((c) => c.case === 'mlx-4bit-mixed');
+    hub.clearLog();
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    await page.evaluate((u) => document.querySelector('#gguf').setAttribute('src', u), `${hub.endpoint}/weightpeek/mlx-4bit/resolve/main/model.safetensors`);
+    await page.waitForFunction(() => document.querySelector('#gguf').dataset.state === 'loading');
+    await waitReady(page, '#gguf');
+    const v = page.locator('#gguf');
+    assert.ok((await v.locator('[data-testid=quant-layout]').getAttribute('data-value')).startsWith(want.layout), 'layout');
+    assert.equal(Number(await v.locator('[data-testid=parameter-count]').getAttribute('data-value')), want.logical_parameters);
+    assert.ok(Math.abs(Number(await v.locator('[data-testid=bits-per-weight]').getAttribute('data-value')) - want.bits_per_weight) < 1e-9);
+    assert.equal(hub.log.filter((e) => e.path.endsWith('/config.json')).length, 1, 'config.json read once');
+    const q = await page.evaluate(async (u) => (await (await import('./weightpeek.js')).inspect(u)).quantization, `${hub.endpoint}/weightpeek/mlx-4bit/resolve/main/model.safetensors`);
+    assert.ok(q.layout.startsWith(want.layout), q.layout);
+    assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
   });
 
