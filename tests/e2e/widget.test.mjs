@@ -355,8 +355,13 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     const hubUrl = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
     const got = await page.evaluate(async (u) => {
       const m = await (await import('./weightpeek.js')).inspect(u);
-      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count, tensor_bytes: m.tensor_bytes, dtypes: m.dtypes, names: m.tensors.map((t) => t.name), meta: m.metadata.length };
+      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count, tensor_bytes: m.tensor_bytes, dtypes: m.dtypes, names: m.tensors.map((t) => t.name), meta: m.metadata.length, keys: Object.keys(m), tensorKeys: Object.keys(m.tensors[0]), dtypeKeys: Object.keys(m.dtypes[0]), metaKeys: Object.keys(m.metadata[0]) };
     }, hubUrl);
+    // Every field weightpeek.d.ts declares is there.
+    for (const k of ['format', 'file_size', 'header_size', 'tensor_count', 'metadata_count', 'parameter_count', 'tensor_bytes', 'bits_per_weight', 'dtypes', 'tensors', 'metadata']) assert.ok(got.keys.includes(k), `inspect() has ${k}`);
+    for (const k of ['name', 'dtype', 'shape', 'elements', 'bytes', 'offset']) assert.ok(got.tensorKeys.includes(k), `tensors[] have ${k}`);
+    for (const k of ['dtype', 'tensors', 'elements', 'bytes', 'bits_per_weight']) assert.ok(got.dtypeKeys.includes(k), `dtypes[] have ${k}`);
+    assert.deepEqual(got.metaKeys, ['key', 'type', 'value']);
     assert.equal(got.tensor_count, gemmaRef.tensor_count);
     assert.equal(got.parameter_count, gemmaRef.parameter_count);
     assert.equal(got.tensor_bytes, gemmaRef.tensor_bytes);
@@ -370,9 +375,11 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
       const p = await page.evaluate(async ([u, c]) => {
         const r = await (await import('./weightpeek.js')).preview(u, c.tensor, { rows: c.request.rows, cols: `${c.request.cols[0]}..${c.request.cols[1]}` });
         const bits = Array.from(new Uint32Array(r.values.buffer, r.values.byteOffset, r.values.length));
-        return { isF32: r.values instanceof Float32Array, n: r.values.length, bits: bits.slice(0, 64), stats: r.stats, offset: r.window.read_offset, len: r.window.read_len, dtype: r.dtype };
+        return { keys: Object.keys(r), statKeys: Object.keys(r.stats), isF32: r.values instanceof Float32Array, n: r.values.length, bits: bits.slice(0, 64), stats: r.stats, offset: r.window.read_offset, len: r.window.read_len, dtype: r.dtype };
       }, [hubUrl, c]);
       assert.ok(p.isF32);
+      for (const k of ['tensor', 'dtype', 'shape', 'window', 'bytes_read', 'stats', 'histogram', 'first_values', 'values']) assert.ok(p.keys.includes(k), `preview() has ${k}`);
+      assert.deepEqual(p.statKeys, ['count', 'finite', 'zeros', 'nan', 'pos_inf', 'neg_inf', 'min', 'max', 'mean', 'std', 'mean_abs']);
       assert.equal(p.dtype, c.dtype);
       assert.equal(p.n, c.stats.count);
       assert.deepEqual(p.bits, c.first_bits);

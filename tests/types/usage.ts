@@ -1,0 +1,31 @@
+// Compiled by tests/e2e/types.test.mjs with `tsc --noEmit --strict`: the README's examples of
+// the JavaScript API and the element, typed against www/weightpeek.d.ts. A declaration that
+// drifts from what the examples use fails the test suite.
+import { inspect, preview, load, liveViews, WeightpeekView } from "../../www/weightpeek.js";
+import type { ModelSummary, TensorPreview, Options, Window } from "../../www/weightpeek.js";
+
+async function examples(file: File, signal: AbortSignal): Promise<void> {
+  await load();
+  const options: Options = { endpoint: "https://huggingface.co", signal };
+  const m: ModelSummary = await inspect("https://huggingface.co/o/r/resolve/main/model.safetensors", options);
+  const total: number = m.tensor_count + m.parameter_count + m.tensor_bytes;
+  const bpw: number | null = m.bits_per_weight;
+  const names: string[] = m.tensors.map((t) => `${t.name} ${t.dtype} ${t.shape.join("x")}`);
+  const types: string[] = m.dtypes.map((d) => `${d.dtype}: ${d.tensors} tensors, ${d.bytes} bytes`);
+  const keys: string[] = m.metadata.map((e) => `${e.key} (${e.type})`);
+  const local: ModelSummary = await inspect(file);
+  const shards: ModelSummary = await inspect(["a-00001-of-00002.safetensors", "a-00002-of-00002.safetensors"]);
+  const w: Window = { rows: [0, 4], cols: "0..256" };
+  const p: TensorPreview = await preview(file, "blk.0.attn_q.weight", w);
+  const values: Float32Array = p.values;
+  const mean: number | null = p.stats.mean;
+  const read: number = p.window.read_len + p.bytes_read;
+  const first: string[] = p.first_values.map((v) => v.text);
+  const counts: number[] = p.histogram.counts;
+  const alive: number = await liveViews();
+  const el: WeightpeekView = document.createElement("weightpeek-view");
+  el.setAttribute("src", "https://huggingface.co/o/r/resolve/main/model.gguf");
+  console.log(total, bpw, names, types, keys, local, shards, values, mean, read, first, counts, alive, el);
+}
+
+export { examples };
