@@ -1,0 +1,53 @@
+// End-to-end: the page with a real model (Gemma 3 GGUF, MiniLM safetensors) at a phone's width
+// (390 px) and a large monitor's (2560 px), light and dark (the system's colour scheme): no
+// sideways scrolling of the page, cards within the window, dark colours in dark mode, a visible
+// focus ring on keyboard focus; a full-page screenshot of each (target/e2e-screenshots/page-*).
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launchBrowser, startAppServer, dropFile, waitForSettled, files, screenshotDir } from './helpers.mjs';
+import { openApp } from './helpers.mjs';
+
+describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_000 }, () => {
+  let browser; let server;
+  before(async () => { browser = await launchBrowser(); server = await startAppServer(); });
+  after(async () => { await browser?.close(); await server?.close(); });
+
+  for (const [label, file] of [['gemma', files.gemma], ['minilm', files.minilm]]) {
+    for (const width of [390, 2560]) {
+      for (const scheme of ['light', 'dark']) {
+        it(`${label} at ${width} px, ${scheme}`, async () => {
+          const page = await openApp(browser, server, { width, height: 1000 });
+          await page.emulateMedia({ colorScheme: scheme });
+          await dropFile(page, file);
+          assert.equal(await waitForSettled(page), 'ready');
+          const m = await page.evaluate(() => {
+            const doc = document.documentElement;
+            const cards = [...document.querySelectorAll('.card')].filter((c) => c.offsetParent !== null);
+            const wide = cards.filter((c) => c.getBoundingClientRect().right > doc.clientWidth + 0.5).map((c) => c.className);
+            return { overflow: doc.scrollWidth - doc.clientWidth, wide, bg: getComputedStyle(document.body).backgroundColor, cards: cards.length };
+          });
+          assert.ok(m.overflow <= 0, `the page scrolls sideways by ${m.overflow} px`);
+          assert.deepEqual(m.wide, [], 'cards wider than the window');
+          assert.ok(m.cards >= 5, `${m.cards} cards shown`);
+          assert.equal(m.bg, scheme === 'dark' ? 'rgb(15, 17, 21)' : 'rgb(246, 247, 249)');
+          // Keyboard focus on a tensor row is visible (an outline or a ring).
+          await page.locator('[data-testid=tensor-table] tbody tr[data-file-index]').first().focus();
+          await page.keyboard.press('ArrowDown');
+          const ring = await page.evaluate(() => {
+            const el = document.activeElement;
+            const s = getComputedStyle(el);
+            return { tag: el.tagName, outline: s.outlineStyle, width: s.outlineWidth, shadow: s.boxShadow };
+          });
+          assert.equal(ring.tag, 'TR');
+          assert.ok(ring.outline !== 'none' || ring.shadow !== 'none', `no visible focus: ${JSON.stringify(ring)}`);
+          await page.evaluate(() => window.scrollTo(0, 0));
+          await page.screenshot({ path: path.join(screenshotDir, `page-${label}-${width}-${scheme}.png`), fullPage: true });
+          assert.deepEqual(page.__wpErrors, []);
+          await page.context().close();
+        });
+      }
+    }
+  }
+});
