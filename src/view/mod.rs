@@ -14,10 +14,13 @@
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
+//! - [`compare`]: the Compare card (a second file against the one shown: summary line,
+//!   bits per weight per role, metadata and tensor differences, the diff JSON).
 #![forbid(unsafe_code)]
 
 pub mod checks;
 pub mod colors;
+pub mod compare;
 pub mod export;
 pub mod facts;
 pub mod histogram;

@@ -1,0 +1,496 @@
+//! The page's Compare card: the rows and texts drawn for the differences between the model
+//! shown (A) and a second file read header-only (B), from [`crate::summary::diff`] — the same
+//! figures as `weightpeek diff A B`, and its `--json` as the card's download.
+
+use crate::format::ggml_type::file_type_name;
+use crate::format::{Model, Value};
+use crate::summary::diff::{diff, Diff};
+use crate::summary::display::{self, escape};
+
+/// Rows of a list shown before "Show all".
+pub const LIST_CAP: usize = 40;
+
+/// What a metadata or tensor row says changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Only in the second file (B).
+    OnlyB,
+    /// Only in the first file (A).
+    OnlyA,
+    /// In both, different.
+    Changed,
+}
+
+impl Kind {
+    /// The badge text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::OnlyB => "only in B",
+            Kind::OnlyA => "only in A",
+            Kind::Changed => "changed",
+        }
+    }
+
+    /// The `data-kind` value and CSS modifier.
+    pub fn code(self) -> &'static str {
+        match self {
+            Kind::OnlyB => "added",
+            Kind::OnlyA => "removed",
+            Kind::Changed => "changed",
+        }
+    }
+}
+
+/// One row of the metadata or tensor list: what it names, and its A and B sides as text
+/// (`–` where absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Kind of difference.
+    pub kind: Kind,
+    /// The key or tensor name, escaped for display.
+    pub name: String,
+    /// The name as stored (for `data-name`; attributes hold it as text).
+    pub raw: String,
+    /// A's side.
+    pub a: String,
+    /// B's side.
+    pub b: String,
+}
+
+/// One row of the bits-per-weight table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleRow {
+    /// The role, escaped for display.
+    pub role: String,
+    /// The role as stored.
+    pub raw: String,
+    /// Bits per weight in A and B.
+    pub a: Option<f64>,
+    /// B's bits per weight.
+    pub b: Option<f64>,
+    /// `4.50`, or `–`.
+    pub a_text: String,
+    /// B's, as text.
+    pub b_text: String,
+    /// `+2.00`, `−0.25`, `0`, or `–` when a side is missing.
+    pub delta_text: String,
+    /// A and B differ (including present in one only).
+    pub changed: bool,
+}
+
+/// Counts for the summary line and the card's `data-*` attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Tensors with the same name in both.
+    pub in_both: usize,
+    /// Tensors only in A.
+    pub only_a: usize,
+    /// Tensors only in B.
+    pub only_b: usize,
+    /// Tensors in both with another type or shape.
+    pub changed: usize,
+    /// Keys only in B.
+    pub keys_added: usize,
+    /// Keys only in A.
+    pub keys_removed: usize,
+    /// Keys with another value.
+    pub keys_changed: usize,
+}
+
+/// Everything the card draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareView {
+    /// The short names of A and B (file type like `Q4_K_M`, else the file name).
+    pub labels: (String, String),
+    /// The file names, escaped.
+    pub names: (String, String),
+    /// The one-line summary.
+    pub summary: String,
+    /// Counts behind it.
+    pub counts: Counts,
+    /// Whole-file bits per weight.
+    pub bpw: (Option<f64>, Option<f64>),
+    /// Per role, in A's order then B's new roles.
+    pub roles: Vec<RoleRow>,
+    /// Metadata keys added, removed, changed.
+    pub keys: Vec<Row>,
+    /// Tensors only in one, or changed.
+    pub tensors: Vec<Row>,
+    /// The diff as `weightpeek diff A B --json` prints it (with its final newline).
+    pub json: String,
+}
+
+/// `general.file_type` as llama.cpp names it, without `MOSTLY_` / `ALL_`: `Q4_K_M`.
+pub fn file_type_label(m: &Model) -> Option<String> {
+    let id = m.get("general.file_type").and_then(Value::as_u64)?;
+    let n = file_type_name(id)?;
+    Some(
+        n.trim_start_matches("MOSTLY_")
+            .trim_start_matches("ALL_")
+            .to_string(),
+    )
+}
+
+/// Bits per weight as shown: two decimals, `–` for none.
+pub fn bpw_text(x: Option<f64>) -> String {
+    x.map_or("–".to_string(), |v| format!("{v:.2}"))
+}
+
+/// B − A with a sign (`+2.00`, `−0.25`), `0` when equal, `–` when a side is missing.
+pub fn delta_text(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if a == b => "0".into(),
+        (Some(a), Some(b)) => {
+            let d = b - a;
+            let sign = if d > 0.0 { '+' } else { '−' };
+            format!("{sign}{:.2}", d.abs())
+        }
+        _ => "–".into(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        display::thousands(n as u64),
+        if n == 1 { one } else { many }
+    )
+}
+
+/// The diff as the CLI's `--json` prints it.
+pub fn diff_json(d: &Diff) -> String {
+    // Serialising plain structs of strings, numbers and options cannot fail.
+    let mut s = serde_json::to_string_pretty(d).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The download's file name: `a.gguf` vs `b.gguf` → `a.gguf-vs-b.gguf.weightpeek-diff.json`,
+/// with path and control characters replaced.
+pub fn diff_file_name(a: &str, b: &str) -> String {
+    let clean = |s: &str| -> String {
+        let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        base.chars()
+            .map(|c| {
+                if c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+                {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .take(80)
+            .collect()
+    };
+    format!("{}-vs-{}.weightpeek-diff.json", clean(a), clean(b))
+}
+
+fn shape(s: &[u64]) -> String {
+    let dims: Vec<String> = s.iter().map(|d| display::thousands(*d)).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// Compares A (`name_a`) with B and builds the card's rows and texts.
+pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView {
+    let d = diff(a, b);
+    let in_both = a
+        .tensors
+        .iter()
+        .filter(|t| b.tensors.iter().any(|u| u.name == t.name))
+        .count();
+    let counts = Counts {
+        in_both,
+        only_a: d.tensors_removed.len(),
+        only_b: d.tensors_added.len(),
+        changed: d.tensors_changed.len(),
+        keys_added: d.keys_added.len(),
+        keys_removed: d.keys_removed.len(),
+        keys_changed: d.keys_changed.len(),
+    };
+    let names = (escape(name_a), escape(name_b));
+    let (la, lb) = (file_type_label(a), file_type_label(b));
+    let labels = match (la, lb) {
+        (Some(x), Some(y)) if x != y => (x, y),
+        _ => names.clone(),
+    };
+    let key_changes = counts.keys_added + counts.keys_removed + counts.keys_changed;
+    let summary = format!(
+        "{} vs {}: {} in both, {} only in A, {} only in B, {} changed type or shape, {}, bpw {} → {}",
+        labels.0,
+        labels.1,
+        plural(in_both, "tensor", "tensors"),
+        display::thousands(counts.only_a as u64),
+        display::thousands(counts.only_b as u64),
+        display::thousands(counts.changed as u64),
+        plural(key_changes, "metadata difference", "metadata differences"),
+        bpw_text(d.bpw.0),
+        bpw_text(d.bpw.1),
+    );
+    let roles = d
+        .bpw_by_role
+        .iter()
+        .map(|r| RoleRow {
+            role: escape(&r.role),
+            raw: r.role.clone(),
+            a: r.a,
+            b: r.b,
+            a_text: bpw_text(r.a),
+            b_text: bpw_text(r.b),
+            delta_text: delta_text(r.a, r.b),
+            changed: r.a != r.b,
+        })
+        .collect();
+    let dash = || "–".to_string();
+    let mut keys: Vec<Row> = Vec::new();
+    for k in &d.keys_changed {
+        keys.push(Row {
+            kind: Kind::Changed,
+            name: escape(&k.key),
+            raw: k.key.clone(),
+            a: k.a.clone(),
+            b: k.b.clone(),
+        });
+    }
+    let value_of = |m: &Model, key: &str| {
+        m.metadata
+            .iter()
+            .find(|e| e.key == key)
+            .map_or_else(dash, |e| display::value(&e.value, &m.bytes, 4, 80))
+    };
+    for k in &d.keys_removed {
+        keys.push(Row {
+            kind: Kind::OnlyA,
+            name: escape(k),
+            raw: k.clone(),
+            a: value_of(a, k),
+            b: dash(),
+        });
+    }
+    for k in &d.keys_added {
+        keys.push(Row {
+            kind: Kind::OnlyB,
+            name: escape(k),
+            raw: k.clone(),
+            a: dash(),
+            b: value_of(b, k),
+        });
+    }
+    let tensor_of = |m: &Model, name: &str| {
+        m.tensors
+            .iter()
+            .find(|t| t.name == name)
+            .map_or_else(dash, |t| format!("{} {}", t.dtype.label(), shape(&t.shape)))
+    };
+    let mut tensors: Vec<Row> = d
+        .tensors_changed
+        .iter()
+        .map(|t| Row {
+            kind: Kind::Changed,
+            name: escape(&t.name),
+            raw: t.name.clone(),
+            a: format!("{} {}", t.dtype_a, shape(&t.shape_a)),
+            b: format!("{} {}", t.dtype_b, shape(&t.shape_b)),
+        })
+        .collect();
+    for n in &d.tensors_removed {
+        tensors.push(Row {
+            kind: Kind::OnlyA,
+            name: escape(n),
+            raw: n.clone(),
+            a: tensor_of(a, n),
+            b: dash(),
+        });
+    }
+    for n in &d.tensors_added {
+        tensors.push(Row {
+            kind: Kind::OnlyB,
+            name: escape(n),
+            raw: n.clone(),
+            a: dash(),
+            b: tensor_of(b, n),
+        });
+    }
+    CompareView {
+        labels,
+        names,
+        summary,
+        counts,
+        bpw: d.bpw,
+        roles,
+        keys,
+        tensors,
+        json: diff_json(&d),
+    }
+}
+
+/// The rows of a list to draw: all, or the first [`LIST_CAP`] with the "Show all" label.
+pub fn capped<T>(rows: &[T], show_all: bool) -> (&[T], Option<String>) {
+    if show_all || rows.len() <= LIST_CAP {
+        (rows, None)
+    } else {
+        (
+            &rows[..LIST_CAP],
+            Some(format!(
+                "Show all {}",
+                display::thousands(rows.len() as u64)
+            )),
+        )
+    }
+}
+
+/// The line under the summary: the two files and what reading B cost.
+pub fn files_line(view: &CompareView, b_read: u64, b_size: u64) -> String {
+    format!(
+        "A: {} · B: {} (read {} of {}: the header only)",
+        view.names.0,
+        view.names.1,
+        display::bytes(b_read),
+        display::bytes(b_size)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse_bytes;
+    use crate::view::testutil::{gguf, Kv};
+
+    fn pair() -> (Model, Model) {
+        let a = gguf(
+            &[
+                ("general.name", Kv::Str("m")),
+                ("general.file_type", Kv::U32(15)),
+                ("only.a", Kv::Str("1")),
+            ],
+            &[
+                ("blk.0.ffn_down.weight", 12, vec![256, 2], 288),
+                ("blk.1.ffn_down.weight", 12, vec![256, 2], 288),
+                ("gone", 0, vec![4], 16),
+            ],
+        );
+        let b = gguf(
+            &[
+                ("general.name", Kv::Str("m\u{202e}x")),
+                ("general.file_type", Kv::U32(7)),
+                ("only.b", Kv::Str("<b>2</b>")),
+            ],
+            &[
+                ("blk.0.ffn_down.weight", 8, vec![256, 2], 544),
+                ("blk.1.ffn_down.weight", 8, vec![256, 2], 544),
+                ("new\u{7}", 0, vec![4], 16),
+            ],
+        );
+        (parse_bytes(&a).unwrap(), parse_bytes(&b).unwrap())
+    }
+
+    #[test]
+    fn summary_line_and_counts() {
+        let (a, b) = pair();
+        let v = compare("a.gguf", &a, "b.gguf", &b);
+        assert_eq!(v.labels, ("Q4_K_M".to_string(), "Q8_0".to_string()));
+        assert_eq!(
+            v.counts,
+            Counts {
+                in_both: 2,
+                only_a: 1,
+                only_b: 1,
+                changed: 2,
+                keys_added: 1,
+                keys_removed: 1,
+                keys_changed: 2,
+            }
+        );
+        assert_eq!(
+            v.summary,
+            "Q4_K_M vs Q8_0: 2 tensors in both, 1 only in A, 1 only in B, 2 changed type or shape, 4 metadata differences, bpw 4.61 → 8.59"
+        );
+    }
+
+    #[test]
+    fn rows_and_escaping() {
+        let (a, b) = pair();
+        let v = compare("a.gguf", &a, "b\nx.gguf", &b);
+        assert_eq!(v.names.1, "b\\nx.gguf");
+        let down = v.roles.iter().find(|r| r.raw == "ffn_down.weight").unwrap();
+        assert_eq!((down.a, down.b), (Some(4.5), Some(8.5)));
+        assert_eq!(
+            (down.a_text.as_str(), down.b_text.as_str(), down.delta_text.as_str()),
+            ("4.50", "8.50", "+4.00")
+        );
+        assert!(down.changed);
+        let gone = v.roles.iter().find(|r| r.raw == "gone").unwrap();
+        assert_eq!((gone.b, gone.delta_text.as_str()), (None, "–"));
+        // Changed first, then only in A, then only in B; values as the CLI shows them.
+        let kinds: Vec<Kind> = v.keys.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [Kind::Changed, Kind::Changed, Kind::OnlyA, Kind::OnlyB]
+        );
+        let name = &v.keys[0];
+        assert_eq!(name.raw, "general.name");
+        assert!(!name.b.contains('\u{202e}'), "bidi override escaped: {}", name.b);
+        let added = v.keys.iter().find(|r| r.kind == Kind::OnlyB).unwrap();
+        assert_eq!((added.a.as_str(), added.b.as_str()), ("–", "\"<b>2</b>\""));
+        let t: Vec<(&str, &str, &str)> = v
+            .tensors
+            .iter()
+            .map(|r| (r.name.as_str(), r.a.as_str(), r.b.as_str()))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("blk.0.ffn_down.weight", "Q4_K [256, 2]", "Q8_0 [256, 2]"),
+                ("blk.1.ffn_down.weight", "Q4_K [256, 2]", "Q8_0 [256, 2]"),
+                ("gone", "F32 [4]", "–"),
+                ("new\\u{7}", "–", "F32 [4]"),
+            ]
+        );
+        assert_eq!(v.tensors[3].raw, "new\u{7}");
+    }
+
+    #[test]
+    fn json_is_the_cli_schema() {
+        let (a, b) = pair();
+        let v = compare("a", &a, "b", &b);
+        let j: serde_json::Value = serde_json::from_str(&v.json).unwrap();
+        for k in [
+            "keys_added",
+            "keys_removed",
+            "keys_changed",
+            "tensors_added",
+            "tensors_removed",
+            "tensors_changed",
+            "bpw_by_role",
+            "bpw",
+        ] {
+            assert!(j.get(k).is_some(), "{k}");
+        }
+        assert_eq!(j["tensors_added"][0], "new\u{7}");
+        assert!(v.json.ends_with("}\n"));
+        assert_eq!(
+            diff_file_name("dir/a.gguf", "b:c\n.gguf"),
+            "a.gguf-vs-b_c_.gguf.weightpeek-diff.json"
+        );
+    }
+
+    #[test]
+    fn same_file_and_labels_fall_back_to_names() {
+        let (a, _) = pair();
+        let v = compare("x.gguf", &a, "y.gguf", &a);
+        assert_eq!(v.labels, ("x.gguf".to_string(), "y.gguf".to_string()));
+        assert!(v.keys.is_empty() && v.tensors.is_empty());
+        assert!(v.roles.iter().all(|r| !r.changed && r.delta_text == "0"));
+    }
+
+    #[test]
+    fn deltas_and_caps() {
+        assert_eq!(delta_text(Some(5.0), Some(4.75)), "−0.25");
+        assert_eq!(delta_text(Some(5.0), Some(5.001)), "+0.00");
+        assert_eq!(delta_text(None, Some(5.0)), "–");
+        let rows: Vec<u32> = (0..100).collect();
+        let (shown, more) = capped(&rows, false);
+        assert_eq!((shown.len(), more.as_deref()), (LIST_CAP, Some("Show all 100")));
+        assert_eq!(capped(&rows, true).0.len(), 100);
+        assert_eq!(capped(&rows[..3], false), (&rows[..3], None));
+    }
+}
