@@ -236,6 +236,13 @@ impl TensorTable {
         self.visible.get(pos).map(|&i| i as usize)
     }
 
+    /// Visible position of the tensor with file index `file_index` (`None`: filtered out or
+    /// no such tensor).
+    pub fn position_of(&self, file_index: usize) -> Option<usize> {
+        let i = u32::try_from(file_index).ok()?;
+        self.visible.iter().position(|&v| v == i)
+    }
+
     /// The current sort.
     pub fn sort(&self) -> Sort {
         self.sort
@@ -516,6 +523,25 @@ mod tests {
         assert!(t.set_filter(""));
         assert_eq!(t.len(), 40);
         assert_eq!(t.count_text(), "40 tensors");
+    }
+
+    #[test]
+    fn position_of_follows_sort_and_filter() {
+        let mut t = TensorTable::new(synthetic(40));
+        assert_eq!(t.position_of(7), Some(7));
+        t.click(Column::Index);
+        if t.position_of(39) != Some(0) {
+            t.click(Column::Index);
+        }
+        assert_eq!(t.aria_sort(Column::Index), "descending");
+        assert_eq!(t.position_of(39), Some(0));
+        assert_eq!(t.position_of(0), Some(39));
+        assert!(t.set_filter("blk.1."));
+        let kept = t.file_index(0).unwrap();
+        assert_eq!(t.position_of(kept), Some(0));
+        assert!((0..40).filter(|&i| t.position_of(i).is_some()).count() == t.len());
+        assert_eq!(t.position_of(40), None);
+        assert_eq!(t.position_of(usize::MAX), None);
     }
 
     #[test]

@@ -120,3 +120,9 @@ pub fn spacer_row(height: f64, columns: usize) -> Element {
     append(&tr, &td);
     tr
 }
+
+/// Whether `e` lives in a shadow root (an embedded `<weightpeek-view>`), where scrolling it into
+/// view would scroll the host page.
+pub fn in_shadow_root(e: &Element) -> bool {
+    e.get_root_node().dyn_ref::<web_sys::ShadowRoot>().is_some()
+}

@@ -326,6 +326,8 @@ struct State {
     openable: bool,
     /// The columns shown (no part column for a single file).
     columns: Vec<Column>,
+    /// The file index of the tensor whose preview is open (its row is marked selected).
+    selected: Option<usize>,
 }
 
 impl Virtual for State {
@@ -427,6 +429,7 @@ impl TensorTableView {
             headers: headers.clone(),
             count,
             openable: false,
+            selected: None,
             columns,
         }));
         state.borrow().update_headers();
@@ -494,8 +497,25 @@ impl TensorTableView {
             s.table.set_filter(text);
             s.body.scroller.set_scroll_top(0);
             s.draw(true);
-            s.card.scroll_into_view();
+            // Not in an embedded view: scrolling would move the host page.
+            if !dom::in_shadow_root(&s.card) {
+                s.card.scroll_into_view();
+            }
         })
+    }
+
+    /// Marks the row of tensor `file_index` as the one previewed (`aria-selected`), and
+    /// scrolls the table so it is in view (the `?tensor=` of a link, the `tensor` attribute).
+    pub fn select(&self, file_index: Option<usize>) {
+        let mut s = self.state.borrow_mut();
+        s.selected = file_index;
+        if let Some(pos) = file_index.and_then(|i| s.table.position_of(i)) {
+            // Two rows of context above it.
+            let h = Viewport::TABLE.row_height;
+            let top = (pos as f64 * h - 2.0 * h).max(0.0);
+            s.body.scroller.set_scroll_top(top as i32);
+        }
+        s.draw(true);
     }
 
     /// Listeners that call `open(file_index)` when a tensor row is clicked or Enter is pressed
@@ -514,6 +534,16 @@ impl TensorTableView {
             st.borrow_mut().openable = true;
             st.borrow_mut().draw(true);
         }
+        // Opening a row also marks it selected.
+        let st = self.state.clone();
+        let open: Rc<dyn Fn(usize)> = Rc::new(move |i| {
+            {
+                let mut s = st.borrow_mut();
+                s.selected = Some(i);
+                s.draw(true);
+            }
+            open(i);
+        });
         let o = open.clone();
         let click = EventListener::new(&tbody, "click", move |e| {
             if let Some(i) = index_of(e) {
@@ -560,10 +590,16 @@ impl State {
             count,
             openable,
             columns,
+            selected,
             ..
         } = self;
         let drew = body.draw(table.len(), force, window_h, "no matching tensors", |pos| {
-            row(table, *openable, columns, pos)
+            let tr = row(table, *openable, columns, pos)?;
+            if selected.is_some() && table.file_index(pos) == *selected {
+                attr(&tr, "aria-selected", "true");
+                tr.class_list().add_1("selected").ok();
+            }
+            Some(tr)
         });
         if drew {
             count.set_text_content(Some(&table.count_text()));

@@ -335,6 +335,9 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
         await waitPreview(again, ref.tensor);
         await checkPreviewValues(again, 'preview from a ?tensor= link', ref);
         assert.equal(new URL(again.url()).searchParams.get('tensor'), ref.tensor);
+        // The linked tensor's row is marked in the table (scrolled into the table's view).
+        const marked = await again.$$eval('[data-testid=tensor-table] tbody tr[aria-selected=true] td.col-name', (tds) => tds.map((td) => td.textContent));
+        assert.deepEqual(marked, [ref.tensor], 'the ?tensor= row is selected');
         await screenshot(again, 'remote-tensor-link');
         // Closing the preview takes the tensor out of the URL.
         await again.click('[data-testid=preview] button[aria-label="close the preview"]');

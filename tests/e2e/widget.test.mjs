@@ -254,6 +254,10 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await v.locator('[data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
     const shownTab = (await tabsOf(page, '#gguf')).find((t) => t.selected === 'true').tab;
     assert.equal(shownTab, 'preview', 'a tensor without a tab shows the preview');
+    const marked = await v.locator('[data-testid=tensor-table] tbody tr[aria-selected=true] td.col-name').allTextContents();
+    assert.deepEqual(marked, ['blk.0.attn_output.weight'], 'the tensor attribute selects its row');
+    const pageScroll = await page.evaluate(() => window.scrollY);
+    assert.equal(pageScroll, 0, 'the host page did not scroll');
     const ranged = hub.log.filter((e) => e.server === 'cdn' && e.range);
     assert.deepEqual(ranged.map((e) => e.range), [`bytes=${ref.read_offset}-${ref.read_offset + ref.read_len - 1}`], 'one Range request of exactly the window');
     // A tensor the model does not have: a message, not a crash.
