@@ -172,7 +172,8 @@ pub fn diff_file_name(a: &str, b: &str) -> String {
         let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
         base.chars()
             .map(|c| {
-                if c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+                if c.is_control()
+                    || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
                 {
                     '_'
                 } else {
@@ -185,8 +186,9 @@ pub fn diff_file_name(a: &str, b: &str) -> String {
     format!("{}-vs-{}.weightpeek-diff.json", clean(a), clean(b))
 }
 
+/// A shape as the CLI prints it: `[1024, 640]` (no thousands separators inside the list).
 fn shape(s: &[u64]) -> String {
-    let dims: Vec<String> = s.iter().map(|d| display::thousands(*d)).collect();
+    let dims: Vec<String> = s.iter().map(u64::to_string).collect();
     format!("[{}]", dims.join(", "))
 }
 
@@ -414,7 +416,11 @@ mod tests {
         let down = v.roles.iter().find(|r| r.raw == "ffn_down.weight").unwrap();
         assert_eq!((down.a, down.b), (Some(4.5), Some(8.5)));
         assert_eq!(
-            (down.a_text.as_str(), down.b_text.as_str(), down.delta_text.as_str()),
+            (
+                down.a_text.as_str(),
+                down.b_text.as_str(),
+                down.delta_text.as_str()
+            ),
             ("4.50", "8.50", "+4.00")
         );
         assert!(down.changed);
@@ -428,7 +434,11 @@ mod tests {
         );
         let name = &v.keys[0];
         assert_eq!(name.raw, "general.name");
-        assert!(!name.b.contains('\u{202e}'), "bidi override escaped: {}", name.b);
+        assert!(
+            !name.b.contains('\u{202e}'),
+            "bidi override escaped: {}",
+            name.b
+        );
         let added = v.keys.iter().find(|r| r.kind == Kind::OnlyB).unwrap();
         assert_eq!((added.a.as_str(), added.b.as_str()), ("–", "\"<b>2</b>\""));
         let t: Vec<(&str, &str, &str)> = v
@@ -489,7 +499,10 @@ mod tests {
         assert_eq!(delta_text(None, Some(5.0)), "–");
         let rows: Vec<u32> = (0..100).collect();
         let (shown, more) = capped(&rows, false);
-        assert_eq!((shown.len(), more.as_deref()), (LIST_CAP, Some("Show all 100")));
+        assert_eq!(
+            (shown.len(), more.as_deref()),
+            (LIST_CAP, Some("Show all 100"))
+        );
         assert_eq!(capped(&rows, true).0.len(), 100);
         assert_eq!(capped(&rows[..3], false), (&rows[..3], None));
     }

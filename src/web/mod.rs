@@ -13,12 +13,14 @@
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
 //!   estimate card.
 //! - [`load`]: opening a model (Blob, URL, index, shard list) without any page around it;
+//!   [`compare`]: "Compare with another file…" and the Compare card (page only);
 //!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
 //!   JavaScript API (`inspect`, `preview`). www/weightpeek.js is the module around both.
 
 pub mod api;
 mod blob;
 mod checks;
+mod compare;
 mod dom;
 mod export;
 mod histogram;
@@ -114,6 +116,9 @@ fn on_drop(app: &Weak<App>, e: &Event) {
         .and_then(DragEvent::data_transfer)
         .and_then(|dt| files_first(dt.files()));
     if let (Some(app), Some(file)) = (app.upgrade(), file) {
+        if compare::drop_compares() && app.view.borrow().is_some() {
+            return compare::compare_file(&app, file);
+        }
         let name = file.name();
         open(app, file.into(), name);
     }
@@ -175,6 +180,7 @@ fn wire(app: &Rc<App>) {
         }
     }));
     remote::wire(app, &mut ls);
+    compare::wire(app, &mut ls);
     *app.listeners.borrow_mut() = ls;
 }
 
@@ -183,6 +189,7 @@ impl App {
     fn begin(&self, name: &str, what: &str) -> u64 {
         let g = self.generation.get() + 1;
         self.generation.set(g);
+        compare::forget();
         self.view.borrow_mut().take();
         dom::clear(&self.report_root);
         self.show_error(None);

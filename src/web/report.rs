@@ -43,6 +43,8 @@ pub struct Report {
     /// The tab bar (embedded view only).
     tabs: Option<Rc<TabsView>>,
     set_filter: Rc<dyn Fn(&str)>,
+    /// The name and model shown (the page's Compare card compares against them).
+    shown: (String, Rc<Model>),
 }
 
 /// Puts each card where the layout wants it: into `root` (the page) or into its tab's panel.
@@ -252,7 +254,13 @@ impl Report {
             _open: open,
             tabs,
             set_filter,
+            shown: (name.to_string(), model),
         }
+    }
+
+    /// The name and the model this view shows.
+    pub fn shown(&self) -> (&str, &Rc<Model>) {
+        (&self.shown.0, &self.shown.1)
     }
 
     /// The tab bar of the tabbed layout.

@@ -1,0 +1,457 @@
+//! The page's "Compare with another file…": a second model (picked with the file input, dropped
+//! while "drop to compare" is ticked, or named by a URL) is read header-only through
+//! [`super::load`], and the Compare card draws what [`crate::view::compare`] computed against
+//! the model shown. Page only (not the embedded widget).
+//!
+//! `body[data-compare]` says `loading`, `ready` or `error` for the tests. Everything from a file
+//! goes in as text.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use gloo::events::{EventListener, EventListenerOptions};
+use js_sys::Array;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Blob, BlobPropertyBag, Element, File, HtmlAnchorElement, HtmlInputElement, Url};
+
+use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
+use super::http::Fetcher;
+use super::load::{self, Failure, Opened};
+use super::App;
+use crate::format::Model;
+use crate::remote::hub::DEFAULT_ENDPOINT;
+use crate::summary::display;
+use crate::view::compare::{self as vm, CompareView, Row};
+
+thread_local! {
+    /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
+    /// or the next model is opened.
+    static CARD: RefCell<Option<CompareCard>> = const { RefCell::new(None) };
+    /// Bumped for every comparison started; a read that finishes after a newer one is dropped.
+    static RUN: Cell<u64> = const { Cell::new(0) };
+    /// The remote reading in progress (cancelled by the next comparison or a new model).
+    static FETCHER: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
+}
+
+/// What the card keeps alive.
+struct CompareCard {
+    element: Element,
+    _listeners: Vec<EventListener>,
+    url: Rc<RefCell<Option<String>>>,
+}
+
+impl Drop for CompareCard {
+    fn drop(&mut self) {
+        self.element.remove();
+        if let Some(u) = self.url.borrow_mut().take() {
+            let _ = Url::revoke_object_url(&u);
+        }
+    }
+}
+
+/// Removes the card and stops a comparison in progress (a new model is being opened).
+pub(super) fn forget() {
+    RUN.with(|r| r.set(r.get() + 1));
+    if let Some(f) = FETCHER.with(|f| f.borrow_mut().take()) {
+        f.cancel();
+    }
+    CARD.with(|c| c.borrow_mut().take());
+    status("", None);
+}
+
+fn input(id: &str) -> HtmlInputElement {
+    by_id(id).unchecked_into()
+}
+
+/// The status line under the compare controls; `state` goes to `body[data-compare]`.
+fn status(text: &str, state: Option<&str>) {
+    let el = by_id("compare-status");
+    el.set_text_content(Some(text));
+    el.set_class_name(if state == Some("error") {
+        "compare-status warn"
+    } else {
+        "compare-status muted"
+    });
+    match state {
+        Some(s) => set_body_data("compare", s),
+        None => {
+            dom::body().dataset().delete("compare");
+        }
+    }
+}
+
+/// Wires the compare controls of index.html; the listeners go into the app's list.
+pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
+    let file_input = input("compare-input");
+    let w = Rc::downgrade(app);
+    let fi = file_input.clone();
+    ls.push(EventListener::new(&file_input, "change", move |_| {
+        let file = fi.files().and_then(|l| l.get(0));
+        fi.set_value("");
+        if let (Some(app), Some(file)) = (w.upgrade(), file) {
+            compare_file(&app, file);
+        }
+    }));
+    let w = Rc::downgrade(app);
+    ls.push(EventListener::new_with_options(
+        &by_id("compare-url-form"),
+        "submit",
+        EventListenerOptions::enable_prevent_default(),
+        move |e| {
+            e.prevent_default();
+            if let Some(app) = w.upgrade() {
+                compare_url(&app, input("compare-url").value());
+            }
+        },
+    ));
+}
+
+/// "Drop to compare" is ticked: a dropped file is compared instead of opened.
+pub(super) fn drop_compares() -> bool {
+    input("compare-drop").checked()
+}
+
+/// Compares the model shown with a dropped or picked file.
+pub(super) fn compare_file(app: &Rc<App>, file: File) {
+    let Some(run) = begin(app) else { return };
+    let name = file.name();
+    let size = file.size() as u64;
+    status(
+        &format!(
+            "Reading the header of {} ({})…",
+            display::escape(&name),
+            display::bytes(size)
+        ),
+        Some("loading"),
+    );
+    let w = Rc::downgrade(app);
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = load::read_blob(Blob::from(file), name, Box::new(|_| {})).await;
+        finish(&w, run, result, size);
+    });
+}
+
+fn endpoint() -> String {
+    let v = input("hub-endpoint").value();
+    let v = v.trim().trim_end_matches('/');
+    if v.is_empty() {
+        DEFAULT_ENDPOINT.to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+/// Compares the model shown with the file a URL names (Hub forms resolved as the URL box does).
+fn compare_url(app: &Rc<App>, text: String) {
+    let ep = endpoint();
+    let plan = match load::plan_url(&text, &ep) {
+        Ok(p) => p,
+        Err((h, d)) => {
+            status(&format!("{h}: {d}"), Some("error"));
+            return;
+        }
+    };
+    let Some(run) = begin(app) else { return };
+    status(
+        &format!("Reading the header of {}…", display::escape(text.trim())),
+        Some("loading"),
+    );
+    let token = input("hub-token").value().trim().to_string();
+    let fetcher = Rc::new(Fetcher::new(
+        ep,
+        (!token.is_empty()).then_some(token),
+        Box::new(|| {}),
+    ));
+    FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
+    let w = Rc::downgrade(app);
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = load::read_plan(fetcher, plan, &|_| {}).await;
+        // The size of B: its parts' sizes (a remote file's size is what the server said).
+        let size = result.as_ref().map_or(0, |o| {
+            if o.model.parts.is_empty() {
+                o.model.file_size
+            } else {
+                o.model.parts.iter().map(|p| p.file_size).sum()
+            }
+        });
+        finish(&w, run, result, size);
+    });
+}
+
+/// Starts a comparison: `None` (and a message) when no model is shown.
+fn begin(app: &Rc<App>) -> Option<u64> {
+    if app.view.borrow().is_none() {
+        status(
+            "Open a model first, then compare another file with it.",
+            Some("error"),
+        );
+        return None;
+    }
+    if let Some(f) = FETCHER.with(|f| f.borrow_mut().take()) {
+        f.cancel();
+    }
+    Some(RUN.with(|r| {
+        r.set(r.get() + 1);
+        r.get()
+    }))
+}
+
+fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64) {
+    if RUN.with(Cell::get) != run {
+        return;
+    }
+    FETCHER.with(|f| f.borrow_mut().take());
+    let Some(app) = app.upgrade() else { return };
+    let opened = match result {
+        Ok(o) => o,
+        Err((h, d)) => {
+            status(&format!("{h}: {d}"), Some("error"));
+            return;
+        }
+    };
+    let shown = app
+        .view
+        .borrow()
+        .as_ref()
+        .map(|v| (v.shown().0.to_string(), v.shown().1.clone()));
+    let Some((name_a, model_a)) = shown else {
+        status(
+            "The model to compare with is no longer shown.",
+            Some("error"),
+        );
+        return;
+    };
+    let view = vm::compare(&name_a, &model_a, &opened.name, &opened.model);
+    let note = opened.model.error.as_ref().map(|e| {
+        format!(
+            "B could not be read to the end ({}); what was read is compared.",
+            display::escape(&e.to_string())
+        )
+    });
+    let card = draw(
+        &app.report_root,
+        &view,
+        &opened.model,
+        opened.stats.bytes,
+        size,
+        note,
+    );
+    status("", Some("ready"));
+    card.element.scroll_into_view();
+    CARD.with(|c| *c.borrow_mut() = Some(card));
+}
+
+fn table(class: &str, heads: &[&str]) -> (Element, Element) {
+    let wrap = el_class(
+        "div",
+        &format!("table-scroll compare-scroll {class}-scroll"),
+    );
+    let t = el_class("table", &format!("compare-table {class}"));
+    let thead = dom::el("thead");
+    let tr = dom::el("tr");
+    for h in heads {
+        let th = el_text("th", "", h);
+        attr(&th, "scope", "col");
+        append(&tr, &th);
+    }
+    append(&thead, &tr);
+    append(&t, &thead);
+    let body = dom::el("tbody");
+    append(&t, &body);
+    append(&wrap, &t);
+    (wrap, body)
+}
+
+/// A list section (metadata or tensors): heading, capped rows, "Show all" button.
+fn row_list(
+    parent: &Element,
+    title: &str,
+    testid: &str,
+    rows: Rc<Vec<Row>>,
+    ls: &mut Vec<EventListener>,
+) {
+    let head = el_text("h3", "compare-h", title);
+    append(parent, &head);
+    if rows.is_empty() {
+        append(parent, &el_text("p", "muted compare-none", "none"));
+        return;
+    }
+    let (wrap, body) = table("compare-rows", &["", "name", "A", "B"]);
+    attr(&wrap, "data-testid", testid);
+    attr(&wrap, "data-total", &rows.len().to_string());
+    append(parent, &wrap);
+    let fill = {
+        let rows = rows.clone();
+        move |body: &Element, all: bool| -> Option<String> {
+            dom::clear(body);
+            let (shown, more) = vm::capped(&rows, all);
+            for r in shown {
+                let tr = dom::el("tr");
+                attr(&tr, "data-kind", r.kind.code());
+                attr(&tr, "data-name", &r.raw);
+                let badge = el_text(
+                    "span",
+                    &format!("kind kind-{}", r.kind.code()),
+                    r.kind.label(),
+                );
+                let td = el_class("td", "col-kind");
+                append(&td, &badge);
+                append(&tr, &td);
+                append(&tr, &el_text("td", "col-name mono", &r.name));
+                append(&tr, &el_text("td", "col-a mono", &r.a));
+                append(&tr, &el_text("td", "col-b mono", &r.b));
+                append(body, &tr);
+            }
+            more
+        }
+    };
+    if let Some(label) = fill(&body, false) {
+        let more = el_text("button", "more compare-more", &label);
+        attr(&more, "type", "button");
+        append(parent, &more);
+        let m = more.clone();
+        ls.push(EventListener::new(&more, "click", move |_| {
+            fill(&body, true);
+            m.remove();
+        }));
+    }
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+fn draw(
+    root: &Element,
+    view: &CompareView,
+    b: &Model,
+    b_read: u64,
+    b_size: u64,
+    note: Option<String>,
+) -> CompareCard {
+    // A card replaced by this one goes first (its Drop removes its element).
+    CARD.with(|c| c.borrow_mut().take());
+    let mut ls = Vec::new();
+    let (card, body) = dom::card("Compare", "compare-card");
+    attr(&card, "data-testid", "compare-card");
+    let c = &view.counts;
+    for (k, v) in [
+        ("in-both", c.in_both),
+        ("only-a", c.only_a),
+        ("only-b", c.only_b),
+        ("changed", c.changed),
+        ("keys-added", c.keys_added),
+        ("keys-removed", c.keys_removed),
+        ("keys-changed", c.keys_changed),
+    ] {
+        attr(&card, &format!("data-{k}"), &v.to_string());
+    }
+    attr(&card, "data-bpw-a", &num(view.bpw.0));
+    attr(&card, "data-bpw-b", &num(view.bpw.1));
+    attr(&card, "data-b-bytes-read", &b_read.to_string());
+    attr(&card, "data-b-header", &b.header_size.to_string());
+    let head = dom::card_head(&card);
+    let actions = el_class("div", "exports");
+    let download = el_text("button", "button small", "Download JSON");
+    attr(&download, "type", "button");
+    attr(&download, "data-testid", "compare-json");
+    attr(
+        &download,
+        "title",
+        "the differences as `weightpeek diff A B --json` prints them",
+    );
+    append(&actions, &download);
+    let close = el_text("button", "button small compare-close", "Close");
+    attr(&close, "type", "button");
+    attr(&close, "data-testid", "compare-close");
+    attr(&close, "aria-label", "Close the comparison");
+    append(&actions, &close);
+    append(&head, &actions);
+
+    let summary = el_text("p", "compare-summary", &view.summary);
+    attr(&summary, "data-testid", "compare-summary");
+    append(&body, &summary);
+    append(
+        &body,
+        &el_text(
+            "p",
+            "muted compare-files",
+            &vm::files_line(view, b_read, b_size),
+        ),
+    );
+    if let Some(n) = note {
+        append(&body, &el_text("p", "note warn", &n));
+    }
+
+    append(
+        &body,
+        &el_text("h3", "compare-h", "Bits per weight by role"),
+    );
+    let (wrap, tbody) = table("compare-roles", &["role", "A", "B", "B − A"]);
+    attr(&wrap, "data-testid", "compare-roles");
+    for r in &view.roles {
+        let tr = dom::el("tr");
+        if r.changed {
+            tr.set_class_name("changed");
+        }
+        attr(&tr, "data-role", &r.raw);
+        attr(&tr, "data-a", &num(r.a));
+        attr(&tr, "data-b", &num(r.b));
+        append(&tr, &el_text("td", "col-name mono", &r.role));
+        append(&tr, &el_text("td", "num", &r.a_text));
+        append(&tr, &el_text("td", "num", &r.b_text));
+        append(&tr, &el_text("td", "num delta", &r.delta_text));
+        append(&tbody, &tr);
+    }
+    append(&body, &wrap);
+
+    row_list(
+        &body,
+        "Metadata differences",
+        "compare-keys",
+        Rc::new(view.keys.clone()),
+        &mut ls,
+    );
+    row_list(
+        &body,
+        "Tensor differences",
+        "compare-tensors",
+        Rc::new(view.tensors.clone()),
+        &mut ls,
+    );
+
+    let url: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
+    let last = url.clone();
+    let json = view.json.clone();
+    let file = vm::diff_file_name(&view.names.0, &view.names.1);
+    ls.push(EventListener::new(&download, "click", move |_| {
+        let opts = BlobPropertyBag::new();
+        opts.set_type("application/json");
+        let parts = Array::of1(&JsValue::from_str(&json));
+        let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+            return;
+        };
+        let Ok(href) = Url::create_object_url_with_blob(&blob) else {
+            return;
+        };
+        if let Some(old) = last.borrow_mut().replace(href.clone()) {
+            let _ = Url::revoke_object_url(&old);
+        }
+        let a: HtmlAnchorElement = dom::el("a").unchecked_into();
+        a.set_href(&href);
+        a.set_download(&file);
+        a.click();
+    }));
+    ls.push(EventListener::new(&close, "click", |_| {
+        CARD.with(|c| c.borrow_mut().take());
+        status("", None);
+    }));
+
+    // At the top of the report, above the model's own cards.
+    let _ = root.insert_before(&card, root.first_child().as_ref());
+    CompareCard {
+        element: card,
+        _listeners: ls,
+        url,
+    }
+}
