@@ -91,6 +91,10 @@ fi
 # Generated sets for the remote tests (split GGUF, sharded safetensors; skipped when present).
 "$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out "$WP_ROOT/target/remote-fixtures"
 
+# Pairs for the page's Compare card (a small pair, and a modified copy of the real Gemma's
+# header) with their differences computed in Python (skipped when newer than the script).
+"$WP_VENV/bin/python" tests/reference/compare_fixtures.py --out "$WP_ROOT/target/compare-fixtures"
+
 # Quantised safetensors, one small file per layout (GPTQ, AWQ, bitsandbytes, FP8, MXFP4, MLX,
 # compressed-tensors) with the logical parameters and bits per weight of their construction in
 # expected.json (rebuilt when the script is newer).
