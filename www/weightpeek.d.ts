@@ -127,7 +127,10 @@ export function load(): Promise<unknown>;
 export function liveViews(): Promise<number>;
 
 /** `<weightpeek-view src tab tensor filter height theme endpoint>`. */
-export class WeightpeekView extends HTMLElement {}
+export class WeightpeekView extends HTMLElement {
+  /** Shows a local File or Blob instead of `src` (header only; nothing is uploaded). */
+  open(blob: Blob, name?: string): Promise<void>;
+}
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -61,6 +61,7 @@ export class WeightpeekView extends HTMLElement {
   #widget = null;
   #container;
   #connecting = false;
+  #pending = null;
 
   constructor() {
     super();
@@ -93,7 +94,30 @@ export class WeightpeekView extends HTMLElement {
     this.#widget.set_tab(this.getAttribute("tab"));
     this.#widget.set_tensor(this.getAttribute("tensor"));
     this.#widget.set_filter(this.getAttribute("filter"));
-    this.#widget.set_src(this.getAttribute("src"));
+    if (this.#pending) {
+      const [b, n] = this.#pending;
+      this.#pending = null;
+      this.#widget.open_blob(b, n);
+    } else {
+      this.#widget.set_src(this.getAttribute("src"));
+    }
+  }
+
+  /**
+   * Shows a local File or Blob instead of `src` (only its header is read; nothing is
+   * uploaded), e.g. from a file input: `view.open(input.files[0])`.
+   * @param {Blob} blob
+   * @param {string} [name] display name (a File's own name by default)
+   */
+  async open(blob, name) {
+    if (!(blob instanceof Blob)) throw new TypeError("open() takes a File or Blob");
+    this.#pending = [blob, name ?? blob.name ?? "blob"];
+    await load();
+    if (this.#widget && this.#pending) {
+      const [b, n] = this.#pending;
+      this.#pending = null;
+      this.#widget.open_blob(b, n);
+    }
   }
 
   disconnectedCallback() {

@@ -130,6 +130,10 @@ impl Widget {
     pub fn set_src(&self, src: Option<String>) {
         self.0.set_src(src);
     }
+    /// `element.open(fileOrBlob)`: shows a local file (header only; nothing is uploaded).
+    pub fn open_blob(&self, blob: web_sys::Blob, name: String) {
+        self.0.open_blob(blob, name);
+    }
     /// The `tab` attribute.
     pub fn set_tab(&self, tab: Option<String>) {
         self.0.set_tab(tab);

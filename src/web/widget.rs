@@ -147,6 +147,27 @@ impl Widget {
         });
     }
 
+    /// Shows a local file or Blob named `name` (its header only is read; nothing leaves the
+    /// machine), replacing what was loading or shown.
+    pub fn open_blob(&self, blob: web_sys::Blob, name: String) {
+        let st = &self.state;
+        let g = st.generation.get() + 1;
+        st.generation.set(g);
+        st.stop();
+        st.show_status(&format!("Reading the header of {name}…"));
+        st.set_state("loading");
+        let w = Rc::downgrade(st);
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = load::read_blob(blob, name, Box::new(|_| {})).await;
+            if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
+                match result {
+                    Ok(opened) => st.show(opened),
+                    Err(e) => st.fail(e),
+                }
+            }
+        });
+    }
+
     /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
     pub fn set_tab(&self, name: Option<String>) {
         *self.state.tab.borrow_mut() = name;

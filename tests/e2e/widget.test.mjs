@@ -291,6 +291,35 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await page.context().close();
   });
 
+  it('open(file) shows a local file, header only, with no request', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#safetensors');
+    const sample = loadReference('sample');
+    await page.evaluate(async () => {
+      const bytes = await (await fetch('sample.gguf')).arrayBuffer();
+      window.__sampleFile = new File([bytes], 'sample.gguf');
+    });
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.evaluate(() => {
+      window.__states = [];
+      document.addEventListener('weightpeek-state', (e) => window.__states.push(e.detail));
+      return document.querySelector('#safetensors').open(window.__sampleFile);
+    });
+    await page.waitForFunction(() => window.__states.includes('ready') || window.__states.includes('error'), null, { timeout: 30_000 });
+    assert.deepEqual(await page.evaluate(() => window.__states), ['loading', 'ready'], 'weightpeek-state events');
+    await waitReady(page, '#safetensors');
+    const f = await shownFacts(page, '#safetensors');
+    assert.equal(f.tensors, String(sample.tensor_count));
+    assert.equal(BigInt(f.params), BigInt(sample.parameter_count));
+    assert.deepEqual(requests, [], 'a local file makes no request');
+    assert.equal((await tabsOf(page, '#safetensors')).length, 8, 'a GGUF now: tokenizer and memory tabs');
+    const wrong = await page.evaluate(async () => { try { await document.querySelector('#safetensors').open('x'); return 'accepted'; } catch (e) { return e.name; } });
+    assert.equal(wrong, 'TypeError');
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+
   it('removing a view stops its requests and removes its listeners', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');

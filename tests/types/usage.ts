@@ -25,6 +25,7 @@ async function examples(file: File, signal: AbortSignal): Promise<void> {
   const alive: number = await liveViews();
   const el: WeightpeekView = document.createElement("weightpeek-view");
   el.setAttribute("src", "https://huggingface.co/o/r/resolve/main/model.gguf");
+  await el.open(file);
   console.log(total, bpw, names, types, keys, local, shards, values, mean, read, first, counts, alive, el);
 }
 
