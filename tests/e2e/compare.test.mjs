@@ -32,6 +32,7 @@ import {
   readCounters,
   resetCounters,
   screenshot,
+  attr,
   requireFile,
   repoRoot,
   files,
@@ -214,6 +215,48 @@ describe('compare two files in the page', { timeout: 10 * 60_000 }, () => {
       await page.click('[data-testid=compare-close]');
       assert.equal(await page.$('[data-testid=compare-card]'), null, 'the card is gone after Close');
       assert.ok(await page.$('[data-testid=tensor-count]'), 'the model is still shown');
+      assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('compares a dropped file while "drop to compare" is ticked; long lists are capped with "Show all"', { timeout: 180_000 }, async () => {
+    requireFile(files.gemma, 'fetch it with python3 ../shared/scripts/fetch-real-models.py');
+    const small = path.join(fixtures, 'small-a.gguf');
+    const cli = JSON.parse(cliDiff(files.gemma, small));
+    const page = await openApp(browser, server);
+    try {
+      await dropFile(page, files.gemma);
+      assert.equal(await waitForSettled(page), 'ready');
+      await page.check('[data-testid=compare-drop]');
+      // While dragging, the page-wide hint says the drop compares.
+      const hint = await page.evaluate(() => {
+        document.body.classList.add('dragging');
+        const c = getComputedStyle(document.body, '::after').content;
+        document.body.classList.remove('dragging');
+        return c;
+      });
+      assert.equal(hint, '"Drop to compare with the model shown"');
+      await dropFile(page, small);
+      await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.compare), null, { timeout: 60_000 });
+      assert.equal(await page.evaluate(() => document.body.dataset.compare), 'ready');
+      // The page still shows Gemma: the drop compared, it did not open.
+      assert.equal(await page.evaluate(() => document.body.dataset.file), path.basename(files.gemma));
+      const card = await readCard(page);
+      // Different file types: the summary names them.
+      assert.match(card.summary, /^Q4_K_M vs Q4_0: /, card.summary);
+      const onlyA = cli.tensors_removed.length;
+      assert.equal(card.counts.onlyA, onlyA, 'tensors only in A vs CLI');
+      const total = cli.tensors_removed.length + cli.tensors_added.length + cli.tensors_changed.length;
+      const shown = () => page.$$eval('[data-testid=compare-tensors] tbody tr', (t) => t.length);
+      assert.equal(await attr(page, '[data-testid=compare-tensors]', 'data-total'), String(total));
+      assert.ok(total > 40 && (await shown()) < total, `capped: ${await shown()} of ${total} rows drawn`);
+      await page.click('[data-testid=compare-card] .compare-more');
+      assert.equal(await shown(), total, 'Show all draws every row');
+      const all = await readCard(page);
+      assert.deepEqual(all.tensors.filter((t) => t.kind === 'removed').map((t) => t.name), cli.tensors_removed, 'all rows = CLI');
+      await page.screenshot({ path: path.join(repoRoot, 'target', 'e2e-screenshots', 'compare-drop-show-all.png'), fullPage: false });
       assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
     } finally {
       await page.context().close();
