@@ -22,6 +22,7 @@ use crate::format::Model;
 use crate::remote::hub::DEFAULT_ENDPOINT;
 use crate::summary::display;
 use crate::view::compare::{self as vm, CompareView, Row};
+use crate::view::facts;
 
 thread_local! {
     /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
@@ -116,17 +117,17 @@ pub(super) fn compare_file(app: &Rc<App>, file: File) {
     let Some(run) = begin(app) else { return };
     let name = file.name();
     let size = file.size() as u64;
-    status(
-        &format!(
-            "Reading the header of {} ({})…",
-            display::escape(&name),
-            display::bytes(size)
-        ),
-        Some("loading"),
-    );
+    status(&facts::loading_text(&name, size), Some("loading"));
     let w = Rc::downgrade(app);
+    let shown = name.clone();
+    // What has been read so far, while this comparison is still the current one.
+    let progress = Box::new(move |read: u64| {
+        if RUN.with(Cell::get) == run {
+            status(&facts::progress_text(&shown, size, read), Some("loading"));
+        }
+    });
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_blob(Blob::from(file), name, Box::new(|_| {})).await;
+        let result = load::read_blob(Blob::from(file), name, progress).await;
         finish(&w, run, result, size);
     });
 }

@@ -294,6 +294,11 @@ describe('compare two files in the page', { timeout: 10 * 60_000 }, () => {
       assert.match(name.b, /<b>not html<\/b>/);
       assert.equal(await page.$('[data-testid=compare-card] b'), null, 'no <b> element from file text');
       await screenshot(page, 'compare-small-390');
+      // A file that is not a model: a message, the card stays.
+      await page.setInputFiles('[data-testid=compare-input]', path.join(fixtures, 'small.json'));
+      await page.waitForFunction(() => document.body.dataset.compare === 'error');
+      assert.match(await page.textContent('[data-testid=compare-status]'), /small\.json/);
+      assert.ok(await page.$('[data-testid=compare-card]'), 'the previous card stays');
       // A URL that names nothing comparable: a message, no card change.
       await page.fill('[data-testid=compare-url]', 'not a url at all');
       await page.press('[data-testid=compare-url]', 'Enter');
