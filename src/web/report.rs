@@ -277,6 +277,7 @@ impl Report {
     /// source to read values from.
     pub fn open_tensor(&self, index: usize) {
         if let Some(card) = &self._preview {
+            self._tensors.select(Some(index));
             card.open(index);
         }
     }
