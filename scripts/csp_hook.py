@@ -10,8 +10,9 @@ The policy (why each part):
   script-src 'self' 'sha256-…' 'wasm-unsafe-eval'
                                           the loader (by hash), the wasm-bindgen glue, and
                                           compiling the wasm module; no eval, no other inline script;
-  style-src 'self' 'unsafe-inline'        the stylesheet, plus style attributes the page computes
-                                          (bar widths, row heights); no file text reaches them;
+  style-src 'self'                        the stylesheet only: computed styles (colours, row heights)
+                                          are set through the CSSOM (src/web/dom.rs `style`), which
+                                          the policy allows, never as style attributes;
   img-src 'self' data: blob:              the favicon (data: URL) and canvas exports;
   connect-src 'self' https: http:         remote model files and the Hub API (any server the
                                           person names); a dropped file makes no request at all;
@@ -41,7 +42,7 @@ def main() -> None:
     policy = (
         "default-src 'self'; "
         f"script-src 'self' {hashes} 'wasm-unsafe-eval'; "
-        "style-src 'self' 'unsafe-inline'; "
+        "style-src 'self'; "
         "img-src 'self' data: blob:; "
         "connect-src 'self' https: http:; "
         "object-src 'none'; base-uri 'none'; form-action 'none'"

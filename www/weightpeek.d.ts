@@ -41,15 +41,56 @@ export interface TensorRow {
 
 export interface MetadataEntry {
   key: string;
-  /** GGUF value type (`u32`, `string`, `array`, …); `string` for safetensors `__metadata__`. */
+  /** GGUF value type name: "UINT8" … "UINT64", "INT8" … "INT64", "FLOAT32", "FLOAT64", "BOOL",
+   * "STRING", "ARRAY" (safetensors `__metadata__` entries are "STRING"). */
   type: string;
+  /** The value; numbers too large for a double are strings. An array is
+   * `{elem_type, count, head}`: its element type, its length and its first items. */
   value: unknown;
+}
+
+/** A validation finding (the Checks tab, `weightpeek FILE --check`). */
+export interface Finding {
+  severity: "error" | "warning" | "info";
+  /** Stable code, e.g. "tensor-beyond-eof", "quant-config-missing". */
+  code: string;
+  message: string;
+  /** Byte offset in the file, when the finding has one. */
+  offset: number | null;
+  tensor: string | null;
+}
+
+/** A non-fatal oddity the parser met. */
+export interface ParseWarning {
+  field: string;
+  offset: number;
+  message: string;
+}
+
+/** The architecture card (GGUF `general.architecture` and its keys). */
+export interface Architecture {
+  architecture: string;
+  name: string | null;
+  /** `general.file_type` by name, e.g. "MOSTLY_Q4_K_M (15)". */
+  file_type: string | null;
+  rows: { label: string; key: string; value: string; number: number | null }[];
+}
+
+/** The per-layer quantisation map: for each role, the type of each layer's tensor. */
+export interface LayerMap {
+  layers: number[];
+  roles: { role: string; cells: (string | null)[]; [field: string]: unknown }[];
 }
 
 /** The CLI's `--json`: the summary of one model (or of a sharded set, merged). */
 export interface ModelSummary {
-  /** "GGUF" or "safetensors". */
-  format: string;
+  /** "gguf" or "safetensors". */
+  format: "gguf" | "safetensors";
+  /** GGUF version (1–3). */
+  version?: number;
+  endianness: "little" | "big";
+  /** GGUF data alignment (bytes). */
+  alignment?: number;
   file_size: number;
   header_size: number;
   tensor_count: number;
@@ -63,7 +104,29 @@ export interface ModelSummary {
   dtypes: DtypeRow[];
   tensors: TensorRow[];
   metadata: MetadataEntry[];
+  warnings: ParseWarning[];
+  findings: Finding[];
+  architecture?: Architecture;
+  layers: LayerMap;
+  /** Quantised safetensors (GPTQ, AWQ, bitsandbytes, FP8, MXFP4, MLX, compressed-tensors):
+   * the layout and the logical parameters / effective bits per weight (then also in
+   * parameter_count and bits_per_weight). See the README. */
+  quantization?: {
+    layout: string;
+    logical_parameters: number;
+    stored_elements: number;
+    tensor_bytes: number;
+    bits_per_weight: number | null;
+    config_source: string | null;
+    [field: string]: unknown;
+  };
   [field: string]: unknown;
+}
+
+/** inspect() rejects with this when the header could be read only in part: `partial` holds
+ * what was read before the damage (the message names the field and byte offset). */
+export interface PartialReadError extends Error {
+  partial?: ModelSummary;
 }
 
 export interface Stats {
@@ -85,12 +148,17 @@ export interface TensorPreview {
   tensor: string;
   dtype: string;
   shape: number[];
+  /** What a row is, in words (GGUF: the first, contiguous dimension ne0). */
+  row_is: string;
   /** The rows and columns shown and the one byte range read. */
   window: {
     rows: { start: number; end: number };
     cols: { start: number; end: number };
     read_offset: number;
     read_len: number;
+    /** All bytes of the tensor. */
+    tensor_bytes: number;
+    geometry: { rows: number; row_values: number; row_bytes: number; [field: string]: unknown };
     [field: string]: unknown;
   };
   bytes_read: number;
@@ -98,6 +166,10 @@ export interface TensorPreview {
   /** Histogram of the finite values: counts[i] between edges[i] and edges[i + 1]. */
   histogram: { edges: number[]; counts: number[] };
   first_values: { row: number; col: number; index: number; value: number | null; text: string }[];
+  /** The window's heatmap (the grid's size and colour limit; cells are not included). */
+  heatmap: { [field: string]: unknown };
+  /** Per-block scales, for block-quantised GGUF types with one scale per block. */
+  block_scales?: { field: string; block_values: number; stats: Stats; [field: string]: unknown };
   /** The window's values, row-major (rows × cols), dequantised as ggml does. */
   values: Float32Array;
   [field: string]: unknown;
@@ -132,8 +204,15 @@ export class WeightpeekView extends HTMLElement {
   open(blob: Blob, name?: string): Promise<void>;
 }
 
+/** The element's state, also in its `data-state` attribute. */
+export type ViewState = "idle" | "loading" | "ready" | "error";
+
 declare global {
   interface HTMLElementTagNameMap {
     "weightpeek-view": WeightpeekView;
+  }
+  interface HTMLElementEventMap {
+    /** Fired by <weightpeek-view> (bubbling, composed) whenever its state changes. */
+    "weightpeek-state": CustomEvent<ViewState>;
   }
 }

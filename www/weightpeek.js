@@ -25,8 +25,37 @@ export function load() {
  * @returns {Promise<object>} the CLI's --json schema.
  */
 export async function inspect(source, options = {}) {
+  checkOptions(options);
   await load();
-  return JSON.parse(await inspect_json(source, options));
+  try {
+    return JSON.parse(await inspect_json(source, options));
+  } catch (e) {
+    // A header read only in part: what was read is in e.partial.
+    if (typeof e?.partial === "string") e.partial = JSON.parse(e.partial);
+    throw e;
+  }
+}
+
+/** Argument checks the Rust side cannot make (wrong types are TypeErrors, as in the DOM). */
+function checkOptions(options) {
+  if (options === undefined || options === null) return;
+  if (typeof options !== "object") throw new TypeError("options must be an object");
+  for (const k of ["endpoint", "token", "name"]) {
+    if (options[k] !== undefined && typeof options[k] !== "string") throw new TypeError(`options.${k} must be a string`);
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError("options.signal must be an AbortSignal");
+  }
+  if (options.endpoint !== undefined && !/^https?:\/\/[^/]/.test(options.endpoint)) {
+    throw new TypeError(`options.endpoint must be an http(s) URL, not ${JSON.stringify(options.endpoint.slice(0, 100))}`);
+  }
+}
+
+function checkWindow(window) {
+  if (window === undefined || window === null) return;
+  if (typeof window !== "object" || Array.isArray(window)) throw new TypeError("window must be an object {rows, cols}");
+  const extra = Object.keys(window).filter((k) => k !== "rows" && k !== "cols");
+  if (extra.length) throw new TypeError(`window has rows and cols only, not ${extra.join(", ")}`);
 }
 
 /**
@@ -40,6 +69,9 @@ export async function inspect(source, options = {}) {
  *   (a Float32Array, row-major, rows × cols of the window).
  */
 export async function preview(source, tensorName, window = {}, options = {}) {
+  if (typeof tensorName !== "string") throw new TypeError("tensorName must be a string");
+  checkWindow(window);
+  checkOptions(options);
   await load();
   const [json, values] = await preview_values(source, tensorName, window, options);
   return { ...JSON.parse(json), values };
@@ -90,6 +122,10 @@ export class WeightpeekView extends HTMLElement {
     }
     if (!this.isConnected || this.#widget) return;
     this.#widget = new Widget(this, this.#container);
+    this.#start();
+  }
+
+  #start() {
     this.#widget.set_endpoint(this.getAttribute("endpoint"));
     this.#widget.set_tab(this.getAttribute("tab"));
     this.#widget.set_tensor(this.getAttribute("tensor"));
@@ -121,9 +157,13 @@ export class WeightpeekView extends HTMLElement {
   }
 
   disconnectedCallback() {
-    // Cancels its requests, removes its listeners, releases the model.
-    this.#widget?.free();
-    this.#widget = null;
+    // Removed: cancels its requests, removes its listeners, releases the model. Moved (removed
+    // and inserted again in the same task): kept as it is, nothing is read again.
+    queueMicrotask(() => {
+      if (this.isConnected || !this.#widget) return;
+      this.#widget.free();
+      this.#widget = null;
+    });
   }
 
   attributeChangedCallback(name, old, value) {

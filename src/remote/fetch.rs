@@ -223,6 +223,28 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// As [`Problem::describe`], for the `<weightpeek-view>` element and the JavaScript API,
+    /// which have no Settings box and no repository picker: the remedies name what those
+    /// offer instead (the API's `token` option, a file's download URL).
+    pub fn describe_embedded(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
+        let hub_origin = origin_of(hub).unwrap_or_else(|| hub.to_string());
+        match self {
+            Problem::Status(s @ (401 | 403)) if !has_token => (
+                format!("Access refused (HTTP {s}) for {url}"),
+                format!("The file is probably in a gated or private repository: the JavaScript API reads it with an access token (the `token` option, sent only to {hub_origin}); the element reads public files only."),
+            ),
+            Problem::Status(404) => (
+                format!("Not found (HTTP 404): {url}"),
+                "The file path or the revision is probably wrong: check the file name and branch in the URL (a Hugging Face file URL looks like https://huggingface.co/owner/repo/resolve/main/model.gguf).".into(),
+            ),
+            Problem::Html => (
+                "This is a web page, not a model file".into(),
+                format!("{url} answered with HTML: probably a page URL. Use the file's download link (…/resolve/…)."),
+            ),
+            _ => self.describe(url, hub, has_token),
+        }
+    }
+
     /// (headline, details: likely cause and what to do) for the error box. `url` is what was
     /// read, `hub` the configured Hub endpoint, `has_token` whether a token was set.
     pub fn describe(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
@@ -404,6 +426,35 @@ mod tests {
             .describe("u", "h", false)
             .1
             .contains("page URL"));
+    }
+
+    #[test]
+    fn embedded_messages_do_not_point_at_the_page_controls() {
+        let page_words = ["Settings", "paste", "pick"];
+        let problems = [
+            Problem::Status(401),
+            Problem::Status(403),
+            Problem::Status(404),
+            Problem::Status(416),
+            Problem::Status(503),
+            Problem::Html,
+            Problem::Network("TypeError: Failed to fetch".into()),
+        ];
+        for p in &problems {
+            for token in [false, true] {
+                let (h, d) = p.describe_embedded("u", "https://huggingface.co", token);
+                for w in page_words {
+                    assert!(!h.contains(w) && !d.contains(w), "{p:?}: {h} {d}");
+                }
+            }
+        }
+        let (h, d) = Problem::Status(401).describe_embedded("u", "https://huggingface.co", false);
+        assert!(h.contains("401") && d.contains("`token` option") && d.contains("huggingface.co"));
+        // The page keeps its own wording.
+        assert!(Problem::Status(401)
+            .describe("u", "h", false)
+            .1
+            .contains("Settings"));
     }
 
     #[test]

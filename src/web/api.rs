@@ -65,14 +65,40 @@ fn options(o: &JsValue) -> Options {
     }
 }
 
-/// A JavaScript error whose message is `headline: details`.
+/// Longest error message passed to JavaScript (characters); the rest is summarised. Messages
+/// can quote file text or list every part of a large set.
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// A JavaScript error whose message is `headline: details` (at most [`MAX_MESSAGE_CHARS`]).
 fn js_error((headline, details): Failure) -> JsValue {
     let text = if details.is_empty() {
         headline
     } else {
         format!("{headline}: {details}")
     };
-    js_sys::Error::new(&text).into()
+    js_sys::Error::new(&clip(&text, MAX_MESSAGE_CHARS)).into()
+}
+
+/// `text` cut to `max` characters, saying how many were left out.
+fn clip(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}… ({} more characters)", n - max)
+}
+
+/// The rejection of an aborted call: the signal's reason, as `fetch` rejects (an
+/// `AbortError` DOMException by default, a `TimeoutError` for `AbortSignal.timeout()`).
+fn aborted(o: &Options) -> Option<JsValue> {
+    let s = o.signal.as_ref().filter(|s| s.aborted())?;
+    let reason = Reflect::get(s, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
+    Some(if reason.is_undefined() {
+        js_error(("AbortError".into(), "the call was aborted".into()))
+    } else {
+        reason
+    })
 }
 
 /// `src` resolved against the page's base URL.
@@ -84,14 +110,21 @@ fn resolve(src: &str) -> String {
 }
 
 /// Opens `source` (a URL string, an array of shard URL strings, or a `Blob`/`File`).
-async fn open(source: &JsValue, o: &Options) -> Result<Opened, Failure> {
+/// An opening, and the listener that cancels its requests (and its previews') when the
+/// call's signal aborts: it lives as long as the call.
+type Open = (Opened, Option<EventListener>);
+
+async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
     if let Some(blob) = source.dyn_ref::<Blob>() {
         let name = o
             .name
             .clone()
             .or_else(|| source.dyn_ref::<File>().map(File::name))
             .unwrap_or_else(|| "blob".into());
-        return load::read_blob(blob.clone(), name, Box::new(|_| {})).await;
+        return Ok((
+            load::read_blob(blob.clone(), name, Box::new(|_| {})).await?,
+            None,
+        ));
     }
     let plan = if let Some(url) = source.as_string() {
         load::plan_url(&resolve(&url), &o.endpoint)?
@@ -113,25 +146,22 @@ async fn open(source: &JsValue, o: &Options) -> Result<Opened, Failure> {
             "The source must be a URL, an array of shard URLs, or a File/Blob.".into(),
         ));
     };
-    let fetcher = Rc::new(Fetcher::new(
+    let fetcher = Rc::new(Fetcher::new_embedded(
         o.endpoint.clone(),
         o.token.clone(),
         Box::new(|| {}),
     ));
-    // Aborting the signal cancels every request of the opening (the listener lives as long
-    // as this call).
-    let _abort = o.signal.as_ref().map(|s| {
+    // Aborting the signal cancels every request of the opening and of its preview reads.
+    let abort = o.signal.as_ref().map(|s| {
         if s.aborted() {
             fetcher.cancel();
         }
-        let f = Rc::downgrade(&fetcher);
-        EventListener::new(s, "abort", move |_| {
-            if let Some(f) = f.upgrade() {
-                f.cancel();
-            }
-        })
+        // Holds the opening's fetcher (whose previews' fetchers are its children) for as long
+        // as the call runs.
+        let f = fetcher.clone();
+        EventListener::new(s, "abort", move |_| f.cancel())
     });
-    load::read_plan(fetcher, plan, &|_| {}).await
+    Ok((load::read_plan(fetcher, plan, &|_| {}).await?, abort))
 }
 
 /// `inspect(source, options)`: the model as the CLI's `--json` (a JSON string; the module
@@ -139,9 +169,30 @@ async fn open(source: &JsValue, o: &Options) -> Result<Opened, Failure> {
 /// Errors: nothing could be read (the message says why).
 pub async fn inspect(source: JsValue, opts: JsValue) -> Result<String, JsValue> {
     let o = options(&opts);
-    let opened = open(&source, &o).await.map_err(js_error)?;
+    let (opened, _abort) = open_checked(&source, &o).await?;
     let s = summary::summarize(&opened.model);
-    Ok(export::summary_json(&opened.model, &s))
+    let json = export::summary_json(&opened.model, &s);
+    // A header that could be read only in part rejects, with what was read kept in the
+    // error's `partial` (the module parses it), so `catch` never sees "0 tensors" as a result.
+    if let Some(e) = &opened.model.error {
+        let err = js_error(crate::view::facts::partial_error_text(e));
+        let _ = Reflect::set(&err, &"partial".into(), &json.into());
+        return Err(err);
+    }
+    Ok(json)
+}
+
+/// [`open`], honouring the signal before and after (a local file's reading is not
+/// interruptible, but its result is dropped) and rejecting with the signal's reason.
+async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, JsValue> {
+    if let Some(r) = aborted(o) {
+        return Err(r);
+    }
+    let result = open(source, o).await;
+    if let Some(r) = aborted(o) {
+        return Err(r);
+    }
+    result.map_err(js_error)
 }
 
 /// The `rows`/`cols` of a window: `[start, end]` (end exclusive) or `"A..B"` text.
@@ -182,7 +233,7 @@ pub async fn preview(
     opts: JsValue,
 ) -> Result<Array, JsValue> {
     let o = options(&opts);
-    let opened = open(&source, &o).await.map_err(js_error)?;
+    let (opened, _abort) = open_checked(&source, &o).await?;
     let m = &opened.model;
     let index = m
         .tensors
@@ -194,7 +245,7 @@ pub async fn preview(
                 format!(
                     "{} has no tensor \"{}\"",
                     opened.name,
-                    crate::summary::display::escape(&tensor)
+                    clip(&crate::summary::display::escape(&tensor), 200)
                 ),
             ))
         })?;
@@ -209,10 +260,14 @@ pub async fn preview(
     let mut src = BoxedSource((opened.source)(m.part_of(index).unwrap_or(0)));
     let bytes = read_window(&mut src, &p)
         .await
-        .map_err(|e| err(e.to_string()))?;
+        .map_err(|e| aborted(&o).unwrap_or_else(|| err(e.to_string())))?;
     let job = Job::new(m, p, bytes).map_err(|e| err(e.to_string()))?;
-    let (preview, values) = decode_sliced(job, &|| true)
-        .await
+    let live = || o.signal.as_ref().is_none_or(|s| !s.aborted());
+    let decoded = decode_sliced(job, &live).await;
+    if let Some(r) = aborted(&o) {
+        return Err(r);
+    }
+    let (preview, values) = decoded
         .and_then(Job::finish_with_values)
         .map_err(|e| err(e.to_string()))?;
     let json = serde_json::to_string(&preview).map_err(|e| err(e.to_string()))?;

@@ -116,7 +116,7 @@ pub fn spacer_row(height: f64, columns: usize) -> Element {
     attr(&tr, "aria-hidden", "true");
     let td = el("td");
     attr(&td, "colspan", &columns.to_string());
-    attr(&td, "style", &format!("height:{height}px"));
+    style(&td, &[("height", &format!("{height}px"))]);
     append(&tr, &td);
     tr
 }
@@ -125,4 +125,17 @@ pub fn spacer_row(height: f64, columns: usize) -> Element {
 /// view would scroll the host page.
 pub fn in_shadow_root(e: &Element) -> bool {
     e.get_root_node().dyn_ref::<web_sys::ShadowRoot>().is_some()
+}
+
+/// Sets inline style properties through the CSSOM (`element.style.setProperty`), which a
+/// Content-Security-Policy without `'unsafe-inline'` styles allows, unlike a `style`
+/// attribute. Values are computed by the view-models (colours, sizes), never file text.
+pub fn style(e: &Element, props: &[(&str, &str)]) {
+    let Ok(decl) = js_sys::Reflect::get(e, &"style".into()) else {
+        return;
+    };
+    let decl: web_sys::CssStyleDeclaration = decl.unchecked_into();
+    for (name, value) in props {
+        let _ = decl.set_property(name, value);
+    }
 }

@@ -202,7 +202,7 @@ fn type_table(rows: &[DtypeRow]) -> Element {
         attr(&tr, "title", PICK_HINT);
         let td = dom::el("td");
         let swatch = el_class("span", "swatch");
-        attr(&swatch, "style", &format!("background:{}", l.color));
+        dom::style(&swatch, &[("background", l.color)]);
         append(&td, &swatch);
         append(&td, &el_text("span", "mono", &l.dtype));
         let tip =

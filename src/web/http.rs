@@ -62,6 +62,9 @@ pub struct Fetcher {
     pub timeout_ms: u32,
     /// Fetchers made by [`Fetcher::child`] (previews of this opening): cancelled with it.
     children: RefCell<Vec<std::rc::Weak<Fetcher>>>,
+    /// For the element and the JavaScript API: messages name their remedies, not the page's
+    /// controls ([`Problem::describe_embedded`]).
+    pub embedded: bool,
 }
 
 /// How a timed wait ended.
@@ -138,17 +141,40 @@ impl Fetcher {
             on_progress,
             timeout_ms: page_read_timeout(),
             children: RefCell::new(Vec::new()),
+            embedded: false,
+        }
+    }
+
+    /// As [`Fetcher::new`], for the element and the JavaScript API.
+    pub fn new_embedded(
+        endpoint: String,
+        token: Option<String>,
+        on_progress: Box<dyn Fn()>,
+    ) -> Self {
+        Fetcher {
+            embedded: true,
+            ..Fetcher::new(endpoint, token, on_progress)
+        }
+    }
+
+    /// `problem` reading `url` as `(headline, details)`, worded for the page or, for an
+    /// embedded fetcher, for the element and the API.
+    pub fn describe(&self, problem: &Problem, url: &str) -> (String, String) {
+        let token = self.token.is_some();
+        if self.embedded {
+            problem.describe_embedded(url, &self.endpoint, token)
+        } else {
+            problem.describe(url, &self.endpoint, token)
         }
     }
 
     /// A fetcher with the same endpoint and token and no progress display (the previews of a
     /// model), cancelled when this one is.
     pub fn child(&self) -> std::rc::Rc<Fetcher> {
-        let c = std::rc::Rc::new(Fetcher::new(
-            self.endpoint.clone(),
-            self.token.clone(),
-            Box::new(|| {}),
-        ));
+        let c = std::rc::Rc::new(Fetcher {
+            embedded: self.embedded,
+            ..Fetcher::new(self.endpoint.clone(), self.token.clone(), Box::new(|| {}))
+        });
         if self.cancelled.get() {
             c.cancel();
         }

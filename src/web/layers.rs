@@ -31,7 +31,7 @@ pub fn layer_card(
     for l in &g.legend {
         let li = dom::el("li");
         let sw = el_class("span", "swatch");
-        attr(&sw, "style", &format!("background:{}", l.color));
+        dom::style(&sw, &[("background", l.color)]);
         append(&li, &sw);
         append(&li, &el_text("span", "mono", &l.dtype));
         if let Some(t) = type_tooltip(&l.dtype) {
@@ -69,11 +69,7 @@ pub fn layer_card(
                     let td = el_text("td", "cell", &c.dtype);
                     attr(&td, "title", &with_type_tooltip(&c.title, &c.dtype));
                     attr(&td, "data-filter", &c.filter);
-                    attr(
-                        &td,
-                        "style",
-                        &format!("background:{};color:{}", c.color, c.ink),
-                    );
+                    dom::style(&td, &[("background", c.color), ("color", c.ink)]);
                     append(&tr, &td);
                 }
                 None => {

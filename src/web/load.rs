@@ -169,7 +169,7 @@ pub async fn read_index(
         Ok(Ok(ix)) => ix,
         Ok(Err(e)) => return Err(("The index file cannot be read".into(), e)),
         Err(p) => {
-            return Err(p.describe(url, &fetcher.endpoint, fetcher.token.is_some()));
+            return Err(fetcher.describe(&p, url));
         }
     };
     let dir = name
@@ -213,7 +213,6 @@ pub async fn read_jobs(
         return Err(Problem::Cancelled.describe("", "", false));
     }
     let mut stats = ReadStats::default();
-    let (ep, has_token) = (fetcher.endpoint.clone(), fetcher.token.is_some());
     let count = results.len();
     let mut parts = Vec::new();
     let mut extra = Vec::new();
@@ -238,9 +237,9 @@ pub async fn read_jobs(
                 }
                 parts.push((file, Ok(model)));
             }
-            Err(p) if single => return Err(p.describe(&url, &ep, has_token)),
+            Err(p) if single => return Err(fetcher.describe(&p, &url)),
             Err(p) => {
-                let (h, d) = p.describe(&url, &ep, has_token);
+                let (h, d) = fetcher.describe(&p, &url);
                 parts.push((file, Err(format!("{h}. {d}"))));
             }
         }
@@ -403,7 +402,7 @@ fn preview_source(
             ),
             Some(l) => match HttpSource::reopen(fetcher.clone(), &l) {
                 Ok(src) => Box::new(src),
-                Err(p) => unreadable(l.size, &p.describe(&l.url, &fetcher.endpoint, false).1),
+                Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).1),
             },
         }
     })

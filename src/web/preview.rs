@@ -155,11 +155,7 @@ fn open_panel(
     append(&head, &el_text("h2", "preview-title", &t.name));
     let chip = el_text("span", "chip", &t.dtype.label());
     let bg = dtype_color(&t.dtype.label());
-    attr(
-        &chip,
-        "style",
-        &format!("background:{bg};color:{}", text_on(bg)),
-    );
+    dom::style(&chip, &[("background", bg), ("color", text_on(bg))]);
     append(&head, &chip);
     let close = el_text("button", "link", "close");
     attr(&close, "type", "button");
@@ -479,11 +475,7 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     append(&heat_fig, &canvas);
     let legend = el_class("div", "heat-legend");
     let bar = el_class("div", "heat-bar");
-    attr(
-        &bar,
-        "style",
-        &format!("background:{}", Heatmap::css_gradient()),
-    );
+    dom::style(&bar, &[("background", &Heatmap::css_gradient())]);
     let labels = el_class("div", "heat-labels mono");
     let note = el_class("p", "note");
     append(&legend, &bar);
@@ -534,10 +526,12 @@ fn paint_heatmap(
     let scale = 640.0 / gr.max(gc);
     let css_w = (gc * scale).clamp(160.0, 640.0);
     let css_h = (gr * scale).clamp(48.0, 640.0);
-    attr(
+    dom::style(
         canvas,
-        "style",
-        &format!("width:{css_w:.0}px;height:{css_h:.0}px"),
+        &[
+            ("width", &format!("{css_w:.0}px")),
+            ("height", &format!("{css_h:.0}px")),
+        ],
     );
     attr(canvas, "data-cells", &format!("{hgt}x{w}"));
     attr(canvas, "data-limit", &format!("{:?}", h.limit));
@@ -619,7 +613,7 @@ fn histogram_figure(p: &Preview) -> Element {
         append(&axis, &el_text("span", "", &lo));
         if let Some(z) = zero {
             let zl = el_text("span", "zero", "0");
-            attr(&zl, "style", &format!("left:{:.1}%", z * 100.0));
+            dom::style(&zl, &[("left", &format!("{:.1}%", z * 100.0))]);
             append(&axis, &zl);
         }
         append(&axis, &el_text("span", "", &hi));

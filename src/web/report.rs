@@ -122,7 +122,13 @@ impl Report {
             let w = tabs.as_ref().map(Rc::downgrade);
             Rc::new(move || {
                 if let Some(t) = w.as_ref().and_then(std::rc::Weak::upgrade) {
+                    // The control acted on (a row, a bar) is in the panel being hidden: focus
+                    // follows to the panel shown.
+                    let switching = t.current() != tab;
                     t.select(tab, true);
+                    if switching {
+                        t.focus_panel(tab);
+                    }
                 }
             })
         };

@@ -630,11 +630,7 @@ fn row(table: &TensorTable, openable: bool, columns: &[Column], pos: usize) -> O
         if *c == Column::Type {
             let chip = el_text("span", "chip", &text);
             let bg = dtype_color(&r.dtype);
-            attr(
-                &chip,
-                "style",
-                &format!("background:{bg};color:{}", text_on(bg)),
-            );
+            dom::style(&chip, &[("background", bg), ("color", text_on(bg))]);
             append(&td, &chip);
         } else {
             td.set_text_content(Some(&text));

@@ -47,6 +47,8 @@ impl TabsView {
             attr(&p, "id", &format!("wp-panel-{}", t.name()));
             attr(&p, "aria-labelledby", &format!("wp-tab-{}", t.name()));
             attr(&p, "data-tab", t.name());
+            // Focusable by script (after opening a tensor from the table, focus moves here).
+            attr(&p, "tabindex", "-1");
             append(root, &p);
             buttons.push(b);
             panels.push(p);
@@ -69,16 +71,23 @@ impl TabsView {
             }));
         }
         let w = Rc::downgrade(&view);
-        ls.push(EventListener::new(&bar, "keydown", move |e| {
-            let (Some(v), Some(k)) = (w.upgrade(), e.dyn_ref::<KeyboardEvent>()) else {
-                return;
-            };
-            if let Some(t) = moved(&v.tabs, v.current.get(), &k.key()) {
-                e.prevent_default();
-                v.select(t, true);
-                v.focus(t);
-            }
-        }));
+        // Not passive: the keys it handles must not also scroll the page.
+        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
+        ls.push(EventListener::new_with_options(
+            &bar,
+            "keydown",
+            opts,
+            move |e| {
+                let (Some(v), Some(k)) = (w.upgrade(), e.dyn_ref::<KeyboardEvent>()) else {
+                    return;
+                };
+                if let Some(t) = moved(&v.tabs, v.current.get(), &k.key()) {
+                    e.prevent_default();
+                    v.select(t, true);
+                    v.focus(t);
+                }
+            },
+        ));
         *view.listeners.borrow_mut() = ls;
         view.show(first);
         view
@@ -90,6 +99,11 @@ impl TabsView {
             .iter()
             .position(|t| *t == tab)
             .and_then(|i| self.panels.get(i))
+    }
+
+    /// The tab shown now.
+    pub fn current(&self) -> Tab {
+        self.current.get()
     }
 
     /// Calls `f` after every selection by the person (click or key), e.g. to reflect it in the
@@ -124,6 +138,16 @@ impl TabsView {
         // none, so everything redraws at its real size now (the cards listen to `resize`).
         if let Ok(ev) = web_sys::Event::new("resize") {
             let _ = gloo::utils::window().dispatch_event(&ev);
+        }
+    }
+
+    /// Moves keyboard focus into the panel of `tab` (when the element that had it, in another
+    /// panel, was just hidden).
+    pub fn focus_panel(&self, tab: Tab) {
+        if let Some(h) = self.panel(tab).and_then(|p| p.dyn_ref::<HtmlElement>()) {
+            let opts = web_sys::FocusOptions::new();
+            opts.set_prevent_scroll(true);
+            let _ = h.focus_with_options(&opts);
         }
     }
 

@@ -132,7 +132,7 @@ impl Widget {
                 }
             })
         };
-        let fetcher = Rc::new(Fetcher::new(endpoint, None, progress));
+        let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, progress));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         let w = Rc::downgrade(st);
         wasm_bindgen_futures::spawn_local(async move {
@@ -206,6 +206,8 @@ impl Drop for Widget {
         st.generation.set(st.generation.get() + 1);
         st.stop();
         dom::clear(&st.body);
+        // Nothing is loading any more (the element was removed).
+        st.set_state("idle");
     }
 }
 
@@ -318,7 +320,11 @@ impl State {
         let Some(r) = report.as_ref() else { return };
         let found = self.model_tensors.borrow().iter().position(|t| *t == name);
         match found {
-            Some(i) => r.open_tensor(i),
+            Some(i) => {
+                // A message about an earlier, missing tensor no longer applies.
+                self.show_error(None);
+                r.open_tensor(i);
+            }
             None => self.show_error(Some((
                 "No such tensor".into(),
                 format!(

@@ -78,6 +78,7 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
       assert.ok(policy, 'no CSP meta element');
       assert.match(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'/);
       assert.doesNotMatch(policy, /script-src[^;]*'unsafe-(inline|eval)'/);
+      assert.match(policy, /style-src 'self';/, 'styles: the stylesheet only (computed styles go through the CSSOM)');
       // (eval from the test harness is not subject to the page's policy, so the policy text above
       // is what proves "no eval"; inline handlers and injected scripts are checked for real.)
       const handler = await page.evaluate(async () => {
@@ -104,6 +105,12 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
       });
       await page.click('[data-testid=open-sample]');
       assert.equal(await waitForSettled(page), 'ready');
+      // A preview too: its type chip, heatmap canvas size, scale bar and histogram axis are
+      // computed styles.
+      await page.click('[data-testid=tensor-table] tbody tr[data-file-index]');
+      await page.locator('[data-testid=preview][data-state=ready]').waitFor({ timeout: 30_000 });
+      const styled = await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=tensor-table] .chip')).backgroundColor);
+      assert.notEqual(styled, 'rgba(0, 0, 0, 0)', 'type chips keep their colour under the policy');
       assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
     } finally {
       await page.context().close();

@@ -229,6 +229,15 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(await selected(), 'memory');
     await page.keyboard.press('Home');
     assert.equal(await selected(), 'summary');
+    // The keys move between tabs only: the host page does not scroll (the docs page is taller
+    // than the window), and nothing is logged.
+    await page.evaluate(() => window.scrollTo(0, 200));
+    await v.locator('[role=tab][aria-selected=true]').focus();
+    const y0 = await page.evaluate(() => window.scrollY);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Home');
+    assert.equal(await page.evaluate(() => window.scrollY), y0, 'Home/End on the tabs scrolled the page');
+    assert.deepEqual(page.__wpErrors, []);
     // Only the selected panel is shown; it is labelled by its tab.
     const shown = await v.locator('[role=tabpanel]:not([hidden])').evaluateAll((els) => els.map((e) => e.getAttribute('aria-labelledby')));
     assert.deepEqual(shown, ['wp-tab-summary']);
@@ -260,9 +269,18 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(pageScroll, 0, 'the host page did not scroll');
     const ranged = hub.log.filter((e) => e.server === 'cdn' && e.range);
     assert.deepEqual(ranged.map((e) => e.range), [`bytes=${ref.read_offset}-${ref.read_offset + ref.read_len - 1}`], 'one Range request of exactly the window');
-    // A tensor the model does not have: a message, not a crash.
+    // A tensor the model does not have: a message, not a crash; a good one clears it.
     await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'no.such.tensor'));
     assert.match(await v.locator('[data-testid=error]').first().textContent(), /no tensor "no\.such\.tensor"/);
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'blk.0.attn_q.weight'));
+    assert.equal(await v.locator('[data-testid=error]').first().isVisible(), false, 'the old message is gone');
+    // Moving the element keeps its view: nothing is read again.
+    hub.clearLog();
+    await page.evaluate(() => document.querySelector('article').prepend(document.querySelector('#gguf')));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').dataset.state), 'ready');
+    assert.deepEqual(hub.log.map((e) => e.path), [], 'a moved view reads nothing');
+    assert.equal(await v.locator('[data-testid=preview]').getAttribute('data-tensor'), 'blk.0.attn_q.weight');
 
     // src change: the view now shows MiniLM (no tokenizer or memory tab).
     await page.evaluate((u) => {
@@ -388,10 +406,12 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     const hubUrl = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
     const got = await page.evaluate(async (u) => {
       const m = await (await import('./weightpeek.js')).inspect(u);
-      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count, tensor_bytes: m.tensor_bytes, dtypes: m.dtypes, names: m.tensors.map((t) => t.name), meta: m.metadata.length, keys: Object.keys(m), tensorKeys: Object.keys(m.tensors[0]), dtypeKeys: Object.keys(m.dtypes[0]), metaKeys: Object.keys(m.metadata[0]) };
+      return { tensor_count: m.tensor_count, parameter_count: m.parameter_count, tensor_bytes: m.tensor_bytes, dtypes: m.dtypes, names: m.tensors.map((t) => t.name), meta: m.metadata.length, keys: Object.keys(m), tensorKeys: Object.keys(m.tensors[0]), dtypeKeys: Object.keys(m.dtypes[0]), metaKeys: Object.keys(m.metadata[0]), format: m.format, metaTypes: m.metadata.map((e) => e.type) };
     }, hubUrl);
     // Every field weightpeek.d.ts declares is there.
-    for (const k of ['format', 'file_size', 'header_size', 'tensor_count', 'metadata_count', 'parameter_count', 'tensor_bytes', 'bits_per_weight', 'dtypes', 'tensors', 'metadata']) assert.ok(got.keys.includes(k), `inspect() has ${k}`);
+    for (const k of ['format', 'version', 'endianness', 'alignment', 'file_size', 'header_size', 'tensor_count', 'metadata_count', 'parameter_count', 'tensor_bytes', 'bits_per_weight', 'dtypes', 'tensors', 'metadata', 'warnings', 'findings', 'architecture', 'layers']) assert.ok(got.keys.includes(k), `inspect() has ${k}`);
+    assert.equal(got.format, 'gguf');
+    assert.ok(got.metaTypes.every((t) => /^(U?INT(8|16|32|64)|FLOAT(32|64)|BOOL|STRING|ARRAY)$/.test(t)), `metadata types ${[...new Set(got.metaTypes)]}`);
     for (const k of ['name', 'dtype', 'shape', 'elements', 'bytes', 'offset']) assert.ok(got.tensorKeys.includes(k), `tensors[] have ${k}`);
     for (const k of ['dtype', 'tensors', 'elements', 'bytes', 'bits_per_weight']) assert.ok(got.dtypeKeys.includes(k), `dtypes[] have ${k}`);
     assert.deepEqual(got.metaKeys, ['key', 'type', 'value']);
@@ -441,6 +461,15 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.deepEqual(split, { tensor_count: splitRef.tensor_count, parameter_count: splitRef.parameter_count });
     assert.deepEqual(page.__wpErrors, []);
     // (the browser logs the 404 below as a console error: expected)
+    // A damaged header rejects, naming the field and offset, with what was read in e.partial.
+    const corrupt = await page.evaluate(async () => {
+      const wp = await import('./weightpeek.js');
+      const bytes = await (await fetch('sample.gguf')).arrayBuffer();
+      const cut = new File([bytes.slice(0, 3000)], 'cut.gguf');
+      try { await wp.inspect(cut); return 'resolved'; } catch (e) { return { message: e.message, partial: e.partial?.format, metadata: e.partial?.metadata?.length }; }
+    });
+    assert.equal(corrupt.partial, 'gguf', JSON.stringify(corrupt));
+    assert.match(corrupt.message, /byte \d+/, corrupt.message);
     const failure = await page.evaluate(async (u) => {
       try { await (await import('./weightpeek.js')).inspect(u); return 'resolved'; } catch (e) { return `${e instanceof Error}: ${e.message}`; }
     }, `${hub.endpoint}/${ST_REPO}/resolve/main/missing.safetensors`);
@@ -448,9 +477,33 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     const aborted = await page.evaluate(async (u) => {
       const c = new AbortController();
       c.abort();
-      try { await (await import('./weightpeek.js')).inspect(u, { signal: c.signal }); return 'resolved'; } catch (e) { return e.message; }
+      try { await (await import('./weightpeek.js')).inspect(u, { signal: c.signal }); return 'resolved'; } catch (e) { return e.name; }
     }, hubUrl);
-    assert.match(aborted, /cancel/i);
+    assert.equal(aborted, 'AbortError');
+    // A File/Blob honours the signal too; a timeout's reason is a TimeoutError.
+    const blobAbort = await page.evaluate(async () => {
+      const wp = await import('./weightpeek.js');
+      const file = new File([await (await fetch('sample.gguf')).arrayBuffer()], 'sample.gguf');
+      const c = new AbortController();
+      c.abort();
+      const out = [];
+      for (const call of [() => wp.inspect(file, { signal: c.signal }), () => wp.preview(file, 'token_embd.weight', {}, { signal: c.signal })]) {
+        try { await call(); out.push('resolved'); } catch (e) { out.push(e.name); }
+      }
+      try { await wp.inspect(file, { signal: AbortSignal.timeout(0) }); out.push('resolved'); } catch (e) { out.push(e.name); }
+      return out;
+    });
+    assert.deepEqual(blobAbort, ['AbortError', 'AbortError', 'TimeoutError']);
+    // Wrong argument types are TypeErrors, before anything is read.
+    const typeErrors = await page.evaluate(async (u) => {
+      const wp = await import('./weightpeek.js');
+      const out = [];
+      for (const call of [() => wp.preview(u, 5), () => wp.preview(u), () => wp.preview(u, 'x', { row: [0, 2] }), () => wp.inspect(u, 5), () => wp.inspect(u, { signal: 'x' }), () => wp.inspect(u, { endpoint: 'not a url' })]) {
+        try { await call(); out.push('resolved'); } catch (e) { out.push(e.name); }
+      }
+      return out;
+    }, hubUrl);
+    assert.deepEqual(typeErrors, Array(6).fill('TypeError'));
     await page.context().close();
   });
 
@@ -486,6 +539,15 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
         const v = page.locator('#gguf');
         for (const tab of ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory']) {
           await page.evaluate((t) => document.querySelector('#gguf').setAttribute('tab', t), tab);
+          // Every tab is on screen (narrow views wrap the tab bar).
+          const clipped = await v.evaluate((host) => {
+            const bar = host.shadowRoot.querySelector('[role=tablist]').getBoundingClientRect();
+            return [...host.shadowRoot.querySelectorAll('[role=tab]')].filter((t) => {
+              const r = t.getBoundingClientRect();
+              return r.left < bar.left - 0.5 || r.right > bar.right + 0.5;
+            }).map((t) => t.dataset.tab);
+          });
+          assert.deepEqual(clipped, [], `tabs off the edge at ${width} px`);
           // Nothing of the view is wider than the page (no horizontal scrolling at 390 px).
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           assert.ok(overflow <= 0, `${tab} at ${width} px ${colorScheme}: page scrolls sideways by ${overflow} px`);

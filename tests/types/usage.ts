@@ -2,7 +2,7 @@
 // the JavaScript API and the element, typed against www/weightpeek.d.ts. A declaration that
 // drifts from what the examples use fails the test suite.
 import { inspect, preview, load, liveViews, WeightpeekView } from "../../www/weightpeek.js";
-import type { ModelSummary, TensorPreview, Options, Window } from "../../www/weightpeek.js";
+import type { ModelSummary, TensorPreview, Options, Window, PartialReadError, ViewState } from "../../www/weightpeek.js";
 
 async function examples(file: File, signal: AbortSignal): Promise<void> {
   await load();
@@ -14,6 +14,16 @@ async function examples(file: File, signal: AbortSignal): Promise<void> {
   const types: string[] = m.dtypes.map((d) => `${d.dtype}: ${d.tensors} tensors, ${d.bytes} bytes`);
   const keys: string[] = m.metadata.map((e) => `${e.key} (${e.type})`);
   const local: ModelSummary = await inspect(file);
+  const isGguf: boolean = local.format === "gguf";
+  const errors: string[] = m.findings.filter((f) => f.severity === "error").map((f) => `${f.code} at ${f.offset}`);
+  const arch: string | undefined = m.architecture?.name ?? m.architecture?.architecture;
+  const logical: number | undefined = m.quantization?.logical_parameters;
+  try {
+    await inspect(file);
+  } catch (e) {
+    const partial: ModelSummary | undefined = (e as PartialReadError).partial;
+    console.log(partial?.tensor_count);
+  }
   const shards: ModelSummary = await inspect(["a-00001-of-00002.safetensors", "a-00002-of-00002.safetensors"]);
   const w: Window = { rows: [0, 4], cols: "0..256" };
   const p: TensorPreview = await preview(file, "blk.0.attn_q.weight", w);
@@ -22,11 +32,18 @@ async function examples(file: File, signal: AbortSignal): Promise<void> {
   const read: number = p.window.read_len + p.bytes_read;
   const first: string[] = p.first_values.map((v) => v.text);
   const counts: number[] = p.histogram.counts;
+  const scale: number | undefined = p.block_scales?.block_values;
+  const rowIs: string = p.row_is;
   const alive: number = await liveViews();
   const el: WeightpeekView = document.createElement("weightpeek-view");
   el.setAttribute("src", "https://huggingface.co/o/r/resolve/main/model.gguf");
   await el.open(file);
+  el.addEventListener("weightpeek-state", (ev) => {
+    const state: ViewState = ev.detail;
+    console.log(state);
+  });
   console.log(total, bpw, names, types, keys, local, shards, values, mean, read, first, counts, alive, el);
+  console.log(isGguf, errors, arch, logical, scale, rowIs);
 }
 
 export { examples };
