@@ -260,9 +260,21 @@ fn memory_estimate_follows_the_kv_formula_from_the_reference_keys() {
         key("gemma3.attention.key_length"),
         key("gemma3.attention.value_length"),
     );
-    // Q8_0: 34 bytes per 32 values (ggml block_q8_0).
-    let kv = layers * (4096 * kv_heads * (dk + dv)).div_ceil(32) * 34;
+    let window = key("gemma3.attention.sliding_window");
+    // Q8_0: 34 bytes per 32 values (ggml block_q8_0), per K row and per V row.
+    let per_cell = (kv_heads * dk).div_ceil(32) * 34 + (kv_heads * dv).div_ceil(32) * 34;
+    // llama.cpp (models/gemma3.cpp): every sixth layer full attention, the others a sliding
+    // window cached at GGML_PAD(min(n_ctx, n_swa + n_ubatch 512), 256) cells.
+    let full = (0..layers).filter(|il| il % 6 == 5).count() as u64;
+    let swa_cells = 4096u64.min(window + 512).div_ceil(256) * 256;
+    let kv = full * 4096 * per_cell + (layers - full) * swa_cells * per_cell;
     assert_eq!(e["kv_bytes"].as_u64(), Some(kv));
+    assert_eq!(
+        e["kv_full_context_bytes"].as_u64(),
+        Some(layers * 4096 * per_cell)
+    );
+    assert_eq!(e["sliding_window"]["cells"].as_u64(), Some(swa_cells));
+    assert_eq!(e["sliding_window"]["full_layers"].as_u64(), Some(full));
     assert_eq!(e["weights_bytes"], r["tensor_bytes"]);
     assert_eq!(
         e["total_bytes"].as_u64(),

@@ -325,10 +325,10 @@ mod cli {
             (|| {
                 writeln!(
                     out,
-                    "memory to run ({}, {} tokens, {:?} KV cache):",
+                    "memory to run ({}, {} tokens, {} KV cache):",
                     e.architecture,
                     display::thousands(e.context),
-                    e.kv_type
+                    e.kv_type.name()
                 )?;
                 writeln!(
                     out,
@@ -348,6 +348,40 @@ mod cli {
                     display::bytes(e.total_bytes),
                     display::thousands(e.total_bytes)
                 )?;
+                if let Some(s) = &e.sliding_window {
+                    for (what, n, cells, bytes) in [
+                        (
+                            "full-attention layers",
+                            s.full_layers,
+                            e.cells,
+                            s.full_bytes,
+                        ),
+                        (
+                            if s.chunked {
+                                "chunked layers"
+                            } else {
+                                "sliding-window layers"
+                            },
+                            s.swa_layers,
+                            s.cells,
+                            s.swa_bytes,
+                        ),
+                    ] {
+                        writeln!(
+                            out,
+                            "    {what}: {n} × {} cells, {} ({} bytes)",
+                            display::thousands(cells),
+                            display::bytes(bytes),
+                            display::thousands(bytes)
+                        )?;
+                    }
+                    writeln!(
+                        out,
+                        "  upper bound, every layer at full context: KV {} ({} bytes)",
+                        display::bytes(e.kv_full_context_bytes),
+                        display::thousands(e.kv_full_context_bytes)
+                    )?;
+                }
                 writeln!(out, "  {}", e.formula)?;
                 for n in &e.notes {
                     writeln!(out, "  note: {n}")?;

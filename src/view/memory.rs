@@ -3,7 +3,7 @@
 
 use crate::format::{Model, Value};
 use crate::summary::display;
-use crate::summary::memory::{KvType, MemoryEstimate};
+use crate::summary::memory::MemoryEstimate;
 
 /// Largest context the box accepts (tokens); larger entries are clamped to it.
 pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;
@@ -92,20 +92,57 @@ pub fn bytes_text(n: u64) -> String {
     format!("{} ({} bytes)", display::bytes(n), display::thousands(n))
 }
 
-/// The figures: (label, value).
+/// The figures: (label, value). The first five are always architecture, context, weights, KV
+/// cache and total; a sliding-window split adds its two parts and the full-context upper bound.
 pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
-    let kv = match e.kv_type {
-        KvType::F16 => "f16",
-        KvType::Q8_0 => "q8_0",
-        KvType::Q4_0 => "q4_0",
+    let context = if e.cells == e.context {
+        tokens_text(e.context)
+    } else {
+        format!(
+            "{} ({} cells)",
+            tokens_text(e.context),
+            display::thousands(e.cells)
+        )
     };
-    vec![
+    let mut r = vec![
         ("architecture".into(), display::escape(&e.architecture)),
-        ("context".into(), tokens_text(e.context)),
+        ("context".into(), context),
         ("weights".into(), bytes_text(e.weights_bytes)),
-        (format!("KV cache ({kv})"), bytes_text(e.kv_bytes)),
+        (
+            format!("KV cache ({})", e.kv_type.name()),
+            bytes_text(e.kv_bytes),
+        ),
         ("total".into(), bytes_text(e.total_bytes)),
-    ]
+    ];
+    if let Some(s) = &e.sliding_window {
+        let part = |n: u64, cells: u64, bytes: u64| {
+            format!(
+                "{n} × {} cells: {}",
+                display::thousands(cells),
+                bytes_text(bytes)
+            )
+        };
+        r.push((
+            "KV full-attention layers".into(),
+            part(s.full_layers, e.cells, s.full_bytes),
+        ));
+        r.push((
+            format!(
+                "KV {} layers",
+                if s.chunked {
+                    "chunked"
+                } else {
+                    "sliding-window"
+                }
+            ),
+            part(s.swa_layers, s.cells, s.swa_bytes),
+        ));
+        r.push((
+            "KV, every layer at full context (upper bound)".into(),
+            bytes_text(e.kv_full_context_bytes),
+        ));
+    }
+    r
 }
 
 /// The text shown when there is no estimate: the reason, starting "no estimate".
@@ -121,7 +158,7 @@ pub fn no_estimate_text(why: &str) -> String {
 mod tests {
     use super::*;
     use crate::source::parse_bytes;
-    use crate::summary::memory::estimate;
+    use crate::summary::memory::{estimate, KvType};
     use crate::view::testutil::{gguf, Kv};
 
     #[test]
@@ -160,7 +197,8 @@ mod tests {
         assert_eq!(model_context(&m), Some(100));
         let e = estimate(&m, None, KvType::Q8_0).unwrap();
         let r = rows(&e);
-        assert_eq!(r[1].1, "100 tokens");
+        assert_eq!(r[1].1, "100 tokens (256 cells)");
+        assert_eq!(r.len(), 5);
         assert_eq!(tokens_text(1), "1 token");
         assert_eq!(r[3].0, "KV cache (q8_0)");
         assert_eq!(
@@ -180,5 +218,41 @@ mod tests {
         for (v, _) in KV_CHOICES {
             assert!(KvType::parse(v).is_some());
         }
+    }
+
+    #[test]
+    fn sliding_window_rows() {
+        let b = gguf(
+            &[
+                ("general.architecture", Kv::Str("gemma3")),
+                ("gemma3.block_count", Kv::U32(12)),
+                ("gemma3.embedding_length", Kv::U32(640)),
+                ("gemma3.attention.head_count", Kv::U32(4)),
+                ("gemma3.attention.head_count_kv", Kv::U32(1)),
+                ("gemma3.attention.key_length", Kv::U32(256)),
+                ("gemma3.attention.value_length", Kv::U32(256)),
+                ("gemma3.attention.sliding_window", Kv::U32(512)),
+                ("gemma3.context_length", Kv::U32(32768)),
+            ],
+            &[("t", 0, vec![8], 0)],
+        );
+        let m = parse_bytes(&b).unwrap();
+        let e = estimate(&m, None, KvType::F16).unwrap();
+        let s = e.sliding_window.clone().unwrap();
+        let r = rows(&e);
+        assert_eq!(r[1].1, "32,768 tokens");
+        assert_eq!(r[4].0, "total");
+        assert_eq!(r[5].0, "KV full-attention layers");
+        assert_eq!(
+            r[5].1,
+            format!("2 × 32,768 cells: {}", bytes_text(s.full_bytes))
+        );
+        assert_eq!(r[6].0, "KV sliding-window layers");
+        assert_eq!(
+            r[6].1,
+            format!("10 × 1,024 cells: {}", bytes_text(s.swa_bytes))
+        );
+        assert_eq!(r[7].1, bytes_text(e.kv_full_context_bytes));
+        assert!(e.kv_full_context_bytes > e.kv_bytes);
     }
 }

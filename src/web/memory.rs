@@ -1,5 +1,6 @@
 //! The memory card: a context box (default the model's own) and a KV type select; the weights,
-//! KV cache and total from [`crate::summary::memory::estimate`], its formula and notes, or
+//! KV cache and total from [`crate::summary::memory::estimate`] (with the sliding-window split
+//! and the full-context upper bound when llama.cpp uses a window), its formula and notes, or
 //! "no estimate: …". Recomputed as the inputs change (typing debounced).
 
 use std::cell::RefCell;
@@ -124,11 +125,16 @@ impl Parts {
                     &e.weights_bytes.to_string(),
                 );
                 attr(&self.card, "data-context", &e.context.to_string());
+                attr(
+                    &self.card,
+                    "data-kv-full-bytes",
+                    &e.kv_full_context_bytes.to_string(),
+                );
                 let _ = self.card.remove_attribute("data-no-estimate");
                 let dl = el_class("dl", "kv memory-figures");
-                for (i, (k, v)) in rows(&e).into_iter().enumerate() {
+                for (k, v) in rows(&e) {
                     append(&dl, &el_text("dt", "", &k));
-                    let dd = el_text("dd", if i == 4 { "total" } else { "" }, &v);
+                    let dd = el_text("dd", if k == "total" { "total" } else { "" }, &v);
                     append(&dl, &dd);
                 }
                 append(&self.out, &dl);
@@ -145,6 +151,7 @@ impl Parts {
                     "data-total-bytes",
                     "data-weights-bytes",
                     "data-context",
+                    "data-kv-full-bytes",
                 ] {
                     let _ = self.card.remove_attribute(a);
                 }
