@@ -59,14 +59,24 @@ async function shot(locator, name) {
   await page.evaluate(() => { document.querySelector('.topbar').style.position = ''; });
 }
 
-/** KV bytes for `ctx` tokens: per layer ceil(ctx × heads × (k + v) / values) × bytes. */
+/** KV bytes llama.cpp allocates for `ctx` tokens of the Gemma 3 file: per layer cells × (row(heads × k) + row(heads × v)), row(n) = ceil(n / values) × bytes. */
 function kvBytes(ref, ctx, [bytes, values]) {
+  // llama.cpp for gemma3 (models/gemma3.cpp, llama-kv-cache-iswa.cpp, llama-context.cpp): the
+  // context rounded up to 256 cells; every sixth layer (il % 6 == 5) full attention, the others a
+  // sliding window cached at pad256(min(cells, sliding_window + n_ubatch 512)) cells.
   const arch = meta(ref, 'general.architecture').value;
+  assert.equal(arch, 'gemma3', 'kvBytes follows the gemma3 pattern');
   const n = (k) => BigInt(meta(ref, `${arch}.${k}`).value);
+  const pad = (x) => ((x + 255n) / 256n) * 256n;
+  const min = (a, b) => (a < b ? a : b);
   const layers = n('block_count');
-  const perLayer = BigInt(ctx) * n('attention.head_count_kv') * (n('attention.key_length') + n('attention.value_length'));
-  const blocks = (perLayer + BigInt(values) - 1n) / BigInt(values);
-  return layers * blocks * BigInt(bytes);
+  const cells = pad(BigInt(ctx));
+  const swaCells = pad(min(cells, n('attention.sliding_window') + 512n));
+  const row = (v) => ((v + BigInt(values) - 1n) / BigInt(values)) * BigInt(bytes);
+  const perCell = row(n('attention.head_count_kv') * n('attention.key_length')) + row(n('attention.head_count_kv') * n('attention.value_length'));
+  let total = 0n;
+  for (let il = 0n; il < layers; il++) total += (il % 6n === 5n ? cells : swaCells) * perCell;
+  return total;
 }
 
 /** Types `q` in a list's search box (`token` or `merge`) and waits until the list has run that search (data-search-ms). */
@@ -213,7 +223,8 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         const memText = await mem.textContent();
         assert.ok(memText.includes(`${f16.toLocaleString('en-US')} bytes`), 'exact KV bytes shown');
         assert.ok(/KV = /.test(memText), 'formula shown');
-        assert.ok(/sliding window/.test(memText), 'the sliding-window note shown');
+        assert.ok(/sliding-window layers/.test(memText), 'the sliding-window split shown');
+        assert.ok(/every layer at full context \(upper bound\)/.test(memText), 'the upper bound shown');
         await shot(mem, `memory-card${suffix}`);
         await page.selectOption('[data-testid=memory-kv]', 'q8_0');
         const q8 = kvBytes(ref, ctx, [34, 32]);
