@@ -1060,7 +1060,8 @@ mod tests {
     #[test]
     fn common_architectures_estimate_from_their_keys() {
         // (arch, layers, embd, heads, kv heads, key/value length if written)
-        let cases: [(&str, u32, u32, u32, u32, Option<u32>); 6] = [
+        type Case = (&'static str, u32, u32, u32, u32, Option<u32>);
+        let cases: [Case; 6] = [
             ("llama", 32, 4096, 32, 8, None),         // Llama 3 8B
             ("qwen2", 28, 3584, 28, 4, None),         // Qwen2.5 7B
             ("qwen3", 36, 4096, 32, 8, Some(128)),    // Qwen3 8B

@@ -93,7 +93,8 @@ pub fn bytes_text(n: u64) -> String {
 }
 
 /// The figures: (label, value). The first five are always architecture, context, weights, KV
-/// cache and total; a sliding-window split adds its two parts and the full-context upper bound.
+/// cache and total; a sliding-window split adds its two parts and the full-context upper bound
+/// (labels kept short: the figures' label column is as wide as the longest label).
 pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
     let context = if e.cells == e.context {
         tokens_text(e.context)
@@ -123,23 +124,26 @@ pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
             )
         };
         r.push((
-            "KV full-attention layers".into(),
+            "KV full attention".into(),
             part(s.full_layers, e.cells, s.full_bytes),
         ));
         r.push((
             format!(
-                "KV {} layers",
+                "KV {}",
                 if s.chunked {
                     "chunked"
                 } else {
-                    "sliding-window"
+                    "sliding window"
                 }
             ),
             part(s.swa_layers, s.cells, s.swa_bytes),
         ));
         r.push((
-            "KV, every layer at full context (upper bound)".into(),
-            bytes_text(e.kv_full_context_bytes),
+            "KV upper bound".into(),
+            format!(
+                "{}: every layer at full context",
+                bytes_text(e.kv_full_context_bytes)
+            ),
         ));
     }
     r
@@ -242,17 +246,24 @@ mod tests {
         let r = rows(&e);
         assert_eq!(r[1].1, "32,768 tokens");
         assert_eq!(r[4].0, "total");
-        assert_eq!(r[5].0, "KV full-attention layers");
+        assert_eq!(r[5].0, "KV full attention");
         assert_eq!(
             r[5].1,
             format!("2 × 32,768 cells: {}", bytes_text(s.full_bytes))
         );
-        assert_eq!(r[6].0, "KV sliding-window layers");
+        assert_eq!(r[6].0, "KV sliding window");
         assert_eq!(
             r[6].1,
             format!("10 × 1,024 cells: {}", bytes_text(s.swa_bytes))
         );
-        assert_eq!(r[7].1, bytes_text(e.kv_full_context_bytes));
+        assert_eq!(r[7].0, "KV upper bound");
+        assert_eq!(
+            r[7].1,
+            format!(
+                "{}: every layer at full context",
+                bytes_text(e.kv_full_context_bytes)
+            )
+        );
         assert!(e.kv_full_context_bytes > e.kv_bytes);
     }
 }

@@ -223,8 +223,8 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         const memText = await mem.textContent();
         assert.ok(memText.includes(`${f16.toLocaleString('en-US')} bytes`), 'exact KV bytes shown');
         assert.ok(/KV = /.test(memText), 'formula shown');
-        assert.ok(/sliding-window layers/.test(memText), 'the sliding-window split shown');
-        assert.ok(/every layer at full context \(upper bound\)/.test(memText), 'the upper bound shown');
+        assert.ok(/KV sliding window\d+ × [\d,]+ cells: /.test(memText), 'the sliding-window split shown');
+        assert.ok(/KV upper bound.*every layer at full context/.test(memText), 'the upper bound shown');
         await shot(mem, `memory-card${suffix}`);
         await page.selectOption('[data-testid=memory-kv]', 'q8_0');
         const q8 = kvBytes(ref, ctx, [34, 32]);
