@@ -742,6 +742,9 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
             .as_u64()
             .ok_or("no estimate: context_length is not an integer")?,
     };
+    if ctx == 0 {
+        return Err("no estimate: a context of 0 tokens (llama.cpp needs at least 1)".into());
+    }
     let overflow = || "no estimate: the KV cache size overflows 64 bits".to_string();
     let cells = ctx
         .div_ceil(CELL_PAD)

@@ -29,41 +29,61 @@ pub struct ContextInput {
     pub tokens: Option<u64>,
     /// Said under the box when the entry was not used as typed.
     pub note: Option<String>,
+    /// The entry is not a number at all (the model's own is used instead).
+    pub invalid: bool,
 }
 
-/// Parses the context box: blank is the model's own; digits (with `,`, `_`, spaces or `.`
-/// as thousands separators, or a `k` suffix for ×1024) are clamped to 1..=[`MAX_CONTEXT`];
-/// anything else falls back to the model's own and says so.
+/// Parses the context box: blank is the model's own; a whole number (`,`, `_` or spaces as
+/// thousands separators), or a number with a `k` suffix for ×1024 (`8k` = 8,192, `1.5k` =
+/// 1,536; a decimal point only with the suffix, so `8.192` is not read as 8,192) is clamped to
+/// 1..=[`MAX_CONTEXT`]; anything else (`abc`, `-5`, `4096.5`) falls back to the model's own and
+/// says so. `invalid` tells the box to mark itself (`aria-invalid`).
 pub fn parse_context(s: &str) -> ContextInput {
     let t = s.trim();
     if t.is_empty() {
         return ContextInput {
             tokens: None,
             note: None,
+            invalid: false,
         };
     }
-    let (digits, mult) = match t.strip_suffix(['k', 'K']) {
-        Some(d) => (d.trim_end(), 1024u64),
-        None => (t, 1),
+    let not_a_number = || ContextInput {
+        tokens: None,
+        note: Some(format!(
+            "“{}” is not a whole number of tokens (e.g. 4096, 32,768 or 8k); using the model's own",
+            display::escape(t)
+        )),
+        invalid: true,
     };
-    let clean: String = digits
+    let (number, k) = match t.strip_suffix(['k', 'K']) {
+        Some(d) => (d.trim_end(), true),
+        None => (t, false),
+    };
+    let clean: String = number
         .chars()
-        .filter(|c| !matches!(c, ',' | '_' | ' ' | '.'))
+        .filter(|c| !matches!(c, ',' | '_' | ' '))
         .collect();
-    if clean.is_empty() || !clean.bytes().all(|b| b.is_ascii_digit()) {
-        return ContextInput {
-            tokens: None,
-            note: Some(format!(
-                "“{}” is not a whole number of tokens; using the model's own",
-                display::escape(t)
-            )),
-        };
+    let (whole, frac) = clean.split_once('.').unwrap_or((&clean, ""));
+    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(frac) || (!k && clean.contains('.')) {
+        return not_a_number();
     }
-    let n = clean
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .unwrap_or(u64::MAX);
+    // Exact in integers: whole × 1024 + frac × 1024 / 10^len (a fraction of a token rounds
+    // down), saturating past any context the box accepts.
+    let n = if k {
+        let w = whole
+            .parse::<u64>()
+            .map_or(u64::MAX, |w| w.saturating_mul(1024));
+        let f = frac.get(..frac.len().min(6)).unwrap_or("");
+        let fv = if f.is_empty() {
+            0
+        } else {
+            f.parse::<u64>().unwrap_or(0)
+        };
+        w.saturating_add(fv * 1024 / 10u64.pow(f.len() as u32))
+    } else {
+        whole.parse::<u64>().unwrap_or(u64::MAX)
+    };
     let clamped = n.clamp(1, MAX_CONTEXT);
     let note = (clamped != n).then(|| {
         format!(
@@ -75,6 +95,7 @@ pub fn parse_context(s: &str) -> ContextInput {
     ContextInput {
         tokens: Some(clamped),
         note,
+        invalid: false,
     }
 }
 
@@ -180,9 +201,30 @@ mod tests {
         assert!(huge.note.unwrap().contains("16,777,216"));
         let bad = parse_context("-5");
         assert_eq!(bad.tokens, None);
-        assert!(bad.note.unwrap().contains("not a whole number"));
+        assert!(bad.invalid && bad.note.unwrap().contains("not a whole number"));
         assert_eq!(parse_context("abc").tokens, None);
         assert!(parse_context("4096").note.is_none());
+        // A decimal point only with the k suffix (not a thousands separator).
+        assert_eq!(parse_context("1.5k").tokens, Some(1536));
+        assert_eq!(parse_context("0.5K").tokens, Some(512));
+        assert_eq!(parse_context("2.25 k").tokens, Some(2304));
+        assert_eq!(parse_context("1.0001k").tokens, Some(1024));
+        for wrong in [
+            "4096.5",
+            "8.192",
+            "1.5.2k",
+            ".5k",
+            "k",
+            "1m",
+            "１０２４",
+            "4096 tokens",
+        ] {
+            let c = parse_context(wrong);
+            assert_eq!(c.tokens, None, "{wrong}");
+            assert!(c.invalid, "{wrong}");
+        }
+        assert_eq!(parse_context("99999999999k").tokens, Some(MAX_CONTEXT));
+        assert_eq!(parse_context("1.99999999999999999999k").tokens, Some(2047));
     }
 
     #[test]
@@ -202,6 +244,10 @@ mod tests {
         let e = estimate(&m, None, KvType::Q8_0).unwrap();
         let r = rows(&e);
         assert_eq!(r[1].1, "100 tokens (256 cells)");
+        // The CLI's --ctx 0 (the box clamps to 1): no estimate, not a 0-byte cache.
+        assert!(estimate(&m, Some(0), KvType::F16)
+            .unwrap_err()
+            .contains("0 tokens"));
         assert_eq!(r.len(), 5);
         assert_eq!(tokens_text(1), "1 token");
         assert_eq!(r[3].0, "KV cache (q8_0)");

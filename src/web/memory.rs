@@ -113,6 +113,11 @@ impl Parts {
         let ctx = parse_context(&self.input.value());
         self.note.set_text_content(ctx.note.as_deref());
         dom::set_hidden(&self.note, ctx.note.is_none());
+        attr(
+            &self.input,
+            "aria-invalid",
+            if ctx.invalid { "true" } else { "false" },
+        );
         let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
         dom::clear(&self.out);
         match estimate(&self.model, ctx.tokens, kv) {

@@ -526,11 +526,13 @@ fn paint_heatmap(
     let scale = 640.0 / gr.max(gc);
     let css_w = (gc * scale).clamp(160.0, 640.0);
     let css_h = (gr * scale).clamp(48.0, 640.0);
+    // The height follows the width (aspect-ratio), so a narrow screen shrinks the canvas
+    // (max-width: 100% in the stylesheet) without distorting it.
     dom::style(
         canvas,
         &[
             ("width", &format!("{css_w:.0}px")),
-            ("height", &format!("{css_h:.0}px")),
+            ("aspect-ratio", &format!("{css_w:.0} / {css_h:.0}")),
         ],
     );
     attr(canvas, "data-cells", &format!("{hgt}x{w}"));

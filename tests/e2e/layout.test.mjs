@@ -42,6 +42,21 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
           });
           assert.equal(ring.tag, 'TR');
           assert.ok(ring.outline !== 'none' || ring.shadow !== 'none', `no visible focus: ${JSON.stringify(ring)}`);
+          // Enter opens the preview; its heatmap and value table fit the window too.
+          await page.keyboard.press('Enter');
+          await page.locator('[data-testid=preview][data-state=ready]').waitFor({ timeout: 30_000 });
+          const after = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(after <= 0, `with a preview open the page scrolls sideways by ${after} px`);
+          // The memory card's context box reads 1.5k as 1,536 tokens and marks nonsense invalid.
+          const ctx = page.locator('[data-testid=memory-context]');
+          if (await ctx.count()) {
+            await ctx.fill('1.5k');
+            await ctx.press('Enter');
+            await page.waitForFunction(() => document.querySelector('[data-testid=memory]')?.dataset.context === '1536', null, { timeout: 5_000 });
+            await ctx.fill('4096.5');
+            await ctx.press('Enter');
+            await page.waitForFunction(() => document.querySelector('[data-testid=memory-context]').getAttribute('aria-invalid') === 'true', null, { timeout: 5_000 });
+          }
           await page.evaluate(() => window.scrollTo(0, 0));
           await page.screenshot({ path: path.join(screenshotDir, `page-${label}-${width}-${scheme}.png`), fullPage: true });
           assert.deepEqual(page.__wpErrors, []);
