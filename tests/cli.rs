@@ -6,10 +6,17 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{reference, shared_dir};
+use common::{reference, shared_dir, GgufBuilder, W};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample.gguf")
+}
+
+/// Writes `bytes` to a file of the temporary directory named for this test process.
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("wp-cli-{}-{name}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    p
 }
 
 fn run(args: &[&str]) -> (i32, String) {
@@ -173,7 +180,7 @@ fn diff_of_two_files_against_the_reference_names() {
         gemma.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "the files differ, as diff(1): {out}");
     let d: serde_json::Value = serde_json::from_str(&out).unwrap();
     let names = |r: &serde_json::Value, key: &str, field: &str| -> Vec<String> {
         r[key]
@@ -309,9 +316,110 @@ fn tokenizer_prints_the_chat_template_verbatim() {
     assert_eq!(t["chat_templates"][0][0], "default");
     assert_eq!(t["chat_templates"][0][1].as_str(), Some(template.as_str()));
     let (_, text) = run(&[p.to_str().unwrap(), "--tokenizer"]);
-    let lines = template.lines().count();
+    // The page's count: lines split on `\n` only (a trailing newline starts an empty line).
+    let lines = template.split('\n').count();
+    let plural = if lines == 1 { "" } else { "s" };
     assert!(
-        text.contains(&format!("chat template (default), {lines} lines:")),
+        text.contains(&format!("chat template (default), {lines} line{plural}:")),
         "{text}"
     );
+}
+
+#[test]
+fn tokenizer_template_lines_are_the_pages() {
+    // CRLF line ends, a tab, trailing spaces and a trailing newline; a one-line variant; and a
+    // variant with terminal escapes, BEL and a bidi override.
+    let default = "{% for m in messages %}\r\n\t{{ m.content }}  \r\n{% endfor %}  \n";
+    let hostile = "a\u{1b}[2J\u{1b}[Hb\u{7}\u{202e}c\td";
+    let b = GgufBuilder::new(3)
+        .kv("general.architecture", W::s("llama"))
+        .kv("tokenizer.ggml.model", W::s("gpt2"))
+        .kv("tokenizer.chat_template", W::s(default))
+        .kv("tokenizer.chat_template.tool_use", W::s("x"))
+        .kv("tokenizer.chat_template.evil", W::s(hostile))
+        .build();
+    let p = temp_file("template.gguf", &b);
+    let (code, out) = run(&[p.to_str().unwrap(), "--tokenizer"]);
+    std::fs::remove_file(&p).ok();
+    assert_eq!(code, 0, "{out}");
+    let want = [
+        "chat template (default), 4 lines:",
+        "    1  {% for m in messages %}\\r",
+        "    2  \t{{ m.content }}  \\r",
+        "    3  {% endfor %}  ",
+        "    4  ",
+        "",
+        "chat template (tool_use), 1 line:",
+        "    1  x",
+        "",
+        "chat template (evil), 1 line:",
+        "    1  a\\u{1b}[2J\\u{1b}[Hb\\u{7}\\u{202e}c\td",
+    ]
+    .join("\n");
+    assert!(out.contains(&want), "{out}");
+    // No escape sequence, bell, bidi override or bare CR reaches the terminal.
+    assert!(
+        !out.contains(['\u{1b}', '\u{7}', '\u{202e}', '\r']),
+        "{out:?}"
+    );
+    // The same lines and count as the page's view-model.
+    use weightpeek::view::tokenizer::{template_label, template_lines};
+    let lines = template_lines(default);
+    assert_eq!(template_label("default", default), "default (4 lines)");
+    for (n, line) in &lines {
+        assert!(out.contains(&format!("{n:>5}  {line}\n")), "{n}: {line:?}");
+    }
+}
+
+#[test]
+fn diff_exit_status_is_that_of_diff1() {
+    let base = GgufBuilder::new(3)
+        .kv("general.architecture", W::s("llama"))
+        .tensor("blk.0.attn_q.weight", &[32, 2], 0, 0);
+    let a = temp_file("diff-a.gguf", &base.clone().build());
+    let same = temp_file("diff-same.gguf", &base.clone().build());
+    let other_key = temp_file(
+        "diff-key.gguf",
+        &base.clone().kv("general.name", W::s("b")).build(),
+    );
+    let other_type = temp_file(
+        "diff-type.gguf",
+        &GgufBuilder::new(3)
+            .kv("general.architecture", W::s("llama"))
+            .tensor("blk.0.attn_q.weight", &[32, 2], 8, 0)
+            .build(),
+    );
+    let full = base
+        .clone()
+        .kv("general.name", W::s("a long enough name"))
+        .build();
+    let cut = temp_file("diff-cut.gguf", &full[..full.len() - 40]);
+    let not_model = temp_file("diff-text.gguf", b"hello, not a model file at all\n");
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let status = |x: &PathBuf, y: &PathBuf, json: bool| {
+        let (x, y) = (path(x), path(y));
+        let mut args = vec!["diff", x.as_str(), y.as_str()];
+        if json {
+            args.push("--json");
+        }
+        run(&args)
+    };
+    for json in [false, true] {
+        let (code, out) = status(&a, &same, json);
+        assert_eq!(code, 0, "no differences: {out}");
+        let (code, out) = status(&a, &other_key, json);
+        assert_eq!(code, 1, "a key only in B: {out}");
+        assert!(out.contains("general.name"), "{out}");
+        let (code, out) = status(&other_key, &a, json);
+        assert_eq!(code, 1, "a key only in A: {out}");
+        let (code, out) = status(&a, &other_type, json);
+        assert_eq!(code, 1, "a tensor type differs: {out}");
+        assert_eq!(status(&a, &cut, json).0, 2, "B's header cut short");
+        assert_eq!(status(&not_model, &a, json).0, 2, "A is not a model");
+        let missing = PathBuf::from("/nonexistent/model.gguf");
+        assert_eq!(status(&a, &missing, json).0, 2, "B cannot be opened");
+    }
+    for p in [a, same, other_key, other_type, cut, not_model] {
+        std::fs::remove_file(p).ok();
+    }
 }

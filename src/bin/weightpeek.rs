@@ -25,6 +25,7 @@ mod cli {
     use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
     use weightpeek::summary::{self, display};
     use weightpeek::view::export;
+    use weightpeek::view::tokenizer::template_lines;
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
     #[derive(Parser, Debug)]
@@ -111,7 +112,8 @@ mod cli {
         }
     }
 
-    /// `weightpeek diff A B [--json]`: what differs between two model files.
+    /// `weightpeek diff A B [--json]`: what differs between two model files. Exit status as
+    /// diff(1): 0 no differences, 1 differences, 2 trouble.
     #[derive(Parser, Debug)]
     #[command(name = "weightpeek diff")]
     struct DiffArgs {
@@ -286,14 +288,18 @@ mod cli {
                     writeln!(out, "{:<16} {v}", display::escape(flag))?;
                 }
                 for (name, text) in &t.chat_templates {
+                    // The page's numbered lines: split on `\n` only, tabs kept, `\r` and other
+                    // control or bidi characters escaped.
+                    let lines = template_lines(text);
                     writeln!(
                         out,
-                        "\nchat template ({}), {} lines:",
+                        "\nchat template ({}), {} line{}:",
                         display::escape(name),
-                        text.lines().count()
+                        display::thousands(lines.len() as u64),
+                        if lines.len() == 1 { "" } else { "s" }
                     )?;
-                    for (i, line) in text.lines().enumerate() {
-                        writeln!(out, "{:>5}  {}", i + 1, display::escape(line))?;
+                    for (number, line) in &lines {
+                        writeln!(out, "{number:>5}  {line}")?;
                     }
                 }
                 Ok(())
@@ -416,11 +422,28 @@ mod cli {
             print_diff(&mut out, args, &d)
         };
         finish_output(written)?;
+        // As diff(1): 0 the same, 1 different, 2 trouble (a file that cannot be opened or read,
+        // or whose header could not be read to the end, so the comparison is incomplete).
         Ok(if a.error.is_some() || b.error.is_some() {
+            ExitCode::from(2)
+        } else if differs(&d) {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
         })
+    }
+
+    /// True when the diff reports anything: a key or tensor only in one file, a value, type or
+    /// shape that differs, or different bits per weight (whole file or for a role).
+    fn differs(d: &weightpeek::summary::diff::Diff) -> bool {
+        !(d.keys_added.is_empty()
+            && d.keys_removed.is_empty()
+            && d.keys_changed.is_empty()
+            && d.tensors_added.is_empty()
+            && d.tensors_removed.is_empty()
+            && d.tensors_changed.is_empty())
+            || d.bpw.0 != d.bpw.1
+            || d.bpw_by_role.iter().any(|r| r.a != r.b)
     }
 
     fn print_diff(

@@ -1,7 +1,8 @@
 //! Exports of one model, shared by the page's download buttons and the CLI: the summary as JSON
 //! (`--json`: the [`Summary`] plus a `metadata` array of `{key, type, value}` with typed values,
 //! arrays as their element type, count and first items), the tensor table as CSV (`--csv`,
-//! RFC 4180 quoting), and a Markdown report (`--markdown`: summary, dtype table, per-layer map).
+//! text escaped, formulas neutralised, RFC 4180 quoting), and a Markdown report (`--markdown`:
+//! summary, dtype table, per-layer map).
 
 use crate::format::Model;
 use crate::summary::{display, Summary};
@@ -35,23 +36,33 @@ pub fn summary_json_filtered(m: &Model, s: &Summary, query: &str) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default()
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+/// A text cell of the CSV: the file's text escaped as in every other output
+/// ([`display::escape`]: control and bidi-override characters made visible, so no terminal
+/// escape reaches `weightpeek FILE --csv`), a leading `'` when the text starts with `=`, `+`,
+/// `-`, `@`, TAB or CR (a spreadsheet would read it as a formula; OWASP's CSV-injection advice),
+/// then RFC 4180 quoting.
+fn csv_text(s: &str) -> String {
+    let mut cell = display::escape(s);
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        cell.insert(0, '\'');
+    }
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
     } else {
-        s.to_string()
+        cell
     }
 }
 
 /// The tensor table as CSV: `name,type,shape,elements,bytes,offset,part` (shape as written in
-/// the file, dimensions joined by `x`; empty cells for unknown values; RFC 4180 quoting).
+/// the file, dimensions joined by `x`; empty cells for unknown values). The text cells (name,
+/// type) are escaped and guarded against formulas ([`csv_text`]); RFC 4180 quoting.
 pub fn tensors_csv(s: &Summary) -> String {
     let mut out = String::from("name,type,shape,elements,bytes,offset,part\r\n");
     for t in &s.tensors {
         let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
         let row = [
-            csv_field(&t.name),
-            csv_field(&t.dtype),
+            csv_text(&t.name),
+            csv_text(&t.dtype),
             shape.join("x"),
             t.elements.map(|e| e.to_string()).unwrap_or_default(),
             t.bytes.map(|b| b.to_string()).unwrap_or_default(),
@@ -277,6 +288,80 @@ mod tests {
         );
         assert!(md.contains("| Q4_K | 1 | 512 | 288 B | 4.500 |"), "{md}");
         assert_eq!(layer_ranges(&[0, 1, 2, 5, 7, 8]), "0–2, 5, 7–8");
+    }
+
+    #[test]
+    fn csv_text_is_escaped_and_formulas_neutralised() {
+        // Control and bidi characters made visible, as in every other output.
+        assert_eq!(csv_text("\u{1b}[2J\u{1b}[Hx"), "\\u{1b}[2J\\u{1b}[Hx");
+        assert_eq!(csv_text("a\u{7}b\u{202e}c"), "a\\u{7}b\\u{202e}c");
+        assert_eq!(csv_text("a\nb"), "a\\nb");
+        // Formula starts get a leading apostrophe (OWASP), then RFC 4180 quoting.
+        assert_eq!(csv_text("=1+1"), "'=1+1");
+        assert_eq!(csv_text("+1"), "'+1");
+        assert_eq!(csv_text("-1"), "'-1");
+        assert_eq!(csv_text("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_text("\tx"), "'\\tx");
+        assert_eq!(csv_text("\r=x"), "'\\r=x");
+        assert_eq!(
+            csv_text("=HYPERLINK(\"http://e.x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://e.x\"\",\"\"y\"\")\""
+        );
+        assert_eq!(csv_text("=a,b"), "\"'=a,b\"");
+        // Ordinary names, and these characters anywhere but first, stay as they are.
+        assert_eq!(csv_text("blk.0.attn_q.weight"), "blk.0.attn_q.weight");
+        assert_eq!(csv_text("a=b-c+d@e"), "a=b-c+d@e");
+        assert_eq!(csv_text("a,\"b\""), "\"a,\"\"b\"\"\"");
+        assert_eq!(csv_text(""), "");
+    }
+
+    #[test]
+    fn csv_of_hostile_names_has_no_control_characters() {
+        let b = gguf(
+            &[("general.architecture", Kv::Str("llama"))],
+            &[
+                ("\u{1b}[2J\u{1b}[Hwipe", 0, vec![4], 0),
+                ("=cmd|' /C calc'!A0", 0, vec![4], 32),
+                ("line\r\nbreak\u{202e}", 0, vec![4], 64),
+                ("ok.weight", 0, vec![4], 96),
+            ],
+        );
+        let m = parse_bytes(&b).unwrap();
+        let mut s = summarize(&m);
+        s.tensors[3].dtype = "@type\u{7}".into();
+        let csv = tensors_csv(&s);
+        assert!(
+            !csv.replace("\r\n", "")
+                .chars()
+                .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+            "{csv:?}"
+        );
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(
+            lines.len(),
+            6,
+            "header, four rows, empty after the last CRLF"
+        );
+        assert!(
+            lines[1].starts_with("\\u{1b}[2J\\u{1b}[Hwipe,F32,4,4,16,"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].starts_with("'=cmd|' /C calc'!A0,F32,"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[3].starts_with("line\\r\\nbreak\\u{202e},F32,"),
+            "{}",
+            lines[3]
+        );
+        assert!(
+            lines[4].starts_with("ok.weight,'@type\\u{7},4,"),
+            "{}",
+            lines[4]
+        );
     }
 
     #[test]

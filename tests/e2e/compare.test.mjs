@@ -46,14 +46,29 @@ function expected(name) {
   return JSON.parse(fs.readFileSync(requireFile(path.join(fixtures, `${name}.json`), HINT), 'utf8'));
 }
 
-/** `weightpeek diff A B --json` from the native binary ($WEIGHTPEEK_BIN, the target dir's, or cargo run). */
+/**
+ * `weightpeek diff A B --json` from the native binary ($WEIGHTPEEK_BIN, the target dir's, or cargo run).
+ * Its exit status is diff(1)'s: 0 no differences, 1 differences (the JSON is printed), 2 trouble.
+ */
 function cliDiff(a, b) {
   const targetDir = process.env.CARGO_TARGET_DIR || path.join(repoRoot, 'target');
   const candidates = [process.env.WEIGHTPEEK_BIN, path.join(targetDir, 'debug', 'weightpeek'), path.join(targetDir, 'release', 'weightpeek')];
   const bin = candidates.find((p) => p && fs.existsSync(p));
   const opts = { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * MiB };
-  if (bin) return execFileSync(bin, ['diff', a, b, '--json'], opts);
-  return execFileSync('cargo', ['run', '--quiet', '--bin', 'weightpeek', '--', 'diff', a, b, '--json'], opts);
+  const run = () => bin
+    ? execFileSync(bin, ['diff', a, b, '--json'], opts)
+    : execFileSync('cargo', ['run', '--quiet', '--bin', 'weightpeek', '--', 'diff', a, b, '--json'], opts);
+  const lists = ['keys_added', 'keys_removed', 'keys_changed', 'tensors_added', 'tensors_removed', 'tensors_changed'];
+  const differs = (text) => lists.some((k) => JSON.parse(text)[k].length > 0);
+  try {
+    const text = run();
+    assert.ok(!differs(text), 'weightpeek diff exited 0 but lists differences');
+    return text;
+  } catch (e) {
+    if (e.status !== 1 || typeof e.stdout !== 'string') throw e;
+    assert.ok(differs(e.stdout), 'weightpeek diff exited 1 with nothing listed');
+    return e.stdout;
+  }
 }
 
 const close = (x, y) => (x === null || y === null ? x === y : Math.abs(x - y) <= 1e-12 * Math.max(1, Math.abs(y)));
