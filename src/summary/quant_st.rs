@@ -259,6 +259,22 @@ pub fn wants_config(m: &Model) -> bool {
     m.sidecar.config.is_none() && analyse(m).is_some()
 }
 
+/// Of files picked or dropped together (their names), which is the model and which its
+/// config: the model is the first `.gguf` or `.safetensors` (any case), else the first that is
+/// not `.json`; the config is `config.json`, else AutoGPTQ's `quantize_config.json`. `None`
+/// when no name can be the model. Indexes into `names`.
+pub fn pick_local(names: &[String]) -> Option<(usize, Option<usize>)> {
+    let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    let model = lower
+        .iter()
+        .position(|n| n.ends_with(".gguf") || n.ends_with(".safetensors"))
+        .or_else(|| lower.iter().position(|n| !n.ends_with(".json")))?;
+    let config = ["config.json", "quantize_config.json"]
+        .iter()
+        .find_map(|c| lower.iter().position(|n| n == c));
+    Some((model, config))
+}
+
 /// The URL of `config.json` in the same folder as a model file's URL (`…/resolve/main/
 /// model.safetensors` → `…/resolve/main/config.json`); the query and fragment are dropped.
 /// `None` when the URL has no path segment to replace.
@@ -1658,6 +1674,26 @@ fn compressed_tensors(cx: &mut Ctx, pi: usize, prefix: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pick_local_finds_the_model_and_its_config() {
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            pick_local(&n(&["config.json", "model.safetensors"])),
+            Some((1, Some(0)))
+        );
+        assert_eq!(pick_local(&n(&["Model.SafeTensors"])), Some((0, None)));
+        assert_eq!(
+            pick_local(&n(&["quantize_config.json", "x.gguf", "config.json"])),
+            Some((1, Some(2)))
+        );
+        assert_eq!(
+            pick_local(&n(&["quantize_config.json", "w.bin"])),
+            Some((1, Some(0)))
+        );
+        assert_eq!(pick_local(&n(&["config.json"])), None);
+        assert_eq!(pick_local(&[]), None);
+    }
 
     #[test]
     fn group_words_say_per_channel_for_a_whole_row() {

@@ -336,6 +336,35 @@ pub async fn read_blob(
     })
 }
 
+/// A `config.json` the person picked with a local quantised safetensors model: read (whole;
+/// refused past [`quant_st::MAX_CONFIG_BYTES`]) and attached when the layout uses one. A config
+/// that cannot be read is attached as unreadable, so the analysis says why.
+pub async fn attach_local_config(m: &mut Model, config: &web_sys::File) {
+    if !quant_st::wants_config(m) {
+        return;
+    }
+    let name = format!("{} (picked with the model)", config.name());
+    if config.size() as u64 > quant_st::MAX_CONFIG_BYTES {
+        quant_st::attach_config(m, &[], &name);
+        m.sidecar.config_error = Some(format!(
+            "{name}: {} bytes, more than the {} a config may have",
+            config.size() as u64,
+            quant_st::MAX_CONFIG_BYTES
+        ));
+        return;
+    }
+    let bytes: Result<Vec<u8>, _> = wasm_bindgen_futures::JsFuture::from(config.array_buffer())
+        .await
+        .map(|b| js_sys::Uint8Array::new(&b).to_vec());
+    match bytes {
+        Ok(b) => quant_st::attach_config(m, &b, &name),
+        Err(_) => {
+            quant_st::attach_config(m, &[], &name);
+            m.sidecar.config_error = Some(format!("{name}: the browser could not read it"));
+        }
+    }
+}
+
 /// Opens one file and reads its header. `Err` when nothing could be parsed.
 async fn read_one(
     fetcher: Rc<Fetcher>,

@@ -107,20 +107,34 @@ fn files_first(list: Option<web_sys::FileList>) -> Option<File> {
     list.and_then(|l| l.get(0))
 }
 
+/// Of files picked or dropped together, the model and its `config.json`, if one came along
+/// (a quantised safetensors model needs it for its bits and group size).
+fn model_and_config(list: Option<web_sys::FileList>) -> Option<(File, Option<File>)> {
+    let list = list?;
+    let files: Vec<File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+    let names: Vec<String> = files.iter().map(File::name).collect();
+    let (m, c) = crate::summary::quant_st::pick_local(&names)?;
+    Some((files[m].clone(), c.map(|c| files[c].clone())))
+}
+
 fn on_drop(app: &Weak<App>, e: &Event) {
     e.prevent_default();
     e.stop_propagation();
     dom::body().class_list().remove_1("dragging").ok();
-    let file = e
+    let files = e
         .dyn_ref::<DragEvent>()
         .and_then(DragEvent::data_transfer)
-        .and_then(|dt| files_first(dt.files()));
-    if let (Some(app), Some(file)) = (app.upgrade(), file) {
-        if compare::drop_compares() && app.view.borrow().is_some() {
-            return compare::compare_file(&app, file);
+        .and_then(|dt| dt.files());
+    let Some(app) = app.upgrade() else { return };
+    if compare::drop_compares() && app.view.borrow().is_some() {
+        if let Some(file) = files_first(files) {
+            compare::compare_file(&app, file);
         }
+        return;
+    }
+    if let Some((file, config)) = model_and_config(files) {
         let name = file.name();
-        open(app, file.into(), name);
+        open(app, file.into(), name, config);
     }
 }
 
@@ -165,11 +179,11 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     let input2 = input.clone();
     ls.push(EventListener::new(&input, "change", move |_| {
-        if let (Some(app), Some(file)) = (w.upgrade(), files_first(input2.files())) {
+        if let (Some(app), Some((file, config))) = (w.upgrade(), model_and_config(input2.files())) {
             let name = file.name();
             // Let the same file be picked again later.
             input2.set_value("");
-            open(app, file.into(), name);
+            open(app, file.into(), name, config);
         }
     }));
 
@@ -226,8 +240,10 @@ impl App {
     }
 }
 
-/// Opens a Blob: reads its header, summarises it, draws it.
-fn open(app: Rc<App>, blob: Blob, name: String) {
+/// Opens a Blob: reads its header, summarises it, draws it. `config`: a `config.json` picked
+/// or dropped with it (read whole, at most [`crate::summary::quant_st::MAX_CONFIG_BYTES`],
+/// when the model is a quantised safetensors layout that uses one).
+fn open(app: Rc<App>, blob: Blob, name: String, config: Option<File>) {
     // A local file has no link that reopens it: the address stops naming a remote model.
     remote::clear_page_url();
     let size = blob.size() as u64;
@@ -242,7 +258,10 @@ fn open(app: Rc<App>, blob: Blob, name: String) {
                 app.status.set_text_content(Some(&text));
             }
         });
-        let result = load::read_blob(blob, name, progress).await;
+        let mut result = load::read_blob(blob, name, progress).await;
+        if let (Ok(opened), Some(config)) = (&mut result, config) {
+            load::attach_local_config(&mut opened.model, &config).await;
+        }
         if !app.current(g) {
             return;
         }
@@ -293,7 +312,7 @@ async fn open_sample(app: Rc<App>) {
         return;
     }
     match bytes {
-        Ok(blob) => open(app, blob, SAMPLE_URL.to_string()),
+        Ok(blob) => open(app, blob, SAMPLE_URL.to_string(), None),
         Err(e) => app.fail((
             "The bundled sample could not be fetched.".into(),
             js_error_text(&e),
