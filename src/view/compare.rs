@@ -68,11 +68,11 @@ pub struct RoleRow {
     pub a: Option<f64>,
     /// B's bits per weight.
     pub b: Option<f64>,
-    /// `4.50`, or `–`.
+    /// `4.500`, or `–`.
     pub a_text: String,
     /// B's, as text.
     pub b_text: String,
-    /// `+2.00`, `−0.25`, `0`, or `–` when a side is missing.
+    /// `+2.000`, `−0.250`, `0`, or `–` when a side is missing.
     pub delta_text: String,
     /// A and B differ (including present in one only).
     pub changed: bool,
@@ -131,19 +131,19 @@ pub fn file_type_label(m: &Model) -> Option<String> {
     )
 }
 
-/// Bits per weight as shown: two decimals, `–` for none.
+/// Bits per weight as shown: three decimals (as elsewhere on the page), `–` for none.
 pub fn bpw_text(x: Option<f64>) -> String {
-    x.map_or("–".to_string(), |v| format!("{v:.2}"))
+    x.map_or("–".to_string(), |v| format!("{v:.3}"))
 }
 
-/// B − A with a sign (`+2.00`, `−0.25`), `0` when equal, `–` when a side is missing.
+/// B − A with a sign (`+2.000`, `−0.250`), `0` when equal, `–` when a side is missing.
 pub fn delta_text(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if a == b => "0".into(),
         (Some(a), Some(b)) => {
             let d = b - a;
             let sign = if d > 0.0 { '+' } else { '−' };
-            format!("{sign}{:.2}", d.abs())
+            format!("{sign}{:.3}", d.abs())
         }
         _ => "–".into(),
     }
@@ -404,7 +404,7 @@ mod tests {
         );
         assert_eq!(
             v.summary,
-            "Q4_K_M vs Q8_0: 2 tensors in both, 1 only in A, 1 only in B, 2 changed type or shape, 4 metadata differences, bpw 4.61 → 8.59"
+            "Q4_K_M vs Q8_0: 2 tensors in both, 1 only in A, 1 only in B, 2 changed type or shape, 4 metadata differences, bpw 4.607 → 8.591"
         );
     }
 
@@ -421,7 +421,7 @@ mod tests {
                 down.b_text.as_str(),
                 down.delta_text.as_str()
             ),
-            ("4.50", "8.50", "+4.00")
+            ("4.500", "8.500", "+4.000")
         );
         assert!(down.changed);
         let gone = v.roles.iter().find(|r| r.raw == "gone").unwrap();
@@ -494,8 +494,10 @@ mod tests {
 
     #[test]
     fn deltas_and_caps() {
-        assert_eq!(delta_text(Some(5.0), Some(4.75)), "−0.25");
-        assert_eq!(delta_text(Some(5.0), Some(5.001)), "+0.00");
+        assert_eq!(delta_text(Some(5.0), Some(4.75)), "−0.250");
+        assert_eq!(delta_text(Some(5.0), Some(5.001)), "+0.001");
+        assert_eq!(delta_text(Some(5.0), Some(5.0001)), "+0.000");
+        assert_eq!(bpw_text(Some(4.5)), "4.500");
         assert_eq!(delta_text(None, Some(5.0)), "–");
         let rows: Vec<u32> = (0..100).collect();
         let (shown, more) = capped(&rows, false);

@@ -20,8 +20,180 @@ pub enum TokenQuery {
     All,
     /// `#123` or `123`: that id.
     Id(u64),
-    /// Tokens whose text contains this (case-sensitive).
+    /// Tokens whose text contains this, ignoring case, spaces also read as the vocabulary's
+    /// space marker (see [`TextMatcher`]).
     Text(String),
+}
+
+/// How a vocabulary spells text, which decides how a search text is matched against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// GPT-2 byte-level BPE (`tokenizer.ggml.model` = `gpt2`): every byte of the UTF-8 text is
+    /// one character (space `Ġ`, newline `Ċ`, `é` is `Ã©`). Only ASCII letters are folded:
+    /// the other characters stand for bytes (`Ġ` and `ġ` are the bytes 0x20 and 0x7F).
+    ByteLevel,
+    /// SentencePiece and llama.cpp's other phantom-space vocabularies (`llama`, `t5`, `bert`):
+    /// a space is `▁`; Unicode lowercase.
+    SentencePiece,
+    /// Any other or no model: spaces tried as themselves, `▁` and `Ġ`; Unicode lowercase.
+    Unknown,
+}
+
+impl Spelling {
+    /// The spelling of `tokenizer.ggml.model`.
+    pub fn of_model(model: Option<&str>) -> Spelling {
+        match model {
+            Some("gpt2") => Spelling::ByteLevel,
+            Some("llama" | "t5" | "bert") => Spelling::SentencePiece,
+            _ => Spelling::Unknown,
+        }
+    }
+}
+
+/// GPT-2's `bytes_to_unicode`: the character byte `b` is stored as in a byte-level vocabulary
+/// (printable Latin-1 stays, the others are U+0100 upwards in byte order).
+pub fn byte_level_char(b: u8) -> char {
+    let kept = |b: u8| matches!(b, 0x21..=0x7E | 0xA1..=0xAC | 0xAE..=0xFF);
+    if kept(b) {
+        char::from(b)
+    } else {
+        let n = (0..b).filter(|&x| !kept(x)).count() as u32;
+        char::from_u32(256 + n).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
+}
+
+/// A search text prepared once for comparing with every token: lowercased, and also spelled
+/// as the vocabulary stores it (spaces as `Ġ` or `▁`). Matching a token allocates nothing: one
+/// pass over its bytes stops only where a character whose lowercase starts a needle begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextMatcher {
+    /// The lowercased needles (distinct, not empty): as typed, then as the vocabulary spells it.
+    needles: Vec<String>,
+    /// (a character whose lowercase starts needle `k`, `k`), UTF-8 encoded.
+    starts: Vec<(String, usize)>,
+    /// The first bytes of `starts`.
+    first_bytes: [bool; 256],
+    /// Fold tokens with Unicode lowercase (else ASCII only).
+    unicode: bool,
+}
+
+/// Characters whose lowercase is not their uppercase's lowercase-inverse (the lowercase of
+/// `İ` starts with `i`, the Kelvin sign's is `k`, titlecase digraphs and Greek letters with
+/// prosgegrammeni): with `f` and `f`'s uppercase, every character whose lowercase starts with
+/// `f` (checked against every character by a test).
+const LOWER_OTHERS: &[char] = &[
+    '\u{130}',  // İ
+    '\u{1c5}',  // ǅ
+    '\u{1c8}',  // ǈ
+    '\u{1cb}',  // ǋ
+    '\u{1f2}',  // ǲ
+    '\u{3f4}',  // ϴ
+    '\u{1e9e}', // ẞ
+    '\u{1f88}', '\u{1f89}', '\u{1f8a}', '\u{1f8b}', '\u{1f8c}', '\u{1f8d}', '\u{1f8e}', '\u{1f8f}',
+    '\u{1f98}', '\u{1f99}', '\u{1f9a}', '\u{1f9b}', '\u{1f9c}', '\u{1f9d}', '\u{1f9e}', '\u{1f9f}',
+    '\u{1fa8}', '\u{1fa9}', '\u{1faa}', '\u{1fab}', '\u{1fac}', '\u{1fad}', '\u{1fae}', '\u{1faf}',
+    '\u{1fbc}', // ᾼ
+    '\u{1fcc}', // ῌ
+    '\u{1ffc}', // ῼ
+    '\u{2126}', // Ω ohm sign
+    '\u{212a}', // K Kelvin sign
+    '\u{212b}', // Å angstrom sign
+];
+
+fn first_lower(c: char, unicode: bool) -> char {
+    if unicode {
+        c.to_lowercase().next().unwrap_or(c)
+    } else {
+        c.to_ascii_lowercase()
+    }
+}
+
+/// Every character whose lowercase (Unicode, or ASCII only) starts with `f`.
+fn lower_preimage(f: char, unicode: bool) -> Vec<char> {
+    let mut v = Vec::new();
+    let up: Vec<char> = if unicode {
+        f.to_uppercase().collect()
+    } else {
+        vec![f.to_ascii_uppercase()]
+    };
+    let up = (up.len() == 1).then(|| up[0]);
+    let others = if unicode { LOWER_OTHERS } else { &[] };
+    for c in [f].into_iter().chain(up).chain(others.iter().copied()) {
+        if first_lower(c, unicode) == f && !v.contains(&c) {
+            v.push(c);
+        }
+    }
+    v
+}
+
+impl TextMatcher {
+    /// Prepares `needle` for a vocabulary spelled `spelling`.
+    pub fn new(needle: &str, spelling: Spelling) -> TextMatcher {
+        let unicode = spelling != Spelling::ByteLevel;
+        let typed: String = if unicode {
+            needle.chars().flat_map(char::to_lowercase).collect()
+        } else {
+            needle.to_ascii_lowercase()
+        };
+        let spelled: Vec<String> = match spelling {
+            Spelling::ByteLevel => vec![typed.bytes().map(byte_level_char).collect()],
+            Spelling::SentencePiece => vec![typed.replace(' ', "▁")],
+            // `Ġ` lowercases to `ġ`, as the token's does.
+            Spelling::Unknown => vec![typed.replace(' ', "▁"), typed.replace(' ', "ġ")],
+        };
+        let mut needles: Vec<String> = Vec::new();
+        for n in [typed].into_iter().chain(spelled) {
+            if !n.is_empty() && !needles.contains(&n) {
+                needles.push(n);
+            }
+        }
+        let mut starts = Vec::new();
+        let mut first_bytes = [false; 256];
+        for (k, n) in needles.iter().enumerate() {
+            let Some(f) = n.chars().next() else { continue };
+            for c in lower_preimage(f, unicode) {
+                let s = c.to_string();
+                first_bytes[usize::from(s.as_bytes()[0])] = true;
+                starts.push((s, k));
+            }
+        }
+        TextMatcher {
+            needles,
+            starts,
+            first_bytes,
+            unicode,
+        }
+    }
+
+    /// True when `token`, lowercased, contains one of the needles.
+    pub fn matches(&self, token: &str) -> bool {
+        if self.needles.is_empty() {
+            return true;
+        }
+        token.bytes().enumerate().any(|(i, b)| {
+            if !self.first_bytes[usize::from(b)] {
+                return false;
+            }
+            // A first byte of a character: a boundary in valid UTF-8.
+            let Some(rest) = token.get(i..) else {
+                return false;
+            };
+            self.starts.iter().any(|(c, k)| {
+                rest.starts_with(c.as_str()) && self.starts_with(rest, &self.needles[*k])
+            })
+        })
+    }
+
+    /// True when `rest`, lowercased, starts with `needle`.
+    fn starts_with(&self, rest: &str, needle: &str) -> bool {
+        if self.unicode {
+            let mut it = rest.chars().flat_map(char::to_lowercase);
+            needle.chars().all(|n| it.next() == Some(n))
+        } else {
+            let (r, n) = (rest.as_bytes(), needle.as_bytes());
+            r.len() >= n.len() && r.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b)
+        }
+    }
 }
 
 /// Parses the search box: blank is every token; `#123` or a plain number is an id; anything
@@ -80,6 +252,7 @@ fn array<'a>(m: &'a Model, key: &str) -> Option<&'a ArrayRef> {
 #[derive(Debug, Clone)]
 pub struct TokenRows {
     index: Option<TokenIndex>,
+    spelling: Spelling,
     listing: Listing,
 }
 
@@ -87,8 +260,10 @@ impl TokenRows {
     /// Indexes `m`'s token strings (once; every search and row uses the index).
     pub fn new(m: &Model) -> TokenRows {
         let index = array(m, "tokenizer.ggml.tokens").and_then(|a| TokenIndex::build(a, &m.bytes));
+        let model = m.get("tokenizer.ggml.model").and_then(Value::as_str);
         TokenRows {
             index,
+            spelling: Spelling::of_model(model),
             listing: Listing::default(),
         }
     }
@@ -108,12 +283,21 @@ impl TokenRows {
         self.len() == 0
     }
 
-    /// Applies the search box text.
+    /// Applies the search box text: blank lists every token, `#n` or a number is id `n`,
+    /// anything else finds the tokens containing it, ignoring case, with its spaces also as the
+    /// vocabulary's space marker ([`TextMatcher`]).
     pub fn set_query(&mut self, m: &Model, s: &str) {
         let vocab = self.vocab();
         let index = self.index.as_ref();
+        let spelling = self.spelling;
         self.listing.set(parse_query(s), vocab, |t, limit| {
-            index.map_or_else(Vec::new, |i| i.search(&m.bytes, t, limit))
+            let matcher = TextMatcher::new(t, spelling);
+            index.map_or_else(Vec::new, |i| {
+                (0..i.len())
+                    .filter(|&id| i.raw(&m.bytes, id).is_some_and(|tok| matcher.matches(&tok)))
+                    .take(limit)
+                    .collect()
+            })
         });
     }
 
@@ -360,21 +544,44 @@ pub fn fact_rows(t: &TokenizerInfo) -> Vec<(String, String)> {
     rows
 }
 
-/// Special-token rows: (role, id, text as shown).
-pub fn special_rows(t: &TokenizerInfo) -> Vec<(String, u64, String)> {
+/// One row of the special-token table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecialRow {
+    /// `bos`, `eos`, ...
+    pub role: String,
+    /// The token id.
+    pub id: u64,
+    /// The id as shown (thousands separators, as in the token list).
+    pub id_text: String,
+    /// The token's text (escaped), or `(past the vocabulary)`.
+    pub text: String,
+}
+
+/// Special-token rows.
+pub fn special_rows(t: &TokenizerInfo) -> Vec<SpecialRow> {
     t.special
         .iter()
-        .map(|s| {
-            (
-                s.role.to_string(),
-                s.id,
-                s.text
-                    .as_deref()
-                    .unwrap_or("(past the vocabulary)")
-                    .to_string(),
-            )
+        .map(|s| SpecialRow {
+            role: s.role.to_string(),
+            id: s.id,
+            id_text: display::thousands(s.id),
+            text: s
+                .text
+                .as_deref()
+                .unwrap_or("(past the vocabulary)")
+                .to_string(),
         })
         .collect()
+}
+
+/// The chat templates in the selector's order: the default (`tokenizer.chat_template`, named
+/// `default`) first, shown when the card opens, then the named variants in file order.
+pub fn templates_in_order(templates: &[(String, String)]) -> Vec<(String, String)> {
+    let (default, variants): (Vec<_>, Vec<_>) = templates
+        .iter()
+        .cloned()
+        .partition(|(name, _)| name == "default");
+    default.into_iter().chain(variants).collect()
 }
 
 /// A chat template as numbered lines: (number, line). Split on `\n` only, so the lines joined
@@ -513,11 +720,158 @@ mod tests {
         assert_eq!(rows.len() as u64, info.vocab_size);
 
         let specials = special_rows(&info);
-        assert!(specials.contains(&("bos".into(), 1, "<s>".into())));
-        assert!(specials.contains(&("pad".into(), 99_999, "(past the vocabulary)".into())));
+        let bos = specials.iter().find(|r| r.role == "bos").unwrap();
+        assert_eq!(
+            (bos.id, bos.id_text.as_str(), bos.text.as_str()),
+            (1, "1", "<s>")
+        );
+        let pad = specials.iter().find(|r| r.role == "pad").unwrap();
+        assert_eq!(
+            (pad.id, pad.id_text.as_str(), pad.text.as_str()),
+            (99_999, "99,999", "(past the vocabulary)")
+        );
         let facts = fact_rows(&info);
         assert_eq!(facts[2], ("vocabulary".into(), "20,003 tokens".into()));
         assert!(has_token_list(&m));
+    }
+
+    #[test]
+    fn text_search_ignores_case_and_reads_spaces_as_the_marker() {
+        let sp = |n: &str, t: &str| TextMatcher::new(n, Spelling::SentencePiece).matches(t);
+        let bl = |n: &str, t: &str| TextMatcher::new(n, Spelling::ByteLevel).matches(t);
+        let any = |n: &str, t: &str| TextMatcher::new(n, Spelling::Unknown).matches(t);
+        // Spaces: `▁` (SentencePiece), `Ġ` (byte-level), either (unknown), or as typed.
+        assert!(sp(" the", "▁the"));
+        assert!(sp("of the", "of▁the▁"));
+        assert!(!sp(" the", "Ġthe"));
+        assert!(bl(" the", "Ġthe"));
+        assert!(!bl(" the", "▁the"));
+        assert!(any(" the", "▁the") && any(" the", "Ġthe") && any(" the", "a the"));
+        assert!(sp("▁the", "▁the") && bl("Ġthe", "Ġthe"));
+        // Case, ASCII and Unicode; the needle folded once, the token at each place.
+        assert!(sp("HELLO", "▁hello") && sp("hello", "HeLLo") && bl("HELLO", "Ġhello"));
+        assert!(sp("ÉTÉ", "▁été") && sp("été", "ÉTÉ") && sp("straße", "STRAẞE"));
+        assert!(sp("ΣΟΦΊΑ", "σοφία") && sp("i", "İ") && sp("k", "\u{212a}"));
+        assert!(!sp("hello", "hell") && !sp("ab", "a▁b") && !sp("x", ""));
+        assert!(sp("日本", "▁日本語") && !sp("日本", "日"));
+        // Byte-level: any UTF-8 text as the vocabulary stores its bytes (é = C3 A9 = `Ã©`,
+        // newline `Ċ`); only ASCII folds there, as `Ġ`/`ġ` are the bytes 0x20 and 0x7F.
+        assert_eq!(byte_level_char(b' '), 'Ġ');
+        assert_eq!(byte_level_char(b'\n'), 'Ċ');
+        assert_eq!(byte_level_char(0x7f), 'ġ');
+        assert_eq!(byte_level_char(b'a'), 'a');
+        assert_eq!(byte_level_char(0xad), 'Ń');
+        assert!(bl(" café", "ĠcafÃ©") && bl("\n\n", "ĊĊ"));
+        assert!(!bl("Ġ", "ġ") && !bl("ġthe", "Ġthe") && !bl("Ã", "ã"));
+        assert_eq!(Spelling::of_model(Some("gpt2")), Spelling::ByteLevel);
+        assert_eq!(Spelling::of_model(Some("llama")), Spelling::SentencePiece);
+        assert_eq!(Spelling::of_model(None), Spelling::Unknown);
+    }
+
+    #[test]
+    fn lower_preimage_is_every_character_whose_lowercase_starts_with_it() {
+        // Brute force over every character: the quick first-byte scan misses no match start.
+        for u in 0..=0x10_ffffu32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let f = first_lower(c, true);
+            assert!(
+                lower_preimage(f, true).contains(&c),
+                "{c:?} lowercases to {f:?}"
+            );
+            let f = first_lower(c, false);
+            assert!(lower_preimage(f, false).contains(&c), "{c:?} (ASCII)");
+        }
+        assert_eq!(lower_preimage('k', true), ['k', 'K', '\u{212a}']);
+        assert_eq!(lower_preimage('k', false), ['k', 'K']);
+        assert_eq!(lower_preimage('▁', true), ['▁']);
+    }
+
+    #[test]
+    fn token_search_on_a_bpe_vocabulary() {
+        let m = bpe();
+        let mut rows = TokenRows::new(&m);
+        let ids = |rows: &TokenRows| {
+            (0..rows.len())
+                .map(|p| rows.id_at(p).unwrap())
+                .collect::<Vec<_>>()
+        };
+        rows.set_query(&m, " the");
+        assert_eq!(ids(&rows), [7]);
+        rows.set_query(&m, " T");
+        assert_eq!(ids(&rows), [5, 7]);
+        rows.set_query(&m, "HE");
+        assert_eq!(ids(&rows), [6, 7]);
+        rows.set_query(&m, "Ġthe");
+        assert_eq!(ids(&rows), [7]);
+        // The SentencePiece list: case-insensitive too.
+        let v = vocab();
+        let mut rows = TokenRows::new(&v);
+        rows.set_query(&v, "T1999");
+        assert_eq!(rows.len(), 11);
+        rows.set_query(&v, "<S>");
+        assert_eq!(ids(&rows), [1]);
+    }
+
+    /// The reviewer's case on a real vocabulary: deepseek-coder (byte-level BPE) stores ` the`
+    /// as `Ġthe`, id 254.
+    #[test]
+    fn deepseek_coder_finds_the_with_a_leading_space() {
+        let shared = std::env::var("WEIGHTPEEK_SHARED")
+            .unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
+        let file = format!("{shared}/data/vocab/ggml-vocab-deepseek-coder.gguf");
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let m = crate::source::parse_bytes(&bytes).unwrap();
+        let mut rows = TokenRows::new(&m);
+        let ids = |rows: &TokenRows| {
+            (0..rows.len())
+                .map(|p| rows.id_at(p).unwrap())
+                .collect::<Vec<_>>()
+        };
+        rows.set_query(&m, "Ġthe");
+        let marker = ids(&rows);
+        assert!(marker.contains(&254), "{marker:?}");
+        rows.set_query(&m, " the");
+        assert_eq!(ids(&rows), marker, "a space is Ġ");
+        assert_eq!(rows.row(&m, 0).map(|r| r.text.starts_with('Ġ')), Some(true));
+        rows.set_query(&m, "hello");
+        let lower = ids(&rows);
+        rows.set_query(&m, "HELLO");
+        assert_eq!(ids(&rows), lower);
+        assert!(lower.len() >= 2, "{lower:?}");
+        assert!((0..rows.len()).all(|p| rows
+            .row(&m, p)
+            .unwrap()
+            .text
+            .to_lowercase()
+            .contains("hello")));
+    }
+
+    #[test]
+    fn default_chat_template_first() {
+        use testutil::Kv;
+        let bytes = testutil::gguf(
+            &[
+                ("tokenizer.ggml.model", Kv::Str("gpt2")),
+                ("tokenizer.chat_template.tool_use", Kv::Str("tools")),
+                ("tokenizer.chat_template", Kv::Str("plain\nchat")),
+                ("tokenizer.chat_template.rag", Kv::Str("rag")),
+            ],
+            &[],
+        );
+        let m = crate::source::parse_bytes(&bytes).unwrap();
+        let info = tokenizer_info(&m).unwrap();
+        let names = |t: &[(String, String)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&info.chat_templates), ["tool_use", "default", "rag"]);
+        let ordered = templates_in_order(&info.chat_templates);
+        assert_eq!(names(&ordered), ["default", "tool_use", "rag"]);
+        assert_eq!(ordered[0].1, "plain\nchat");
+        // Without a default, or with only one: file order.
+        let variants = vec![
+            ("b".to_string(), String::new()),
+            ("a".to_string(), String::new()),
+        ];
+        assert_eq!(templates_in_order(&variants), variants);
+        assert!(templates_in_order(&[]).is_empty());
     }
 
     fn bpe() -> crate::format::Model {
@@ -621,5 +975,52 @@ mod tests {
         let none = MergeRows::new(&v);
         assert_eq!((none.total(), none.len()), (0, 0));
         assert!(none.row(&v, 0).is_none());
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    fn ms_per_run(mut f: impl FnMut()) -> f64 {
+        f();
+        let n = 20;
+        let t0 = std::time::Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        t0.elapsed().as_secs_f64() * 1000.0 / f64::from(n)
+    }
+
+    /// Times the token search on the Gemma 3 vocabulary (262,144 tokens) and deepseek-coder's
+    /// against the plain case-sensitive search (`TokenIndex::search`); run with
+    /// `cargo test --release --lib search_timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "needs the Gemma 3 GGUF in $WEIGHTPEEK_DATA; prints timings"]
+    fn search_timing() {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let data = std::env::var("WEIGHTPEEK_DATA")
+            .unwrap_or_else(|_| format!("{home}/.cache/weightpeek-data"));
+        let shared = std::env::var("WEIGHTPEEK_SHARED").unwrap_or_else(|_| "../shared".into());
+        for file in [
+            format!("{data}/gemma-3-270m-q4_k_m.gguf"),
+            format!("{shared}/data/vocab/ggml-vocab-deepseek-coder.gguf"),
+        ] {
+            let bytes = std::fs::read(&file).unwrap();
+            let m = crate::source::parse_bytes(&bytes).unwrap();
+            let mut rows = TokenRows::new(&m);
+            println!("{file}: {} tokens", rows.vocab());
+            for q in ["the", " the", "HELLO", "zzzq", "ing", "▁the", "日本"] {
+                let index = rows.index.clone().unwrap();
+                let mut plain = 0;
+                let old = ms_per_run(|| plain = index.search(&m.bytes, q, SEARCH_LIMIT + 1).len());
+                let new = ms_per_run(|| rows.set_query(&m, q));
+                println!(
+                    "  {q:?}: case-sensitive {old:.2} ms ({plain} matches), now {new:.2} ms ({}), {:.2}×",
+                    rows.count_text(),
+                    new / old
+                );
+            }
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! The dtype histogram card: an inline SVG bar chart (bars from `view::histogram`), a toggle
 //! between bytes and tensor counts, and the per-type table (tensors, elements, bytes, bits per
 //! weight), as the CLI prints it. Type names carry the type's block layout as a tooltip.
+//! Picking a type lists its tensors: a click on its bar or table row, or Enter / Space on the
+//! row (each row is a tab stop whose accessible name holds the tooltip and the row's figures;
+//! the bars are mouse-only, the table offers the same action).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -75,6 +78,7 @@ impl HistogramView {
                 draw(&st.borrow());
             }));
         }
+        let pick2 = pick.clone();
         // One delegated listener: a bar (data-dtype) or a table row (data-pick) lists its tensors.
         listeners.push(EventListener::new(&body, "click", move |e| {
             let picked = e
@@ -89,6 +93,33 @@ impl HistogramView {
                 pick(&dtype);
             }
         }));
+        // Enter or Space on a focused type row, as a click (Space would scroll the page).
+        listeners.push(EventListener::new_with_options(
+            &body,
+            "keydown",
+            gloo::events::EventListenerOptions::enable_prevent_default(),
+            move |e| {
+                let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                if !matches!(k.key().as_str(), "Enter" | " ")
+                    || k.alt_key()
+                    || k.ctrl_key()
+                    || k.meta_key()
+                    || k.repeat()
+                {
+                    return;
+                }
+                let picked = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<Element>().ok())
+                    .and_then(|t| t.get_attribute("data-pick"));
+                if let Some(dtype) = picked {
+                    e.prevent_default();
+                    pick2(&dtype);
+                }
+            },
+        ));
         let st = state.clone();
         listeners.push(EventListener::new(
             &gloo::utils::window(),
@@ -200,6 +231,8 @@ fn type_table(rows: &[DtypeRow]) -> Element {
         let tr = dom::el("tr");
         attr(&tr, "data-pick", &l.dtype);
         attr(&tr, "title", PICK_HINT);
+        attr(&tr, "tabindex", "0");
+        attr(&tr, "aria-label", &row_label(&l));
         let td = dom::el("td");
         let swatch = el_class("span", "swatch");
         dom::style(&swatch, &[("background", l.color)]);
@@ -220,6 +253,22 @@ fn type_table(rows: &[DtypeRow]) -> Element {
     }
     append(&table, &tbody);
     table
+}
+
+/// The accessible name of a type row: the type's tooltip (its block layout), the row's figures
+/// and what Enter does, e.g. `Q6_K: 256 weights per block, 210 bytes per block, 6.5625 bits per
+/// weight; 9 tensors, 11,796,480 elements, 9.3 MiB, 6.562 bits per weight; Enter lists its
+/// tensors`.
+fn row_label(l: &crate::view::histogram::TypeLine) -> String {
+    format!(
+        "{}; {} tensor{}, {} elements, {}, {} bits per weight; Enter lists its tensors",
+        type_tooltip(&l.dtype).unwrap_or_else(|| l.dtype.clone()),
+        l.tensors,
+        if l.tensors == "1" { "" } else { "s" },
+        l.elements,
+        l.bytes,
+        l.bits_per_weight,
+    )
 }
 
 /// `text`, then on a line of its own the block layout of type `dtype` (when it has one).

@@ -391,6 +391,7 @@ impl TensorTableView {
 
         let scroller = el_class("div", "table-scroll tensor-scroll");
         attr(&scroller, "tabindex", "0");
+        attr(&scroller, "aria-label", "tensor table");
         let table = el_class("table", "tensor-table");
         attr(&table, "data-testid", "tensor-table");
         let colgroup = dom::el("colgroup");

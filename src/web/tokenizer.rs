@@ -15,8 +15,8 @@ use web_sys::{Element, HtmlSelectElement};
 use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::tokenizer::{
-    fact_rows, has_merge_list, special_rows, template_label, template_lines, MergeRows, TokenRows,
-    MERGE_SEARCH_HINT, SEARCH_HINT,
+    fact_rows, has_merge_list, special_rows, template_label, template_lines, templates_in_order,
+    MergeRows, TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
 };
 use crate::view::viewport::Viewport;
 
@@ -33,7 +33,8 @@ fn now() -> f64 {
 /// What a searchable list of the card lists (the token list, the merges list).
 trait ListRows {
     /// Heading, search box placeholder (and tooltip), its accessible label, the `data-testid`
-    /// of the search box and of the table, the table's class, what an empty search says.
+    /// of the search box and of the table, the table's class, the accessible name of its
+    /// (focusable) scroll container, what an empty search says.
     const TEXTS: ListTexts;
     /// Columns: (header, class of the cells; its first word is the `<col>` class).
     const COLUMNS: &'static [(&'static str, &'static str)];
@@ -51,6 +52,7 @@ struct ListTexts {
     search_id: &'static str,
     table_id: &'static str,
     class: &'static str,
+    scroll_label: &'static str,
     empty: &'static str,
 }
 
@@ -62,6 +64,7 @@ impl ListRows for TokenRows {
         search_id: "token-search",
         table_id: "token-list",
         class: "token-scroll",
+        scroll_label: "token list",
         empty: "no matching tokens",
     };
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -107,6 +110,7 @@ impl ListRows for MergeRows {
         search_id: "merge-search",
         table_id: "merge-list",
         class: "merge-scroll",
+        scroll_label: "merges list",
         empty: "no matching merges",
     };
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -207,6 +211,7 @@ impl<R: ListRows + 'static> List<R> {
 
         let scroller = el_class("div", &format!("table-scroll {}", t.class));
         attr(&scroller, "tabindex", "0");
+        attr(&scroller, "aria-label", t.scroll_label);
         let table = el_class("table", "tensor-table token-table");
         attr(&table, "data-testid", t.table_id);
         let colgroup = dom::el("colgroup");
@@ -310,13 +315,13 @@ impl TokenizerCard {
             append(&thead, &tr);
             append(&table, &thead);
             let tbody = dom::el("tbody");
-            for (role, id, text) in specials {
+            for r in specials {
                 let tr = dom::el("tr");
-                attr(&tr, "data-role", &role);
-                attr(&tr, "data-id", &id.to_string());
-                append(&tr, &el_text("td", "", &role));
-                append(&tr, &el_text("td", "num", &id.to_string()));
-                append(&tr, &el_text("td", "mono tok-text", &text));
+                attr(&tr, "data-role", &r.role);
+                attr(&tr, "data-id", &r.id.to_string());
+                append(&tr, &el_text("td", "", &r.role));
+                append(&tr, &el_text("td", "num", &r.id_text));
+                append(&tr, &el_text("td", "mono tok-text", &r.text));
                 append(&tbody, &tr);
             }
             append(&table, &tbody);
@@ -331,7 +336,9 @@ impl TokenizerCard {
         // Chat templates.
         let copied: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
         if !info.chat_templates.is_empty() {
-            let templates: Rc<Vec<(String, String)>> = Rc::new(info.chat_templates.clone());
+            // The default first (shown, selected), then the named variants in file order.
+            let templates: Rc<Vec<(String, String)>> =
+                Rc::new(templates_in_order(&info.chat_templates));
             let bar = el_class("div", "sub-row");
             append(&bar, &el_text("h3", "sub-head", "Chat template"));
             let select: HtmlSelectElement = dom::el("select").unchecked_into();

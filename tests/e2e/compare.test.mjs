@@ -207,7 +207,7 @@ describe('compare two files in the page', { timeout: 10 * 60_000 }, () => {
       assert.equal(card.bRead, counters.slicedBytes, 'the card says how many bytes of B it read');
       assert.match(card.summary, /^Q4_K_M vs gemma-modified\.gguf|^gemma-3-270m-q4_k_m\.gguf vs gemma-modified\.gguf|^Q4_K_M vs Q4_K_M/, card.summary);
       assert.match(card.summary, new RegExp(`${py.tensors_in_both} tensors in both, ${py.tensors_removed.length} only in A, ${py.tensors_added.length} only in B, ${py.tensors_changed.length} changed type or shape`));
-      assert.match(card.summary, new RegExp(`bpw ${py.bpw[0].toFixed(2)} → ${py.bpw[1].toFixed(2)}$`));
+      assert.match(card.summary, new RegExp(`bpw ${py.bpw[0].toFixed(3)} → ${py.bpw[1].toFixed(3)}$`));
 
       // Download JSON: byte for byte what `weightpeek diff A B --json` prints.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=compare-json]')]);

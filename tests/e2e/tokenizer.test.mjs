@@ -42,6 +42,8 @@ const FETCH_HINT = 'fetch it with python3 ../shared/scripts/fetch-real-models.py
 const phi3 = path.join(sharedDir, 'data', 'vocab', 'ggml-vocab-phi-3.gguf');
 // The vocab file with the most merges (99,757).
 const deepseek = path.join(sharedDir, 'data', 'vocab', 'ggml-vocab-deepseek-llm.gguf');
+// A byte-level BPE vocabulary (spaces stored as Ġ).
+const deepseekCoder = path.join(sharedDir, 'data', 'vocab', 'ggml-vocab-deepseek-coder.gguf');
 
 function meta(ref, key) {
   const e = ref.metadata.find((m) => m.key === key);
@@ -434,6 +436,98 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       }
     });
   }
+
+  it('deepseek-coder vocab: a space in the search is Ġ, case is ignored; specials with separators; named scrollers', { timeout: 120_000 }, async () => {
+    requireFile(deepseekCoder, 'the shared data folder; set WEIGHTPEEK_SHARED');
+    const page = await openApp(browser, server);
+    try {
+      await dropFile(page, deepseekCoder);
+      assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+      const ids = async () => (await visibleIds(page)).map(([id]) => id);
+      await search(page, 'Ġthe');
+      const marker = await ids();
+      const rowsOf = () => page.getAttribute('[data-testid=token-list]', 'data-rows');
+      const markerRows = await rowsOf();
+      assert.ok(marker.includes(254), `Ġthe finds 254 (${marker})`);
+      const ms = await search(page, ' the');
+      assert.deepEqual(await ids(), marker, '" the" finds what "Ġthe" finds');
+      assert.equal(await rowsOf(), markerRows, 'as many matches');
+      console.log(`# " the" over deepseek-coder's vocabulary: ${ms} ms (${markerRows} matches)`);
+      await shot(page.locator('.token-scroll'), 'token-search-space');
+      await search(page, 'hello');
+      const lower = await ids();
+      assert.ok(lower.length > 0, 'hello found');
+      const lowerRows = await rowsOf();
+      await search(page, 'HELLO');
+      assert.deepEqual(await ids(), lower, '"HELLO" finds what "hello" finds');
+      assert.equal(await rowsOf(), lowerRows, 'as many matches');
+      for (const [, text] of await visibleIds(page)) assert.ok(text.toLowerCase().includes('hello'), text);
+
+      // Special-token ids with thousands separators, as in the token list.
+      const specials = await page.$$eval('[data-testid=special-tokens] tr[data-role]', (rows) => rows.map((r) => [Number(r.dataset.id), r.querySelector('td.num').textContent]));
+      assert.ok(specials.some(([id]) => id >= 1000), `a special id ≥ 1,000 (${specials})`);
+      for (const [id, shown] of specials) assert.equal(shown, id.toLocaleString('en-US'), `special id ${id}`);
+
+      // Every focusable scroller of a virtualised table has a name.
+      assert.equal(await page.getAttribute('.token-scroll', 'aria-label'), 'token list');
+      assert.equal(await page.getAttribute('.merge-scroll', 'aria-label'), 'merges list');
+      assert.equal(await page.getAttribute('.tensor-scroll', 'aria-label'), 'tensor table');
+      assert.equal(await page.getAttribute('[data-testid=compare-input]', 'aria-label'), 'Choose a file to compare with');
+      assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('Gemma 3 GGUF: a Tensor types row by keyboard (Tab, Enter, Space) filters the tensor table', { timeout: 120_000 }, async () => {
+    requireFile(files.gemma, FETCH_HINT);
+    const ref = loadReference('gemma-3-270m-q4_k_m');
+    const types = new Map(loadReference('ggml_types').quant_types.map((t) => [t.name, t]));
+    const page = await openApp(browser, server);
+    try {
+      await dropFile(page, files.gemma);
+      assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+      const rows = page.locator('.type-table tr[data-pick]');
+      const picks = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.pick));
+      assert.deepEqual([...picks].sort(), ref.dtypes.map((d) => d.dtype).sort(), 'one row per type');
+      // Tab from the chart's last toggle button reaches the first row, then the second.
+      const lastToggle = page.locator('.toggle[aria-label=measure] button').last();
+      await lastToggle.focus();
+      await page.keyboard.press('Tab');
+      const first = await page.evaluate(() => document.activeElement?.dataset?.pick ?? null);
+      assert.equal(first, picks[0], 'Tab reaches the first type row');
+      await page.keyboard.press('Tab');
+      const info = await page.evaluate(() => {
+        const el = document.activeElement;
+        return { pick: el?.dataset?.pick ?? null, label: el?.getAttribute('aria-label') ?? '', outline: getComputedStyle(el).outlineStyle };
+      });
+      const picked = picks[1];
+      assert.equal(info.pick, picked, 'Tab again: the second row');
+      assert.ok(info.label.startsWith(typeTooltip(types.get(picked))), `aria-label holds the tooltip: ${info.label}`);
+      assert.ok(info.label.includes('Enter lists its tensors'), info.label);
+      assert.notEqual(info.outline, 'none', 'a visible focus outline');
+      await shot(page.locator('.type-wrap'), 'type-row-focus');
+      await page.keyboard.press('Enter');
+      const filter = 'input[aria-label="filter tensors by name or type"]';
+      const want = `type:${picked}`;
+      await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.value === v, [filter, want], { timeout: 5_000 });
+      assert.equal(await page.inputValue(filter), want, 'Enter: the tensor table is filtered by that type');
+      const typesShown = () => page.$$eval('[data-testid=tensor-table] td.col-type', (tds) => tds.map((td) => td.textContent));
+      await page.waitForFunction((t) => {
+        const tds = [...document.querySelectorAll('[data-testid=tensor-table] td.col-type')];
+        return tds.length > 0 && tds.every((td) => td.textContent === t);
+      }, picked, { timeout: 5_000 });
+      console.log(`# Enter on the ${picked} row: filter ${want}, ${(await typesShown()).length} rows drawn`);
+      await shot(page.locator('.tensor-scroll'), 'type-row-enter-filter');
+      // Space on the first row: the same action.
+      await rows.first().focus();
+      await page.keyboard.press(' ');
+      await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.value === v, [filter, `type:${first}`], { timeout: 5_000 });
+      assert.deepEqual(page.__wpErrors, [], 'no console errors or uncaught exceptions');
+    } finally {
+      await page.context().close();
+    }
+  });
 
   it('safetensors: the three downloads, no tokenizer or memory card', { timeout: 120_000 }, async () => {
     requireFile(files.minilm, FETCH_HINT);
