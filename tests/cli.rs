@@ -334,8 +334,9 @@ fn tokenizer_template_lines_are_the_pages() {
     let b = GgufBuilder::new(3)
         .kv("general.architecture", W::s("llama"))
         .kv("tokenizer.ggml.model", W::s("gpt2"))
-        .kv("tokenizer.chat_template", W::s(default))
+        // A variant before the default in the file: the default is still listed first.
         .kv("tokenizer.chat_template.tool_use", W::s("x"))
+        .kv("tokenizer.chat_template", W::s(default))
         .kv("tokenizer.chat_template.evil", W::s(hostile))
         .build();
     let p = temp_file("template.gguf", &b);

@@ -25,7 +25,7 @@ mod cli {
     use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
     use weightpeek::summary::{self, display};
     use weightpeek::view::export;
-    use weightpeek::view::tokenizer::template_lines;
+    use weightpeek::view::tokenizer::{template_lines, templates_in_order};
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
     #[derive(Parser, Debug)]
@@ -287,7 +287,8 @@ mod cli {
                 for (flag, v) in &t.flags {
                     writeln!(out, "{:<16} {v}", display::escape(flag))?;
                 }
-                for (name, text) in &t.chat_templates {
+                // The page's order: the default first, then the variants in file order.
+                for (name, text) in &templates_in_order(&t.chat_templates) {
                     // The page's numbered lines: split on `\n` only, tabs kept, `\r` and other
                     // control or bidi characters escaped.
                     let lines = template_lines(text);
