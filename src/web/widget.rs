@@ -55,6 +55,13 @@ struct State {
     model_tensors: RefCell<Vec<String>>,
     tab: RefCell<Option<String>>,
     tensor: RefCell<Option<String>>,
+    /// The tensor whose preview is open now (by the attribute or by the reader).
+    shown_tensor: Rc<RefCell<Option<String>>>,
+    /// The tensor attribute was last set by the reader opening a preview (not by the page):
+    /// a new `src` drops it rather than look for that tensor in another model.
+    tensor_from_reader: Rc<Cell<bool>>,
+    /// Set while the tensor attribute itself opens a preview (so it is not the reader's).
+    applying: Rc<Cell<bool>>,
     filter: RefCell<String>,
     endpoint: RefCell<String>,
 }
@@ -87,6 +94,9 @@ impl Widget {
             model_tensors: RefCell::new(Vec::new()),
             tab: RefCell::new(None),
             tensor: RefCell::new(None),
+            shown_tensor: Rc::new(RefCell::new(None)),
+            tensor_from_reader: Rc::new(Cell::new(false)),
+            applying: Rc::new(Cell::new(false)),
             filter: RefCell::new(String::new()),
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
         });
@@ -100,6 +110,10 @@ impl Widget {
         let g = st.generation.get() + 1;
         st.generation.set(g);
         st.stop();
+        if st.tensor_from_reader.replace(false) {
+            st.tensor.borrow_mut().take();
+            let _ = st.host.remove_attribute("tensor");
+        }
         let Some(src) = src.filter(|s| !s.trim().is_empty()) else {
             st.set_state("idle");
             return;
@@ -176,6 +190,11 @@ impl Widget {
 
     /// Opens the preview of the tensor named `name` once the model is shown.
     pub fn set_tensor(&self, name: Option<String>) {
+        // The echo of the reader's own choice (the attribute following the preview) changes
+        // nothing; anything else is the page's.
+        if name != *self.state.shown_tensor.borrow() {
+            self.state.tensor_from_reader.set(false);
+        }
         *self.state.tensor.borrow_mut() = name.filter(|n| !n.is_empty());
         self.state.apply_tensor();
         self.state.apply_tab();
@@ -222,6 +241,7 @@ fn resolve(src: &str) -> String {
 impl State {
     /// Cancels the opening (and its previews) and forgets the view.
     fn stop(&self) {
+        self.shown_tensor.borrow_mut().take();
         if let Some(f) = self.fetcher.borrow_mut().take() {
             f.cancel();
         }
@@ -287,6 +307,23 @@ impl State {
             let host = self.host.clone();
             tabs.set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
         }
+        // The tensor attribute follows the preview the reader opens or closes (so it can be
+        // read back, and a re-created view shows the same tensor); setting it to the tensor
+        // already shown reads nothing again.
+        let (host, shown) = (self.host.clone(), self.shown_tensor.clone());
+        let (by_reader, applying) = (self.tensor_from_reader.clone(), self.applying.clone());
+        report.on_preview(Rc::new(move |name: Option<&str>| {
+            *shown.borrow_mut() = name.map(str::to_string);
+            if !applying.get() {
+                by_reader.set(true);
+            }
+            match name {
+                Some(n) => attr(&host, "tensor", n),
+                None => {
+                    let _ = host.remove_attribute("tensor");
+                }
+            }
+        }));
         let filter = self.filter.borrow().clone();
         if !filter.is_empty() {
             report.set_filter(&filter);
@@ -316,6 +353,9 @@ impl State {
         let Some(name) = self.tensor.borrow().clone() else {
             return;
         };
+        if self.shown_tensor.borrow().as_deref() == Some(name.as_str()) {
+            return;
+        }
         let report = self.report.borrow();
         let Some(r) = report.as_ref() else { return };
         let found = self.model_tensors.borrow().iter().position(|t| *t == name);
@@ -323,7 +363,9 @@ impl State {
             Some(i) => {
                 // A message about an earlier, missing tensor no longer applies.
                 self.show_error(None);
+                self.applying.set(true);
                 r.open_tensor(i);
+                self.applying.set(false);
             }
             None => self.show_error(Some((
                 "No such tensor".into(),

@@ -309,6 +309,32 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await page.context().close();
   });
 
+  it('the tensor attribute follows the preview the reader opens', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    const v = page.locator('#gguf');
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tab', 'tensors'));
+    const row = v.locator('[data-testid=tensor-table] tbody tr[data-file-index]').nth(2);
+    const name = await row.locator('td.col-name').textContent();
+    await row.click();
+    await v.locator(`[data-testid=preview][data-state=ready][data-tensor="${name}"]`).waitFor({ state: 'attached', timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tensor')), name);
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tab')), 'preview');
+    // Setting the attribute to the tensor shown reads nothing again.
+    hub.clearLog();
+    await page.evaluate((n) => document.querySelector('#gguf').setAttribute('tensor', n), name);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(hub.log.map((e) => e.path), []);
+    // A new src drops the reader's choice instead of looking for it in the other model.
+    await page.evaluate((u) => document.querySelector('#gguf').setAttribute('src', u), `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`);
+    await page.waitForFunction(() => document.querySelector('#gguf').dataset.state === 'loading');
+    await waitReady(page, '#gguf');
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tensor')), null);
+    assert.equal(await v.locator('[data-testid=error]').first().isVisible(), false);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+
   it('open(file) shows a local file, header only, with no request', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#safetensors');
