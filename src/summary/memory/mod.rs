@@ -27,7 +27,7 @@
 //!   API's `llama_context_default_params` has `swa_full` true, which gives every layer the full
 //!   cache: the upper bound reported beside.)
 //! - Which layers use the window is decided per architecture in its loader
-//!   (`llama_model_<arch>::load_arch_hparams` in src/models/<arch>.cpp, through
+//!   (`llama_model_<arch>::load_arch_hparams` in `src/models/<arch>.cpp`, through
 //!   `llama_model_base::load_swa_pattern` → `llama_hparams::set_swa_pattern(n_pattern,
 //!   dense_first)`: layer `il` is SWA when `il % n_pattern < n_pattern - 1`, or with dense_first
 //!   when `il % n_pattern != 0`). `load_swa_pattern` first takes a per-layer array

@@ -57,7 +57,7 @@ pub enum OwnCache {
 pub struct SwaRule {
     /// `general.architecture` (llama-arch.cpp `LLM_ARCH_NAMES`).
     pub arch: &'static str,
-    /// Its loader, src/models/<file>.
+    /// Its loader, `src/models/<file>`.
     pub file: &'static str,
     pub pattern: Pattern,
     pub window: Window,
