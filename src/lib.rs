@@ -1,7 +1,7 @@
 //! weightpeek: explore GGUF and safetensors model files from their header bytes alone.
 //!
 //! Architecture (the core is plain Rust, tested natively; the web layer only draws):
-//! - [`format`]: sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
+//! - [`format`](mod@format): sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
 //!   the ggml type table lives in [`format::ggml_type`].
 //! - [`check`]: validation findings (errors, warnings) with offsets, for the Checks panel and `--check`.
 //! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).

@@ -39,7 +39,7 @@ pub(crate) fn ue4m3_half(x: u8) -> f32 {
 }
 
 /// `block_mxfp4`: E8M0 exponent byte, 16 bytes of E2M1 nibbles (17 B / 32).
-/// y = kvalues[q]·2^(e − 128); low nibbles first.
+/// y = kvalues\[q\]·2^(e − 128); low nibbles first.
 pub(super) fn mxfp4(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<17, 32>(bytes, out) {
         let d = e8m0_half(b[0]);

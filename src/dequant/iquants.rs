@@ -274,7 +274,7 @@ pub(super) fn iq1_m(bytes: &[u8], out: &mut [f32]) {
 }
 
 /// `block_iq4_nl`: f16 d, 16 bytes of nibbles indexing `kvalues_iq4nl` (18 B / 32).
-/// y = d·kvalues[q]; low nibbles first.
+/// y = d·kvalues\[q\]; low nibbles first.
 pub(super) fn iq4_nl(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<18, 32>(bytes, out) {
         let d = f16_at(b, 0);
@@ -287,7 +287,7 @@ pub(super) fn iq4_nl(bytes: &[u8], out: &mut [f32]) {
 }
 
 /// `block_iq4_xs`: f16 d, u16 scales_h, 4 bytes scales_l, 128 bytes of nibbles (136 B / 256).
-/// Per 32 values a 6-bit scale ls; y = (d·(ls − 32))·kvalues[q].
+/// Per 32 values a 6-bit scale ls; y = (d·(ls − 32))·kvalues\[q\].
 pub(super) fn iq4_xs(bytes: &[u8], out: &mut [f32]) {
     for (b, y) in blocks::<136, 256>(bytes, out) {
         let d = f16_at(b, 0);

@@ -35,7 +35,7 @@ pub enum ErrorKind {
     },
     /// Arithmetic on values from the file overflowed 64 bits.
     Overflow(&'static str),
-    /// Metadata arrays nested deeper than [`crate::format::gguf::MAX_ARRAY_DEPTH`].
+    /// Metadata arrays nested deeper than [`crate::format::value::MAX_ARRAY_DEPTH`].
     TooDeep(u32),
     /// A value is present but not allowed (for example a BOOL byte of 7, or `n_dims` of 9).
     Invalid(String),

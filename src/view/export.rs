@@ -55,7 +55,7 @@ fn csv_text(s: &str) -> String {
 
 /// The tensor table as CSV: `name,type,shape,elements,bytes,offset,part` (shape as written in
 /// the file, dimensions joined by `x`; empty cells for unknown values). The text cells (name,
-/// type) are escaped and guarded against formulas ([`csv_text`]); RFC 4180 quoting.
+/// type) are escaped and guarded against formulas (`csv_text`); RFC 4180 quoting.
 pub fn tensors_csv(s: &Summary) -> String {
     let mut out = String::from("name,type,shape,elements,bytes,offset,part\r\n");
     for t in &s.tensors {
