@@ -347,8 +347,10 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     page.on('request', (r) => requests.push(r.url()));
     await page.evaluate(() => {
       window.__states = [];
-      document.addEventListener('weightpeek-state', (e) => window.__states.push(e.detail));
-      return document.querySelector('#safetensors').open(window.__sampleFile);
+      // On this view only: the other view on the page may still be loading.
+      const view = document.querySelector('#safetensors');
+      view.addEventListener('weightpeek-state', (e) => window.__states.push(e.detail));
+      return view.open(window.__sampleFile);
     });
     await page.waitForFunction(() => window.__states.includes('ready') || window.__states.includes('error'), null, { timeout: 30_000 });
     assert.deepEqual(await page.evaluate(() => window.__states), ['loading', 'ready'], 'weightpeek-state events');
