@@ -338,6 +338,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
   it('open(file) shows a local file, header only, with no request', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#safetensors');
+    await waitReady(page, '#gguf'); // its requests are over before ours are counted
     const sample = loadReference('sample');
     await page.evaluate(async () => {
       const bytes = await (await fetch('sample.gguf')).arrayBuffer();
