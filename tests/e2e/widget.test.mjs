@@ -135,6 +135,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     hub.clearLog();
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     await waitReady(page, '#safetensors');
 
     const g = await shownFacts(page, '#gguf');
@@ -212,6 +213,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
   it('tabs: ARIA roles, arrow keys, Home/End, the tab attribute follows', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     const v = page.locator('#gguf');
     assert.equal(await v.locator('[role=tablist]').count(), 1);
     assert.equal(await v.locator('[role=tabpanel]').count(), 8);
@@ -256,6 +258,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
   it('tensor attribute opens its preview; src change loads the new model; theme attribute', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     const ref = previewRef('gemma', 'blk.0.attn_output.weight', null, null);
     hub.clearLog();
     await page.evaluate(() => { const e = document.querySelector('#gguf'); e.removeAttribute('tab'); e.setAttribute('tensor', 'blk.0.attn_output.weight'); });
@@ -312,6 +315,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
   it('the tensor attribute follows the preview the reader opens', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     const v = page.locator('#gguf');
     await page.evaluate(() => document.querySelector('#gguf').setAttribute('tab', 'tensors'));
     const row = v.locator('[data-testid=tensor-table] tbody tr[data-file-index]').nth(2);
@@ -370,6 +374,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
   it('removing a view stops its requests and removes its listeners', async () => {
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     await waitReady(page, '#safetensors');
     const live = () => page.evaluate(async () => (await import('./weightpeek.js')).liveViews());
     assert.equal(await live(), 2);
@@ -543,6 +548,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     hub.clearLog();
     const page = await openPage(browser, embedUrl);
     await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     await page.evaluate((u) => document.querySelector('#gguf').setAttribute('src', u), `${hub.endpoint}/weightpeek/mlx-4bit/resolve/main/model.safetensors`);
     await page.waitForFunction(() => document.querySelector('#gguf').dataset.state === 'loading');
     await waitReady(page, '#gguf');
