@@ -473,16 +473,21 @@ impl MergeRows {
     }
 
     /// Applies the search box text: blank lists every merge, `#n` or a number is rank `n`,
-    /// anything else finds the merges whose line or whose result contains it (case-sensitive).
+    /// anything else finds the merges whose line or whose result contains it, ignoring the case
+    /// of ASCII letters (merges are byte-level BPE, where every other character stands for a
+    /// byte, as in the token search).
     pub fn set_query(&mut self, m: &Model, s: &str) {
         let total = self.total();
         let index = self.index.as_ref();
         self.listing.set(parse_query(s), total, |needle, limit| {
+            let needle = needle.to_ascii_lowercase();
             index.map_or_else(Vec::new, |i| {
                 (0..i.len())
                     .filter(|&r| {
-                        i.raw(&m.bytes, r)
-                            .is_some_and(|t| merge_matches(&t, needle))
+                        i.raw(&m.bytes, r).is_some_and(|mut t| {
+                            t.make_ascii_lowercase();
+                            merge_matches(&t, &needle)
+                        })
                     })
                     .take(limit)
                     .collect()
@@ -944,6 +949,11 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows.rank_at(0), Some(3));
         assert_eq!(rows.count_text(), "1 match of 30,000 merges");
+        // ASCII letters ignore case; Ġ (a byte, not a letter here) does not change.
+        rows.set_query(&m, "ĠTHE");
+        assert_eq!((rows.len(), rows.rank_at(0)), (1, Some(3)));
+        rows.set_query(&m, "M29999X");
+        assert_eq!(rows.rank_at(0), Some(29_999));
         rows.set_query(&m, "Ġ");
         assert_eq!(
             (0..rows.len())
