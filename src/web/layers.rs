@@ -14,12 +14,13 @@ use crate::view::layer_grid::{grid, PICK_HINT};
 use super::dom::{self, append, attr, el_class, el_text};
 use super::histogram::with_type_tooltip;
 
-/// The card and its click listener (a role or a cell lists its tensors through
-/// `set_filter`), or `None` when no tensor name has a layer number.
+/// The card and its listeners (a role or a cell lists its tensors through `set_filter`, by
+/// click; a role also by Enter or Space, each role being a tab stop), or `None` when no
+/// tensor name has a layer number.
 pub fn layer_card(
     map: &LayerMap,
     set_filter: Rc<dyn Fn(&str)>,
-) -> Option<(Element, EventListener)> {
+) -> Option<(Element, Vec<EventListener>)> {
     let g = grid(map);
     if g.is_empty() {
         return None;
@@ -46,6 +47,9 @@ pub fn layer_card(
     }
 
     let scroller = el_class("div", "layer-scroll");
+    // Focusable, so the keyboard can scroll a map wider than the screen.
+    attr(&scroller, "tabindex", "0");
+    attr(&scroller, "aria-label", "per-layer quantisation map");
     let table = el_class("table", "layer-map");
     let thead = dom::el("thead");
     let tr = dom::el("tr");
@@ -62,6 +66,13 @@ pub fn layer_card(
         attr(&th, "title", &format!("{} · {}", r.summary, PICK_HINT));
         attr(&th, "data-filter", &r.filter);
         attr(&th, "scope", "row");
+        // Keyboard: each role is a tab stop; Enter or Space lists its tensors.
+        attr(&th, "tabindex", "0");
+        attr(
+            &th,
+            "aria-label",
+            &format!("{}: {}. Enter lists its tensors", r.role, r.summary),
+        );
         append(&tr, &th);
         for c in &r.cells {
             match c {
@@ -84,15 +95,27 @@ pub fn layer_card(
     append(&table, &tbody);
     append(&scroller, &table);
     append(&body, &scroller);
-    let listener = EventListener::new(&table, "click", move |e| {
-        let text = e
-            .target()
+    let target_filter = |e: &web_sys::Event| {
+        e.target()
             .and_then(|t| t.dyn_into::<Element>().ok())
             .and_then(|t| t.closest("[data-filter]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-filter"));
-        if let Some(text) = text {
+            .and_then(|el| el.get_attribute("data-filter"))
+    };
+    let set = set_filter.clone();
+    let click = EventListener::new(&table, "click", move |e| {
+        if let Some(text) = target_filter(e) {
+            set(&text);
+        }
+    });
+    let opts = gloo::events::EventListenerOptions::enable_prevent_default();
+    let key = EventListener::new_with_options(&table, "keydown", opts, move |e| {
+        let pressed = e
+            .dyn_ref::<web_sys::KeyboardEvent>()
+            .is_some_and(|k| k.key() == "Enter" || k.key() == " ");
+        if let (true, Some(text)) = (pressed, target_filter(e)) {
+            e.prevent_default();
             set_filter(&text);
         }
     });
-    Some((card, listener))
+    Some((card, vec![click, key]))
 }

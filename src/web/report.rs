@@ -33,7 +33,7 @@ pub struct Report {
     _memory: Option<memory::MemoryCard>,
     _tokenizer: Option<tokenizer::TokenizerCard>,
     _histogram: histogram::HistogramView,
-    _layers: Option<gloo::events::EventListener>,
+    _layers: Option<Vec<gloo::events::EventListener>>,
     _metadata: metadata::MetadataView,
     _tensors: tables::TensorTableView,
     /// The tensor preview card (its panel owns its own listeners) and the table's row-open

@@ -42,6 +42,15 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
           });
           assert.equal(ring.tag, 'TR');
           assert.ok(ring.outline !== 'none' || ring.shadow !== 'none', `no visible focus: ${JSON.stringify(ring)}`);
+          // The layer map's roles are keyboard stops: Enter lists that role's tensors.
+          const role = page.locator('[data-testid=layer-map] th.role[data-filter]').first();
+          if (await role.count()) {
+            const want = await role.getAttribute('data-filter');
+            await role.focus();
+            await page.keyboard.press('Enter');
+            assert.equal(await page.inputValue('[data-testid=tensor-table-filter], .tensors input[type=search]'), want);
+            await page.locator('[data-testid=tensor-table] tbody tr[data-file-index]').first().focus();
+          }
           // Enter opens the preview; its heatmap and value table fit the window too.
           await page.keyboard.press('Enter');
           await page.locator('[data-testid=preview][data-state=ready]').waitFor({ timeout: 30_000 });
