@@ -1,7 +1,9 @@
 //! Table-driven tests of what pasted URLs and repo ids point at, and of grouping a
 //! repository's files into models.
 
-use weightpeek::remote::hub::{parse_input, Repo, RepoKind, Target, DEFAULT_ENDPOINT};
+use weightpeek::remote::hub::{
+    endpoint_or_default, parse_input, Repo, RepoKind, Target, DEFAULT_ENDPOINT,
+};
 use weightpeek::remote::shards::{group, parse_tree_listing, split_name, EntryKind, RepoFile};
 
 const HF: &str = DEFAULT_ENDPOINT;
@@ -245,4 +247,15 @@ fn a_listing_groups_into_models() {
     );
     assert_eq!(e[3].missing, ["x/a-00002-of-00002.gguf"]);
     assert_eq!(e[2].index.as_deref(), Some("model.safetensors.index.json"));
+}
+
+#[test]
+fn endpoint_typed_is_trimmed_or_the_default() {
+    assert_eq!(endpoint_or_default(None), DEFAULT_ENDPOINT);
+    assert_eq!(endpoint_or_default(Some("   ")), DEFAULT_ENDPOINT);
+    assert_eq!(endpoint_or_default(Some("/")), DEFAULT_ENDPOINT);
+    assert_eq!(
+        endpoint_or_default(Some(" http://127.0.0.1:8000// ")),
+        "http://127.0.0.1:8000"
+    );
 }

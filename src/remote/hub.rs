@@ -12,6 +12,15 @@ use url::Url;
 /// The public Hub; mirrors are configured by replacing it.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
+/// The Hub endpoint a person typed (settings box, `endpoint` attribute or option): trimmed,
+/// without trailing slashes; [`DEFAULT_ENDPOINT`] when blank or absent.
+pub fn endpoint_or_default(text: Option<&str>) -> String {
+    match text.map(|t| t.trim().trim_end_matches('/')) {
+        Some(t) if !t.is_empty() => t.to_string(),
+        _ => DEFAULT_ENDPOINT.to_string(),
+    }
+}
+
 /// Hosts that always mean the public Hub, whatever endpoint is configured.
 const HUB_HOSTS: [&str; 3] = ["huggingface.co", "hf.co", "www.huggingface.co"];
 

@@ -19,7 +19,7 @@ use super::preview::decode_sliced;
 use crate::preview::source::BoxedSource;
 use crate::preview::{geometry, parse_range, WindowRequest};
 use crate::preview::{plan, read_window, Job};
-use crate::remote::hub::DEFAULT_ENDPOINT;
+use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::view::export;
 
@@ -53,9 +53,7 @@ fn options(o: &JsValue) -> Options {
         }
     };
     Options {
-        endpoint: get("endpoint")
-            .map(|e| e.trim_end_matches('/').to_string())
-            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string()),
+        endpoint: endpoint_or_default(get("endpoint").as_deref()),
         token: get("token"),
         signal: (!o.is_undefined())
             .then(|| Reflect::get(&o, &"signal".into()).ok())

@@ -10,16 +10,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use gloo::events::{EventListener, EventListenerOptions};
-use js_sys::Array;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, BlobPropertyBag, Element, File, HtmlAnchorElement, HtmlInputElement, Url};
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, Element, File, HtmlInputElement};
 
 use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
 use super::App;
 use crate::format::Model;
-use crate::remote::hub::DEFAULT_ENDPOINT;
 use crate::summary::display;
 use crate::view::compare::{self as vm, CompareView, Row};
 use crate::view::facts;
@@ -37,16 +35,13 @@ thread_local! {
 /// What the card keeps alive.
 struct CompareCard {
     element: Element,
+    /// Its "Download JSON" listener holds the card's [`super::export::Download`].
     _listeners: Vec<EventListener>,
-    url: Rc<RefCell<Option<String>>>,
 }
 
 impl Drop for CompareCard {
     fn drop(&mut self) {
         self.element.remove();
-        if let Some(u) = self.url.borrow_mut().take() {
-            let _ = Url::revoke_object_url(&u);
-        }
     }
 }
 
@@ -132,19 +127,9 @@ pub(super) fn compare_file(app: &Rc<App>, file: File) {
     });
 }
 
-fn endpoint() -> String {
-    let v = input("hub-endpoint").value();
-    let v = v.trim().trim_end_matches('/');
-    if v.is_empty() {
-        DEFAULT_ENDPOINT.to_string()
-    } else {
-        v.to_string()
-    }
-}
-
 /// Compares the model shown with the file a URL names (Hub forms resolved as the URL box does).
 fn compare_url(app: &Rc<App>, text: String) {
-    let ep = endpoint();
+    let ep = super::remote::endpoint();
     let plan = match load::plan_url(&text, &ep) {
         Ok(p) => p,
         Err((h, d)) => {
@@ -157,12 +142,7 @@ fn compare_url(app: &Rc<App>, text: String) {
         &format!("Reading the header of {}…", display::escape(text.trim())),
         Some("loading"),
     );
-    let token = input("hub-token").value().trim().to_string();
-    let fetcher = Rc::new(Fetcher::new(
-        ep,
-        (!token.is_empty()).then_some(token),
-        Box::new(|| {}),
-    ));
+    let fetcher = Rc::new(Fetcher::new(ep, super::remote::token(), Box::new(|| {})));
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {
@@ -421,27 +401,11 @@ fn draw(
         &mut ls,
     );
 
-    let url: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
-    let last = url.clone();
+    let saver = super::export::Download::default();
     let json = view.json.clone();
     let file = vm::diff_file_name(&view.names.0, &view.names.1);
     ls.push(EventListener::new(&download, "click", move |_| {
-        let opts = BlobPropertyBag::new();
-        opts.set_type("application/json");
-        let parts = Array::of1(&JsValue::from_str(&json));
-        let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
-            return;
-        };
-        let Ok(href) = Url::create_object_url_with_blob(&blob) else {
-            return;
-        };
-        if let Some(old) = last.borrow_mut().replace(href.clone()) {
-            let _ = Url::revoke_object_url(&old);
-        }
-        let a: HtmlAnchorElement = dom::el("a").unchecked_into();
-        a.set_href(&href);
-        a.set_download(&file);
-        a.click();
+        saver.save(&json, "application/json", &file);
     }));
     ls.push(EventListener::new(&close, "click", |_| {
         CARD.with(|c| c.borrow_mut().take());
@@ -453,6 +417,5 @@ fn draw(
     CompareCard {
         element: card,
         _listeners: ls,
-        url,
     }
 }

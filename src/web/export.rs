@@ -64,9 +64,46 @@ impl Kind {
 
 use super::dom::{self, attr, el_text};
 
-/// The button and what it keeps alive.
+/// Saves text as a downloaded file, keeping the object URL of the last download until the
+/// next one or until it is dropped (then revoked). Used by the export buttons and the Compare
+/// card's "Download JSON".
+#[derive(Default)]
+pub struct Download {
+    last: RefCell<Option<String>>,
+}
+
+impl Download {
+    /// Downloads `text` (media type `media`) as a file named `file`.
+    pub fn save(&self, text: &str, media: &str, file: &str) {
+        let opts = BlobPropertyBag::new();
+        opts.set_type(media);
+        let parts = Array::of1(&JsValue::from_str(text));
+        let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+            return;
+        };
+        let Ok(href) = Url::create_object_url_with_blob(&blob) else {
+            return;
+        };
+        if let Some(old) = self.last.borrow_mut().replace(href.clone()) {
+            let _ = Url::revoke_object_url(&old);
+        }
+        let a: HtmlAnchorElement = dom::el("a").unchecked_into();
+        a.set_href(&href);
+        a.set_download(file);
+        a.click();
+    }
+}
+
+impl Drop for Download {
+    fn drop(&mut self) {
+        if let Some(u) = self.last.borrow_mut().take() {
+            let _ = Url::revoke_object_url(&u);
+        }
+    }
+}
+
+/// The button and what it keeps alive (its listener holds its [`Download`]).
 pub struct ExportButton {
-    url: Rc<RefCell<Option<String>>>,
     _listener: EventListener,
 }
 
@@ -78,8 +115,7 @@ impl ExportButton {
         attr(&button, "type", "button");
         attr(&button, "title", tip);
         attr(&button, "data-testid", testid);
-        let url: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
-        let last = url.clone();
+        let download = Download::default();
         let file = kind.file_name(name);
         let shown = name.to_string();
         let listener = EventListener::new(&button, "click", move |_| {
@@ -89,37 +125,13 @@ impl ExportButton {
                 Kind::Csv => tensors_csv(&s),
                 Kind::Markdown => markdown(&shown, &s),
             };
-            let opts = BlobPropertyBag::new();
-            opts.set_type(media);
-            let parts = Array::of1(&JsValue::from_str(&text));
-            let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
-                return;
-            };
-            let Ok(href) = Url::create_object_url_with_blob(&blob) else {
-                return;
-            };
-            if let Some(old) = last.borrow_mut().replace(href.clone()) {
-                let _ = Url::revoke_object_url(&old);
-            }
-            let a: HtmlAnchorElement = dom::el("a").unchecked_into();
-            a.set_href(&href);
-            a.set_download(&file);
-            a.click();
+            download.save(&text, media, &file);
         });
         (
             button,
             ExportButton {
-                url,
                 _listener: listener,
             },
         )
-    }
-}
-
-impl Drop for ExportButton {
-    fn drop(&mut self) {
-        if let Some(u) = self.url.borrow_mut().take() {
-            let _ = Url::revoke_object_url(&u);
-        }
     }
 }

@@ -24,7 +24,7 @@ use super::{report, App};
 use crate::format::Model;
 use crate::preview::source::SourceFactory;
 use crate::remote::fetch::Problem;
-use crate::remote::hub::{parse_input, Repo, Target, DEFAULT_ENDPOINT};
+use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::{ReadPolicy, ReadStats};
 use crate::summary::display;
@@ -46,17 +46,13 @@ fn input(id: &str) -> HtmlInputElement {
     by_id(id).unchecked_into()
 }
 
-fn endpoint() -> String {
-    let v = input("hub-endpoint").value();
-    let v = v.trim().trim_end_matches('/');
-    if v.is_empty() {
-        DEFAULT_ENDPOINT.to_string()
-    } else {
-        v.to_string()
-    }
+/// The Hub endpoint of the settings box.
+pub(super) fn endpoint() -> String {
+    endpoint_or_default(Some(&input("hub-endpoint").value()))
 }
 
-fn token() -> Option<String> {
+/// The access token of the settings box, if one was entered.
+pub(super) fn token() -> Option<String> {
     let t = input("hub-token").value();
     let t = t.trim();
     (!t.is_empty()).then(|| t.to_string())

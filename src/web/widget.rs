@@ -23,7 +23,7 @@ use super::dom::{self, append, attr, el_class, el_text};
 use super::http::Fetcher;
 use super::load::{self, Counters, Failure};
 use super::report::{Layout, Report};
-use crate::remote::hub::DEFAULT_ENDPOINT;
+use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::summary::display;
 use crate::view::facts;
 use crate::view::tabs::Tab;
@@ -210,11 +210,7 @@ impl Widget {
 
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
     pub fn set_endpoint(&self, endpoint: Option<String>) {
-        let ep = endpoint
-            .map(|e| e.trim().trim_end_matches('/').to_string())
-            .filter(|e| !e.is_empty())
-            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string());
-        *self.state.endpoint.borrow_mut() = ep;
+        *self.state.endpoint.borrow_mut() = endpoint_or_default(endpoint.as_deref());
     }
 }
 
