@@ -145,17 +145,24 @@ impl<'de> Visitor<'de> for WeightMap<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let index = self.0;
+        // Shard name -> id, so an index naming many distinct files costs one lookup per entry,
+        // not a scan of every file seen so far.
+        let mut ids: std::collections::HashMap<String, u32> = (0u32..)
+            .zip(&index.files)
+            .map(|(i, f)| (f.clone(), i))
+            .collect();
         while let Some(name) = map.next_key::<String>()? {
             let file = map.next_value::<std::borrow::Cow<'de, str>>()?;
-            let id = match index.files.iter().rposition(|f| *f == file) {
-                Some(i) => i,
+            let id = match ids.get(file.as_ref()) {
+                Some(&i) => i,
                 None => {
+                    let i = u32::try_from(index.files.len())
+                        .map_err(|_| serde::de::Error::custom("more than 2^32 shard files"))?;
+                    ids.insert(file.to_string(), i);
                     index.files.push(file.into_owned());
-                    index.files.len() - 1
+                    i
                 }
             };
-            let id = u32::try_from(id)
-                .map_err(|_| serde::de::Error::custom("more than 2^32 shard files"))?;
             index.weight_map.push((name, id));
         }
         Ok(())
@@ -340,7 +347,7 @@ fn check_gguf_split(m: &Model, missing: usize, warnings: &mut Vec<Warning>) {
 }
 
 fn check_index(m: &Model, ix: &ShardIndex, warnings: &mut Vec<Warning>) {
-    use std::collections::HashMap;
+    use std::collections::{HashMap, HashSet};
     // Where each tensor actually is: name -> part index (first occurrence).
     let mut actual: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
     for (pi, p) in m.parts.iter().enumerate() {
@@ -348,18 +355,25 @@ fn check_index(m: &Model, ix: &ShardIndex, warnings: &mut Vec<Warning>) {
             actual.entry(t.name.as_str()).or_insert(pi);
         }
     }
-    let part_named = |file: &str| {
-        m.parts
-            .iter()
-            .position(|p| p.name.rsplit('/').next() == Some(file) || p.name == file)
-    };
-    let mut in_index: HashMap<&str, ()> = HashMap::with_capacity(ix.weight_map.len());
+    // The part each of the index's shard files is, looked up once per file.
+    let part_of_file: Vec<Option<usize>> = ix
+        .files
+        .iter()
+        .map(|file| {
+            m.parts
+                .iter()
+                .position(|p| p.name.rsplit('/').next() == Some(file) || p.name == *file)
+        })
+        .collect();
+    let mut in_index: HashSet<&str> = HashSet::with_capacity(ix.weight_map.len());
     const SHOWN: usize = 20;
     let mut not_in_shard = Vec::new();
     for (name, file) in &ix.weight_map {
-        in_index.insert(name.as_str(), ());
-        let file = &ix.files[*file as usize];
-        let Some(pi) = part_named(file) else {
+        in_index.insert(name.as_str());
+        let (Some(file), Some(Some(pi))) = (
+            ix.files.get(*file as usize),
+            part_of_file.get(*file as usize).copied(),
+        ) else {
             // The shard itself is missing or unreadable: reported once per file already.
             continue;
         };
@@ -380,7 +394,7 @@ fn check_index(m: &Model, ix: &ShardIndex, warnings: &mut Vec<Warning>) {
     let extra: Vec<String> = m
         .tensors
         .iter()
-        .filter(|t| !in_index.contains_key(t.name.as_str()))
+        .filter(|t| !in_index.contains(t.name.as_str()))
         .map(|t| format!("\"{}\"", t.name))
         .collect();
     if !extra.is_empty() {
