@@ -10,7 +10,7 @@
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::format::{Error, ErrorKind, Format, Model, Part, Value, Warning};
+use crate::format::{Format, Model, Part, Value, Warning};
 
 /// One part as read: its file name, and the model read from it (`Err`: why it could not be read).
 pub type PartResult = (String, Result<Model, String>);
@@ -279,9 +279,9 @@ fn append(mut acc: Model, name: String, mut m: Model, warnings: &mut Vec<Warning
     acc
 }
 
-/// The metadata value of `key` in part `i`'s own header. Only the first part's metadata is
-/// kept in the merged model, so parts' split keys are checked as they are merged through
-/// [`split_info`].
+/// `split.no`, `split.count` and `split.tensors.count` of one GGUF header. Only the first
+/// part's metadata is kept in the merged model, so the other parts' keys are checked before
+/// merging ([`check_split_part`]).
 fn split_keys(m: &Model) -> (Option<u64>, Option<u64>, Option<u64>) {
     let get = |k: &str| m.get(k).and_then(Value::as_u64);
     (
@@ -289,11 +289,6 @@ fn split_keys(m: &Model) -> (Option<u64>, Option<u64>, Option<u64>) {
         get("split.count"),
         get("split.tensors.count"),
     )
-}
-
-/// Split facts of one GGUF part, for [`check_split_part`]: read before the part is merged.
-pub fn split_info(m: &Model) -> (Option<u64>, Option<u64>, Option<u64>) {
-    split_keys(m)
 }
 
 /// Checks one GGUF part's `split.no` / `split.count` against its position in a set of `parts`
@@ -528,15 +523,6 @@ pub fn findings(m: &Model) -> Vec<crate::check::Finding> {
 pub fn shard_first_read<'a>(names: impl Iterator<Item = &'a str>) -> u64 {
     let guess = names.fold(0u64, |s, n| s.saturating_add(n.len() as u64 + 100));
     (guess.saturating_add(guess / 4).saturating_add(1024)).clamp(16 << 10, 256 << 10)
-}
-
-/// An error for a part that could not be read, in the merged model's terms.
-pub fn part_error(name: &str, why: &str) -> Error {
-    Error::new(
-        format!("part \"{name}\""),
-        0,
-        ErrorKind::Source(why.to_string()),
-    )
 }
 
 #[cfg(test)]
