@@ -44,12 +44,8 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         return Ok(Format::Gguf);
     }
     if head.len() < 4 && file_size < 4 && b"GGUF".starts_with(head) {
-        return Err(Error::new(
-            "file start",
-            0,
-            ErrorKind::NotAModel(format!(
-                "the file has only {file_size} bytes, less than a GGUF header (24 bytes)"
-            )),
+        return not(&format!(
+            "the file has only {file_size} bytes, less than a GGUF header (24 bytes)"
         ));
     }
     if let Some(old) = old_ggml(head) {
