@@ -299,17 +299,25 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
 
 fn names(m: &Model, out: &mut Vec<Finding>) {
     use Severity::*;
-    let mut seen: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
-    seen.sort_unstable();
-    for w in seen.windows(2) {
-        if w[0] == w[1] {
-            let t = m.tensors.iter().find(|t| t.name == w[0]);
+    // (name, offset) in file order, sorted stably by name: each run of one name starts with
+    // its first occurrence in the file, whose offset the run's findings name (no search per
+    // repeat, which was quadratic in a hostile file's tensor count).
+    let mut seen: Vec<(&str, u64)> = m
+        .tensors
+        .iter()
+        .map(|t| (t.name.as_str(), t.offset))
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(b.0));
+    for run in seen.chunk_by(|a, b| a.0 == b.0) {
+        let (name, offset) = run[0];
+        // One finding per repeat.
+        for _ in 1..run.len() {
             out.push(finding(
                 Error,
                 "duplicate-tensor",
-                format!("tensor name \"{}\" appears more than once", w[0]),
-                t.map(|t| t.offset),
-                Some(w[0]),
+                format!("tensor name \"{name}\" appears more than once"),
+                Some(offset),
+                Some(name),
             ));
         }
     }
