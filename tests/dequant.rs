@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{data_dir, real_file, reference, CountingFile};
+use common::{data_dir, real_file, reference};
 use proptest::prelude::*;
 use serde_json::Value as J;
 use weightpeek::dequant::{
@@ -20,13 +20,9 @@ use weightpeek::dequant::{
 use weightpeek::format::ggml_type::{by_name, GgmlType, Status, GGML_TYPES};
 use weightpeek::format::safetensors::{st_dtype, ST_DTYPES};
 use weightpeek::format::{DType, Model};
-use weightpeek::source::{block_on_ready, read_model, ReadPolicy};
 
 fn reference_dir() -> PathBuf {
-    std::env::var_os("WEIGHTPEEK_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference"))
-        .join("dequant")
+    common::reference_dir().join("dequant")
 }
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
@@ -253,10 +249,7 @@ fn quantised_big_endian_and_f6_say_why() {
 // --- Row windows on the real files --------------------------------------------------------
 
 fn open(p: &Path) -> Model {
-    let mut src = CountingFile::open(p);
-    let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    m
+    common::open_model(p).0
 }
 
 fn read_range(p: &Path, start: u64, len: u64) -> Vec<u8> {

@@ -5,17 +5,9 @@
 
 mod common;
 
-use common::{data_dir, real_file};
+use common::{data_dir, open_model, real_file};
 use weightpeek::format::{Model, Value};
-use weightpeek::source::{block_on_ready, read_model, ReadPolicy};
 use weightpeek::summary::memory::{estimate, KvType, CELL_PAD, N_UBATCH};
-
-fn open(p: &std::path::Path) -> Model {
-    let mut src = common::CountingFile::open(p);
-    block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-        .0
-}
 
 fn key(m: &Model, k: &str) -> u64 {
     m.get(k)
@@ -28,7 +20,7 @@ fn gemma_3_270m_splits_full_and_sliding_window_layers_as_llama_cpp() {
     let Some(p) = real_file(data_dir().join("gemma-3-270m-q4_k_m.gguf")) else {
         return;
     };
-    let m = open(&p);
+    let (m, _) = open_model(&p);
     let layers = key(&m, "gemma3.block_count");
     let kv_heads = key(&m, "gemma3.attention.head_count_kv");
     let (dk, dv) = (

@@ -10,8 +10,7 @@
 
 mod common;
 
-use common::{data_dir, real_file};
-use weightpeek::source::{block_on_ready, read_model, ReadPolicy};
+use common::{data_dir, open_model, real_file};
 use weightpeek::summary::memory::{estimate, KvType};
 
 /// `bytes` in MiB as llama.cpp prints it (`%.2f`).
@@ -26,8 +25,7 @@ fn gemma_3_kv_cache_and_weights_match_llama_cpp() {
     };
     let reference: serde_json::Value =
         serde_json::from_str(include_str!("reference/llama_cpp_memory.json")).unwrap();
-    let mut src = common::CountingFile::open(&p);
-    let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).unwrap();
+    let (m, _) = open_model(&p);
     let cases = reference["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 5);
     for c in cases {

@@ -8,17 +8,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{data_dir, real_file, reference, shared_dir, CountingFile};
+use common::{data_dir, real_file, reference, shared_dir};
 use weightpeek::format::Model;
-use weightpeek::source::{block_on_ready, read_model, ReadPolicy};
 use weightpeek::summary::tokenizer::tokenizer_info;
 use weightpeek::view::tokenizer::{has_merge_list, MergeRows};
 
 fn open(p: &Path) -> Model {
-    let mut src = CountingFile::open(p);
-    block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-        .0
+    common::open_model(p).0
 }
 
 fn files() -> Vec<PathBuf> {

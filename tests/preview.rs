@@ -7,25 +7,19 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{data_dir, real_file, reference, CountingFile, GgufBuilder};
+use common::{data_dir, real_file, reference, reference_dir, CountingFile, GgufBuilder};
 use serde_json::Value as J;
 use weightpeek::format::Model;
 use weightpeek::preview::{
     parse_range, plan, preview_tensor, read_window, Job, PreviewError, WindowRequest,
 };
-use weightpeek::source::{block_on_ready, parse_bytes, read_model, ReadPolicy};
+use weightpeek::source::{block_on_ready, parse_bytes};
 
-fn reference_dir() -> PathBuf {
-    std::env::var_os("WEIGHTPEEK_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference"))
-}
-
+/// The model, and its source with the header's reads forgotten (only the preview's are counted).
 fn open(p: &Path) -> (Model, CountingFile) {
-    let mut src = CountingFile::open(p);
-    let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).unwrap();
+    let (m, mut src) = common::open_model(p);
     src.bytes = 0;
     src.reads.clear();
     (m, src)

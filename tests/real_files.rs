@@ -8,19 +8,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{data_dir, real_file, reference, shared_dir, CountingFile};
+use common::{data_dir, open_model as open, real_file, reference, shared_dir};
 use serde_json::Value as J;
 use weightpeek::format::ggml_type::{self, file_type_name, GGML_TYPES};
 use weightpeek::format::{ErrorKind, Model, Value};
-use weightpeek::source::{block_on_ready, read_model, ReadPolicy};
 use weightpeek::summary::summarize;
-
-fn open(p: &Path) -> (Model, CountingFile) {
-    let mut src = CountingFile::open(p);
-    let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    (m, src)
-}
 
 fn u(j: &J) -> u64 {
     j.as_u64().unwrap_or_else(|| panic!("not a u64: {j}"))

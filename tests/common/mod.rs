@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use weightpeek::source::ByteSource;
+use weightpeek::format::Model;
+use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
 
 /// A metadata value to write.
 #[derive(Debug, Clone)]
@@ -225,14 +226,18 @@ fn required() -> bool {
     std::env::var("WEIGHTPEEK_REQUIRE_REFERENCE").is_ok_and(|v| v == "1")
 }
 
+/// `$WEIGHTPEEK_REFERENCE_DIR` (default `target/reference`): the reference scripts' output.
+pub fn reference_dir() -> PathBuf {
+    std::env::var_os("WEIGHTPEEK_REFERENCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference"))
+}
+
 /// Loads `$WEIGHTPEEK_REFERENCE_DIR/<key>.json` (default `target/reference`). When it is missing
 /// the test fails under the README's test command (`WEIGHTPEEK_REQUIRE_REFERENCE=1`), and is
 /// skipped with a message in a bare `cargo test`.
 pub fn reference(key: &str) -> Option<serde_json::Value> {
-    let dir = std::env::var_os("WEIGHTPEEK_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference"));
-    let p = dir.join(format!("{key}.json"));
+    let p = reference_dir().join(format!("{key}.json"));
     match std::fs::read(&p) {
         Ok(b) => Some(serde_json::from_slice(&b).expect("reference JSON")),
         Err(e) => {
@@ -258,4 +263,13 @@ pub fn real_file(p: PathBuf) -> Option<PathBuf> {
     assert!(!required(), "{} missing; run scripts/test.sh", p.display());
     eprintln!("SKIP: {} missing", p.display());
     None
+}
+
+/// Reads a file's header as the app does locally (`ReadPolicy::LOCAL`) through a
+/// [`CountingFile`], which is returned with the bytes and reads it counted.
+pub fn open_model(p: &Path) -> (Model, CountingFile) {
+    let mut src = CountingFile::open(p);
+    let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    (m, src)
 }
