@@ -245,11 +245,11 @@ fn size_unknown_types(tensors: &mut [Tensor], file_size: u64) {
         if g.info().is_some() {
             continue;
         }
-        // The next tensor's offset, or the end of the file, whichever comes first: an estimate
-        // never reaches past the file.
+        // The next tensor's offset (a binary search of the sorted offsets, so a file of many
+        // unknown-type tensors is not quadratic), or the end of the file, whichever comes
+        // first: an estimate never reaches past the file.
         let next = offsets
-            .iter()
-            .find(|&&o| o > t.offset)
+            .get(offsets.partition_point(|&o| o <= t.offset))
             .copied()
             .unwrap_or(file_size)
             .min(file_size);
