@@ -141,6 +141,17 @@ impl HeatmapBuilder {
         }
     }
 
+    /// Adds source-grid rows `rows` of `values` (the window, row-major: grid row `r` is
+    /// `values[r·grid_cols ..]`, `grid_cols` long or cut at the end of `values`).
+    pub fn add_rows(&mut self, values: &[f32], rows: std::ops::Range<usize>) {
+        let w = self.grid_cols as usize;
+        for r in rows {
+            let a = r.saturating_mul(w).min(values.len());
+            let b = a.saturating_add(w).min(values.len());
+            self.add_row(&values[a..b]);
+        }
+    }
+
     /// Finishes: picks the scale limit.
     pub fn finish(self) -> Heatmap {
         let mut mags: Vec<f32> = self
@@ -182,12 +193,7 @@ impl HeatmapBuilder {
 /// Builds a heatmap of a whole `rows × cols` grid held in memory (row-major).
 pub fn heatmap_of(values: &[f32], rows: u64, cols: u64) -> Heatmap {
     let mut b = HeatmapBuilder::new(rows, cols);
-    let w = b.grid_cols() as usize;
-    for r in 0..b.grid_rows() as usize {
-        let start = (r * w).min(values.len());
-        let end = (start + w).min(values.len());
-        b.add_row(&values[start..end]);
-    }
+    b.add_rows(values, 0..b.grid_rows() as usize);
     b.finish()
 }
 

@@ -354,11 +354,8 @@ impl Job {
         if let Some(p2) = self.p2.as_mut() {
             p2.add(&self.values[start..end]);
         }
-        for r in 0..rows_now as usize {
-            let a = (start + r * w).min(n);
-            let b = (a + w).min(n);
-            self.heat.add_row(&self.values[a..b]);
-        }
+        let r0 = self.next as usize;
+        self.heat.add_rows(&self.values, r0..r0 + rows_now as usize);
         self.next += rows_now;
         if self.next == rows {
             self.phase = Phase::Done;
