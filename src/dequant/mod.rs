@@ -373,9 +373,7 @@ fn window(
 }
 
 fn count_rows(dims: &[u64]) -> Result<u64, DequantError> {
-    dims.iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-        .ok_or(DequantError::Overflow)
+    crate::format::element_count(dims).ok_or(DequantError::Overflow)
 }
 
 /// The bytes of a GGUF tensor covering rows `rows` (a row = `ne0` values; rows count over all

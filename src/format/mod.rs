@@ -162,7 +162,9 @@ impl Model {
     }
 }
 
-fn element_count(shape: &[u64]) -> Option<u64> {
+/// The product of the dimensions (elements of a shape, rows over leading dimensions); `None`
+/// past 64 bits.
+pub(crate) fn element_count(shape: &[u64]) -> Option<u64> {
     shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
 }
 

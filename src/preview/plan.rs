@@ -118,9 +118,7 @@ pub fn geometry(model: &Model, t: &Tensor) -> Result<Geometry, PreviewError> {
 }
 
 fn product(dims: &[u64]) -> Result<u64, PreviewError> {
-    dims.iter()
-        .try_fold(1u64, |a, &d| a.checked_mul(d))
-        .ok_or(PreviewError::Overflow)
+    crate::format::element_count(dims).ok_or(PreviewError::Overflow)
 }
 
 /// What to preview: a row range and a column range (in decoded values within a row). `None`
