@@ -27,6 +27,8 @@
 // Library use: const hub = await startMockHub({repos: {'owner/name': {dir, token?}}});
 //              hub.endpoint, hub.cdnOrigin, hub.log, hub.concurrency, hub.set({latencyMs, noRange}),
 //              hub.addRepo('owner/name', {dir, token?}),
+//              await hub.idle(timeoutMs) (resolves once no request is in flight: every answer
+//              sent in full or cut off by the client; rejects after timeoutMs),
 //              await hub.close()
 // Command line: node tests/e2e/mock-hub.mjs --repo owner/name=DIR [--gated owner/name=TOKEN] [--latency MS]
 
@@ -64,6 +66,12 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
   });
   let hubPort = 0;
   let cdnPort = 0;
+  let idleWaiters = [];
+  const wakeIdle = () => {
+    if (inFlight.all !== 0) return;
+    for (const w of idleWaiters) w();
+    idleWaiters = [];
+  };
 
   const hubCors = (req) => ({
     'Access-Control-Allow-Origin': req.headers.origin ?? '*',
@@ -183,7 +191,7 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
       entry.active = inFlight.all;
       concurrency.requests = Math.max(concurrency.requests, inFlight.all);
       concurrency[server] = Math.max(concurrency[server], inFlight[server]);
-      res.on('close', () => { inFlight.all -= 1; inFlight[server] -= 1; });
+      res.on('close', () => { inFlight.all -= 1; inFlight[server] -= 1; wakeIdle(); });
       log.push(entry);
       res.on('close', () => logLine?.(`${server} ${entry.method} ${entry.path} ${entry.range ?? ''} -> ${entry.status} ${entry.bytes}B${entry.authorization ? ' [auth]' : ''}`));
       if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
@@ -281,6 +289,13 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
     set(o) { Object.assign(opts, o); },
     addRepo(id, cfg) { repos[id] = cfg; },
     clearLog() { log.length = 0; resetConcurrency(); },
+    idle(timeoutMs = 10_000) {
+      if (inFlight.all === 0) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`mock hub: ${inFlight.all} request(s) still in flight after ${timeoutMs} ms`)), timeoutMs);
+        idleWaiters.push(() => { clearTimeout(timer); resolve(); });
+      });
+    },
     async close() {
       for (const s of [hub, cdn]) {
         s.closeAllConnections?.();
