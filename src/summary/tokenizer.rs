@@ -4,6 +4,8 @@
 //! demand through a [`TokenIndex`] (the offset of every token string, built once), so a
 //! 262,144-token vocabulary is never decoded whole.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::display;
@@ -154,12 +156,30 @@ impl TokenIndex {
         self.starts.is_empty()
     }
 
-    /// The raw text of token `id` (lossy UTF-8, not escaped).
-    pub fn raw(&self, bytes: &[u8], id: u64) -> Option<String> {
+    /// The raw text of token `id` (lossy UTF-8, not escaped), borrowed from `bytes` when it is
+    /// valid UTF-8: what a scan over every token reads, allocating nothing per token.
+    pub fn str_at<'a>(&self, bytes: &'a [u8], id: u64) -> Option<Cow<'a, str>> {
         let start = *self.starts.get(usize::try_from(id).ok()?)?;
         let w = u64::from(self.layout.len_width);
         let len = read_len(bytes, start, self.layout)?;
-        Some(String::from_utf8_lossy(get(bytes, start.checked_add(w)?, len)?).into_owned())
+        Some(String::from_utf8_lossy(get(
+            bytes,
+            start.checked_add(w)?,
+            len,
+        )?))
+    }
+
+    /// The raw text of token `id` (lossy UTF-8, not escaped).
+    pub fn raw(&self, bytes: &[u8], id: u64) -> Option<String> {
+        self.str_at(bytes, id).map(Cow::into_owned)
+    }
+
+    /// Ids of the tokens whose raw text satisfies `pred`, in id order, at most `limit` of them.
+    pub fn find(&self, bytes: &[u8], limit: usize, mut pred: impl FnMut(&str) -> bool) -> Vec<u64> {
+        (0..self.len())
+            .filter(|&id| self.str_at(bytes, id).is_some_and(|t| pred(&t)))
+            .take(limit)
+            .collect()
     }
 
     /// The text of token `id`, control characters escaped for display.
@@ -169,10 +189,7 @@ impl TokenIndex {
 
     /// Ids of tokens whose text contains `needle` (case-sensitive), at most `limit` of them.
     pub fn search(&self, bytes: &[u8], needle: &str, limit: usize) -> Vec<u64> {
-        (0..self.len())
-            .filter(|&id| self.raw(bytes, id).is_some_and(|t| t.contains(needle)))
-            .take(limit)
-            .collect()
+        self.find(bytes, limit, |t| t.contains(needle))
     }
 }
 

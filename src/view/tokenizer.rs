@@ -293,10 +293,7 @@ impl TokenRows {
         self.listing.set(parse_query(s), vocab, |t, limit| {
             let matcher = TextMatcher::new(t, spelling);
             index.map_or_else(Vec::new, |i| {
-                (0..i.len())
-                    .filter(|&id| i.raw(&m.bytes, id).is_some_and(|tok| matcher.matches(&tok)))
-                    .take(limit)
-                    .collect()
+                i.find(&m.bytes, limit, |tok| matcher.matches(tok))
             })
         });
     }
@@ -481,16 +478,15 @@ impl MergeRows {
         let index = self.index.as_ref();
         self.listing.set(parse_query(s), total, |needle, limit| {
             let needle = needle.to_ascii_lowercase();
+            // One buffer for every line's lowercased copy.
+            let mut line = String::new();
             index.map_or_else(Vec::new, |i| {
-                (0..i.len())
-                    .filter(|&r| {
-                        i.raw(&m.bytes, r).is_some_and(|mut t| {
-                            t.make_ascii_lowercase();
-                            merge_matches(&t, &needle)
-                        })
-                    })
-                    .take(limit)
-                    .collect()
+                i.find(&m.bytes, limit, |t| {
+                    line.clear();
+                    line.push_str(t);
+                    line.make_ascii_lowercase();
+                    merge_matches(&line, &needle)
+                })
             })
         });
     }
