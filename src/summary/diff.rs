@@ -2,10 +2,12 @@
 //! revisions): metadata keys added, removed or changed; tensors only in one; tensors whose
 //! type or shape differs; and bits per weight per tensor role.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
-use super::display;
 use super::layers::split_layer;
+use super::{bpw, display};
 use crate::format::{Model, Value};
 
 /// A metadata key whose value differs.
@@ -71,17 +73,10 @@ pub struct Diff {
 fn same_value(a: &Value, ab: &[u8], b: &Value, bb: &[u8]) -> bool {
     match (a, b) {
         (Value::Array(x), Value::Array(y)) => {
-            let bytes = |r: &crate::format::ArrayRef, buf: &[u8]| {
-                usize::try_from(r.start)
-                    .ok()
-                    .zip(usize::try_from(r.end).ok())
-                    .and_then(|(s, e)| buf.get(s..e))
-                    .map(<[u8]>::to_vec)
-            };
             x.elem == y.elem
                 && x.len == y.len
                 && x.layout == y.layout
-                && bytes(x, ab).is_some_and(|v| Some(v) == bytes(y, bb))
+                && array_bytes(x, ab).is_some_and(|v| Some(v) == array_bytes(y, bb))
         }
         (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
         (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
@@ -89,35 +84,57 @@ fn same_value(a: &Value, ab: &[u8], b: &Value, bb: &[u8]) -> bool {
     }
 }
 
+/// The encoded elements of an array (borrowed: a vocabulary is compared in place).
+fn array_bytes<'a>(r: &crate::format::ArrayRef, buf: &'a [u8]) -> Option<&'a [u8]> {
+    let s = usize::try_from(r.start).ok()?;
+    let e = usize::try_from(r.end).ok()?;
+    buf.get(s..e)
+}
+
+/// The position of the first item of each name (a lookup by name in one step, so comparing
+/// two files of many tensors is not quadratic).
+pub fn first_by_name<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+    let mut map = HashMap::new();
+    for (i, n) in names.enumerate() {
+        map.entry(n).or_insert(i);
+    }
+    map
+}
+
 /// Per-role (bytes, sized elements) of a model: layer tensors by role, others by name.
 fn roles(m: &Model) -> Vec<(String, u64, u64)> {
     let mut out: Vec<(String, u64, u64)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for t in &m.tensors {
         let role = split_layer(&t.name).map_or(t.name.as_str(), |(_, _, r)| r);
         let (Some(bytes), Some(el)) = (t.bytes, t.elements) else {
             continue;
         };
-        match out.iter_mut().find(|r| r.0 == role) {
-            Some(r) => {
+        match at.get(role) {
+            Some(&i) => {
+                let r = &mut out[i];
                 r.1 = r.1.saturating_add(bytes);
                 r.2 = r.2.saturating_add(el);
             }
-            None => out.push((role.to_string(), bytes, el)),
+            None => {
+                at.insert(role, out.len());
+                out.push((role.to_string(), bytes, el));
+            }
         }
     }
     out
 }
 
-fn bpw(bytes: u64, el: u64) -> Option<f64> {
-    (el > 0).then(|| bytes as f64 * 8.0 / el as f64)
-}
-
 /// Compares two models.
 pub fn diff(a: &Model, b: &Model) -> Diff {
     let show = |v: &Value, bytes: &[u8]| display::value(v, bytes, 4, 80);
+    let keys_a = first_by_name(a.metadata.iter().map(|e| e.key.as_str()));
+    let keys_b = first_by_name(b.metadata.iter().map(|e| e.key.as_str()));
+    let names_a = first_by_name(a.tensors.iter().map(|t| t.name.as_str()));
+    let names_b = first_by_name(b.tensors.iter().map(|t| t.name.as_str()));
     let mut keys_changed = Vec::new();
     for ea in &a.metadata {
-        if let Some(eb) = b.metadata.iter().find(|e| e.key == ea.key) {
+        if let Some(eb) = keys_b.get(ea.key.as_str()).map(|&i| &b.metadata[i]) {
             if !same_value(&ea.value, &a.bytes, &eb.value, &b.bytes) {
                 keys_changed.push(ChangedKey {
                     key: ea.key.clone(),
@@ -127,17 +144,17 @@ pub fn diff(a: &Model, b: &Model) -> Diff {
             }
         }
     }
-    let only = |x: &Model, y: &Model| -> Vec<String> {
+    let only = |x: &Model, y: &HashMap<&str, usize>| -> Vec<String> {
         x.metadata
             .iter()
-            .filter(|e| !y.metadata.iter().any(|f| f.key == e.key))
+            .filter(|e| !y.contains_key(e.key.as_str()))
             .map(|e| e.key.clone())
             .collect()
     };
-    let only_t = |x: &Model, y: &Model| -> Vec<String> {
+    let only_t = |x: &Model, y: &HashMap<&str, usize>| -> Vec<String> {
         x.tensors
             .iter()
-            .filter(|t| !y.tensors.iter().any(|u| u.name == t.name))
+            .filter(|t| !y.contains_key(t.name.as_str()))
             .map(|t| t.name.clone())
             .collect()
     };
@@ -145,7 +162,7 @@ pub fn diff(a: &Model, b: &Model) -> Diff {
         .tensors
         .iter()
         .filter_map(|ta| {
-            let tb = b.tensors.iter().find(|t| t.name == ta.name)?;
+            let tb = &b.tensors[*names_b.get(ta.name.as_str())?];
             (ta.dtype != tb.dtype || ta.shape != tb.shape).then(|| ChangedTensor {
                 name: ta.name.clone(),
                 dtype_a: ta.dtype.label(),
@@ -157,16 +174,20 @@ pub fn diff(a: &Model, b: &Model) -> Diff {
         .collect();
     let ra = roles(a);
     let rb = roles(b);
+    let roles_a = first_by_name(ra.iter().map(|r| r.0.as_str()));
+    let roles_b = first_by_name(rb.iter().map(|r| r.0.as_str()));
     let mut bpw_by_role: Vec<RoleBpw> = ra
         .iter()
         .map(|(role, by, el)| RoleBpw {
             role: role.clone(),
             a: bpw(*by, *el),
-            b: rb.iter().find(|r| &r.0 == role).and_then(|r| bpw(r.1, r.2)),
+            b: roles_b
+                .get(role.as_str())
+                .and_then(|&i| bpw(rb[i].1, rb[i].2)),
         })
         .collect();
     for (role, by, el) in &rb {
-        if !ra.iter().any(|r| &r.0 == role) {
+        if !roles_a.contains_key(role.as_str()) {
             bpw_by_role.push(RoleBpw {
                 role: role.clone(),
                 a: None,
@@ -181,11 +202,11 @@ pub fn diff(a: &Model, b: &Model) -> Diff {
         bpw(by, el)
     };
     Diff {
-        keys_added: only(b, a),
-        keys_removed: only(a, b),
+        keys_added: only(b, &keys_a),
+        keys_removed: only(a, &keys_b),
         keys_changed,
-        tensors_added: only_t(b, a),
-        tensors_removed: only_t(a, b),
+        tensors_added: only_t(b, &names_a),
+        tensors_removed: only_t(a, &names_b),
         tensors_changed,
         bpw: (total(&ra), total(&rb)),
         bpw_by_role,
