@@ -2,9 +2,11 @@
 //! shown (A) and a second file read header-only (B), from [`crate::summary::diff`] — the same
 //! figures as `weightpeek diff A B`, and its `--json` as the card's download.
 
+use std::collections::HashMap;
+
 use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
-use crate::summary::diff::{diff, Diff};
+use crate::summary::diff::{diff, first_by_name, Diff};
 use crate::summary::display::{self, escape};
 
 /// Rows of a list shown before "Show all".
@@ -195,11 +197,8 @@ fn shape(s: &[u64]) -> String {
 /// Compares A (`name_a`) with B and builds the card's rows and texts.
 pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView {
     let d = diff(a, b);
-    let in_both = a
-        .tensors
-        .iter()
-        .filter(|t| b.tensors.iter().any(|u| u.name == t.name))
-        .count();
+    // A's tensors are those whose name B has, and those only in A.
+    let in_both = a.tensors.len() - d.tensors_removed.len();
     let counts = Counts {
         in_both,
         only_a: d.tensors_removed.len(),
@@ -277,10 +276,16 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             b: value_of(b, k),
         });
     }
-    let tensor_of = |m: &Model, name: &str| {
-        m.tensors
-            .iter()
-            .find(|t| t.name == name)
+    // By name in one step: two files with few names in common (a GGUF against the
+    // safetensors it was converted from) list every tensor here.
+    let (names_a, names_b) = (
+        first_by_name(a.tensors.iter().map(|t| t.name.as_str())),
+        first_by_name(b.tensors.iter().map(|t| t.name.as_str())),
+    );
+    let tensor_of = |m: &Model, names: &HashMap<&str, usize>, name: &str| {
+        names
+            .get(name)
+            .map(|&i| &m.tensors[i])
             .map_or_else(dash, |t| format!("{} {}", t.dtype.label(), shape(&t.shape)))
     };
     let mut tensors: Vec<Row> = d
@@ -299,7 +304,7 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             kind: Kind::OnlyA,
             name: escape(n),
             raw: n.clone(),
-            a: tensor_of(a, n),
+            a: tensor_of(a, &names_a, n),
             b: dash(),
         });
     }
@@ -309,7 +314,7 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             name: escape(n),
             raw: n.clone(),
             a: dash(),
-            b: tensor_of(b, n),
+            b: tensor_of(b, &names_b, n),
         });
     }
     CompareView {
