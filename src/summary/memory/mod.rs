@@ -531,7 +531,7 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
         notes.push(match (lora, rope) {
             (Some(l), Some(r)) => format!(
                 "multi-head latent attention: each layer caches one compressed K row of kv_lora_rank {l} + rope {r} = {} values per token (key_length {dk}), and llama.cpp keeps no V cache (V is read from K)",
-                l + r
+                u128::from(l) + u128::from(r)
             ),
             _ => format!(
                 "multi-head latent attention: each layer caches one compressed K row of key_length {dk} values per token, and llama.cpp keeps no V cache (V is read from K)"
