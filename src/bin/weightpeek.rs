@@ -155,13 +155,16 @@ mod cli {
         }
     }
 
-    /// Opens a file and reads its header (nothing else).
-    fn open(path: &std::path::Path) -> Result<(weightpeek::format::Model, FileSource), String> {
-        let fail = |e: String| format!("{}: {e}", path.display());
-        let file = File::open(path).map_err(|e| fail(e.to_string()))?;
-        let meta = file.metadata().map_err(|e| fail(e.to_string()))?;
+    /// Opens a file and reads its header (nothing else) and its sidecar (`config`: the
+    /// `--config` path). The error does not name the file (the caller does).
+    fn open(
+        path: &std::path::Path,
+        config: Option<&std::path::Path>,
+    ) -> Result<(weightpeek::format::Model, FileSource), String> {
+        let file = File::open(path).map_err(|e| e.to_string())?;
+        let meta = file.metadata().map_err(|e| e.to_string())?;
         if !meta.is_file() {
-            return Err(fail("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into()));
+            return Err("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into());
         }
         let mut src = FileSource {
             file,
@@ -169,9 +172,9 @@ mod cli {
             read: 0,
         };
         // The file source never waits, so the async loop completes without an executor.
-        let (mut model, _stats) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
-            .map_err(|e| fail(e.to_string()))?;
-        load_sidecar(&mut model, path, None, &mut src);
+        let (mut model, _stats) =
+            block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
+        load_sidecar(&mut model, path, config, &mut src);
         Ok((model, src))
     }
 
@@ -401,6 +404,7 @@ mod cli {
     }
 
     fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
+        let open = |p: &std::path::Path| open(p, None).map_err(|e| format!("{}: {e}", p.display()));
         let (a, _) = open(&args.a)?;
         let (b, _) = open(&args.b)?;
         for (m, p) in [(&a, &args.a), (&b, &args.b)] {
@@ -513,21 +517,7 @@ mod cli {
     }
 
     fn run(args: &Args) -> Result<ExitCode, String> {
-        let file = File::open(&args.file).map_err(|e| e.to_string())?;
-        let meta = file.metadata().map_err(|e| e.to_string())?;
-        if !meta.is_file() {
-            return Err("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into());
-        }
-        let size = meta.len();
-        let mut src = FileSource {
-            file,
-            size,
-            read: 0,
-        };
-        // The file source never waits, so the async loop completes without an executor.
-        let (mut model, _stats) =
-            block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
-        load_sidecar(&mut model, &args.file, args.config.as_deref(), &mut src);
+        let (model, mut src) = open(&args.file, args.config.as_deref())?;
         if args.check {
             return print_check(&model).map_err(|e| e.to_string());
         }
