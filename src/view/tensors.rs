@@ -190,12 +190,16 @@ impl TensorTable {
             (Column::Part, Some(p)) => Some(format!(
                 "part {p} of {}: {}",
                 self.part_names.len().max(p as usize),
-                self.part_names
-                    .get(p as usize - 1)
+                self.part_name(p)
                     .map_or(String::new(), |n| display::escape(n))
             )),
             _ => cell_title(r, c),
         }
+    }
+
+    /// The file name of 1-based part `p` (`None` for 0 or past the names).
+    fn part_name(&self, p: u32) -> Option<&String> {
+        self.part_names.get((p as usize).checked_sub(1)?)
     }
 
     /// Shows shapes reversed (or as stored); re-sorts when sorted by shape.
@@ -358,7 +362,7 @@ impl TensorTable {
         let r = &self.rows[i as usize];
         Some(Column::ALL.map(|c| match (c, r.part) {
             // The part's file name (its last path segment; the tooltip has the whole path).
-            (Column::Part, Some(p)) => match self.part_names.get(p as usize - 1) {
+            (Column::Part, Some(p)) => match self.part_name(p) {
                 Some(n) => display::escape(n.rsplit('/').next().unwrap_or(n)),
                 None => cell_text(r, i as usize, c, self.reversed_shapes),
             },
