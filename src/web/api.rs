@@ -15,10 +15,8 @@ use web_sys::{AbortSignal, Blob, File};
 
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
-use super::preview::decode_sliced;
-use crate::preview::source::BoxedSource;
-use crate::preview::{geometry, parse_range, WindowRequest};
-use crate::preview::{plan, read_window, Job};
+use super::preview::{decode_sliced, window_bytes};
+use crate::preview::{geometry, parse_range, plan, Job, WindowRequest};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::view::export;
@@ -99,14 +97,6 @@ fn aborted(o: &Options) -> Option<JsValue> {
     })
 }
 
-/// `src` resolved against the page's base URL.
-fn resolve(src: &str) -> String {
-    let base = super::dom::document().base_uri().ok().flatten();
-    base.and_then(|b| web_sys::Url::new_with_base(src.trim(), &b).ok())
-        .map(|u| u.href())
-        .unwrap_or_else(|| src.trim().to_string())
-}
-
 /// Opens `source` (a URL string, an array of shard URL strings, or a `Blob`/`File`).
 /// An opening, and the listener that cancels its requests (and its previews') when the
 /// call's signal aborts: it lives as long as the call.
@@ -125,11 +115,11 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         ));
     }
     let plan = if let Some(url) = source.as_string() {
-        load::plan_url(&resolve(&url), &o.endpoint)?
+        load::plan_url(&load::resolve_url(&url), &o.endpoint)?
     } else if Array::is_array(source) {
         let urls: Option<Vec<String>> = Array::from(source)
             .iter()
-            .map(|v| v.as_string().map(|u| resolve(&u)))
+            .map(|v| v.as_string().map(|u| load::resolve_url(&u)))
             .collect();
         let urls = urls.ok_or_else(|| {
             (
@@ -255,8 +245,7 @@ pub async fn preview(
         req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;
     }
     let p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
-    let mut src = BoxedSource((opened.source)(m.part_of(index).unwrap_or(0)));
-    let bytes = read_window(&mut src, &p)
+    let bytes = window_bytes(m, &opened.source, &p)
         .await
         .map_err(|e| aborted(&o).unwrap_or_else(|| err(e.to_string())))?;
     let job = Job::new(m, p, bytes).map_err(|e| err(e.to_string()))?;

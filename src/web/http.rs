@@ -43,7 +43,7 @@ use web_sys::{
 use super::blob::js_error_text;
 use crate::remote::fetch::{
     origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms, token_allowed,
-    Problem, Watchdog, MAX_WHOLE_FILE, NO_RANGE_CAP,
+    Problem, Watchdog, NO_RANGE_CAP,
 };
 use crate::source::ByteSource;
 
@@ -65,6 +65,16 @@ pub struct Fetcher {
     /// For the element and the JavaScript API: messages name their remedies, not the page's
     /// controls ([`Problem::describe_embedded`]).
     pub embedded: bool,
+}
+
+/// A CORS GET with the given redirect handling, aborted by `controller`.
+fn get_init(redirect: RequestRedirect, controller: &AbortController) -> RequestInit {
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_mode(RequestMode::Cors);
+    init.set_redirect(redirect);
+    init.set_signal(Some(&controller.signal()));
+    init
 }
 
 /// How a timed wait ended.
@@ -260,12 +270,8 @@ impl Fetcher {
         {
             let _ = headers.set("Authorization", &format!("Bearer {t}"));
         }
-        let init = RequestInit::new();
-        init.set_method("GET");
-        init.set_mode(RequestMode::Cors);
-        init.set_redirect(RequestRedirect::Follow);
+        let init = get_init(RequestRedirect::Follow, controller);
         init.set_headers_headers(&headers);
-        init.set_signal(Some(&controller.signal()));
         counter.requests.set(counter.requests.get() + 1);
         (self.on_progress)();
         let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
@@ -316,11 +322,7 @@ impl Fetcher {
         if controller.signal().aborted() {
             return false;
         }
-        let init = RequestInit::new();
-        init.set_method("GET");
-        init.set_mode(RequestMode::Cors);
-        init.set_redirect(RequestRedirect::Follow);
-        init.set_signal(Some(&probe.signal()));
+        let init = get_init(RequestRedirect::Follow, &probe);
         let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
         let ok = match race(fut, self.timeout_ms).await {
             Raced::Done(Ok(r)) => r.unchecked_into::<Response>().ok(),
@@ -333,11 +335,7 @@ impl Fetcher {
     /// After a failed request: whether `url` itself answers with a redirect (one plain GET
     /// that does not follow it; its answer is opaque, nothing of it is read).
     async fn redirects(&self, url: &str, controller: &AbortController) -> bool {
-        let init = RequestInit::new();
-        init.set_method("GET");
-        init.set_mode(RequestMode::Cors);
-        init.set_redirect(RequestRedirect::Manual);
-        init.set_signal(Some(&controller.signal()));
+        let init = get_init(RequestRedirect::Manual, controller);
         let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
         match race(fut, self.timeout_ms).await {
             Raced::Done(Ok(r)) => {
@@ -348,23 +346,29 @@ impl Fetcher {
     }
 
     /// The whole body of `url` (a small file such as an index or a listing), with the token
-    /// when the URL is on the Hub; at most [`MAX_WHOLE_FILE`] bytes.
+    /// when the URL is on the Hub; at most `cap` bytes
+    /// ([`crate::remote::fetch::MAX_WHOLE_FILE`] for listings and indexes; less for a config).
     ///
     /// The bytes are held once, in wasm memory: the body stream is copied chunk by chunk into
     /// one buffer sized from Content-Length (when given and under the cap), so a 60 MB index
     /// is never also a whole `ArrayBuffer` on the JavaScript side, nor copied again.
-    pub async fn get_all(&self, url: &str, counter: &Counter) -> Result<Vec<u8>, Problem> {
+    pub async fn get_all(
+        &self,
+        url: &str,
+        counter: &Counter,
+        cap: u64,
+    ) -> Result<Vec<u8>, Problem> {
         let c = self.controller()?;
         let resp = self.get(url, None, &c, counter).await?;
         let declared = content_length(&resp);
-        if declared.is_some_and(|n| n > MAX_WHOLE_FILE) {
+        if declared.is_some_and(|n| n > cap) {
             c.abort();
-            return Err(Problem::TooLarge(MAX_WHOLE_FILE));
+            return Err(Problem::TooLarge(cap));
         }
         let mut out: Vec<u8> = Vec::new();
         if let Some(n) = declared.and_then(|n| usize::try_from(n).ok()) {
             out.try_reserve_exact(n)
-                .map_err(|_| Problem::TooLarge(MAX_WHOLE_FILE))?;
+                .map_err(|_| Problem::TooLarge(cap))?;
         }
         let Some(body) = resp.body() else {
             return Ok(out);
@@ -388,13 +392,12 @@ impl Fetcher {
             let n = value.length() as usize;
             dog.on_bytes(now_ms(), n as u64);
             let start = out.len();
-            let end = start.checked_add(n).filter(|&e| e as u64 <= MAX_WHOLE_FILE);
+            let end = start.checked_add(n).filter(|&e| e as u64 <= cap);
             let Some(end) = end else {
                 c.abort();
-                return Err(Problem::TooLarge(MAX_WHOLE_FILE));
+                return Err(Problem::TooLarge(cap));
             };
-            out.try_reserve(n)
-                .map_err(|_| Problem::TooLarge(MAX_WHOLE_FILE))?;
+            out.try_reserve(n).map_err(|_| Problem::TooLarge(cap))?;
             out.resize(end, 0);
             value.copy_to(&mut out[start..end]);
             counter.add_bytes(n as u64);

@@ -15,7 +15,7 @@ use super::blob::BlobSource;
 use super::http::{Counter, Fetcher, HttpSource, Location};
 use crate::format::{Model, Warning};
 use crate::preview::source::{SourceFactory, Unreadable};
-use crate::remote::fetch::{bounded, Problem, POOL_SIZE};
+use crate::remote::fetch::{bounded, Problem, MAX_WHOLE_FILE, POOL_SIZE};
 use crate::remote::hub::{parse_input, Target};
 use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
 use crate::remote::shards::split_name;
@@ -61,6 +61,16 @@ pub enum Plan {
         /// The files to read.
         jobs: Vec<FileJob>,
     },
+}
+
+/// `src` (trimmed) resolved against the page's base URL, so relative URLs work as in
+/// `<img src>` (the element's `src`, the API's sources); unchanged when it cannot be.
+pub fn resolve_url(src: &str) -> String {
+    let src = src.trim();
+    let base = super::dom::document().base_uri().ok().flatten();
+    base.and_then(|b| web_sys::Url::new_with_base(src, &b).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| src.to_string())
 }
 
 /// Resolves `text` (a Hub URL in any of its forms, or any `http(s)` file URL) to what should be
@@ -164,7 +174,7 @@ pub async fn read_index(
     url: &str,
     name: &str,
 ) -> Result<(ShardIndex, Vec<FileJob>), Failure> {
-    let result = fetcher.get_all(url, counter).await;
+    let result = fetcher.get_all(url, counter, MAX_WHOLE_FILE).await;
     let index = match result.map(|b| parse_index(&b)) {
         Ok(Ok(ix)) => ix,
         Ok(Err(e)) => return Err(("The index file cannot be read".into(), e)),
@@ -277,8 +287,19 @@ async fn read_config(fetcher: &Fetcher, counters: &Counters, m: &mut Model, url:
     counters
         .borrow_mut()
         .push(("config.json".to_string(), counter.clone()));
-    if let Ok(bytes) = fetcher.get_all(&config, &counter).await {
-        quant_st::attach_config(m, &bytes, &config);
+    // Never more than a config may have; a larger one is reported, not read.
+    match fetcher
+        .get_all(&config, &counter, quant_st::MAX_CONFIG_BYTES)
+        .await
+    {
+        Ok(bytes) => quant_st::attach_config(m, &bytes, &config),
+        Err(Problem::TooLarge(cap)) => {
+            quant_st::attach_config(m, &[], &config);
+            m.sidecar.config_error = Some(format!(
+                "{config}: larger than the {cap} bytes a config may have"
+            ));
+        }
+        Err(_) => {}
     }
 }
 

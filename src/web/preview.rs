@@ -408,9 +408,7 @@ async fn run(
         .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
     els.cols_in
         .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
-    // The file holding the tensor: its part of a merged model, or the one file.
-    let mut src = BoxedSource(source(model.part_of(index).unwrap_or(0)));
-    let bytes = read_window(&mut src, &plan).await?;
+    let bytes = window_bytes(model, source, &plan).await?;
     let arrived = now();
     if !current() {
         return Err(PreviewError::Read("superseded".into()));
@@ -418,6 +416,17 @@ async fn run(
     els.status.set_text_content(Some("Decoding the window…"));
     let job = Job::new(model, plan, bytes)?;
     Ok((decode_sliced(job, current).await?.finish()?, arrived))
+}
+
+/// Reads the bytes of `plan`'s window from the file holding its tensor (its part of a merged
+/// model, or the one file): one read of exactly the planned range.
+pub async fn window_bytes(
+    model: &Model,
+    source: &SourceFactory,
+    plan: &crate::preview::Plan,
+) -> Result<Vec<u8>, PreviewError> {
+    let mut src = BoxedSource(source(model.part_of(plan.tensor_index).unwrap_or(0)));
+    read_window(&mut src, plan).await
 }
 
 /// Runs `job` to the end in slices of at most [`SLICE_MS`], yielding to the browser between

@@ -23,7 +23,7 @@ use super::load::{self, Counters};
 use super::{report, App};
 use crate::format::Model;
 use crate::preview::source::SourceFactory;
-use crate::remote::fetch::Problem;
+use crate::remote::fetch::{Problem, MAX_WHOLE_FILE};
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::{ReadPolicy, ReadStats};
@@ -289,7 +289,7 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     let ep = endpoint();
     let url = repo.tree_api_url(&ep);
     let counter = counters.borrow()[0].1.clone();
-    let result = fetcher.get_all(&url, &counter).await;
+    let result = fetcher.get_all(&url, &counter, MAX_WHOLE_FILE).await;
     if !app.current(g) {
         return;
     }

@@ -118,7 +118,7 @@ impl Widget {
             st.set_state("idle");
             return;
         };
-        let url = resolve(src.trim());
+        let url = load::resolve_url(&src);
         let endpoint = st.endpoint.borrow().clone();
         let plan = match load::plan_url(&url, &endpoint) {
             Ok(p) => p,
@@ -224,14 +224,6 @@ impl Drop for Widget {
         // Nothing is loading any more (the element was removed).
         st.set_state("idle");
     }
-}
-
-/// `src` resolved against the page's base URL (relative URLs work as in `<img src>`).
-fn resolve(src: &str) -> String {
-    let base = dom::document().base_uri().ok().flatten();
-    base.and_then(|b| web_sys::Url::new_with_base(src, &b).ok())
-        .map(|u| u.href())
-        .unwrap_or_else(|| src.to_string())
 }
 
 impl State {
