@@ -63,6 +63,10 @@ def jfloat(x: float) -> float | str:
     return x
 
 
+# Token texts whose ids the GGUF facts list (doc["token_ids"]).
+NAMED_TOKENS = ["Ġthe", "▁the", "the"]
+
+
 def summarise(doc: dict[str, Any]) -> dict[str, Any]:
     """Fill tensor_count, parameter_count, tensor_bytes and dtypes from doc['tensors']."""
     tensors = doc["tensors"]
@@ -173,6 +177,16 @@ def gguf_via_reader(path: Path) -> dict[str, Any]:
         "tensors": tensors,
         "metadata": metadata,
     }
+    # The ids of a few tokens by their text (every id with that exact text), for tests of the
+    # token search ("Ġthe" in byte-level BPE vocabularies, "▁the" in SentencePiece ones).
+    tok = reader.fields.get("tokenizer.ggml.tokens")
+    if tok is not None and tok.data:
+        ids: dict[str, list[int]] = {t: [] for t in NAMED_TOKENS}
+        for i, idx in enumerate(tok.data):
+            text = bytes(tok.parts[idx]).decode("utf-8", "replace")
+            if text in ids:
+                ids[text].append(i)
+        doc["token_ids"] = ids
     return summarise(doc)
 
 
