@@ -22,6 +22,7 @@ pub mod preview;
 pub mod remote;
 pub mod source;
 pub mod summary;
+pub mod text;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

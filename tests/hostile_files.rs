@@ -9,7 +9,8 @@ use common::{data_dir, real_file};
 use weightpeek::check::{check, Severity};
 use weightpeek::format::{ErrorKind, Format, Model};
 use weightpeek::source::parse_bytes;
-use weightpeek::summary::{display, summarize};
+use weightpeek::summary::{summarize};
+use weightpeek::text;
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -99,11 +100,11 @@ fn names_with_terminal_escapes_or_bidi_overrides_display_escaped() {
             "{name}"
         );
         for n in names {
-            let shown = display::escape(n);
+            let shown = text::escape(n);
             assert!(
                 !shown
                     .chars()
-                    .any(|c| c.is_control() || display::is_bidi_control(c)),
+                    .any(|c| c.is_control() || text::is_bidi_control(c)),
                 "{name}: {shown}"
             );
         }

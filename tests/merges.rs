@@ -76,7 +76,7 @@ fn the_merges_list_of_every_real_gguf_matches_the_reference() {
                 format!("{} {}", r.left, r.right)
             }
         };
-        let escape = weightpeek::summary::display::escape;
+        let escape = weightpeek::text::escape;
         for (i, h) in rm["head"].as_array().unwrap().iter().enumerate() {
             assert_eq!(line(i), escape(h.as_str().unwrap()), "{}", p.display());
         }

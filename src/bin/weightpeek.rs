@@ -23,7 +23,8 @@ mod cli {
 
     use clap::Parser;
     use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
-    use weightpeek::summary::{self, display};
+    use weightpeek::summary;
+    use weightpeek::text;
     use weightpeek::view::export;
     use weightpeek::view::tokenizer::{template_lines, templates_in_order};
 
@@ -263,7 +264,7 @@ mod cli {
             (|| {
                 let opt = |s: &Option<String>| {
                     s.as_deref()
-                        .map(display::escape)
+                        .map(text::escape)
                         .unwrap_or_else(|| "–".into())
                 };
                 writeln!(out, "tokenizer model  {}", opt(&t.model))?;
@@ -271,10 +272,10 @@ mod cli {
                 writeln!(
                     out,
                     "vocabulary       {} tokens",
-                    display::thousands(t.vocab_size)
+                    text::thousands(t.vocab_size)
                 )?;
                 if let Some(n) = t.merges {
-                    writeln!(out, "merges           {}", display::thousands(n))?;
+                    writeln!(out, "merges           {}", text::thousands(n))?;
                 }
                 for s in &t.special {
                     writeln!(
@@ -284,11 +285,11 @@ mod cli {
                         s.id,
                         s.text
                             .as_deref()
-                            .map_or("(past the vocabulary)".to_string(), display::quote)
+                            .map_or("(past the vocabulary)".to_string(), text::quote)
                     )?;
                 }
                 for (flag, v) in &t.flags {
-                    writeln!(out, "{:<16} {v}", display::escape(flag))?;
+                    writeln!(out, "{:<16} {v}", text::escape(flag))?;
                 }
                 // The page's order: the default first, then the variants in file order.
                 for (name, text) in &templates_in_order(&t.chat_templates) {
@@ -298,8 +299,8 @@ mod cli {
                     writeln!(
                         out,
                         "\nchat template ({}), {} line{}:",
-                        display::escape(name),
-                        display::thousands(lines.len() as u64),
+                        text::escape(name),
+                        text::thousands(lines.len() as u64),
                         if lines.len() == 1 { "" } else { "s" }
                     )?;
                     for (number, line) in &lines {
@@ -337,26 +338,26 @@ mod cli {
                     out,
                     "memory to run ({}, {} tokens, {} KV cache):",
                     e.architecture,
-                    display::thousands(e.context),
+                    text::thousands(e.context),
                     e.kv_type.name()
                 )?;
                 writeln!(
                     out,
                     "  weights   {} ({} bytes)",
-                    display::bytes(e.weights_bytes),
-                    display::thousands(e.weights_bytes)
+                    text::bytes(e.weights_bytes),
+                    text::thousands(e.weights_bytes)
                 )?;
                 writeln!(
                     out,
                     "  KV cache  {} ({} bytes)",
-                    display::bytes(e.kv_bytes),
-                    display::thousands(e.kv_bytes)
+                    text::bytes(e.kv_bytes),
+                    text::thousands(e.kv_bytes)
                 )?;
                 writeln!(
                     out,
                     "  total     {} ({} bytes)",
-                    display::bytes(e.total_bytes),
-                    display::thousands(e.total_bytes)
+                    text::bytes(e.total_bytes),
+                    text::thousands(e.total_bytes)
                 )?;
                 if let Some(s) = &e.sliding_window {
                     for (what, n, cells, bytes) in [
@@ -380,16 +381,16 @@ mod cli {
                         writeln!(
                             out,
                             "    {what}: {n} × {} cells, {} ({} bytes)",
-                            display::thousands(cells),
-                            display::bytes(bytes),
-                            display::thousands(bytes)
+                            text::thousands(cells),
+                            text::bytes(bytes),
+                            text::thousands(bytes)
                         )?;
                     }
                     writeln!(
                         out,
                         "  upper bound, every layer at full context: KV {} ({} bytes)",
-                        display::bytes(e.kv_full_context_bytes),
-                        display::thousands(e.kv_full_context_bytes)
+                        text::bytes(e.kv_full_context_bytes),
+                        text::thousands(e.kv_full_context_bytes)
                     )?;
                 }
                 writeln!(out, "  {}", e.formula)?;
@@ -456,7 +457,7 @@ mod cli {
         args: &DiffArgs,
         d: &weightpeek::summary::diff::Diff,
     ) -> std::io::Result<()> {
-        let e = |s: &str| display::escape(s);
+        let e = |s: &str| text::escape(s);
         writeln!(out, "A: {}\nB: {}", args.a.display(), args.b.display())?;
         let f = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.3}"));
         writeln!(out, "bits per weight: A {}  B {}", f(d.bpw.0), f(d.bpw.1))?;
@@ -580,13 +581,13 @@ mod cli {
             let t = f
                 .tensor
                 .as_ref()
-                .map(|t| format!(" tensor \"{}\":", display::escape(t)))
+                .map(|t| format!(" tensor \"{}\":", text::escape(t)))
                 .unwrap_or_default();
             writeln!(
                 out,
                 "{sev} [{}]{t} {}{at}",
                 f.code,
-                display::escape(&f.message)
+                text::escape(&f.message)
             )?;
         }
         let errors = findings
@@ -708,7 +709,7 @@ mod cli {
         args: &Args,
         q: &weightpeek::summary::quant_st::QuantReport,
     ) -> std::io::Result<()> {
-        let e = |s: &str| display::escape(s);
+        let e = |s: &str| text::escape(s);
         writeln!(
             out,
             "\nquantisation ({}; companions count as bytes, not parameters):",
@@ -727,8 +728,8 @@ mod cli {
                 "  {:<48} {:>8} {:>16} {:>12} {:>8}",
                 r.label,
                 r.weights,
-                display::thousands(r.elements),
-                display::bytes(r.bytes),
+                text::thousands(r.elements),
+                text::bytes(r.bytes),
                 r.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
             )?;
         }
@@ -739,7 +740,7 @@ mod cli {
                 let comps: Vec<String> = w
                     .companions
                     .iter()
-                    .map(|c| format!("{} {}", c.role, display::bytes(c.bytes)))
+                    .map(|c| format!("{} {}", c.role, text::bytes(c.bytes)))
                     .collect();
                 writeln!(
                     out,
@@ -784,47 +785,47 @@ mod cli {
         writeln!(
             out,
             "  file size       {} ({} bytes)",
-            display::bytes(s.file_size),
-            display::thousands(s.file_size)
+            text::bytes(s.file_size),
+            text::thousands(s.file_size)
         )?;
         match &m.error {
             Some(e) => writeln!(
                 out,
                 "  header size     unknown (parsing stopped at byte {})",
-                display::thousands(e.offset)
+                text::thousands(e.offset)
             )?,
             None => writeln!(
                 out,
                 "  header size     {} ({} bytes)",
-                display::bytes(s.header_size),
-                display::thousands(s.header_size)
+                text::bytes(s.header_size),
+                text::thousands(s.header_size)
             )?,
         }
         writeln!(
             out,
             "  metadata        {} keys",
-            display::thousands(s.metadata_count)
+            text::thousands(s.metadata_count)
         )?;
         writeln!(
             out,
             "  tensors         {}",
-            display::thousands(s.tensor_count)
+            text::thousands(s.tensor_count)
         )?;
         writeln!(
             out,
             "  parameters      {} ({}){}",
-            display::thousands(s.parameter_count),
-            display::params(s.parameter_count),
+            text::thousands(s.parameter_count),
+            text::params(s.parameter_count),
             s.quantization.as_ref().map_or(String::new(), |q| format!(
                 ", logical ({} values stored)",
-                display::thousands(q.stored_elements)
+                text::thousands(q.stored_elements)
             ))
         )?;
         writeln!(
             out,
             "  tensor bytes    {} ({} bytes)",
-            display::bytes(s.tensor_bytes),
-            display::thousands(s.tensor_bytes)
+            text::bytes(s.tensor_bytes),
+            text::thousands(s.tensor_bytes)
         )?;
         if let Some(b) = s.bits_per_weight {
             writeln!(out, "  bits per weight {b:.4}")?;
@@ -854,8 +855,8 @@ mod cli {
                 "  {:<12} {:>8} {:>16} {:>14} {:>8}",
                 d.dtype,
                 d.tensors,
-                display::thousands(d.elements),
-                display::bytes(d.bytes),
+                text::thousands(d.elements),
+                text::bytes(d.bytes),
                 d.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
             )?;
         }
@@ -864,9 +865,9 @@ mod cli {
             writeln!(
                 out,
                 "  {:<44} {:<8} {}",
-                display::escape(&e.key),
+                text::escape(&e.key),
                 e.value.value_type().name(),
-                display::value(&e.value, &m.bytes, 5, 120)
+                text::value(&e.value, &m.bytes, 5, 120)
             )?;
         }
         if args.tensors {
@@ -884,11 +885,11 @@ mod cli {
                 writeln!(
                     out,
                     "  {:<48} {:<10} {:<22} {:>14} {:>12} @{}",
-                    display::escape(&t.name),
+                    text::escape(&t.name),
                     t.dtype,
                     format!("[{}]", shape.join(", ")),
-                    t.elements.map_or("overflow".into(), display::thousands),
-                    t.bytes.map_or("?".into(), display::bytes),
+                    t.elements.map_or("overflow".into(), text::thousands),
+                    t.bytes.map_or("?".into(), text::bytes),
                     t.offset
                 )?;
             }
@@ -898,7 +899,7 @@ mod cli {
         }
         for f in &s.findings {
             let sev = f.severity.word();
-            writeln!(out, "  {sev}: {}", display::escape(&f.message))?;
+            writeln!(out, "  {sev}: {}", text::escape(&f.message))?;
         }
         if let Some(e) = &s.error {
             writeln!(out, "error: {e}")?;

@@ -78,8 +78,61 @@ fn finding(
     }
 }
 
-/// Checks a parsed model. Findings are sorted by severity, then by offset.
+/// Validation findings of a model ([`check_file`] for one file); one merged from several files is
+/// checked file by file, since each tensor's offset is relative to its own part (checking the
+/// merged table as one file would see every part's tensors overlap). The first part carries
+/// the metadata and every parser and merge warning; each part's findings name the part.
 pub fn check(m: &Model) -> Vec<Finding> {
+    if m.parts.is_empty() {
+        return check_file(m);
+    }
+    let mut out = Vec::new();
+    for (i, p) in m.parts.iter().enumerate() {
+        let first = i == 0;
+        let part = Model {
+            format: m.format,
+            version: m.version,
+            endian: m.endian,
+            file_size: p.file_size,
+            header_size: p.header_size,
+            data_offset: p.header_size,
+            alignment: m.alignment,
+            metadata: if first {
+                m.metadata.clone()
+            } else {
+                Vec::new()
+            },
+            metadata_count: if first { m.metadata_count } else { 0 },
+            tensor_count: p.tensors.len() as u64,
+            tensors: m
+                .tensors
+                .get(p.tensors.clone())
+                .unwrap_or_default()
+                .to_vec(),
+            warnings: if first {
+                m.warnings.clone()
+            } else {
+                Vec::new()
+            },
+            error: if first { m.error.clone() } else { None },
+            bytes: Vec::new(),
+            parts: Vec::new(),
+            sidecar: Default::default(),
+        };
+        for mut f in check_file(&part) {
+            if !first || f.tensor.is_some() {
+                f.message = format!("{}: {}", p.name, f.message);
+            }
+            out.push(f);
+        }
+    }
+    out.sort_by_key(|f| f.severity);
+    out
+}
+
+/// Validation findings of one file's model (offsets relative to that file), sorted by
+/// severity, then by offset.
+pub fn check_file(m: &Model) -> Vec<Finding> {
     use Severity::*;
     let mut out = Vec::new();
     if let Some(e) = &m.error {
@@ -354,7 +407,7 @@ fn names(m: &Model, out: &mut Vec<Finding>) {
     }
     let hidden = |s: &str| {
         s.chars()
-            .any(|c| c.is_control() || crate::summary::display::is_bidi_control(c))
+            .any(|c| c.is_control() || crate::text::is_bidi_control(c))
     };
     for t in m.tensors.iter().filter(|t| hidden(&t.name)) {
         out.push(finding(
@@ -371,7 +424,7 @@ fn names(m: &Model, out: &mut Vec<Finding>) {
             "hidden-characters",
             format!(
                 "metadata key \"{}\" contains control or bidirectional-override characters (shown escaped)",
-                crate::summary::display::escape(&e.key)
+                crate::text::escape(&e.key)
             ),
             Some(e.offset),
             None,

@@ -464,58 +464,6 @@ fn list(items: &[String], shown: usize) -> String {
     s
 }
 
-/// Validation findings ([`crate::check::check`]) of a model; one merged from several files is
-/// checked file by file, since each tensor's offset is relative to its own part (checking the
-/// merged table as one file would see every part's tensors overlap). The first part carries
-/// the metadata and every parser and merge warning; each part's findings name the part.
-pub fn findings(m: &Model) -> Vec<crate::check::Finding> {
-    if m.parts.is_empty() {
-        return crate::check::check(m);
-    }
-    let mut out = Vec::new();
-    for (i, p) in m.parts.iter().enumerate() {
-        let first = i == 0;
-        let part = Model {
-            format: m.format,
-            version: m.version,
-            endian: m.endian,
-            file_size: p.file_size,
-            header_size: p.header_size,
-            data_offset: p.header_size,
-            alignment: m.alignment,
-            metadata: if first {
-                m.metadata.clone()
-            } else {
-                Vec::new()
-            },
-            metadata_count: if first { m.metadata_count } else { 0 },
-            tensor_count: p.tensors.len() as u64,
-            tensors: m
-                .tensors
-                .get(p.tensors.clone())
-                .unwrap_or_default()
-                .to_vec(),
-            warnings: if first {
-                m.warnings.clone()
-            } else {
-                Vec::new()
-            },
-            error: if first { m.error.clone() } else { None },
-            bytes: Vec::new(),
-            parts: Vec::new(),
-            sidecar: Default::default(),
-        };
-        for mut f in crate::check::check(&part) {
-            if !first || f.tensor.is_some() {
-                f.message = format!("{}: {}", p.name, f.message);
-            }
-            out.push(f);
-        }
-    }
-    out.sort_by_key(|f| f.severity);
-    out
-}
-
 /// First read for a shard whose tensor names the index lists: the JSON header takes about the
 /// name plus 100 bytes per tensor (`{"dtype":"BF16","shape":[4096,4096],"data_offsets":[…]}`),
 /// plus 25 %, at least 16 KiB and at most 256 KiB (`ReadPolicy::REMOTE`'s first read). If the

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::display;
+use crate::text;
 use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
 
@@ -61,7 +61,7 @@ pub fn arch_card(m: &Model) -> Option<ArchCard> {
                 rows.push(CardRow {
                     label,
                     key: "tokenizer.ggml.tokens (length)".into(),
-                    value: display::thousands(a.len),
+                    value: text::thousands(a.len),
                     number: Some(a.len as f64),
                 });
             }
@@ -90,15 +90,15 @@ fn row(label: &'static str, key: String, v: &Value, bytes: &[u8]) -> CardRow {
         Value::Array(_) => CardRow {
             label,
             key,
-            value: format!("per layer: {}", display::value(v, bytes, 8, 80)),
+            value: format!("per layer: {}", text::value(v, bytes, 8, 80)),
             number: None,
         },
         other => CardRow {
             label,
             key,
             value: match other.as_u64() {
-                Some(n) => display::thousands(n),
-                None => display::scalar(other),
+                Some(n) => text::thousands(n),
+                None => text::scalar(other),
             },
             number: other.as_f64(),
         },

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::layers::split_layer;
-use super::{bpw, display};
+use super::bpw;
+use crate::text;
 use crate::format::{Model, Value};
 
 /// A metadata key whose value differs.
@@ -127,7 +128,7 @@ fn roles(m: &Model) -> Vec<(String, u64, u64)> {
 
 /// Compares two models.
 pub fn diff(a: &Model, b: &Model) -> Diff {
-    let show = |v: &Value, bytes: &[u8]| display::value(v, bytes, 4, 80);
+    let show = |v: &Value, bytes: &[u8]| text::value(v, bytes, 4, 80);
     let keys_a = first_by_name(a.metadata.iter().map(|e| e.key.as_str()));
     let keys_b = first_by_name(b.metadata.iter().map(|e| e.key.as_str()));
     let names_a = first_by_name(a.tensors.iter().map(|t| t.name.as_str()));

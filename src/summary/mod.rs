@@ -6,7 +6,6 @@
 
 pub mod arch;
 pub mod diff;
-pub mod display;
 pub mod layers;
 pub mod memory;
 pub mod quant_st;
@@ -158,7 +157,7 @@ pub fn summarize(m: &Model) -> Summary {
     }
     dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
     let quantization = quant_st::analyse(m);
-    let mut findings = crate::remote::merge::findings(m);
+    let mut findings = crate::check::check(m);
     let mut bits_per_weight = bpw(bytes, sized_params);
     if let Some(q) = &quantization {
         params = q.logical_parameters;

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::display;
+use crate::text;
 use crate::format::{ArrayRef, Model, Value, ValueType};
 
 /// A special token: its role, id and text.
@@ -184,7 +184,7 @@ impl TokenIndex {
 
     /// The text of token `id`, control characters escaped for display.
     pub fn text(&self, bytes: &[u8], id: u64) -> Option<String> {
-        self.raw(bytes, id).map(|t| display::escape(&t))
+        self.raw(bytes, id).map(|t| text::escape(&t))
     }
 
     /// Ids of tokens whose text contains `needle` (case-sensitive), at most `limit` of them.

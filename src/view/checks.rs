@@ -1,7 +1,7 @@
 //! The Checks card: validation findings as the page lists them.
 
 use crate::check::{Finding, Severity, CHECKS};
-use crate::summary::display;
+use crate::text;
 
 /// One line of the card.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub fn title(findings: &[Finding]) -> String {
         if n > 0 {
             parts.push(format!(
                 "{} {word}{}",
-                display::thousands(n as u64),
+                text::thousands(n as u64),
                 if n == 1 { "" } else { "s" }
             ));
         }
@@ -52,11 +52,11 @@ pub fn lines(findings: &[Finding]) -> Vec<CheckLine> {
         .map(|f| {
             let mut text = String::new();
             if let Some(t) = &f.tensor {
-                text.push_str(&format!("tensor \"{}\": ", display::escape(t)));
+                text.push_str(&format!("tensor \"{}\": ", text::escape(t)));
             }
-            text.push_str(&display::escape(&f.message));
+            text.push_str(&text::escape(&f.message));
             if let Some(o) = f.offset {
-                text.push_str(&format!(" (byte {})", display::thousands(o)));
+                text.push_str(&format!(" (byte {})", text::thousands(o)));
             }
             CheckLine {
                 severity: f.severity.word(),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
 use crate::summary::diff::{diff, first_by_name, Diff};
-use crate::summary::display::{self, escape};
+use crate::text::{self, escape};
 
 /// Rows of a list shown before "Show all".
 pub const LIST_CAP: usize = 40;
@@ -154,7 +154,7 @@ pub fn delta_text(a: Option<f64>, b: Option<f64>) -> String {
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!(
         "{} {}",
-        display::thousands(n as u64),
+        text::thousands(n as u64),
         if n == 1 { one } else { many }
     )
 }
@@ -220,9 +220,9 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
         labels.0,
         labels.1,
         plural(in_both, "tensor", "tensors"),
-        display::thousands(counts.only_a as u64),
-        display::thousands(counts.only_b as u64),
-        display::thousands(counts.changed as u64),
+        text::thousands(counts.only_a as u64),
+        text::thousands(counts.only_b as u64),
+        text::thousands(counts.changed as u64),
         plural(key_changes, "metadata difference", "metadata differences"),
         bpw_text(d.bpw.0),
         bpw_text(d.bpw.1),
@@ -256,7 +256,7 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
         m.metadata
             .iter()
             .find(|e| e.key == key)
-            .map_or_else(dash, |e| display::value(&e.value, &m.bytes, 4, 80))
+            .map_or_else(dash, |e| text::value(&e.value, &m.bytes, 4, 80))
     };
     for k in &d.keys_removed {
         keys.push(Row {
@@ -339,7 +339,7 @@ pub fn capped<T>(rows: &[T], show_all: bool) -> (&[T], Option<String>) {
             &rows[..LIST_CAP],
             Some(format!(
                 "Show all {}",
-                display::thousands(rows.len() as u64)
+                text::thousands(rows.len() as u64)
             )),
         )
     }
@@ -351,8 +351,8 @@ pub fn files_line(view: &CompareView, b_read: u64, b_size: u64) -> String {
         "A: {} · B: {} (read {} of {}: the header only)",
         view.names.0,
         view.names.1,
-        display::bytes(b_read),
-        display::bytes(b_size)
+        text::bytes(b_read),
+        text::bytes(b_size)
     )
 }
 

@@ -5,7 +5,8 @@
 //! summary, dtype table, per-layer map).
 
 use crate::format::Model;
-use crate::summary::{display, Summary};
+use crate::summary::{Summary};
+use crate::text;
 
 /// The `metadata` array of the JSON export: keys containing `query` (ignoring case; empty = all).
 pub fn metadata_json(m: &Model, query: &str) -> serde_json::Value {
@@ -17,7 +18,7 @@ pub fn metadata_json(m: &Model, query: &str) -> serde_json::Value {
             serde_json::json!({
                 "key": e.key,
                 "type": e.value.value_type().name(),
-                "value": display::to_json(&e.value, &m.bytes, 8),
+                "value": text::to_json(&e.value, &m.bytes, 8),
             })
         })
         .collect()
@@ -37,12 +38,12 @@ pub fn summary_json_filtered(m: &Model, s: &Summary, query: &str) -> String {
 }
 
 /// A text cell of the CSV: the file's text escaped as in every other output
-/// ([`display::escape`]: control and bidi-override characters made visible, so no terminal
+/// ([`text::escape`]: control and bidi-override characters made visible, so no terminal
 /// escape reaches `weightpeek FILE --csv`), a leading `'` when the text starts with `=`, `+`,
 /// `-`, `@`, TAB or CR (a spreadsheet would read it as a formula; OWASP's CSV-injection advice),
 /// then RFC 4180 quoting.
 fn csv_text(s: &str) -> String {
-    let mut cell = display::escape(s);
+    let mut cell = text::escape(s);
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         cell.insert(0, '\'');
     }
@@ -76,7 +77,7 @@ pub fn tensors_csv(s: &Summary) -> String {
 }
 
 fn md_cell(s: &str) -> String {
-    display::escape(s).replace('|', "\\|")
+    text::escape(s).replace('|', "\\|")
 }
 
 /// Ranges of consecutive layer numbers: `[0, 1, 2, 5, 7, 8]` → `0–2, 5, 7–8`.
@@ -113,22 +114,22 @@ pub fn markdown(name: &str, s: &Summary) -> String {
         "file size",
         format!(
             "{} ({} bytes)",
-            display::bytes(s.file_size),
-            display::thousands(s.file_size)
+            text::bytes(s.file_size),
+            text::thousands(s.file_size)
         ),
     );
-    row("header size", display::bytes(s.header_size));
-    row("metadata keys", display::thousands(s.metadata_count));
-    row("tensors", display::thousands(s.tensor_count));
+    row("header size", text::bytes(s.header_size));
+    row("metadata keys", text::thousands(s.metadata_count));
+    row("tensors", text::thousands(s.tensor_count));
     row(
         "parameters",
         format!(
             "{} ({})",
-            display::thousands(s.parameter_count),
-            display::params(s.parameter_count)
+            text::thousands(s.parameter_count),
+            text::params(s.parameter_count)
         ),
     );
-    row("tensor bytes", display::bytes(s.tensor_bytes));
+    row("tensor bytes", text::bytes(s.tensor_bytes));
     row(
         "bits per weight",
         s.bits_per_weight.map_or("–".into(), |b| format!("{b:.4}")),
@@ -154,9 +155,9 @@ pub fn markdown(name: &str, s: &Summary) -> String {
             o.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 md_cell(&r.label),
-                display::thousands(r.weights),
-                display::thousands(r.elements),
-                display::bytes(r.bytes),
+                text::thousands(r.weights),
+                text::thousands(r.elements),
+                text::bytes(r.bytes),
                 r.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}"))
             ));
         }
@@ -166,9 +167,9 @@ pub fn markdown(name: &str, s: &Summary) -> String {
         o.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             md_cell(&d.dtype),
-            display::thousands(d.tensors),
-            display::thousands(d.elements),
-            display::bytes(d.bytes),
+            text::thousands(d.tensors),
+            text::thousands(d.elements),
+            text::bytes(d.bytes),
             d.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}"))
         ));
     }

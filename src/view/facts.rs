@@ -2,7 +2,8 @@
 
 use crate::format::{Endian, Model};
 use crate::source::ReadStats;
-use crate::summary::{display, ArchCard, Summary};
+use crate::summary::{ArchCard, Summary};
+use crate::text;
 
 /// One figure of the summary card.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +74,8 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     out.push(Fact::new("format", format_label(s), Some(fmt_detail)));
     out.push(Fact::new(
         "file size",
-        display::bytes(s.file_size),
-        Some(format!("{} bytes", display::thousands(s.file_size))),
+        text::bytes(s.file_size),
+        Some(format!("{} bytes", text::thousands(s.file_size))),
     ));
     out.push(match &model.error {
         // The header's end is not known when parsing stopped early.
@@ -83,15 +84,15 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
             "unknown".to_string(),
             Some(format!(
                 "parsing stopped at byte {}",
-                display::thousands(e.offset)
+                text::thousands(e.offset)
             )),
         ),
         None => Fact::new(
             "header size",
-            display::bytes(s.header_size),
+            text::bytes(s.header_size),
             Some(format!(
                 "{} bytes{}",
-                display::thousands(s.header_size),
+                text::thousands(s.header_size),
                 of(s.header_size, s.file_size)
             )),
         ),
@@ -99,17 +100,17 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let read_meta = model.metadata.len() as u64;
     out.push(Fact::new(
         "metadata keys",
-        display::thousands(s.metadata_count),
+        text::thousands(s.metadata_count),
         (read_meta != s.metadata_count)
-            .then(|| format!("{} read before the error", display::thousands(read_meta))),
+            .then(|| format!("{} read before the error", text::thousands(read_meta))),
     ));
     let read_tensors = s.tensors.len() as u64;
     out.push(
         Fact::new(
             "tensors",
-            display::thousands(s.tensor_count),
+            text::thousands(s.tensor_count),
             (read_tensors != s.tensor_count)
-                .then(|| format!("{} read before the error", display::thousands(read_tensors))),
+                .then(|| format!("{} read before the error", text::thousands(read_tensors))),
         )
         .hook("tensor-count", Some(s.tensor_count.to_string())),
     );
@@ -117,24 +118,24 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     out.push(
         Fact::new(
             "parameters",
-            display::params(s.parameter_count),
+            text::params(s.parameter_count),
             Some(match q {
                 Some(q) => format!(
                     "{} logical ({} values stored)",
-                    display::thousands(s.parameter_count),
-                    display::thousands(q.stored_elements)
+                    text::thousands(s.parameter_count),
+                    text::thousands(q.stored_elements)
                 ),
-                None => display::thousands(s.parameter_count),
+                None => text::thousands(s.parameter_count),
             }),
         )
         .hook("parameter-count", Some(s.parameter_count.to_string())),
     );
     out.push(Fact::new(
         "tensor bytes",
-        display::bytes(s.tensor_bytes),
+        text::bytes(s.tensor_bytes),
         Some(format!(
             "{} bytes{}",
-            display::thousands(s.tensor_bytes),
+            text::thousands(s.tensor_bytes),
             of(s.tensor_bytes, s.file_size)
         )),
     ));
@@ -165,10 +166,10 @@ pub fn quant_fact(q: &crate::summary::quant_st::QuantReport) -> Fact {
     let weights = q.weights.len() as u64;
     let detail = format!(
         "{} quantised weight{}; {}",
-        display::thousands(weights),
+        text::thousands(weights),
         if weights == 1 { "" } else { "s" },
         match &q.config_source {
-            Some(c) if !c.is_empty() => format!("config: {}", display::escape(c)),
+            Some(c) if !c.is_empty() => format!("config: {}", text::escape(c)),
             Some(_) => "with config.json".into(),
             None => "no config.json (bits and group size from the shapes or defaults; see checks)"
                 .into(),
@@ -195,7 +196,7 @@ pub fn arch_lines(card: &ArchCard) -> (String, Vec<ArchLine>) {
     if let Some(n) = &card.name {
         lines.push(ArchLine {
             label: "name".into(),
-            value: display::escape(n),
+            value: text::escape(n),
             key: "general.name".into(),
         });
     }
@@ -213,7 +214,7 @@ pub fn arch_lines(card: &ArchCard) -> (String, Vec<ArchLine>) {
             key: r.key.clone(),
         });
     }
-    (display::escape(&card.architecture), lines)
+    (text::escape(&card.architecture), lines)
 }
 
 /// The line under the file name: `GGUF v3 · gemma3 · Gemma 3 270m`.
@@ -221,10 +222,10 @@ pub fn subtitle(s: &Summary) -> String {
     let mut sub = format_label(s);
     if let Some(a) = &s.architecture {
         sub.push_str(" · ");
-        sub.push_str(&display::escape(&a.architecture));
+        sub.push_str(&text::escape(&a.architecture));
         if let Some(n) = &a.name {
             sub.push_str(" · ");
-            sub.push_str(&display::escape(n));
+            sub.push_str(&text::escape(n));
         }
     }
     sub
@@ -234,7 +235,7 @@ pub fn subtitle(s: &Summary) -> String {
 pub fn read_note(stats: &ReadStats) -> String {
     format!(
         "read {} of the file in {} slice{}",
-        display::bytes(stats.bytes),
+        text::bytes(stats.bytes),
         stats.reads,
         if stats.reads == 1 { "" } else { "s" }
     )
@@ -244,14 +245,14 @@ pub fn read_note(stats: &ReadStats) -> String {
 pub fn loading_text(name: &str, size: u64) -> String {
     format!(
         "Reading the header of {} ({})…",
-        display::escape(name),
-        display::bytes(size)
+        text::escape(name),
+        text::bytes(size)
     )
 }
 
 /// `Reading the header of model.gguf (241.4 MiB)… 6.0 MiB read`.
 pub fn progress_text(name: &str, size: u64, read: u64) -> String {
-    format!("{} {} read", loading_text(name, size), display::bytes(read))
+    format!("{} {} read", loading_text(name, size), text::bytes(read))
 }
 
 /// The error box when the header stopped early (`Model::error`): a headline that says what
@@ -280,7 +281,7 @@ pub fn partial_error_text(error: &crate::format::Error) -> (String, String) {
 /// The error box when nothing could be parsed: a headline and the details.
 pub fn open_error_text(name: &str, error: &str) -> (String, String) {
     (
-        format!("{} could not be opened.", display::escape(name)),
+        format!("{} could not be opened.", text::escape(name)),
         error.to_string(),
     )
 }
@@ -288,14 +289,14 @@ pub fn open_error_text(name: &str, error: &str) -> (String, String) {
 /// The document title: `model.gguf · weightpeek`, or the app's own title with no file.
 pub fn page_title(file: Option<&str>) -> String {
     match file {
-        Some(f) => format!("{} · weightpeek", display::escape(f)),
+        Some(f) => format!("{} · weightpeek", text::escape(f)),
         None => "weightpeek: see inside GGUF and safetensors model files".into(),
     }
 }
 
 /// `… and 12 more`.
 pub fn more_text(n: usize) -> String {
-    format!("… and {} more", display::thousands(n as u64))
+    format!("… and {} more", text::thousands(n as u64))
 }
 
 /// What the header of the tensor table says about the shape column.

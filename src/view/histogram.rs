@@ -1,6 +1,7 @@
 //! The dtype histogram as horizontal bars: geometry and labels for an SVG chart.
 
-use crate::summary::{display, DtypeRow};
+use crate::summary::{DtypeRow};
+use crate::text;
 use crate::view::colors::{dtype_color, text_on};
 
 /// What the bars measure.
@@ -109,10 +110,10 @@ pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
             };
             let w = if v > 0 { w.max(2.0) } else { 0.0 };
             let value_text = match measure {
-                Measure::Bytes => format!("{} · {}", display::bytes(v), pct(v, total)),
+                Measure::Bytes => format!("{} · {}", text::bytes(v), pct(v, total)),
                 Measure::Tensors => format!(
                     "{} tensor{} · {}",
-                    display::thousands(v),
+                    text::thousands(v),
                     if v == 1 { "" } else { "s" },
                     pct(v, total)
                 ),
@@ -131,11 +132,11 @@ pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
                 title: format!(
                     "{}: {} tensor{}, {} elements, {} ({} bytes){bpw}",
                     r.dtype,
-                    display::thousands(r.tensors),
+                    text::thousands(r.tensors),
                     if r.tensors == 1 { "" } else { "s" },
-                    display::thousands(r.elements),
-                    display::bytes(r.bytes),
-                    display::thousands(r.bytes),
+                    text::thousands(r.elements),
+                    text::bytes(r.bytes),
+                    text::thousands(r.bytes),
                 ),
                 color,
                 ink: text_on(color),
@@ -239,10 +240,10 @@ pub fn type_lines(rows: &[DtypeRow]) -> Vec<TypeLine> {
         .map(|r| TypeLine {
             dtype: r.dtype.clone(),
             color: dtype_color(&r.dtype),
-            tensors: display::thousands(r.tensors),
-            elements: display::thousands(r.elements),
-            bytes: display::bytes(r.bytes),
-            bytes_exact: format!("{} bytes", display::thousands(r.bytes)),
+            tensors: text::thousands(r.tensors),
+            elements: text::thousands(r.elements),
+            bytes: text::bytes(r.bytes),
+            bytes_exact: format!("{} bytes", text::thousands(r.bytes)),
             bits_per_weight: r.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
         })
         .collect()

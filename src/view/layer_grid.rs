@@ -1,7 +1,8 @@
 //! The per-layer quantisation map as a grid: one row per tensor role, one column per layer,
 //! each cell coloured by its type, with a legend.
 
-use crate::summary::{display, LayerMap};
+use crate::summary::{LayerMap};
+use crate::text;
 use crate::view::colors::{dtype_color, text_on};
 
 /// Most layer columns drawn (real models have up to a few hundred layers); the rest are
@@ -86,16 +87,16 @@ impl Grid {
             let shown = self.layers.len();
             parts.push(format!(
                 "the first {} of {} layers",
-                display::thousands(shown as u64),
-                display::thousands((shown + self.hidden_layers) as u64)
+                text::thousands(shown as u64),
+                text::thousands((shown + self.hidden_layers) as u64)
             ));
         }
         if self.hidden_roles > 0 {
             let shown = self.rows.len();
             parts.push(format!(
                 "the first {} of {} roles",
-                display::thousands(shown as u64),
-                display::thousands((shown + self.hidden_roles) as u64)
+                text::thousands(shown as u64),
+                text::thousands((shown + self.hidden_roles) as u64)
             ));
         }
         (!parts.is_empty()).then(|| format!("Showing {}.", parts.join(" and ")))
@@ -122,7 +123,7 @@ pub fn grid(map: &LayerMap) -> Grid {
         .iter()
         .take(MAX_ROLES)
         .map(|r| {
-            let role = display::escape(&r.role);
+            let role = text::escape(&r.role);
             let filter = role_filter(&r.role);
             let cells = r
                 .cells

@@ -2,7 +2,7 @@
 //! figures of [`crate::summary::memory::estimate`] as rows with units and exact bytes.
 
 use crate::format::{Model, Value};
-use crate::summary::display;
+use crate::text;
 use crate::summary::memory::MemoryEstimate;
 
 /// Largest context the box accepts (tokens); larger entries are clamped to it.
@@ -51,7 +51,7 @@ pub fn parse_context(s: &str) -> ContextInput {
         tokens: None,
         note: Some(format!(
             "“{}” is not a whole number of tokens (e.g. 4096, 32,768 or 8k); using the model's own",
-            display::escape(t)
+            text::escape(t)
         )),
         invalid: true,
     };
@@ -89,7 +89,7 @@ pub fn parse_context(s: &str) -> ContextInput {
         format!(
             "clamped to {} (1 to {})",
             tokens_text(clamped),
-            display::thousands(MAX_CONTEXT)
+            text::thousands(MAX_CONTEXT)
         )
     });
     ContextInput {
@@ -103,14 +103,14 @@ pub fn parse_context(s: &str) -> ContextInput {
 pub fn tokens_text(n: u64) -> String {
     format!(
         "{} token{}",
-        display::thousands(n),
+        text::thousands(n),
         if n == 1 { "" } else { "s" }
     )
 }
 
 /// A size with its unit and the exact bytes: `1.23 MiB (1,289,748 bytes)`.
 pub fn bytes_text(n: u64) -> String {
-    format!("{} ({} bytes)", display::bytes(n), display::thousands(n))
+    format!("{} ({} bytes)", text::bytes(n), text::thousands(n))
 }
 
 /// The figures: (label, value). The first five are always architecture, context, weights, KV
@@ -123,11 +123,11 @@ pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
         format!(
             "{} ({} cells)",
             tokens_text(e.context),
-            display::thousands(e.cells)
+            text::thousands(e.cells)
         )
     };
     let mut r = vec![
-        ("architecture".into(), display::escape(&e.architecture)),
+        ("architecture".into(), text::escape(&e.architecture)),
         ("context".into(), context),
         ("weights".into(), bytes_text(e.weights_bytes)),
         (
@@ -140,7 +140,7 @@ pub fn rows(e: &MemoryEstimate) -> Vec<(String, String)> {
         let part = |n: u64, cells: u64, bytes: u64| {
             format!(
                 "{n} × {} cells: {}",
-                display::thousands(cells),
+                text::thousands(cells),
                 bytes_text(bytes)
             )
         };
@@ -255,8 +255,8 @@ mod tests {
             r[3].1,
             format!(
                 "{} ({} bytes)",
-                display::bytes(e.kv_bytes),
-                display::thousands(e.kv_bytes)
+                text::bytes(e.kv_bytes),
+                text::thousands(e.kv_bytes)
             )
         );
         assert_eq!(r[4].1, bytes_text(e.total_bytes));

@@ -5,7 +5,7 @@
 //! (via [`ArrayRef::values`]), a page at a time.
 
 use crate::format::{ArrayRef, Model, Value};
-use crate::summary::display;
+use crate::text;
 
 /// Items of an array shown in its table row.
 pub const PREVIEW_ITEMS: u64 = 6;
@@ -37,13 +37,13 @@ pub struct MetaRow {
 }
 
 fn item_text(v: &Value, bytes: &[u8], max_chars: usize) -> String {
-    display::value(v, bytes, 4, max_chars)
+    text::value(v, bytes, 4, max_chars)
 }
 
 fn array_preview(a: &ArrayRef, bytes: &[u8]) -> String {
     let mut out = format!(
         "{} item{}",
-        display::thousands(a.len),
+        text::thousands(a.len),
         if a.len == 1 { "" } else { "s" }
     );
     if a.len == 0 {
@@ -86,7 +86,7 @@ pub fn metadata_rows(m: &Model, filter: &str) -> Vec<MetaRow> {
             };
             MetaRow {
                 index,
-                key: display::escape(&e.key),
+                key: text::escape(&e.key),
                 type_name,
                 value,
                 array_len,
@@ -107,12 +107,12 @@ pub fn metadata_rows(m: &Model, filter: &str) -> Vec<MetaRow> {
 pub fn count_text(shown: usize, total: usize) -> String {
     let unit = if total == 1 { "key" } else { "keys" };
     if shown == total {
-        format!("{} {unit}", display::thousands(total as u64))
+        format!("{} {unit}", text::thousands(total as u64))
     } else {
         format!(
             "{} of {} {unit}",
-            display::thousands(shown as u64),
-            display::thousands(total as u64)
+            text::thousands(shown as u64),
+            text::thousands(total as u64)
         )
     }
 }
@@ -126,7 +126,7 @@ pub fn full_text(v: &Value) -> Option<String> {
         if i > 0 {
             out.push('\n');
         }
-        let parts: Vec<String> = line.split('\t').map(display::escape).collect();
+        let parts: Vec<String> = line.split('\t').map(text::escape).collect();
         out.push_str(&parts.join("\t"));
     }
     Some(out)
@@ -137,7 +137,7 @@ pub const HIDE_LONG_LABEL: &str = "Hide the full text";
 
 /// Label of the control that shows a long string whole.
 pub fn long_label(chars: usize) -> String {
-    format!("Show all {} characters", display::thousands(chars as u64))
+    format!("Show all {} characters", text::thousands(chars as u64))
 }
 
 /// Whether a row's array is long enough to get an expand control.
@@ -200,13 +200,13 @@ impl ArrayPager {
         Some(if self.shown == 0 {
             format!(
                 "Show items (first {})",
-                display::thousands(rest.min(PAGE_ITEMS))
+                text::thousands(rest.min(PAGE_ITEMS))
             )
         } else {
             format!(
                 "Show {} more ({} left)",
-                display::thousands(rest.min(PAGE_ITEMS)),
-                display::thousands(rest)
+                text::thousands(rest.min(PAGE_ITEMS)),
+                text::thousands(rest)
             )
         })
     }
@@ -215,8 +215,8 @@ impl ArrayPager {
     pub fn status(&self) -> String {
         format!(
             "showing {} of {}",
-            display::thousands(self.shown),
-            display::thousands(self.len)
+            text::thousands(self.shown),
+            text::thousands(self.len)
         )
     }
 }

@@ -3,7 +3,7 @@
 //! and the window controls' text.
 
 use crate::preview::{value_text, BlockScales, Heatmap, Histogram, Preview, Stats};
-use crate::summary::display;
+use crate::text;
 
 /// One statistic: a stable key (`min`, `nan`, … — the page's `data-stat`), a label, the text
 /// shown, and the raw number (the page's `data-value`; empty when there is none).
@@ -46,7 +46,7 @@ pub fn stat_rows(s: &Stats) -> Vec<StatRow> {
     let count = |key, label, n: u64| StatRow {
         key,
         label,
-        text: display::thousands(n),
+        text: text::thousands(n),
         raw: n.to_string(),
     };
     let f32row = |key, label, v: Option<f32>| StatRow {
@@ -79,9 +79,9 @@ pub fn stat_rows(s: &Stats) -> Vec<StatRow> {
 pub fn bytes_read_text(read: u64, tensor_bytes: u64) -> String {
     format!(
         "read {} ({} bytes) of this tensor's {}",
-        display::bytes(read),
-        display::thousands(read),
-        display::bytes(tensor_bytes)
+        text::bytes(read),
+        text::thousands(read),
+        text::bytes(tensor_bytes)
     )
 }
 
@@ -92,11 +92,11 @@ pub fn window_text(p: &Preview) -> String {
         "rows {}..{} of {} × columns {}..{} of {} ({} values)",
         w.rows.start,
         w.rows.end,
-        display::thousands(w.geometry.rows),
+        text::thousands(w.geometry.rows),
         w.cols.start,
         w.cols.end,
-        display::thousands(w.geometry.row_values),
-        display::thousands(p.stats.count)
+        text::thousands(w.geometry.row_values),
+        text::thousands(p.stats.count)
     )
 }
 
@@ -147,7 +147,7 @@ pub fn histogram_bars(h: &Histogram, width: f64, height: f64) -> Vec<Bar> {
                     "[{}, {}{close}: {}",
                     f64_text(Some(lo)),
                     f64_text(Some(hi)),
-                    display::thousands(c)
+                    text::thousands(c)
                 ),
             }
         })
@@ -184,7 +184,7 @@ pub fn histogram_text(h: &Histogram, lines: usize) -> Vec<String> {
                 "{:>14} .. {:<14} {:>12}  {bar}",
                 f64_text(Some(lo)),
                 f64_text(Some(hi)),
-                display::thousands(c)
+                text::thousands(c)
             )
         })
         .collect()
@@ -198,15 +198,15 @@ pub fn heatmap_legend(h: &Heatmap) -> ([String; 3], String) {
     let mut note = if h.wrapped {
         format!(
             "one row of {} values wrapped into {} lines of {}",
-            display::thousands(h.values),
-            display::thousands(h.grid_rows),
-            display::thousands(h.grid_cols)
+            text::thousands(h.values),
+            text::thousands(h.grid_rows),
+            text::thousands(h.grid_cols)
         )
     } else {
         format!(
             "{} rows × {} columns",
-            display::thousands(h.grid_rows),
-            display::thousands(h.grid_cols)
+            text::thousands(h.grid_rows),
+            text::thousands(h.grid_cols)
         )
     };
     if h.rows as u64 != h.grid_rows || h.cols as u64 != h.grid_cols {

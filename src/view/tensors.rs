@@ -7,7 +7,8 @@
 
 use std::cmp::Ordering;
 
-use crate::summary::{display, TensorRow};
+use crate::summary::{TensorRow};
+use crate::text;
 
 /// A column of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,7 +192,7 @@ impl TensorTable {
                 "part {p} of {}: {}",
                 self.part_names.len().max(p as usize),
                 self.part_name(p)
-                    .map_or(String::new(), |n| display::escape(n))
+                    .map_or(String::new(), |n| text::escape(n))
             )),
             _ => cell_title(r, c),
         }
@@ -363,7 +364,7 @@ impl TensorTable {
         Some(Column::ALL.map(|c| match (c, r.part) {
             // The part's file name (its last path segment; the tooltip has the whole path).
             (Column::Part, Some(p)) => match self.part_name(p) {
-                Some(n) => display::escape(n.rsplit('/').next().unwrap_or(n)),
+                Some(n) => text::escape(n.rsplit('/').next().unwrap_or(n)),
                 None => cell_text(r, i as usize, c, self.reversed_shapes),
             },
             _ => cell_text(r, i as usize, c, self.reversed_shapes),
@@ -373,12 +374,12 @@ impl TensorTable {
     /// "236 tensors" / "12 of 236 tensors".
     pub fn count_text(&self) -> String {
         if self.filter.is_empty() {
-            format!("{} tensors", display::thousands(self.total() as u64))
+            format!("{} tensors", text::thousands(self.total() as u64))
         } else {
             format!(
                 "{} of {} tensors",
-                display::thousands(self.len() as u64),
-                display::thousands(self.total() as u64)
+                text::thousands(self.len() as u64),
+                text::thousands(self.total() as u64)
             )
         }
     }
@@ -388,8 +389,8 @@ impl TensorTable {
 pub fn partial_text(read: usize, announced: u64) -> String {
     format!(
         "The header announces {} tensors; {} were read before the error.",
-        display::thousands(announced),
-        display::thousands(read as u64)
+        text::thousands(announced),
+        text::thousands(read as u64)
     )
 }
 
@@ -413,7 +414,7 @@ pub fn type_filter(dtype: &str) -> String {
 pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) -> String {
     match c {
         Column::Index => file_index.to_string(),
-        Column::Name => display::escape(&r.name),
+        Column::Name => text::escape(&r.name),
         Column::Type => r.dtype.clone(),
         Column::Shape => {
             let mut dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
@@ -422,10 +423,10 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) ->
             }
             format!("[{}]", dims.join(", "))
         }
-        Column::Elements => r.elements.map_or("overflow".into(), display::thousands),
-        Column::Bytes => r.bytes.map_or("?".into(), display::bytes),
+        Column::Elements => r.elements.map_or("overflow".into(), text::thousands),
+        Column::Bytes => r.bytes.map_or("?".into(), text::bytes),
         // In a model merged from several files, the offset is within the tensor's part.
-        Column::Offset => display::thousands(r.offset),
+        Column::Offset => text::thousands(r.offset),
         Column::Part => r.part.map_or(String::new(), |p| format!("part {p}")),
     }
 }
@@ -435,10 +436,10 @@ pub fn cell_title(r: &TensorRow, c: Column) -> Option<String> {
     match c {
         // The full name (the cell may cut it off), and what is wrong or estimated, if anything.
         Column::Name => Some(match &r.note {
-            Some(n) => format!("{}\n{n}", display::escape(&r.name)),
-            None => display::escape(&r.name),
+            Some(n) => format!("{}\n{n}", text::escape(&r.name)),
+            None => text::escape(&r.name),
         }),
-        Column::Bytes => r.bytes.map(|b| format!("{} bytes", display::thousands(b))),
+        Column::Bytes => r.bytes.map(|b| format!("{} bytes", text::thousands(b))),
         Column::Offset => Some(match r.part {
             Some(p) => format!("0x{:x} in part {p}", r.offset),
             None => format!("0x{:x}", r.offset),

@@ -4,7 +4,7 @@
 //! decodes only the rows it draws, through [`TokenRows::row`] and [`MergeRows::row`].
 
 use crate::format::{ArrayRef, Model, Value, ValueType};
-use crate::summary::display;
+use crate::text;
 use crate::summary::tokenizer::{TokenIndex, TokenizerInfo};
 
 /// Most search matches listed (the count says when there were more).
@@ -326,13 +326,13 @@ impl TokenRows {
             .unwrap_or_default();
         let score = one("tokenizer.ggml.scores")
             .map(|v| match v {
-                Value::F32(x) => display::format_f32(x),
-                other => display::scalar(&other),
+                Value::F32(x) => text::format_f32(x),
+                other => text::scalar(&other),
             })
             .unwrap_or_default();
         Some(TokenRow {
             id,
-            id_text: display::thousands(id),
+            id_text: text::thousands(id),
             text,
             kind,
             score,
@@ -423,15 +423,15 @@ impl Listing {
 
     /// `262,144 tokens`, `3 matches of 262,144 tokens`, `first 10,000 matches of …`.
     fn count_text(&self, total: u64, noun: &str) -> String {
-        let all = format!("{} {noun}", display::thousands(total));
+        let all = format!("{} {noun}", text::thousands(total));
         match &self.matches {
             None => all,
             Some(v) if self.capped => format!(
                 "first {} matches of {all}",
-                display::thousands(v.len() as u64)
+                text::thousands(v.len() as u64)
             ),
             Some(v) if v.len() == 1 => format!("1 match of {all}"),
-            Some(v) => format!("{} matches of {all}", display::thousands(v.len() as u64)),
+            Some(v) => format!("{} matches of {all}", text::thousands(v.len() as u64)),
         }
     }
 }
@@ -508,10 +508,10 @@ impl MergeRows {
         let (l, r) = split_merge(&raw);
         Some(MergeRow {
             rank,
-            rank_text: display::thousands(rank),
-            left: display::escape(l),
-            right: display::escape(r),
-            result: display::escape(&format!("{l}{r}")),
+            rank_text: text::thousands(rank),
+            left: text::escape(l),
+            right: text::escape(r),
+            result: text::escape(&format!("{l}{r}")),
         })
     }
 }
@@ -525,7 +525,7 @@ pub fn has_merge_list(m: &Model) -> bool {
 pub fn fact_rows(t: &TokenizerInfo) -> Vec<(String, String)> {
     let opt = |s: &Option<String>| {
         s.as_deref()
-            .map(display::escape)
+            .map(text::escape)
             .unwrap_or_else(|| "–".into())
     };
     let mut rows = vec![
@@ -533,14 +533,14 @@ pub fn fact_rows(t: &TokenizerInfo) -> Vec<(String, String)> {
         ("pre-tokenizer".to_string(), opt(&t.pre)),
         (
             "vocabulary".to_string(),
-            format!("{} tokens", display::thousands(t.vocab_size)),
+            format!("{} tokens", text::thousands(t.vocab_size)),
         ),
     ];
     if let Some(n) = t.merges {
-        rows.push(("merges".to_string(), display::thousands(n)));
+        rows.push(("merges".to_string(), text::thousands(n)));
     }
     for (flag, v) in &t.flags {
-        rows.push((display::escape(flag), v.to_string()));
+        rows.push((text::escape(flag), v.to_string()));
     }
     rows
 }
@@ -565,7 +565,7 @@ pub fn special_rows(t: &TokenizerInfo) -> Vec<SpecialRow> {
         .map(|s| SpecialRow {
             role: s.role.to_string(),
             id: s.id,
-            id_text: display::thousands(s.id),
+            id_text: text::thousands(s.id),
             text: s
                 .text
                 .as_deref()
@@ -594,7 +594,7 @@ pub fn template_lines(text: &str) -> Vec<(String, String)> {
         .map(|(i, line)| {
             let shown: String = line
                 .split('\t')
-                .map(display::escape)
+                .map(text::escape)
                 .collect::<Vec<_>>()
                 .join("\t");
             ((i + 1).to_string(), shown)
@@ -607,8 +607,8 @@ pub fn template_label(name: &str, text: &str) -> String {
     let lines = text.split('\n').count();
     format!(
         "{} ({} line{})",
-        display::escape(name),
-        display::thousands(lines as u64),
+        text::escape(name),
+        text::thousands(lines as u64),
         if lines == 1 { "" } else { "s" }
     )
 }

@@ -233,7 +233,7 @@ pub async fn preview(
                 format!(
                     "{} has no tensor \"{}\"",
                     opened.name,
-                    clip(&crate::summary::display::escape(&tensor), 200)
+                    clip(&crate::text::escape(&tensor), 200)
                 ),
             ))
         })?;

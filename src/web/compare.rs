@@ -18,7 +18,7 @@ use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
 use super::App;
 use crate::format::Model;
-use crate::summary::display;
+use crate::text;
 use crate::view::compare::{self as vm, CompareView, Row};
 use crate::view::facts;
 
@@ -139,7 +139,7 @@ fn compare_url(app: &Rc<App>, text: String) {
     };
     let Some(run) = begin(app) else { return };
     status(
-        &format!("Reading the header of {}…", display::escape(text.trim())),
+        &format!("Reading the header of {}…", text::escape(text.trim())),
         Some("loading"),
     );
     let fetcher = Rc::new(Fetcher::new(ep, super::remote::token(), Box::new(|| {})));
@@ -206,7 +206,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
     let note = opened.model.error.as_ref().map(|e| {
         format!(
             "B could not be read to the end ({}); what was read is compared.",
-            display::escape(&e.to_string())
+            text::escape(&e.to_string())
         )
     });
     let card = draw(

@@ -27,7 +27,7 @@ use crate::remote::fetch::{Problem, MAX_WHOLE_FILE};
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::{ReadPolicy, ReadStats};
-use crate::summary::display;
+use crate::text;
 
 const TOKEN_KEY: &str = "weightpeek.hub-token";
 /// `localStorage` key of the Hub endpoint (kept across visits; only when not the default).
@@ -248,7 +248,7 @@ fn draw_progress(counters: &[(String, Rc<Counter>)]) {
             &format!(
                 "{requests} request{} · {} received",
                 if requests == 1 { "" } else { "s" },
-                display::bytes(bytes)
+                text::bytes(bytes)
             ),
         ),
     );
@@ -262,7 +262,7 @@ fn draw_progress(counters: &[(String, Rc<Counter>)]) {
                     "{}: {} req · {}",
                     name.rsplit('/').next().unwrap_or(name),
                     c.requests.get(),
-                    display::bytes(c.bytes.get())
+                    text::bytes(c.bytes.get())
                 ),
             );
             attr(&li, "data-file", name);
@@ -345,7 +345,7 @@ fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
         append(&li, &button);
         append(
             &li,
-            &el_text("span", "muted repo-file-size", &display::bytes(entry.size)),
+            &el_text("span", "muted repo-file-size", &text::bytes(entry.size)),
         );
         if !entry.missing.is_empty() {
             append(
@@ -469,7 +469,7 @@ fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source
                 "The link names a tensor this model does not have".into(),
                 format!(
                     "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
-                    crate::summary::display::escape(&t)
+                    crate::text::escape(&t)
                 ),
             ))),
         }

@@ -2,7 +2,8 @@
 
 use crate::format::Model;
 use crate::source::ReadStats;
-use crate::summary::{display, ArchCard, Summary};
+use crate::summary::{ArchCard, Summary};
+use crate::text;
 use crate::view::facts;
 
 use super::dom::{self, append, attr, el_class, el_text};
@@ -15,7 +16,7 @@ pub fn summary_card(name: &str, s: &Summary, model: &Model, stats: &ReadStats) -
     let title = el_class("div", "file-title");
     append(
         &title,
-        &el_text("h2", "file-name mono", &display::escape(name)),
+        &el_text("h2", "file-name mono", &text::escape(name)),
     );
     let sub = facts::subtitle(s);
     append(&title, &el_text("p", "file-sub", &sub));

@@ -24,7 +24,7 @@ use super::http::Fetcher;
 use super::load::{self, Counters, Failure};
 use super::report::{Layout, Report};
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
-use crate::summary::display;
+use crate::text;
 use crate::view::facts;
 use crate::view::tabs::Tab;
 
@@ -141,7 +141,7 @@ impl Widget {
                         "Reading the header of {}… {requests} request{}, {} received",
                         name.trim(),
                         if requests == 1 { "" } else { "s" },
-                        display::bytes(bytes)
+                        text::bytes(bytes)
                     ));
                 }
             })
@@ -359,7 +359,7 @@ impl State {
                 "No such tensor".into(),
                 format!(
                     "This model has no tensor \"{}\" (the tensor attribute).",
-                    display::escape(&name)
+                    text::escape(&name)
                 ),
             ))),
         }

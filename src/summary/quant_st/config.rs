@@ -37,7 +37,7 @@ pub(super) fn int(section: &Json, key: &str, path: &str) -> Result<Option<i64>, 
 pub(super) fn short_json(v: &Json) -> String {
     let s = v.to_string();
     let cut: String = s.chars().take(40).collect();
-    let cut = crate::summary::display::escape(&cut);
+    let cut = crate::text::escape(&cut);
     if s.chars().count() > 40 {
         format!("{cut}…")
     } else {

@@ -55,7 +55,7 @@ impl Notes {
                     (n, Some(t)) => (
                         format!(
                             "{message} ({n} tensors, the first \"{}\")",
-                            crate::summary::display::escape(&t)
+                            crate::text::escape(&t)
                         ),
                         None,
                     ),
