@@ -18,6 +18,7 @@
 pub mod check;
 pub mod dequant;
 pub mod format;
+pub mod open;
 pub mod preview;
 pub mod remote;
 pub mod source;

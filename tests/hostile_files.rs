@@ -9,7 +9,7 @@ use common::{data_dir, real_file};
 use weightpeek::check::{check, Severity};
 use weightpeek::format::{ErrorKind, Format, Model};
 use weightpeek::source::parse_bytes;
-use weightpeek::summary::{summarize};
+use weightpeek::summary::summarize;
 use weightpeek::text;
 
 fn path(name: &str) -> PathBuf {

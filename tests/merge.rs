@@ -6,7 +6,7 @@ mod common;
 
 use common::{GgufBuilder, W};
 use weightpeek::format::Model;
-use weightpeek::remote::merge::{check_split_part, merge, parse_index, PartResult};
+use weightpeek::open::merge::{check_split_part, merge, parse_index, PartResult};
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::summarize;
 

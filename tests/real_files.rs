@@ -355,8 +355,7 @@ fn the_tokenizer_of_every_real_gguf_matches_the_reference() {
         // Special tokens among the first five have their reference text.
         for s in &info.special {
             if s.id < head.len() as u64 {
-                let want =
-                    weightpeek::text::escape(head[s.id as usize].as_str().unwrap());
+                let want = weightpeek::text::escape(head[s.id as usize].as_str().unwrap());
                 assert_eq!(
                     s.text.as_deref(),
                     Some(want.as_str()),

@@ -16,12 +16,12 @@ fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
-    use std::fs::File;
-    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::io::Write;
     use std::path::PathBuf;
     use std::process::ExitCode;
 
     use clap::Parser;
+    use weightpeek::source::file::FileSource;
     use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
     use weightpeek::summary;
     use weightpeek::text;
@@ -89,30 +89,6 @@ mod cli {
         config: Option<PathBuf>,
     }
 
-    /// A local file read by range, counting the bytes it hands out.
-    struct FileSource {
-        file: File,
-        size: u64,
-        read: u64,
-    }
-
-    impl ByteSource for FileSource {
-        fn size(&self) -> u64 {
-            self.size
-        }
-
-        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
-            let n = usize::try_from(len).map_err(|_| "read too large".to_string())?;
-            let mut buf = vec![0u8; n];
-            self.file
-                .seek(SeekFrom::Start(offset))
-                .and_then(|_| self.file.read_exact(&mut buf))
-                .map_err(|e| e.to_string())?;
-            self.read += len;
-            Ok(buf)
-        }
-    }
-
     /// `weightpeek diff A B [--json]`: what differs between two model files. Exit status as
     /// diff(1): 0 no differences, 1 differences, 2 trouble.
     #[derive(Parser, Debug)]
@@ -162,16 +138,7 @@ mod cli {
         path: &std::path::Path,
         config: Option<&std::path::Path>,
     ) -> Result<(weightpeek::format::Model, FileSource), String> {
-        let file = File::open(path).map_err(|e| e.to_string())?;
-        let meta = file.metadata().map_err(|e| e.to_string())?;
-        if !meta.is_file() {
-            return Err("not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first".into());
-        }
-        let mut src = FileSource {
-            file,
-            size: meta.len(),
-            read: 0,
-        };
+        let mut src = FileSource::open(path).map_err(|e| e.to_string())?;
         // The file source never waits, so the async loop completes without an executor.
         let (mut model, _stats) =
             block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
@@ -263,9 +230,7 @@ mod cli {
         } else {
             (|| {
                 let opt = |s: &Option<String>| {
-                    s.as_deref()
-                        .map(text::escape)
-                        .unwrap_or_else(|| "–".into())
+                    s.as_deref().map(text::escape).unwrap_or_else(|| "–".into())
                 };
                 writeln!(out, "tokenizer model  {}", opt(&t.model))?;
                 writeln!(out, "pre-tokenizer    {}", opt(&t.pre))?;
@@ -628,7 +593,7 @@ mod cli {
                 .transpose()
                 .map_err(|e| format!("--cols: {e}"))?,
         };
-        src.read = 0;
+        src.bytes_read = 0;
         let p = block_on_ready(preview::preview_tensor(model, src, name, &req))
             .map_err(|e| format!("{name}: {e}"))?;
         let mut out = std::io::stdout().lock();
@@ -636,7 +601,7 @@ mod cli {
             let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
             writeln!(out, "{text}")
         } else {
-            print_preview(&mut out, &p, src.read)
+            print_preview(&mut out, &p, src.bytes_read)
         };
         finish_output(r)?;
         Ok(ExitCode::SUCCESS)
@@ -806,11 +771,7 @@ mod cli {
             "  metadata        {} keys",
             text::thousands(s.metadata_count)
         )?;
-        writeln!(
-            out,
-            "  tensors         {}",
-            text::thousands(s.tensor_count)
-        )?;
+        writeln!(out, "  tensors         {}", text::thousands(s.tensor_count))?;
         writeln!(
             out,
             "  parameters      {} ({}){}",

@@ -106,7 +106,7 @@ pub struct Model {
     /// metadata arrays point into them.
     pub bytes: Vec<u8>,
     /// For a model stored in several files (a GGUF split set, safetensors shards) merged into
-    /// one by [`crate::remote::merge`]: the files, in order; empty for a single file. Tensor
+    /// one by [`crate::open::merge`]: the files, in order; empty for a single file. Tensor
     /// offsets are then relative to their own part's file.
     pub parts: Vec<Part>,
     /// What was read besides the header to describe the model: `config.json` beside the file

@@ -16,7 +16,6 @@
 mod heatmap;
 mod plan;
 mod scales;
-pub mod source;
 mod stats;
 
 use std::fmt;
@@ -173,7 +172,7 @@ pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<
     let bytes = src
         .read(plan.read_offset, plan.read_len)
         .await
-        .map_err(PreviewError::Read)?;
+        .map_err(|e| PreviewError::Read(e.to_string()))?;
     if bytes.len() as u64 != plan.read_len {
         return Err(PreviewError::Read(format!(
             "asked for {} bytes, got {}",

@@ -3,7 +3,5 @@
 //! files' headers merge into one model.
 #![forbid(unsafe_code)]
 
-pub mod fetch;
 pub mod hub;
-pub mod merge;
 pub mod shards;

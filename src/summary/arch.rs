@@ -8,9 +8,9 @@
 
 use serde::Serialize;
 
-use crate::text;
 use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
+use crate::text;
 
 /// One line of the card.
 #[derive(Debug, Clone, PartialEq, Serialize)]

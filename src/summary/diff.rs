@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::layers::split_layer;
 use super::bpw;
-use crate::text;
+use super::layers::split_layer;
 use crate::format::{Model, Value};
+use crate::text;
 
 /// A metadata key whose value differs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::text;
 use crate::format::{ArrayRef, Model, Value, ValueType};
+use crate::text;
 
 /// A special token: its role, id and text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

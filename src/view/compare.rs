@@ -337,10 +337,7 @@ pub fn capped<T>(rows: &[T], show_all: bool) -> (&[T], Option<String>) {
     } else {
         (
             &rows[..LIST_CAP],
-            Some(format!(
-                "Show all {}",
-                text::thousands(rows.len() as u64)
-            )),
+            Some(format!("Show all {}", text::thousands(rows.len() as u64))),
         )
     }
 }

@@ -5,7 +5,7 @@
 //! summary, dtype table, per-layer map).
 
 use crate::format::Model;
-use crate::summary::{Summary};
+use crate::summary::Summary;
 use crate::text;
 
 /// The `metadata` array of the JSON export: keys containing `query` (ignoring case; empty = all).

@@ -1,6 +1,6 @@
 //! The dtype histogram as horizontal bars: geometry and labels for an SVG chart.
 
-use crate::summary::{DtypeRow};
+use crate::summary::DtypeRow;
 use crate::text;
 use crate::view::colors::{dtype_color, text_on};
 

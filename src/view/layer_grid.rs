@@ -1,7 +1,7 @@
 //! The per-layer quantisation map as a grid: one row per tensor role, one column per layer,
 //! each cell coloured by its type, with a legend.
 
-use crate::summary::{LayerMap};
+use crate::summary::LayerMap;
 use crate::text;
 use crate::view::colors::{dtype_color, text_on};
 

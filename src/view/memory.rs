@@ -2,8 +2,8 @@
 //! figures of [`crate::summary::memory::estimate`] as rows with units and exact bytes.
 
 use crate::format::{Model, Value};
-use crate::text;
 use crate::summary::memory::MemoryEstimate;
+use crate::text;
 
 /// Largest context the box accepts (tokens); larger entries are clamped to it.
 pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;

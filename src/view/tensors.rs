@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use crate::summary::{TensorRow};
+use crate::summary::TensorRow;
 use crate::text;
 
 /// A column of the table.
@@ -191,8 +191,7 @@ impl TensorTable {
             (Column::Part, Some(p)) => Some(format!(
                 "part {p} of {}: {}",
                 self.part_names.len().max(p as usize),
-                self.part_name(p)
-                    .map_or(String::new(), |n| text::escape(n))
+                self.part_name(p).map_or(String::new(), |n| text::escape(n))
             )),
             _ => cell_title(r, c),
         }

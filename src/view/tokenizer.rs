@@ -4,8 +4,8 @@
 //! decodes only the rows it draws, through [`TokenRows::row`] and [`MergeRows::row`].
 
 use crate::format::{ArrayRef, Model, Value, ValueType};
-use crate::text;
 use crate::summary::tokenizer::{TokenIndex, TokenizerInfo};
+use crate::text;
 
 /// Most search matches listed (the count says when there were more).
 pub const SEARCH_LIMIT: usize = 10_000;
@@ -426,10 +426,9 @@ impl Listing {
         let all = format!("{} {noun}", text::thousands(total));
         match &self.matches {
             None => all,
-            Some(v) if self.capped => format!(
-                "first {} matches of {all}",
-                text::thousands(v.len() as u64)
-            ),
+            Some(v) if self.capped => {
+                format!("first {} matches of {all}", text::thousands(v.len() as u64))
+            }
             Some(v) if v.len() == 1 => format!("1 match of {all}"),
             Some(v) => format!("{} matches of {all}", text::thousands(v.len() as u64)),
         }
@@ -523,11 +522,7 @@ pub fn has_merge_list(m: &Model) -> bool {
 
 /// The facts list: (label, value).
 pub fn fact_rows(t: &TokenizerInfo) -> Vec<(String, String)> {
-    let opt = |s: &Option<String>| {
-        s.as_deref()
-            .map(text::escape)
-            .unwrap_or_else(|| "–".into())
-    };
+    let opt = |s: &Option<String>| s.as_deref().map(text::escape).unwrap_or_else(|| "–".into());
     let mut rows = vec![
         ("model".to_string(), opt(&t.model)),
         ("pre-tokenizer".to_string(), opt(&t.pre)),

@@ -6,7 +6,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Blob;
 
-use crate::source::ByteSource;
+use crate::source::{ByteSource, SourceError};
 
 /// A Blob read by range. `progress` is told the bytes read so far after every read (the page
 /// shows it while a large header is read).
@@ -50,17 +50,22 @@ impl ByteSource for BlobSource {
         self.blob.size() as u64
     }
 
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+        let size = ByteSource::size(self);
         let end = offset
             .checked_add(len)
-            .ok_or_else(|| "read range overflows".to_string())?;
+            .filter(|&e| e <= size)
+            .ok_or(SourceError::OutOfBounds { offset, len, size })?;
+        let io = |e: JsValue| SourceError::Io {
+            offset,
+            len,
+            cause: js_error_text(&e),
+        };
         let part = self
             .blob
             .slice_with_f64_and_f64(offset as f64, end as f64)
-            .map_err(|e| js_error_text(&e))?;
-        let buf = JsFuture::from(part.array_buffer())
-            .await
-            .map_err(|e| js_error_text(&e))?;
+            .map_err(io)?;
+        let buf = JsFuture::from(part.array_buffer()).await.map_err(io)?;
         let bytes = Uint8Array::new(&buf).to_vec();
         self.read += bytes.len() as u64;
         (self.progress)(self.read);

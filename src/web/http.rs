@@ -8,12 +8,12 @@
 //! - A 200 (the server ignores Range) is read from its body stream only as far as needed; the
 //!   stream is kept for the following reads (which continue where the last ended) and aborted
 //!   with the source's `AbortController` once the source is dropped, so the rest of the file is
-//!   never downloaded; [`crate::remote::fetch::NO_RANGE_CAP`] bounds it in any case.
+//!   never downloaded; [`crate::source::http::NO_RANGE_CAP`] bounds it in any case.
 //! - Hostile servers (issue #5): a 206 body is read chunk by chunk and must be exactly the
 //!   asked range (fewer bytes or a cut-off connection: `Short`/`Cut`; more: stopped at once,
 //!   `Excess`); every wait (the answer, each chunk) is raced against the read timeout
-//!   ([`crate::remote::fetch::Watchdog`], 30 s or `?read_timeout_ms=`); a 5xx is tried
-//!   [`crate::remote::fetch::TRIES`] times with backoff; a request failing without an answer
+//!   ([`crate::source::http::Watchdog`], 30 s or `?read_timeout_ms=`); a 5xx is tried
+//!   [`crate::source::http::TRIES`] times with backoff; a request failing without an answer
 //!   is diagnosed with one plain GET (answers without Range → the ranged answer was refused,
 //!   e.g. gzip) and one GET that does not follow redirects (a redirect → likely a loop).
 //! - The access token goes only to the configured Hub endpoint's exact origin
@@ -41,11 +41,11 @@ use web_sys::{
 };
 
 use super::blob::js_error_text;
-use crate::remote::fetch::{
+use crate::source::http::{
     origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms, token_allowed,
     Problem, Watchdog, NO_RANGE_CAP,
 };
-use crate::source::ByteSource;
+use crate::source::{ByteSource, SourceError};
 
 /// Settings and cancellation shared by every request of one opening (one model, all shards).
 pub struct Fetcher {
@@ -57,7 +57,7 @@ pub struct Fetcher {
     cancelled: Cell<bool>,
     /// Called after every request start and every received chunk (progress display).
     pub on_progress: Box<dyn Fn()>,
-    /// The read timeout ([`crate::remote::fetch::READ_TIMEOUT_MS`], or the page's
+    /// The read timeout ([`crate::source::http::READ_TIMEOUT_MS`], or the page's
     /// `read_timeout_ms=` test hook).
     pub timeout_ms: u32,
     /// Fetchers made by [`Fetcher::child`] (previews of this opening): cancelled with it.
@@ -222,7 +222,7 @@ impl Fetcher {
 
     /// A GET of `url` with the given Range (inclusive end), aborted by `controller`.
     /// Checks the status and that the answer is not an HTML page. A 5xx answer is tried
-    /// again after [`crate::remote::fetch::RETRY_DELAYS_MS`], [`crate::remote::fetch::TRIES`]
+    /// again after [`crate::source::http::RETRY_DELAYS_MS`], [`crate::source::http::TRIES`]
     /// times in all.
     pub async fn get(
         &self,
@@ -347,7 +347,7 @@ impl Fetcher {
 
     /// The whole body of `url` (a small file such as an index or a listing), with the token
     /// when the URL is on the Hub; at most `cap` bytes
-    /// ([`crate::remote::fetch::MAX_WHOLE_FILE`] for listings and indexes; less for a config).
+    /// ([`crate::source::http::MAX_WHOLE_FILE`] for listings and indexes; less for a config).
     ///
     /// The bytes are held once, in wasm memory: the body stream is copied chunk by chunk into
     /// one buffer sized from Content-Length (when given and under the cap), so a 60 MB index
@@ -786,7 +786,7 @@ impl ByteSource for HttpSource {
         self.size
     }
 
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
         match self.range(offset, len).await {
             Ok(b) => Ok(b),
             Err(p) => {
@@ -795,8 +795,12 @@ impl ByteSource for HttpSource {
                     &self.fetcher.endpoint,
                     self.fetcher.token.is_some(),
                 );
-                self.problem = Some(p);
-                Err(format!("{}: {}", text.0, text.1))
+                self.problem = Some(p.clone());
+                Err(SourceError::Http {
+                    url: self.url.clone(),
+                    problem: p,
+                    text: format!("{}: {}", text.0, text.1),
+                })
             }
         }
     }

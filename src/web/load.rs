@@ -14,11 +14,12 @@ use web_sys::Blob;
 use super::blob::BlobSource;
 use super::http::{Counter, Fetcher, HttpSource, Location};
 use crate::format::{Model, Warning};
-use crate::preview::source::{SourceFactory, Unreadable};
-use crate::remote::fetch::{bounded, Problem, MAX_WHOLE_FILE, POOL_SIZE};
+use crate::open::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
+use crate::open::pool::{bounded, POOL_SIZE};
 use crate::remote::hub::{parse_input, Target};
-use crate::remote::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
 use crate::remote::shards::split_name;
+use crate::source::boxed::{SourceFactory, Unreadable};
+use crate::source::http::{Problem, MAX_WHOLE_FILE};
 use crate::source::{read_model, ReadPolicy, ReadStats};
 use crate::summary::quant_st;
 use crate::view::facts;
@@ -438,7 +439,7 @@ fn preview_source(
             .collect()
     };
     Rc::new(move |part| {
-        let unreadable = |size, why: &str| -> Box<dyn crate::preview::source::DynByteSource> {
+        let unreadable = |size, why: &str| -> Box<dyn crate::source::boxed::DynByteSource> {
             Box::new(Unreadable {
                 size,
                 why: why.to_string(),

@@ -1,6 +1,6 @@
 //! The tensor preview card: opened by clicking a tensor row (or Enter on a focused row). It
 //! plans the window with [`crate::preview`], reads exactly that byte range through the model's
-//! source (a `Blob.slice` for a local file; any [`crate::preview::source::DynByteSource`]), and
+//! source (a `Blob.slice` for a local file; any [`crate::source::boxed::DynByteSource`]), and
 //! decodes and summarises it in time slices: [`crate::preview::Job::step`] runs for at most
 //! [`SLICE_MS`] before the task yields to the event loop with `setTimeout(0)`, so the page never
 //! freezes while a large window decodes. (A Web Worker would need a second wasm instance and
@@ -21,10 +21,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
 
 use crate::format::Model;
-use crate::preview::source::{BoxedSource, SourceFactory};
 use crate::preview::{
     self, geometry, parse_range, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
 };
+use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::preview as pv;
 

@@ -22,10 +22,10 @@ use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::{report, App};
 use crate::format::Model;
-use crate::preview::source::SourceFactory;
-use crate::remote::fetch::{Problem, MAX_WHOLE_FILE};
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
+use crate::source::boxed::SourceFactory;
+use crate::source::http::{Problem, MAX_WHOLE_FILE};
 use crate::source::{ReadPolicy, ReadStats};
 use crate::text;
 

@@ -15,7 +15,7 @@ use super::{
     checks, export, histogram, layers, memory, metadata, preview, summary as summary_card, tables,
     tokenizer,
 };
-use crate::preview::source::SourceFactory;
+use crate::source::boxed::SourceFactory;
 use web_sys::Element;
 
 /// How the cards are laid out.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use weightpeek::format::Model;
-use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
+use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy, SourceError};
 
 /// A metadata value to write.
 #[derive(Debug, Clone)]
@@ -192,13 +192,17 @@ impl ByteSource for CountingFile {
         self.size
     }
 
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
         use std::io::{Read, Seek, SeekFrom};
         let mut buf = vec![0u8; len as usize];
         self.file
             .seek(SeekFrom::Start(offset))
             .and_then(|_| self.file.read_exact(&mut buf))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| SourceError::Io {
+                offset,
+                len,
+                cause: e.to_string(),
+            })?;
         self.bytes += len;
         self.reads.push((offset, len));
         Ok(buf)

@@ -8,6 +8,13 @@
 //! a local file in the CLI, HTTP Range requests, and the counting in-memory source of the tests.
 #![forbid(unsafe_code)]
 
+pub mod boxed;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod file;
+pub mod http;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod net;
+
 use crate::format::{
     self, gguf::GgufParser, safetensors, sniff, Error, ErrorKind, Format, Model, Stop,
 };
@@ -17,10 +24,78 @@ use crate::format::{
 pub trait ByteSource {
     /// Total size of the file in bytes.
     fn size(&self) -> u64;
-    /// Reads `len` bytes starting at `offset` (the range is inside the file). Errors are
-    /// plain-words descriptions (I/O or network).
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String>;
+    /// Reads `len` bytes starting at `offset` (the range is inside the file): exactly `len`
+    /// bytes, or an error saying what failed (I/O, HTTP status and range, out of bounds).
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError>;
 }
+
+/// Why a read of a [`ByteSource`] failed. Its `Display` is the sentence shown to the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceError {
+    /// A local file or `Blob` could not be read: the system's (or browser's) words.
+    Io {
+        /// First byte asked.
+        offset: u64,
+        /// Bytes asked.
+        len: u64,
+        /// What the system said.
+        cause: String,
+    },
+    /// The range asked is not inside the file (or does not fit this machine's memory).
+    OutOfBounds {
+        /// First byte asked.
+        offset: u64,
+        /// Bytes asked.
+        len: u64,
+        /// The file's size.
+        size: u64,
+    },
+    /// A remote read failed: the URL, the HTTP problem (status, byte range, cause) and its
+    /// description for the person (headline and likely cause, as [`http::Problem::describe`]
+    /// words it for the source's endpoint and token).
+    Http {
+        /// The URL read.
+        url: String,
+        /// What went wrong.
+        problem: http::Problem,
+        /// `headline: details`.
+        text: String,
+    },
+    /// The source cannot be read at all, and why (a part that was not opened, a server that
+    /// ignores Range requests, a file that was not picked).
+    Unavailable(String),
+}
+
+impl SourceError {
+    /// The HTTP status of a remote read that got an answer other than 200/206.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            SourceError::Http {
+                problem: http::Problem::Status(s),
+                ..
+            } => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::Io { offset, len, cause } => {
+                write!(f, "reading {len} bytes at byte {offset} failed: {cause}")
+            }
+            SourceError::OutOfBounds { offset, len, size } => write!(
+                f,
+                "a read of {len} bytes at byte {offset} is past the end of the {size}-byte file"
+            ),
+            SourceError::Http { text, .. } => f.write_str(text),
+            SourceError::Unavailable(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
 
 /// How the driver sizes its reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +254,7 @@ async fn fetch<S: ByteSource>(
     let chunk = src
         .read(offset, len)
         .await
-        .map_err(|why| Error::new("read", offset, ErrorKind::Source(why)))?;
+        .map_err(|why| Error::new("read", offset, ErrorKind::Source(why.to_string())))?;
     if chunk.len() as u64 != len {
         return Err(Error::new(
             "read",
@@ -239,14 +314,19 @@ impl ByteSource for MemSource<'_> {
         self.data.len() as u64
     }
 
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
         self.reads.push((offset, len));
-        let start = usize::try_from(offset).map_err(|_| "offset too large".to_string())?;
+        let past = || SourceError::OutOfBounds {
+            offset,
+            len,
+            size: self.data.len() as u64,
+        };
+        let start = usize::try_from(offset).map_err(|_| past())?;
         let end = offset
             .checked_add(len)
             .and_then(|e| usize::try_from(e).ok())
             .filter(|&e| e <= self.data.len())
-            .ok_or_else(|| format!("read of {len} bytes at {offset} is past the end"))?;
+            .ok_or_else(past)?;
         Ok(self.data[start..end].to_vec())
     }
 }

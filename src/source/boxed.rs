@@ -11,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use crate::source::ByteSource;
+use super::{ByteSource, SourceError};
 
 /// A boxed, non-`Send` future (wasm and the CLI are single-threaded).
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
@@ -21,7 +21,11 @@ pub trait DynByteSource {
     /// Total size of the file in bytes.
     fn size(&self) -> u64;
     /// Reads `len` bytes at `offset` (see [`ByteSource::read`]).
-    fn read_boxed(&mut self, offset: u64, len: u64) -> LocalBoxFuture<'_, Result<Vec<u8>, String>>;
+    fn read_boxed(
+        &mut self,
+        offset: u64,
+        len: u64,
+    ) -> LocalBoxFuture<'_, Result<Vec<u8>, SourceError>>;
 }
 
 impl<S: ByteSource> DynByteSource for S {
@@ -29,7 +33,11 @@ impl<S: ByteSource> DynByteSource for S {
         ByteSource::size(self)
     }
 
-    fn read_boxed(&mut self, offset: u64, len: u64) -> LocalBoxFuture<'_, Result<Vec<u8>, String>> {
+    fn read_boxed(
+        &mut self,
+        offset: u64,
+        len: u64,
+    ) -> LocalBoxFuture<'_, Result<Vec<u8>, SourceError>> {
         Box::pin(self.read(offset, len))
     }
 }
@@ -43,7 +51,7 @@ impl ByteSource for BoxedSource {
         self.0.size()
     }
 
-    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
         self.0.read_boxed(offset, len).await
     }
 }
@@ -67,7 +75,7 @@ impl ByteSource for Unreadable {
         self.size
     }
 
-    async fn read(&mut self, _offset: u64, _len: u64) -> Result<Vec<u8>, String> {
-        Err(self.why.clone())
+    async fn read(&mut self, _offset: u64, _len: u64) -> Result<Vec<u8>, SourceError> {
+        Err(SourceError::Unavailable(self.why.clone()))
     }
 }

@@ -1,16 +1,9 @@
-//! HTTP facts the web layer's Range source needs, kept here so they are tested natively: the
-//! `Content-Range` check, which origin may receive the access token, what each failure means
-//! for the person (likely cause and what to do), and a bounded pool for reading many shards.
-
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
+//! The HTTP Range rules both remote sources follow (the browser's `fetch` source in `web/http.rs`
+//! and the native one in [`super::net`]), kept here so they are tested natively: the
+//! `Content-Range` check, which origin may receive the access token, retries and the read
+//! timeout, and what each failure means for the person (likely cause and what to do).
 
 use url::Url;
-
-/// Shard headers read at once for a sharded model: the browser's own per-host limit is 6
-/// HTTP/1.1 connections, and more in flight would only queue inside it.
-pub const POOL_SIZE: usize = 6;
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the
@@ -245,6 +238,40 @@ impl Problem {
         }
     }
 
+    /// As [`Problem::describe`], for the command line: the remedies name its options and
+    /// environment (`--token` or `HF_TOKEN`, `HF_ENDPOINT`, a repo id) instead of the page's
+    /// controls, and a network failure gives the client's own reason.
+    pub fn describe_cli(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
+        let hub_origin = origin_of(hub).unwrap_or_else(|| hub.to_string());
+        match self {
+            Problem::Status(s @ (401 | 403)) if !has_token => (
+                format!("Access refused (HTTP {s}) for {url}"),
+                format!("The repository is probably gated or private: accept its licence on the Hub, create an access token with read access, and pass it with --token or HF_TOKEN (it is sent only to {hub_origin}; HF_ENDPOINT sets the Hub)."),
+            ),
+            Problem::Status(s @ (401 | 403)) => (
+                format!("Access refused (HTTP {s}) for {url}"),
+                format!("The token was not accepted: check that it is valid, has read access, and that you accepted the model's licence on its page. It is sent only to {hub_origin}."),
+            ),
+            Problem::Status(404) => (
+                format!("Not found (HTTP 404): {url}"),
+                "The file path or the revision is probably wrong: check the name and branch, or give just the repo id (owner/name) to list its model files.".into(),
+            ),
+            Problem::Html => (
+                "This is a web page, not a model file".into(),
+                format!("{url} answered with HTML: probably a page URL. Use the file's download link (…/resolve/…), or the repo id to list its files."),
+            ),
+            Problem::Network(why) => (
+                format!("The request to {url} failed without an answer"),
+                format!("{why}. The address or port may be wrong, or the server or network is down."),
+            ),
+            Problem::RedirectFailed(why) => (
+                format!("Following the redirects of {url} failed"),
+                format!("{why}: most likely a redirect loop."),
+            ),
+            _ => self.describe(url, hub, has_token),
+        }
+    }
+
     /// (headline, details: likely cause and what to do) for the error box. `url` is what was
     /// read, `hub` the configured Hub endpoint, `has_token` whether a token was set.
     pub fn describe(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
@@ -336,50 +363,9 @@ fn fmt_secs(ms: u32) -> String {
     }
 }
 
-/// Runs `f` on every item with at most `limit` futures in flight at once; results in item
-/// order. Single-threaded (wasm): in-flight futures are polled whenever any of them wakes.
-pub async fn bounded<T, Fut: Future>(
-    items: Vec<T>,
-    limit: usize,
-    mut f: impl FnMut(usize, T) -> Fut,
-) -> Vec<Fut::Output> {
-    let total = items.len();
-    let mut pending = items.into_iter().enumerate();
-    let mut running: Vec<(usize, Pin<Box<Fut>>)> = Vec::new();
-    let mut out: Vec<Option<Fut::Output>> = (0..total).map(|_| None).collect();
-    let mut exhausted = false;
-    std::future::poll_fn(move |cx| loop {
-        while !exhausted && running.len() < limit.max(1) {
-            match pending.next() {
-                Some((i, t)) => running.push((i, Box::pin(f(i, t)))),
-                None => exhausted = true,
-            }
-        }
-        let mut progressed = false;
-        let mut k = 0;
-        while k < running.len() {
-            if let Poll::Ready(v) = running[k].1.as_mut().poll(cx) {
-                out[running[k].0] = Some(v);
-                running.swap_remove(k);
-                progressed = true;
-            } else {
-                k += 1;
-            }
-        }
-        if exhausted && running.is_empty() {
-            return Poll::Ready(std::mem::take(&mut out).into_iter().flatten().collect());
-        }
-        if !progressed {
-            return Poll::Pending;
-        }
-    })
-    .await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
 
     #[test]
     fn content_range() {
@@ -551,44 +537,5 @@ mod tests {
         assert!(h.contains("gzip"));
         assert_eq!(range_len((5, 4)), None);
         assert_eq!(range_len((0, u64::MAX)), None);
-    }
-
-    struct YieldOnce(bool);
-    impl Future for YieldOnce {
-        type Output = ();
-        fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
-            if self.0 {
-                Poll::Ready(())
-            } else {
-                self.0 = true;
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            }
-        }
-    }
-
-    #[test]
-    fn pool_never_runs_more_than_its_limit() {
-        let live = Cell::new(0);
-        let peak = Cell::new(0);
-        let out =
-            crate::source::block_on_ready(bounded((0..163).collect(), POOL_SIZE, |i, x: u32| {
-                let (live, peak) = (&live, &peak);
-                async move {
-                    live.set(live.get() + 1);
-                    peak.set(peak.get().max(live.get()));
-                    for _ in 0..(i % 4) {
-                        YieldOnce(false).await;
-                    }
-                    live.set(live.get() - 1);
-                    x * 2
-                }
-            }));
-        assert_eq!(out, (0..163).map(|x| x * 2).collect::<Vec<_>>());
-        assert!(
-            peak.get() <= POOL_SIZE && peak.get() >= POOL_SIZE - 1,
-            "{}",
-            peak.get()
-        );
     }
 }

@@ -1,0 +1,10 @@
+//! Opening a model: recognising what the given files are (one model file, the parts of a split
+//! GGUF, safetensors shards with or without their index, a `config.json`), planning the reads,
+//! reading every header through the one [`crate::source::ByteSource`] driver, merging sets into
+//! one [`crate::format::Model`], and saying what is missing or does not belong. Plain Rust,
+//! tested natively; the page, the element, the JavaScript API and the CLI only provide the
+//! byte sources (Blob, fetch, file, HTTP).
+#![forbid(unsafe_code)]
+
+pub mod merge;
+pub mod pool;

@@ -1,0 +1,71 @@
+//! A local file read by offset (the CLI's and the native tests' source): only the bytes asked
+//! for are read, and every byte handed out is counted.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::{ByteSource, SourceError};
+
+/// A regular file opened for reading by range.
+#[derive(Debug)]
+pub struct FileSource {
+    file: File,
+    size: u64,
+    /// Bytes handed out by [`ByteSource::read`] so far.
+    pub bytes_read: u64,
+    /// Reads made so far.
+    pub reads: u32,
+}
+
+impl FileSource {
+    /// Opens `path`. Errors: it cannot be opened, or is not a regular file (a FIFO or a
+    /// device cannot be read by offset; a directory is not a model), in the system's words.
+    pub fn open(path: &Path) -> Result<FileSource, std::io::Error> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::other(
+                "not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first",
+            ));
+        }
+        Ok(FileSource {
+            file,
+            size: meta.len(),
+            bytes_read: 0,
+            reads: 0,
+        })
+    }
+}
+
+impl ByteSource for FileSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+        let past = || SourceError::OutOfBounds {
+            offset,
+            len,
+            size: self.size,
+        };
+        if offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(past());
+        }
+        let n = usize::try_from(len).map_err(|_| past())?;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(n).map_err(|_| past())?;
+        buf.resize(n, 0);
+        self.file
+            .seek(SeekFrom::Start(offset))
+            .and_then(|_| self.file.read_exact(&mut buf))
+            .map_err(|e| SourceError::Io {
+                offset,
+                len,
+                cause: e.to_string(),
+            })?;
+        self.bytes_read = self.bytes_read.saturating_add(len);
+        self.reads = self.reads.saturating_add(1);
+        Ok(buf)
+    }
+}

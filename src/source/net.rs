@@ -1,0 +1,418 @@
+//! Remote files over HTTP(S) for the native CLI: the same Range rules as the browser's source
+//! (`web/http.rs`), with a blocking client (ureq, rustls). Each read is one ranged GET; the
+//! first answer's `Content-Range` gives the file size, its final URL (after redirects) is
+//! where later reads go, and the access token goes only to the Hub endpoint's exact origin
+//! ([`token_allowed`]; ureq drops `Authorization` on every redirect, so a CDN never sees it).
+//!
+//! What is refused, as in the page: a 206 without the asked `Content-Range`, a body of another
+//! length, a compressed range (`Content-Encoding`), an HTML page, a 5xx after [`super::http::TRIES`] tries.
+//! A server that ignores Range (200) is read from the start of its body only as far as needed,
+//! at most [`NO_RANGE_CAP`] bytes, and the connection is dropped after.
+
+use std::cell::Cell;
+use std::io::Read;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ureq::{Agent, Body, ResponseExt};
+
+use super::http::{
+    origin_of, parse_content_range, range_len, retry_delay_ms, token_allowed, Problem,
+    MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
+};
+use super::{ByteSource, SourceError};
+
+/// Settings shared by every request of one run: the Hub endpoint (the only origin that gets
+/// the token), the token, and counters of requests made and body bytes received.
+pub struct Client {
+    agent: Agent,
+    /// The Hub endpoint (`https://huggingface.co`, or `HF_ENDPOINT`).
+    pub endpoint: String,
+    token: Option<String>,
+    timeout_ms: u32,
+    /// Requests started.
+    pub requests: Cell<u32>,
+    /// Body bytes received.
+    pub bytes: Cell<u64>,
+}
+
+impl Client {
+    /// A client for `endpoint` with an optional access token.
+    pub fn new(endpoint: String, token: Option<String>) -> Rc<Client> {
+        let timeout = Duration::from_millis(u64::from(READ_TIMEOUT_MS));
+        let agent: Agent = Agent::config_builder()
+            .http_status_as_error(false)
+            .user_agent(concat!("weightpeek/", env!("CARGO_PKG_VERSION")))
+            // No Accept-Encoding: a compressed range cannot be trusted (see Problem::Encoded).
+            .accept_encoding("")
+            .max_redirects(10)
+            .timeout_connect(Some(timeout))
+            .timeout_recv_response(Some(timeout))
+            .timeout_per_read(Some(timeout))
+            .build()
+            .into();
+        Rc::new(Client {
+            agent,
+            endpoint,
+            token: token.filter(|t| !t.is_empty()),
+            timeout_ms: READ_TIMEOUT_MS,
+            requests: Cell::new(0),
+            bytes: Cell::new(0),
+        })
+    }
+
+    /// `problem` reading `url`, as one sentence (headline: likely cause and remedy).
+    pub fn describe(&self, problem: &Problem, url: &str) -> String {
+        let (h, d) = problem.describe_cli(url, &self.endpoint, self.token.is_some());
+        format!("{h}: {d}")
+    }
+
+    fn error(&self, problem: Problem, url: &str) -> SourceError {
+        SourceError::Http {
+            url: url.to_string(),
+            text: self.describe(&problem, url),
+            problem,
+        }
+    }
+
+    /// A GET of `url` with an optional Range (inclusive end); 5xx answers are tried
+    ///  [`super::http::TRIES`] times with the page's backoff. Only 200 and 206 are answers.
+    fn get(
+        &self,
+        url: &str,
+        range: Option<(u64, u64)>,
+    ) -> Result<ureq::http::Response<Body>, Problem> {
+        let mut tries = 0u32;
+        loop {
+            tries += 1;
+            match self.get_once(url, range) {
+                Err(p) => match retry_delay_ms(tries, &p) {
+                    Some(ms) => std::thread::sleep(Duration::from_millis(u64::from(ms))),
+                    None => return Err(p),
+                },
+                ok => return ok,
+            }
+        }
+    }
+
+    fn get_once(
+        &self,
+        url: &str,
+        range: Option<(u64, u64)>,
+    ) -> Result<ureq::http::Response<Body>, Problem> {
+        let mut req = self.agent.get(url);
+        if let Some((a, b)) = range {
+            req = req.header("Range", &format!("bytes={a}-{b}"));
+        }
+        if let Some(t) = self
+            .token
+            .as_deref()
+            .filter(|_| token_allowed(url, &self.endpoint))
+        {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        self.requests.set(self.requests.get().saturating_add(1));
+        let resp = req.call().map_err(|e| self.call_problem(e, range))?;
+        let status = resp.status().as_u16();
+        if status != 200 && status != 206 {
+            return Err(Problem::Status(status));
+        }
+        let ctype = header(&resp, "content-type");
+        if ctype.to_ascii_lowercase().starts_with("text/html") {
+            return Err(Problem::Html);
+        }
+        Ok(resp)
+    }
+
+    fn call_problem(&self, e: ureq::Error, range: Option<(u64, u64)>) -> Problem {
+        match e {
+            ureq::Error::Timeout(_) => Problem::Stalled {
+                range,
+                got: 0,
+                timeout_ms: self.timeout_ms,
+            },
+            ureq::Error::TooManyRedirects => {
+                Problem::RedirectFailed("more than 10 redirects".into())
+            }
+            ureq::Error::HostNotFound => Problem::Network("the host name was not found".into()),
+            other => Problem::Network(other.to_string()),
+        }
+    }
+
+    /// The whole body of `url` (an index, a listing, a config), at most `cap` bytes
+    /// ([`MAX_WHOLE_FILE`] for listings and indexes). Errors: the request failed, or the
+    /// body is larger than `cap` (refused from its Content-Length, or as soon as it passes).
+    pub fn get_all(&self, url: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
+        let cap = cap.min(MAX_WHOLE_FILE);
+        let resp = self.get(url, None).map_err(|p| self.error(p, url))?;
+        if content_length(&resp).is_some_and(|n| n > cap) {
+            return Err(self.error(Problem::TooLarge(cap), url));
+        }
+        let mut out = Vec::new();
+        let got = resp
+            .into_body()
+            .into_reader()
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut out);
+        self.bytes
+            .set(self.bytes.get().saturating_add(out.len() as u64));
+        match got {
+            Err(e) => Err(self.error(Problem::Network(e.to_string()), url)),
+            Ok(n) if n as u64 > cap => Err(self.error(Problem::TooLarge(cap), url)),
+            Ok(_) => Ok(out),
+        }
+    }
+
+    /// Opens `url` with a first ranged GET of `first_len` bytes from offset 0, whose answer
+    /// gives the file size; its bytes are kept for the first read.
+    pub fn open(self: &Rc<Self>, url: &str, first_len: u64) -> Result<NetSource, SourceError> {
+        self.open_inner(url, first_len)
+            .map_err(|p| self.error(p, url))
+    }
+
+    fn open_inner(self: &Rc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
+        let end = first_len.max(1) - 1;
+        let resp = self.get(url, Some((0, end)))?;
+        let final_url = resp.get_uri().to_string();
+        let direct = if origin_of(&final_url) != origin_of(url) {
+            final_url
+        } else {
+            url.to_string()
+        };
+        let mut src = NetSource {
+            client: self.clone(),
+            url: url.to_string(),
+            direct,
+            size: 0,
+            first: Vec::new(),
+            stream: None,
+            no_range: false,
+        };
+        if resp.status().as_u16() == 206 {
+            let cr = header(&resp, "content-range");
+            let Some((0, b, Some(total))) = parse_content_range(&cr) else {
+                return Err(if cr.is_empty() {
+                    Problem::BadAnswer("a 206 answer without a Content-Range header".into())
+                } else {
+                    Problem::RangeMismatch {
+                        asked: (0, end),
+                        got: cr,
+                    }
+                });
+            };
+            if b > end {
+                return Err(Problem::RangeMismatch {
+                    asked: (0, end),
+                    got: cr,
+                });
+            }
+            src.size = total;
+            src.first = self.body(resp, (0, b))?;
+        } else {
+            // 200: the whole file follows; its length says the size.
+            let Some(size) = content_length(&resp) else {
+                return Err(Problem::BadAnswer("the server ignores Range requests and does not say the file's length (no Content-Length)".into()));
+            };
+            src.size = size;
+            src.no_range = size > first_len;
+            let mut stream = Stream {
+                reader: resp.into_body().into_reader(),
+                pos: 0,
+            };
+            src.first = stream_read(self, &mut stream, 0, first_len.min(size))?;
+            src.stream = Some(stream);
+        }
+        Ok(src)
+    }
+
+    /// The body of a 206 for `range` (inclusive): exactly its length, or an error (fewer:
+    /// short or cut off; more: refused at the first byte past it).
+    fn body(
+        &self,
+        resp: ureq::http::Response<Body>,
+        range: (u64, u64),
+    ) -> Result<Vec<u8>, Problem> {
+        let expect = range_len(range).ok_or(Problem::TooLarge(u64::MAX))?;
+        let coding = header(&resp, "content-encoding");
+        if !coding.trim().is_empty() && !coding.trim().eq_ignore_ascii_case("identity") {
+            return Err(Problem::Encoded { range, coding });
+        }
+        let cap = usize::try_from(expect).map_err(|_| Problem::TooLarge(expect))?;
+        let mut out: Vec<u8> = Vec::new();
+        out.try_reserve_exact(cap)
+            .map_err(|_| Problem::TooLarge(expect))?;
+        let got = resp
+            .into_body()
+            .into_reader()
+            .take(expect.saturating_add(1))
+            .read_to_end(&mut out);
+        self.bytes
+            .set(self.bytes.get().saturating_add(out.len() as u64));
+        match got {
+            Err(e) if is_timeout(&e) => Err(Problem::Stalled {
+                range: Some(range),
+                got: out.len() as u64,
+                timeout_ms: self.timeout_ms,
+            }),
+            Err(e) => Err(Problem::Cut {
+                range,
+                got: out.len() as u64,
+                why: e.to_string(),
+            }),
+            Ok(n) if n > cap => Err(Problem::Excess { range }),
+            Ok(n) if n < cap => Err(Problem::Short {
+                range,
+                got: n as u64,
+            }),
+            Ok(_) => Ok(out),
+        }
+    }
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
+}
+
+fn header(resp: &ureq::http::Response<Body>, name: &str) -> String {
+    resp.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn content_length(resp: &ureq::http::Response<Body>) -> Option<u64> {
+    header(resp, "content-length").trim().parse().ok()
+}
+
+/// A server without Range support: its one body, read forward only.
+struct Stream {
+    reader: ureq::BodyReader<'static>,
+    /// File offset of the next byte of `reader`.
+    pos: u64,
+}
+
+/// `len` bytes at `offset` from a forward-only body: the bytes before `offset` are skipped
+/// (not kept), never more than [`NO_RANGE_CAP`] in all.
+fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
+    let end = offset
+        .checked_add(len)
+        .ok_or(Problem::TooLarge(NO_RANGE_CAP))?;
+    if end > NO_RANGE_CAP {
+        return Err(Problem::TooLarge(NO_RANGE_CAP));
+    }
+    if offset < s.pos {
+        return Err(Problem::BadAnswer("this server ignores Range requests, so bytes before the ones already read cannot be read again without downloading the file anew".into()));
+    }
+    let skip = offset - s.pos;
+    let skipped = std::io::copy(&mut (&mut s.reader).take(skip), &mut std::io::sink())
+        .map_err(|e| Problem::Network(e.to_string()))?;
+    let mut out = Vec::new();
+    let got = (&mut s.reader).take(len).read_to_end(&mut out);
+    client.bytes.set(
+        client
+            .bytes
+            .get()
+            .saturating_add(skipped)
+            .saturating_add(out.len() as u64),
+    );
+    got.map_err(|e| Problem::Network(e.to_string()))?;
+    s.pos = offset.saturating_add(out.len() as u64);
+    if skipped < skip || (out.len() as u64) < len {
+        return Err(Problem::BadAnswer(format!(
+            "the download ended at byte {}, before byte {end}",
+            s.pos
+        )));
+    }
+    Ok(out)
+}
+
+/// A remote file read by range (see the module documentation).
+pub struct NetSource {
+    client: Rc<Client>,
+    /// The URL as opened (a Hub `resolve/` URL, or any URL).
+    pub url: String,
+    /// Where later reads go: the final URL after the first answer's redirects.
+    direct: String,
+    size: u64,
+    first: Vec<u8>,
+    stream: Option<Stream>,
+    /// The server answered 200 to a Range request (no Range support).
+    pub no_range: bool,
+}
+
+impl NetSource {
+    /// A reader of a file opened before (size and redirect target known), for tensor
+    /// previews: each read is one ranged GET of exactly the bytes asked.
+    pub fn reopen(&self) -> NetSource {
+        NetSource {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            direct: self.direct.clone(),
+            size: self.size,
+            first: Vec::new(),
+            stream: None,
+            no_range: self.no_range,
+        }
+    }
+
+    fn range(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let end = offset
+            .checked_add(len - 1)
+            .ok_or(Problem::TooLarge(u64::MAX))?;
+        if end < self.first.len() as u64 {
+            return Ok(self.first[offset as usize..=end as usize].to_vec());
+        }
+        if let Some(s) = self.stream.as_mut() {
+            return stream_read(&self.client, s, offset, len);
+        }
+        if self.no_range {
+            return Err(Problem::BadAnswer(
+                "this server ignores Range requests: reading further would download the file up to that byte".into(),
+            ));
+        }
+        let resp = match self.client.get(&self.direct, Some((offset, end))) {
+            Err(Problem::Status(403 | 410)) if self.direct != self.url => {
+                // A signed CDN URL expired: ask the Hub again.
+                self.direct = self.url.clone();
+                self.client.get(&self.direct, Some((offset, end)))?
+            }
+            other => other?,
+        };
+        if resp.status().as_u16() != 206 {
+            return Err(Problem::BadAnswer(
+                "the server stopped honouring Range requests (answered 200 to a ranged request)"
+                    .into(),
+            ));
+        }
+        let cr = header(&resp, "content-range");
+        match parse_content_range(&cr) {
+            Some((a, b, _)) if a == offset && b == end => {}
+            _ => {
+                return Err(Problem::RangeMismatch {
+                    asked: (offset, end),
+                    got: cr,
+                })
+            }
+        }
+        self.client.body(resp, (offset, end))
+    }
+}
+
+impl ByteSource for NetSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+        let url = self.url.clone();
+        self.range(offset, len)
+            .map_err(|p| self.client.error(p, &url))
+    }
+}
