@@ -8,6 +8,9 @@
 
 use serde::Serialize;
 
+mod set;
+pub use set::member_word;
+
 use crate::format::{DType, Format, Model};
 
 /// How bad a finding is.
@@ -84,7 +87,10 @@ fn finding(
 /// the metadata and every parser and merge warning; each part's findings name the part.
 pub fn check(m: &Model) -> Vec<Finding> {
     if m.parts.is_empty() {
-        return check_file(m);
+        let mut out = check_file(m);
+        set::set_findings(m, &mut out);
+        out.sort_by_key(|f| f.severity);
+        return out;
     }
     let mut out = Vec::new();
     for (i, p) in m.parts.iter().enumerate() {
@@ -118,6 +124,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
             bytes: Vec::new(),
             parts: Vec::new(),
             sidecar: Default::default(),
+            set: None,
         };
         for mut f in check_file(&part) {
             if !first || f.tensor.is_some() {
@@ -126,6 +133,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
             out.push(f);
         }
     }
+    set::set_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

@@ -113,6 +113,47 @@ pub struct Model {
     /// and the data of a few small descriptive tensors (quantised safetensors layouts, see
     /// [`crate::summary::quant_st`]). Empty unless the caller read them.
     pub sidecar: Sidecar,
+    /// The set of files this model was opened from, when it is (or should be) more than one
+    /// file: which were read, which are missing, which given files do not belong. `None` for
+    /// a single file that is the whole model.
+    pub set: Option<SetInfo>,
+}
+
+/// A given file that is not part of the model opened, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Stray {
+    /// The file's name as given.
+    pub name: String,
+    /// Why it was not merged (`part 2 of another set, x-…`, `a second copy of part 1`, …).
+    pub why: String,
+}
+
+/// How a model stored in several files was opened (filled in by [`crate::open`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SetInfo {
+    /// `"gguf-split"` (llama.cpp's gguf-split parts) or `"safetensors-shards"`.
+    pub kind: &'static str,
+    /// Files the whole model has (`split.count`, the index's shards, the `-of-N` of the
+    /// names).
+    pub files_expected: u32,
+    /// Files of the set that were read, in part order.
+    pub files_read: Vec<String>,
+    /// Files of the set that were not given, not found, or could not be read.
+    pub missing: Vec<String>,
+    /// Tensors the whole model has, when a file says (`split.tensors.count`, the index's
+    /// `weight_map`).
+    pub model_tensors: Option<u64>,
+    /// The safetensors index read, if any.
+    pub index: Option<String>,
+    /// Files given that were not merged, and why (another set's part, a second copy, …).
+    pub strays: Vec<Stray>,
+}
+
+impl SetInfo {
+    /// Whether every file of the set was read.
+    pub fn complete(&self) -> bool {
+        self.missing.is_empty() && self.files_read.len() as u64 >= u64::from(self.files_expected)
+    }
 }
 
 /// Facts read besides a model's header that some layouts need (the quantised safetensors
@@ -130,6 +171,33 @@ pub struct Sidecar {
     /// and the compressed-tensors `weight_shape`, which hold logical shapes in tensor data
     /// rather than in the header (see [`crate::summary::quant_st::wanted_tensor_data`]).
     pub tensor_data: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+/// Largest config file [`Sidecar::attach_config`] parses: 16 MiB (real ones are a few KiB; a
+/// multimodal one with long lists is under 100 KB).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+impl Sidecar {
+    /// Puts a config file's bytes (`config.json`, or AutoGPTQ's `quantize_config.json`) here:
+    /// parsed, or with the reason it cannot be used (too large, not JSON), which
+    /// `summary::quant_st::analyse` reports as a `quant-config-unreadable` finding. `source`
+    /// names it in messages (a path or URL).
+    pub fn attach_config(&mut self, bytes: &[u8], source: &str) {
+        self.config_source = Some(source.to_string());
+        self.config = None;
+        self.config_error = None;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            self.config_error = Some(format!(
+                "{source}: {} bytes; the limit is {MAX_CONFIG_BYTES}",
+                bytes.len()
+            ));
+            return;
+        }
+        match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => self.config = Some(v),
+            Err(e) => self.config_error = Some(format!("{source}: not JSON: {e}")),
+        }
+    }
 }
 
 /// One file of a model stored in several.
@@ -233,6 +301,7 @@ pub fn model_from_gguf(
         bytes,
         parts: Vec::new(),
         sidecar: Sidecar::default(),
+        set: None,
     }
 }
 
@@ -334,5 +403,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         bytes,
         parts: Vec::new(),
         sidecar: Sidecar::default(),
+        set: None,
     }
 }

@@ -7,4 +7,8 @@
 #![forbid(unsafe_code)]
 
 pub mod merge;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 pub mod pool;
+pub mod read;
+pub mod recognise;

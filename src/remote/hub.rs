@@ -113,6 +113,24 @@ impl Repo {
     }
 }
 
+/// `url` with its last path segment replaced by `file` (a path relative to that directory,
+/// `/`-separated; each segment percent-encoded) and its query dropped: the URL of a file beside
+/// another. Unchanged when `url` is not a URL.
+pub fn sibling_url(url: &str, file: &str) -> String {
+    let Ok(mut u) = Url::parse(url) else {
+        return url.to_string();
+    };
+    if let Ok(mut p) = u.path_segments_mut() {
+        p.pop();
+        for seg in file.split('/') {
+            p.push(seg);
+        }
+    }
+    u.set_query(None);
+    u.set_fragment(None);
+    u.into()
+}
+
 /// What a pasted text points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {

@@ -61,6 +61,13 @@ pub enum SourceError {
         /// `headline: details`.
         text: String,
     },
+    /// A whole-file read (an index, a config) of a file larger than the tool reads of it.
+    TooLarge {
+        /// The file's size, when known.
+        size: Option<u64>,
+        /// The most this tool reads of such a file.
+        cap: u64,
+    },
     /// The source cannot be read at all, and why (a part that was not opened, a server that
     /// ignores Range requests, a file that was not picked).
     Unavailable(String),
@@ -90,6 +97,16 @@ impl std::fmt::Display for SourceError {
                 "a read of {len} bytes at byte {offset} is past the end of the {size}-byte file"
             ),
             SourceError::Http { text, .. } => f.write_str(text),
+            SourceError::TooLarge { size: Some(n), cap } => write!(
+                f,
+                "{n} bytes, more than the {cap} this tool reads of such a file"
+            ),
+            SourceError::TooLarge { size: None, cap } => {
+                write!(
+                    f,
+                    "more than the {cap} bytes this tool reads of such a file"
+                )
+            }
             SourceError::Unavailable(why) => f.write_str(why),
         }
     }

@@ -91,6 +91,11 @@ pub struct Summary {
     /// The quantised safetensors layout ([`quant_st::analyse`]), when one was recognised.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quantization: Option<quant_st::QuantReport>,
+    /// The set of files the model was opened from, when it is more than one file or one part
+    /// of several ([`crate::format::SetInfo`]): the totals above are then those of the files
+    /// read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set: Option<crate::format::SetInfo>,
     /// The dtype histogram, largest share of bytes first.
     pub dtypes: Vec<DtypeRow>,
     /// GGUF architecture card.
@@ -198,6 +203,7 @@ pub fn summarize(m: &Model) -> Summary {
             .collect(),
         warnings,
         findings,
+        set: m.set.clone(),
         error: m.error.as_ref().map(|e| e.to_string()),
     }
 }

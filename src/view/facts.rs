@@ -64,6 +64,15 @@ fn of(part: u64, whole: u64) -> String {
 /// parameters, tensor bytes, bits per weight. `model` says how much was actually parsed.
 pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let mut out = Vec::new();
+    let partial = s
+        .set
+        .as_ref()
+        .is_some_and(|set| !set.kind.is_empty() && !set.complete());
+    // A part alone: its figures are this file's, not the model's.
+    let label = |whole: &'static str, this: &'static str| if partial { this } else { whole };
+    if let Some(f) = s.set.as_ref().and_then(|set| set_fact(set, s.tensor_count)) {
+        out.push(f);
+    }
     let mut fmt_detail = match s.endianness {
         Endian::Big => "big-endian".to_string(),
         Endian::Little => "little-endian".to_string(),
@@ -107,7 +116,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let read_tensors = s.tensors.len() as u64;
     out.push(
         Fact::new(
-            "tensors",
+            label("tensors", "tensors in these files"),
             text::thousands(s.tensor_count),
             (read_tensors != s.tensor_count)
                 .then(|| format!("{} read before the error", text::thousands(read_tensors))),
@@ -117,7 +126,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let q = s.quantization.as_ref();
     out.push(
         Fact::new(
-            "parameters",
+            label("parameters", "parameters in these files"),
             text::params(s.parameter_count),
             Some(match q {
                 Some(q) => format!(
@@ -131,7 +140,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         .hook("parameter-count", Some(s.parameter_count.to_string())),
     );
     out.push(Fact::new(
-        "tensor bytes",
+        label("tensor bytes", "tensor bytes in these files"),
         text::bytes(s.tensor_bytes),
         Some(format!(
             "{} bytes{}",
@@ -158,6 +167,93 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         out.push(quant_fact(q));
     }
     out
+}
+
+/// The summary card's first figure for a model opened from a set of files, or from one file of
+/// a set (`tensors_read`: the tensors in the files read): `part 1 of 3` with "6 of the
+/// model's 18 tensors are in this file; …; missing: …", or
+/// `3 parts` for a whole set. `None` for a single file with nothing given beside it.
+pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact> {
+    let names = |v: &[String]| {
+        let shown: Vec<String> = v
+            .iter()
+            .take(8)
+            .map(|n| text::escape(crate::open::recognise::file_name(n)))
+            .collect();
+        let more = v.len().saturating_sub(shown.len());
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    let strays = (!set.strays.is_empty()).then(|| {
+        let list: Vec<String> = set
+            .strays
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} ({})",
+                    text::escape(crate::open::recognise::file_name(&s.name)),
+                    text::escape(&s.why)
+                )
+            })
+            .collect();
+        format!("not merged: {}", list.join("; "))
+    });
+    if set.kind.is_empty() {
+        return strays.map(|d| {
+            Fact::new(
+                "other files",
+                format!("{} not merged", set.strays.len()),
+                Some(d),
+            )
+            .hook("set", Some("strays".into()))
+        });
+    }
+    let word = crate::check::member_word(set);
+    let read = set.files_read.len() as u64;
+    let expected = u64::from(set.files_expected);
+    let (text, value) = if set.complete() {
+        (format!("{expected} {word}s"), "complete")
+    } else if read == 1 {
+        let no = crate::open::recognise::role(&set.files_read[0]);
+        let n = match no {
+            crate::open::recognise::Role::Part { no, .. } => no.to_string(),
+            _ => "1".into(),
+        };
+        (format!("{word} {n} of {expected}"), "partial")
+    } else {
+        (format!("{read} of {expected} {word}s"), "partial")
+    };
+    let mut detail = Vec::new();
+    if !set.complete() {
+        let here = if read == 1 {
+            "this file"
+        } else {
+            "these files"
+        };
+        match set.model_tensors {
+            Some(t) => detail.push(format!(
+                "{} of the model's {} tensors are in {here}; the figures below are {here}'s",
+                text::thousands(tensors_read),
+                text::thousands(t)
+            )),
+            None => detail.push(format!(
+                "the figures below are {here}'s, not the whole model's"
+            )),
+        }
+        if !set.missing.is_empty() {
+            detail.push(format!("missing: {}", names(&set.missing)));
+        }
+    }
+    if let Some(st) = strays {
+        detail.push(st);
+    }
+    Some(
+        Fact::new("set", text, (!detail.is_empty()).then(|| detail.join("; ")))
+            .hook("set", Some(value.into())),
+    )
 }
 
 /// The summary card's quantisation figure: the layout line, and where bits and group size

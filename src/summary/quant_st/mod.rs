@@ -42,7 +42,6 @@ mod tests;
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value as Json;
 
 use crate::check::{Finding, Severity};
 use crate::format::{Format, Model};
@@ -247,28 +246,11 @@ pub fn wanted_tensor_data(m: &Model) -> Vec<DataRequest> {
     out
 }
 
-/// Largest config file [`attach_config`] parses (real ones are a few KiB).
-pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+pub use crate::format::MAX_CONFIG_BYTES;
 
-/// Puts a config file's bytes (`config.json`, or AutoGPTQ's `quantize_config.json`) into the
-/// model's [`crate::format::Sidecar`]: parsed, or with the reason it cannot be used (too large,
-/// not JSON), which [`analyse`] reports as a `quant-config-unreadable` finding. `source` names
-/// it in messages (a path or URL).
+/// Puts a config file's bytes into the model's sidecar ([`crate::format::Sidecar::attach_config`]).
 pub fn attach_config(m: &mut Model, bytes: &[u8], source: &str) {
-    m.sidecar.config_source = Some(source.to_string());
-    m.sidecar.config = None;
-    m.sidecar.config_error = None;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        m.sidecar.config_error = Some(format!(
-            "{source}: {} bytes; the limit is {MAX_CONFIG_BYTES}",
-            bytes.len()
-        ));
-        return;
-    }
-    match serde_json::from_slice::<Json>(bytes) {
-        Ok(v) => m.sidecar.config = Some(v),
-        Err(e) => m.sidecar.config_error = Some(format!("{source}: not JSON: {e}")),
-    }
+    m.sidecar.attach_config(bytes, source);
 }
 
 /// Whether a config would refine [`analyse`]: a safetensors model with a quantised layout

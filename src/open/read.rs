@@ -1,0 +1,469 @@
+//! Reading what [`super::recognise::plan`] decided: the index first if there is one, then every
+//! file's header through [`crate::source::read_model`] (at most [`POOL_SIZE`] at once), the
+//! split keys of each GGUF part, the merge, the config a quantised safetensors layout needs,
+//! and the [`SetInfo`] saying what was read, what is missing and what did not belong.
+//!
+//! The shell says how a name becomes bytes ([`Opener`]): the page and the element by the files
+//! picked or by sibling URLs, the CLI by paths beside each other or by URLs.
+
+use super::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
+use super::pool::{bounded, POOL_SIZE};
+use super::recognise::{file_name, index_shards, not_in_index, plan, Plan, Target};
+use crate::format::{Format, Model, SetInfo, Stray, Value, Warning, MAX_CONFIG_BYTES};
+use crate::source::{read_model, ByteSource, ReadPolicy, ReadStats, SourceError};
+
+/// Most bytes of a safetensors index read: 256 MiB (diffusers' indexes of models with
+/// hundreds of experts reach 60 MB).
+pub const MAX_INDEX_BYTES: u64 = crate::source::http::MAX_WHOLE_FILE;
+
+/// How the shell turns a file name into bytes.
+#[allow(async_fn_in_trait)] // single-threaded (wasm, the CLI): no Send bound wanted
+pub trait Opener {
+    /// The source of one file.
+    type Source: ByteSource;
+    /// How headers are read (local: doubling reads; remote: estimates).
+    fn policy(&self) -> ReadPolicy;
+    /// Whether a file of this name can be opened without being given: a sibling on disk or on
+    /// the same server. For files that were only picked (the page), false.
+    fn available(&self, name: &str) -> bool;
+    /// Opens `name` for reads by range; `first_read` is the size of the first read the
+    /// driver will make (an HTTP source fetches it at once).
+    async fn open(&self, name: &str, first_read: u64) -> Result<Self::Source, SourceError>;
+    /// The whole of a small file (an index, a config), at most `cap` bytes.
+    async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError>;
+    /// Whether the person cancelled (the rest is then not read).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// What the shell may add to an opening.
+#[derive(Clone, Copy, Default)]
+pub struct Options {
+    /// Whether the model wants its `config.json` (quantised safetensors layouts; the shell
+    /// passes `summary::quant_st::wants_config`). `None`: never read a config.
+    pub wants_config: Option<fn(&Model) -> bool>,
+    /// The small tensors whose data describes the model (quantised layouts' logical shapes;
+    /// the CLI passes `summary::quant_st::wanted_tensor_data`): (name, offset, length) in a
+    /// single file, read into the model's sidecar. `None`: read no tensor data.
+    pub tensor_data: Option<fn(&Model) -> Vec<(String, u64, u64)>>,
+}
+
+/// A model that was opened.
+pub struct Opened<S> {
+    /// Display name: the file, the index, or `x.gguf (3 parts)`.
+    pub name: String,
+    /// The model, merged from its parts; its [`Model::set`] says how complete it is.
+    pub model: Model,
+    /// Reads and bytes of the header reading, over every file.
+    pub stats: ReadStats,
+    /// The source of each file read, in [`Model::parts`] order (one for a single file), for
+    /// tensor previews.
+    pub sources: Vec<S>,
+}
+
+/// Why nothing could be opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// No model file among the names given (`ignored`: the sidecars given).
+    NothingToOpen {
+        /// Files given that are not models.
+        ignored: Vec<String>,
+    },
+    /// A file could not be read at all.
+    Source {
+        /// The file.
+        name: String,
+        /// What failed.
+        error: SourceError,
+    },
+    /// The file is not a model file, or its first bytes cannot be parsed.
+    NotAModel {
+        /// The file.
+        name: String,
+        /// The parser's error (what the bytes look like instead, with the byte offset).
+        error: crate::format::Error,
+    },
+    /// The index could not be parsed.
+    BadIndex {
+        /// The index.
+        name: String,
+        /// Why.
+        why: String,
+    },
+    /// An index was given without any of its shards, and none can be found beside it.
+    IndexAlone {
+        /// The index.
+        name: String,
+        /// The shard files it names, to add.
+        shards: Vec<String>,
+    },
+    /// Parts of a set were named but none could be read.
+    NoPart {
+        /// Each part and why it could not be read.
+        failures: Vec<(String, String)>,
+    },
+    /// The person cancelled.
+    Cancelled,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::NothingToOpen { ignored } if ignored.is_empty() => {
+                f.write_str("no file was given")
+            }
+            OpenError::NothingToOpen { ignored } => {
+                write!(f, "none of these is a model file: {}", ignored.join(", "))
+            }
+            OpenError::Source { name, error } => write!(f, "{name}: {error}"),
+            OpenError::NotAModel { name, error } => write!(f, "{name}: {error}"),
+            OpenError::BadIndex { name, why } => write!(f, "{name}: {why}"),
+            OpenError::IndexAlone { name, shards } => write!(
+                f,
+                "{name} is an index of {} shard{}; add the shard files with it: {}",
+                shards.len(),
+                if shards.len() == 1 { "" } else { "s" },
+                shards.join(", ")
+            ),
+            OpenError::NoPart { failures } => {
+                f.write_str("none of the parts could be read: ")?;
+                let list: Vec<String> = failures.iter().map(|(n, w)| format!("{n}: {w}")).collect();
+                f.write_str(&list.join("; "))
+            }
+            OpenError::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// Opens the model that the files `names` (given together, in order) make: one file, a set
+/// by its parts (the other parts are looked for beside the first with
+/// [`Opener::available`]), or an index and its shards. Errors: see [`OpenError`]; a set
+/// with missing or unreadable parts opens with what could be read, and says so in
+/// [`Model::set`].
+pub async fn open<O: Opener>(
+    opener: &O,
+    names: &[String],
+    options: Options,
+) -> Result<Opened<O::Source>, OpenError> {
+    let plan: Plan = plan(names);
+    let mut strays = plan.strays.clone();
+    let (files, index, name): (Vec<String>, Option<(String, ShardIndex)>, String) =
+        match &plan.target {
+            Target::Nothing => {
+                return Err(OpenError::NothingToOpen {
+                    ignored: plan.ignored.clone(),
+                })
+            }
+            Target::Single(n) => (vec![n.clone()], None, n.clone()),
+            Target::Parts { names: parts, .. } => {
+                let name = format!(
+                    "{} ({} parts)",
+                    parts.first().map(String::as_str).unwrap_or(""),
+                    parts.len()
+                );
+                (parts.clone(), None, name)
+            }
+            Target::Index(ix) => {
+                let bytes = opener
+                    .read_all(ix, MAX_INDEX_BYTES)
+                    .await
+                    .map_err(|error| OpenError::Source {
+                        name: ix.clone(),
+                        error,
+                    })?;
+                let parsed = parse_index(&bytes).map_err(|why| OpenError::BadIndex {
+                    name: ix.clone(),
+                    why,
+                })?;
+                let shards = index_shards(ix, &parsed.files_in_order());
+                strays.extend(not_in_index(names, ix, &shards));
+                (shards, Some((ix.clone(), parsed)), ix.clone())
+            }
+        };
+    // Which files of the set can be read: given, or found beside the others.
+    let (present, missing): (Vec<String>, Vec<String>) = files
+        .iter()
+        .cloned()
+        .partition(|f| given_by_file_name(names, f).is_some() || opener.available(f));
+    let present: Vec<String> = present
+        .into_iter()
+        .map(|f| given_by_file_name(names, &f).map_or(f, str::to_string))
+        .collect();
+    if present.is_empty() {
+        if let Some((ix, parsed)) = &index {
+            return Err(OpenError::IndexAlone {
+                name: ix.clone(),
+                shards: parsed.files_in_order(),
+            });
+        }
+    }
+    let set_kind = match (&plan.target, files.first()) {
+        (Target::Index(_), _) => Some("safetensors-shards"),
+        (Target::Parts { ext: ".gguf", .. }, _) => Some("gguf-split"),
+        (Target::Parts { .. }, _) => Some("safetensors-shards"),
+        _ => None,
+    };
+    let jobs: Vec<(String, u64)> = present
+        .iter()
+        .map(|f| {
+            let first = match &index {
+                Some((_, ix)) => shard_first_read(ix.tensors_in(file_name(f))),
+                None => opener.policy().first_read,
+            };
+            (f.clone(), first)
+        })
+        .collect();
+    let count = jobs.len();
+    let results = bounded(jobs, POOL_SIZE, |_, (file, first)| async move {
+        let r = read_one(opener, &file, first).await;
+        (file, r)
+    })
+    .await;
+    if opener.cancelled() {
+        return Err(OpenError::Cancelled);
+    }
+    let mut stats = ReadStats::default();
+    let mut parts = Vec::new();
+    let mut sources = Vec::new();
+    let mut extra: Vec<Warning> = Vec::new();
+    let mut unreadable = Vec::new();
+    let single = set_kind.is_none();
+    for (i, (file, r)) in results.into_iter().enumerate() {
+        match r {
+            Ok((model, s, src)) => {
+                stats.reads += s.reads;
+                stats.bytes += s.bytes;
+                if count > 1 && model.format == Format::Gguf {
+                    let position = files.iter().position(|f| file_name(f) == file_name(&file));
+                    extra.extend(check_split_part(
+                        &file,
+                        position.unwrap_or(i),
+                        files.len(),
+                        &model,
+                    ));
+                }
+                sources.push(src);
+                parts.push((file, Ok(model)));
+            }
+            Err(e) if single => return Err(e),
+            Err(e) => {
+                let why = match &e {
+                    OpenError::Source { error, .. } => error.to_string(),
+                    OpenError::NotAModel { error, .. } => error.to_string(),
+                    other => other.to_string(),
+                };
+                unreadable.push((file.clone(), why.clone()));
+                parts.push((file, Err(why)));
+            }
+        }
+    }
+    let mut model = if single {
+        match parts.pop() {
+            Some((_, Ok(m))) => m,
+            _ => {
+                return Err(OpenError::NothingToOpen {
+                    ignored: Vec::new(),
+                })
+            }
+        }
+    } else if parts.iter().all(|(_, r)| r.is_err()) {
+        return Err(OpenError::NoPart {
+            failures: unreadable,
+        });
+    } else if count == 1 && missing.len() + 1 == files.len() {
+        // One part alone: shown as that file (its own offsets, its own totals), with the set
+        // it belongs to described in `set`.
+        match parts.pop() {
+            Some((_, Ok(m))) => m,
+            _ => unreachable_part(),
+        }
+    } else {
+        let missing_names: Vec<String> = missing.iter().map(|m| file_name(m).to_string()).collect();
+        merge(parts, index.as_ref().map(|(_, ix)| ix), &missing_names).map_err(|why| {
+            OpenError::NoPart {
+                failures: vec![(name.clone(), why)],
+            }
+        })?
+    };
+    model.warnings.extend(extra);
+    model.set = set_info(
+        &model,
+        set_kind,
+        &files,
+        &present,
+        &missing,
+        &unreadable,
+        &index,
+        strays,
+    );
+    if let Some(wants) = options.wants_config {
+        if wants(&model) {
+            read_config(opener, &mut model, plan.config.as_deref(), &present).await;
+        }
+    }
+    if let (Some(wanted), true) = (options.tensor_data, model.parts.is_empty()) {
+        if let Some(src) = sources.first_mut() {
+            for (tensor, offset, len) in wanted(&model) {
+                if let Ok(b) = src.read(offset, len).await {
+                    model.sidecar.tensor_data.insert(tensor, b);
+                }
+            }
+        }
+    }
+    let name = match &model.set {
+        Some(s) if s.files_read.len() == 1 && !s.complete() => s.files_read[0].clone(),
+        _ => name,
+    };
+    Ok(Opened {
+        name,
+        model,
+        stats,
+        sources,
+    })
+}
+
+/// A branch the caller's guard excludes (one part, read successfully); kept panic-free.
+fn unreachable_part() -> Model {
+    crate::format::model_from_safetensors(Default::default(), Vec::new(), 0)
+}
+
+/// The given name whose file name is `f`'s (`./dir/x.gguf` given for `dir/x.gguf`).
+fn given_by_file_name<'a>(names: &'a [String], f: &str) -> Option<&'a str> {
+    names
+        .iter()
+        .find(|g| file_name(g) == file_name(f))
+        .map(String::as_str)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn set_info(
+    m: &Model,
+    kind: Option<&'static str>,
+    files: &[String],
+    present: &[String],
+    missing: &[String],
+    unreadable: &[(String, String)],
+    index: &Option<(String, ShardIndex)>,
+    strays: Vec<Stray>,
+) -> Option<SetInfo> {
+    let split_count = m
+        .get("split.count")
+        .and_then(Value::as_u64)
+        .filter(|&c| c > 1);
+    let kind = match kind {
+        Some(k) => k,
+        // A single file that says it is one part of a split set (renamed, or named by URL).
+        None if split_count.is_some() && m.format == Format::Gguf => "gguf-split",
+        None if strays.is_empty() => return None,
+        None => "",
+    };
+    let files_expected = if kind.is_empty() {
+        1
+    } else {
+        u32::try_from(
+            split_count
+                .unwrap_or(files.len() as u64)
+                .max(files.len() as u64),
+        )
+        .unwrap_or(u32::MAX)
+    };
+    let read: Vec<String> = present
+        .iter()
+        .filter(|p| !unreadable.iter().any(|(u, _)| u == *p))
+        .cloned()
+        .collect();
+    let mut missing: Vec<String> = missing.to_vec();
+    missing.extend(unreadable.iter().map(|(u, _)| u.clone()));
+    let model_tensors = match index {
+        Some((_, ix)) => Some(ix.weight_map.len() as u64),
+        None => m.get("split.tensors.count").and_then(Value::as_u64),
+    };
+    Some(SetInfo {
+        kind,
+        files_expected,
+        files_read: read,
+        missing,
+        model_tensors,
+        index: index.as_ref().map(|(n, _)| n.clone()),
+        strays,
+    })
+}
+
+/// Opens one file and reads its header.
+async fn read_one<O: Opener>(
+    opener: &O,
+    name: &str,
+    first: u64,
+) -> Result<(Model, ReadStats, O::Source), OpenError> {
+    let mut src = opener
+        .open(name, first)
+        .await
+        .map_err(|error| OpenError::Source {
+            name: name.to_string(),
+            error,
+        })?;
+    let policy = ReadPolicy {
+        first_read: first,
+        ..opener.policy()
+    };
+    match read_model(&mut src, &policy).await {
+        Ok((m, s)) => Ok((m, s, src)),
+        Err(error) => Err(OpenError::NotAModel {
+            name: name.to_string(),
+            error,
+        }),
+    }
+}
+
+/// Reads the config a quantised layout needs: the one given, else `config.json` beside the
+/// first file (or AutoGPTQ's `quantize_config.json` when `config.json` has no quantisation
+/// section); attached to the model's sidecar, or the reason it could not be used.
+async fn read_config<O: Opener>(opener: &O, m: &mut Model, given: Option<&str>, files: &[String]) {
+    let dir = files
+        .first()
+        .map_or("", |f| super::recognise::dir_prefix(f));
+    let candidates: Vec<String> = match given {
+        Some(g) => vec![g.to_string()],
+        None => ["config.json", "quantize_config.json"]
+            .iter()
+            .map(|c| format!("{dir}{c}"))
+            .filter(|c| opener.available(c))
+            .collect(),
+    };
+    let mut chosen: Option<(String, Result<Vec<u8>, SourceError>)> = None;
+    for c in candidates {
+        let r = opener.read_all(&c, MAX_CONFIG_BYTES).await;
+        if r.as_ref().is_err_and(|e| e.status() == Some(404)) {
+            // Not there after all (a server's sibling): as if absent.
+            continue;
+        }
+        let has_section = r.as_ref().is_ok_and(|b| {
+            serde_json::from_slice::<serde_json::Value>(b).is_ok_and(|v| {
+                ["quantization_config", "quantization", "compression_config"]
+                    .iter()
+                    .any(|k| v.get(k).is_some())
+            })
+        });
+        let quantize_config = file_name(&c) == "quantize_config.json";
+        let keep = chosen.is_none() || quantize_config;
+        if keep {
+            chosen = Some((c, r));
+        }
+        if has_section {
+            break;
+        }
+    }
+    let Some((name, r)) = chosen else {
+        return;
+    };
+    match r {
+        Ok(bytes) => m.sidecar.attach_config(&bytes, &name),
+        Err(e) => {
+            m.sidecar.attach_config(&[], &name);
+            m.sidecar.config_error = Some(format!("{name}: {e}"));
+        }
+    }
+}
