@@ -21,11 +21,21 @@ mod cli {
     use std::process::ExitCode;
 
     use clap::Parser;
+    use weightpeek::format::MAX_CONFIG_BYTES;
+    use weightpeek::open::native::{LocalOpener, NetOpener};
+    use weightpeek::open::read::{self, Opened, Opener};
+    use weightpeek::open::recognise::file_name;
+    use weightpeek::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
+    use weightpeek::remote::shards::{group, parse_tree_listing, Entry};
     use weightpeek::source::file::FileSource;
-    use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy};
+    use weightpeek::source::http::MAX_WHOLE_FILE;
+    use weightpeek::source::net::{Client, NetSource};
+    use weightpeek::source::{block_on_ready, ByteSource};
     use weightpeek::summary;
+    use weightpeek::summary::quant_st;
     use weightpeek::text;
     use weightpeek::view::export;
+    use weightpeek::view::facts;
     use weightpeek::view::tokenizer::{template_lines, templates_in_order};
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
@@ -36,8 +46,19 @@ mod cli {
         after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed) or, with --check, an error-level finding; 2 the file cannot be opened or is not a model file, or bad usage."
     )]
     struct Args {
-        /// The .gguf or .safetensors file.
-        file: PathBuf,
+        /// What to open: a .gguf or .safetensors file, several files of one model (all parts of a
+        /// split GGUF, or an index with its shards; one part finds the others beside it), a
+        /// model.safetensors.index.json, an https:// URL (Hub URL forms too), or a Hub repo id
+        /// owner/repo[@revision] (lists its models; --file picks one).
+        #[arg(required = true, value_name = "FILE|URL|REPO")]
+        inputs: Vec<String>,
+        /// With a repo id: the model file (or one file of a set, or the index) to open.
+        #[arg(long, value_name = "NAME")]
+        file: Option<String>,
+        /// Hub access token for gated or private repositories (default: $HF_TOKEN); sent only
+        /// to the Hub endpoint ($HF_ENDPOINT, default https://huggingface.co).
+        #[arg(long, value_name = "TOKEN")]
+        token: Option<String>,
         /// Also print the tensor table (name, type, shape in the file's order, elements, bytes, offset).
         #[arg(long)]
         tensors: bool,
@@ -94,10 +115,13 @@ mod cli {
     #[derive(Parser, Debug)]
     #[command(name = "weightpeek diff")]
     struct DiffArgs {
-        /// The first file (e.g. the Q4_K_M).
-        a: PathBuf,
-        /// The second file (e.g. the Q8_0, or another revision).
-        b: PathBuf,
+        /// The first model (e.g. the Q4_K_M): a file, one part of a set, an index, or a URL.
+        a: String,
+        /// The second model (e.g. the Q8_0, or another revision).
+        b: String,
+        /// Hub access token (default: $HF_TOKEN); sent only to the Hub endpoint.
+        #[arg(long, value_name = "TOKEN")]
+        token: Option<String>,
         /// Print the differences as JSON.
         #[arg(long)]
         json: bool,
@@ -109,7 +133,7 @@ mod cli {
             return match run_diff(&args) {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("weightpeek diff: {e}");
+                    eprintln!("weightpeek diff: {}", text::escape(&e));
                     ExitCode::from(2)
                 }
             };
@@ -118,7 +142,7 @@ mod cli {
         match run(&args) {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("weightpeek: {}: {e}", args.file.display());
+                eprintln!("weightpeek: {}", text::escape(&e));
                 ExitCode::from(2)
             }
         }
@@ -132,86 +156,202 @@ mod cli {
         }
     }
 
-    /// Opens a file and reads its header (nothing else) and its sidecar (`config`: the
-    /// `--config` path). The error does not name the file (the caller does).
-    fn open(
-        path: &std::path::Path,
-        config: Option<&std::path::Path>,
-    ) -> Result<(weightpeek::format::Model, FileSource), String> {
-        let mut src = FileSource::open(path).map_err(|e| e.to_string())?;
-        // The file source never waits, so the async loop completes without an executor.
-        let (mut model, _stats) =
-            block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
-        load_sidecar(&mut model, path, config, &mut src);
-        Ok((model, src))
+    /// What the command line named, opened: a model (local files or remote ones), or a
+    /// repository's list of models to pick from.
+    enum Loaded {
+        Local(Opened<FileSource>),
+        Remote(Opened<NetSource>),
+        Listing { repo: Repo, entries: Vec<Entry> },
     }
 
-    /// For a safetensors file: the config (`--config`, else config.json beside the file, else
-    /// AutoGPTQ's quantize_config.json when config.json has no quantisation section) and the
-    /// data of the few small tensors that hold logical shapes (bitsandbytes quant_state,
-    /// compressed-tensors weight_shape; at most 64 KiB each), for the quantised layouts.
-    fn load_sidecar(
-        m: &mut weightpeek::format::Model,
-        file: &std::path::Path,
-        explicit: Option<&std::path::Path>,
-        src: &mut FileSource,
-    ) {
-        if m.format != weightpeek::format::Format::Safetensors {
-            return;
+    /// The Hub endpoint (`HF_ENDPOINT`, as the Hub's own tools read it) and the token
+    /// (`--token`, else `HF_TOKEN`).
+    fn hub_settings(token: Option<&str>) -> (String, Option<String>) {
+        let endpoint = endpoint_or_default(std::env::var("HF_ENDPOINT").ok().as_deref());
+        let token = token
+            .map(str::to_string)
+            .or_else(|| std::env::var("HF_TOKEN").ok())
+            .filter(|t| !t.trim().is_empty());
+        (endpoint, token)
+    }
+
+    /// Whether `input` names something remote: not an existing path, and a URL or a repo id
+    /// (a missing path ending in a model file's extension stays a path, so a typo is reported
+    /// as a missing file rather than looked up on the Hub).
+    fn remote_target(input: &str, endpoint: &str) -> Option<Target> {
+        if std::path::Path::new(input).exists() {
+            return None;
         }
-        let dir = file.parent().unwrap_or(std::path::Path::new("."));
-        let has_section = |p: &std::path::Path| {
-            let small = std::fs::metadata(p).is_ok_and(|md| {
-                md.is_file() && md.len() <= weightpeek::summary::quant_st::MAX_CONFIG_BYTES
-            });
-            small
-                .then(|| std::fs::read(p).ok())
-                .flatten()
-                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-                .is_some_and(|v| {
-                    ["quantization_config", "quantization", "compression_config"]
-                        .iter()
-                        .any(|k| v.get(k).is_some())
-                })
+        let t = parse_input(input, endpoint).ok()?;
+        let lower = input.to_ascii_lowercase();
+        let file_like = [".gguf", ".safetensors", ".json"]
+            .iter()
+            .any(|e| lower.ends_with(e));
+        match t {
+            Target::Repo(_) if file_like => None,
+            t => Some(t),
+        }
+    }
+
+    /// The read options of the CLI: the config of a quantised safetensors layout (unless
+    /// `--config` names one) and the small tensors whose data holds logical shapes.
+    fn options(explicit_config: bool) -> read::Options {
+        read::Options {
+            wants_config: if explicit_config {
+                None
+            } else {
+                Some(quant_st::wants_config)
+            },
+            tensor_data: Some(|m| {
+                quant_st::wanted_tensor_data(m)
+                    .into_iter()
+                    .map(|d| (d.name, d.offset, d.len))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Opens what `inputs` name (all local, or all remote). `file` picks a repository's model.
+    fn load(
+        inputs: &[String],
+        file: Option<&str>,
+        config: Option<&std::path::Path>,
+        token: Option<&str>,
+    ) -> Result<Loaded, String> {
+        let (endpoint, token) = hub_settings(token);
+        let remote: Vec<Option<Target>> =
+            inputs.iter().map(|i| remote_target(i, &endpoint)).collect();
+        let opts = options(config.is_some());
+        let mut loaded = if remote.iter().all(Option::is_none) {
+            let opened = block_on_ready(read::open(&LocalOpener, inputs, opts))
+                .map_err(|e| e.to_string())?;
+            Loaded::Local(opened)
+        } else if remote.iter().all(Option::is_some) {
+            let client = Client::new(endpoint.clone(), token);
+            let mut given: Vec<(String, String)> = Vec::new();
+            for t in remote.into_iter().flatten() {
+                match t {
+                    Target::File { url, path, .. } => {
+                        let name = path.unwrap_or_else(|| file_name(&url).to_string());
+                        given.push((name, url));
+                    }
+                    Target::Repo(repo) => {
+                        let listing = client
+                            .get_all(&repo.tree_api_url(&endpoint), MAX_WHOLE_FILE)
+                            .map_err(|e| format!("{}: {e}", repo.id))?;
+                        let text = String::from_utf8_lossy(&listing);
+                        let files =
+                            parse_tree_listing(&text).map_err(|e| format!("{}: {e}", repo.id))?;
+                        let entries = group(&files);
+                        let picked = match file {
+                            Some(f) => Some(
+                                entries
+                                    .iter()
+                                    .find(|e| {
+                                        e.label == f
+                                            || e.index.as_deref() == Some(f)
+                                            || e.files.iter().any(|x| x == f || file_name(x) == f)
+                                    })
+                                    .ok_or_else(|| {
+                                        format!(
+                                            "{}: no model file \"{f}\" (models: {})",
+                                            repo.id,
+                                            entries
+                                                .iter()
+                                                .map(|e| e.label.as_str())
+                                                .collect::<Vec<_>>()
+                                                .join(", ")
+                                        )
+                                    })?,
+                            ),
+                            None if entries.len() == 1 => entries.first(),
+                            None => None,
+                        };
+                        let Some(entry) = picked else {
+                            if inputs.len() > 1 {
+                                return Err(format!(
+                                    "{}: a repository has several models; name one with --file",
+                                    repo.id
+                                ));
+                            }
+                            return Ok(Loaded::Listing { repo, entries });
+                        };
+                        for path in entry.index.iter().chain(&entry.files) {
+                            given.push((path.clone(), repo.resolve_url(&endpoint, path)));
+                        }
+                    }
+                }
+            }
+            let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
+            let opener = NetOpener::new(client, &given);
+            let opened =
+                block_on_ready(read::open(&opener, &names, opts)).map_err(|e| e.to_string())?;
+            Loaded::Remote(opened)
+        } else {
+            return Err("give local files or URLs, not both".into());
         };
-        let chosen = match explicit {
-            Some(p) => Some(p.to_path_buf()),
-            None => {
-                let config = dir.join("config.json");
-                let gptq = dir.join("quantize_config.json");
-                if gptq.is_file() && !(config.is_file() && has_section(&config)) {
-                    Some(gptq)
-                } else {
-                    config.is_file().then_some(config)
-                }
+        if let Some(p) = config {
+            let m = match &mut loaded {
+                Loaded::Local(o) => &mut o.model,
+                Loaded::Remote(o) => &mut o.model,
+                Loaded::Listing { .. } => return Ok(loaded),
+            };
+            attach_config_file(m, p);
+        }
+        Ok(loaded)
+    }
+
+    /// `--config PATH`: read whole (at most the config cap; a FIFO or a huge file is refused).
+    fn attach_config_file(m: &mut weightpeek::format::Model, p: &std::path::Path) {
+        let shown = p.display().to_string();
+        match block_on_ready(LocalOpener.read_all(&shown, MAX_CONFIG_BYTES)) {
+            Ok(b) => m.sidecar.attach_config(&b, &shown),
+            Err(e) => {
+                m.sidecar.config_source = Some(shown.clone());
+                m.sidecar.config_error = Some(format!("{shown}: {e}"));
             }
+        }
+    }
+
+    /// A repository's models, for the person to pick one with `--file`.
+    fn print_listing(args: &Args, repo: &Repo, entries: &[Entry]) -> Result<ExitCode, String> {
+        let mut out = std::io::stdout().lock();
+        let written = if args.json {
+            let v = serde_json::json!({ "repo": repo, "models": entries });
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            )
+        } else {
+            (|| {
+                writeln!(
+                    out,
+                    "{}@{}: {} model{}; open one with --file NAME:",
+                    text::escape(&repo.id),
+                    text::escape(&repo.revision),
+                    entries.len(),
+                    if entries.len() == 1 { "" } else { "s" }
+                )?;
+                for e in entries {
+                    writeln!(
+                        out,
+                        "  {:<60} {:>10}  {} file{}",
+                        text::escape(&e.label),
+                        text::bytes(e.size),
+                        e.files.len(),
+                        if e.files.len() == 1 { "" } else { "s" }
+                    )?;
+                }
+                Ok(())
+            })()
         };
-        if let Some(p) = chosen {
-            let shown = p.display().to_string();
-            let max = weightpeek::summary::quant_st::MAX_CONFIG_BYTES;
-            // Not read at all when larger than the limit (a FIFO or a huge file is refused).
-            let read = std::fs::metadata(&p).and_then(|md| {
-                if md.len() > max || !md.is_file() {
-                    Err(std::io::Error::other(format!(
-                        "not a regular file of at most {max} bytes"
-                    )))
-                } else {
-                    std::fs::read(&p)
-                }
-            });
-            match read {
-                Ok(b) => weightpeek::summary::quant_st::attach_config(m, &b, &shown),
-                Err(e) => {
-                    m.sidecar.config_source = Some(shown.clone());
-                    m.sidecar.config_error = Some(format!("{shown}: {e}"));
-                }
-            }
-        }
-        for d in weightpeek::summary::quant_st::wanted_tensor_data(m) {
-            if let Ok(b) = block_on_ready(src.read(d.offset, d.len)) {
-                m.sidecar.tensor_data.insert(d.name, b);
-            }
-        }
+        finish_output(written)?;
+        Ok(if entries.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 
     fn print_tokenizer(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
@@ -370,14 +510,29 @@ mod cli {
     }
 
     fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
-        let open = |p: &std::path::Path| open(p, None).map_err(|e| format!("{}: {e}", p.display()));
-        let (a, _) = open(&args.a)?;
-        let (b, _) = open(&args.b)?;
+        let open = |input: &String| -> Result<weightpeek::format::Model, String> {
+            match load(
+                std::slice::from_ref(input),
+                None,
+                None,
+                args.token.as_deref(),
+            )? {
+                Loaded::Local(o) => Ok(o.model),
+                Loaded::Remote(o) => Ok(o.model),
+                Loaded::Listing { repo, .. } => Err(format!(
+                    "{} is a repository: name one of its files (a /resolve/ URL)",
+                    repo.id
+                )),
+            }
+        };
+        let a = open(&args.a)?;
+        let b = open(&args.b)?;
         for (m, p) in [(&a, &args.a), (&b, &args.b)] {
             if let Some(e) = &m.error {
                 eprintln!(
-                    "weightpeek diff: {}: the header could not be read to the end: {e}",
-                    p.display()
+                    "weightpeek diff: {}: the header could not be read to the end: {}",
+                    text::escape(p),
+                    text::escape(&e.to_string())
                 );
             }
         }
@@ -423,7 +578,12 @@ mod cli {
         d: &weightpeek::summary::diff::Diff,
     ) -> std::io::Result<()> {
         let e = |s: &str| text::escape(s);
-        writeln!(out, "A: {}\nB: {}", args.a.display(), args.b.display())?;
+        writeln!(
+            out,
+            "A: {}\nB: {}",
+            text::escape(&args.a),
+            text::escape(&args.b)
+        )?;
         let f = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.3}"));
         writeln!(out, "bits per weight: A {}  B {}", f(d.bpw.0), f(d.bpw.1))?;
         let list = |out: &mut dyn Write, title: &str, items: &[String]| -> std::io::Result<()> {
@@ -483,7 +643,26 @@ mod cli {
     }
 
     fn run(args: &Args) -> Result<ExitCode, String> {
-        let (model, mut src) = open(&args.file, args.config.as_deref())?;
+        match load(
+            &args.inputs,
+            args.file.as_deref(),
+            args.config.as_deref(),
+            args.token.as_deref(),
+        )? {
+            Loaded::Local(o) => show(args, o),
+            Loaded::Remote(o) => show(args, o),
+            Loaded::Listing { repo, entries } => print_listing(args, &repo, &entries),
+        }
+    }
+
+    /// Prints what `args` asks of an opened model.
+    fn show<S: ByteSource>(args: &Args, opened: Opened<S>) -> Result<ExitCode, String> {
+        let Opened {
+            name: shown_name,
+            model,
+            mut sources,
+            ..
+        } = opened;
         if args.check {
             return print_check(&model).map_err(|e| e.to_string());
         }
@@ -494,18 +673,14 @@ mod cli {
             return print_tokenizer(args, &model);
         }
         if let Some(name) = &args.tensor {
-            return preview(args, &model, &mut src, name);
+            return preview(args, &model, &mut sources, name);
         }
         let mut s = summary::summarize(&model);
         let q = args.query.as_deref().unwrap_or("");
         s.tensors
             .retain(|t| matches(&t.name, q) || matches(&t.dtype, q));
         let mut out = std::io::stdout().lock();
-        let name = args
-            .file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = file_name(&shown_name).to_string();
         let written = if args.json {
             writeln!(out, "{}", export::summary_json_filtered(&model, &s, q))
         } else if args.csv {
@@ -513,13 +688,14 @@ mod cli {
         } else if args.markdown {
             write!(out, "{}", export::markdown(&name, &s))
         } else {
-            print_text(&mut out, args, &model, &s)
+            print_text(&mut out, args, &shown_name, &model, &s)
         };
         finish_output(written)?;
         if let Some(e) = &model.error {
             eprintln!(
-                "weightpeek: {}: the header could not be read to the end: {e}",
-                args.file.display()
+                "weightpeek: {}: the header could not be read to the end: {}",
+                text::escape(&shown_name),
+                text::escape(&e.to_string())
             );
         }
         Ok(if model.error.is_some() {
@@ -566,18 +742,23 @@ mod cli {
         })
     }
 
-    fn preview(
+    fn preview<S: ByteSource>(
         args: &Args,
         model: &weightpeek::format::Model,
-        src: &mut FileSource,
+        sources: &mut [S],
         name: &str,
     ) -> Result<ExitCode, String> {
         use weightpeek::preview::{self, parse_range, WindowRequest};
-        let t = model
+        let (index, t) = model
             .tensors
             .iter()
-            .find(|t| t.name == name)
+            .enumerate()
+            .find(|(_, t)| t.name == name)
             .ok_or_else(|| format!("no tensor \"{name}\" (list them with --tensors)"))?;
+        let part = model.part_of(index).unwrap_or(0);
+        let src = sources
+            .get_mut(part)
+            .ok_or_else(|| format!("{name}: the file holding it was not read"))?;
         let g = preview::geometry(model, t).map_err(|e| format!("{name}: {e}"))?;
         let req = WindowRequest {
             rows: args
@@ -593,7 +774,6 @@ mod cli {
                 .transpose()
                 .map_err(|e| format!("--cols: {e}"))?,
         };
-        src.bytes_read = 0;
         let p = block_on_ready(preview::preview_tensor(model, src, name, &req))
             .map_err(|e| format!("{name}: {e}"))?;
         let mut out = std::io::stdout().lock();
@@ -601,7 +781,7 @@ mod cli {
             let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
             writeln!(out, "{text}")
         } else {
-            print_preview(&mut out, &p, src.bytes_read)
+            print_preview(&mut out, &p)
         };
         finish_output(r)?;
         Ok(ExitCode::SUCCESS)
@@ -610,7 +790,6 @@ mod cli {
     fn print_preview(
         out: &mut impl Write,
         p: &weightpeek::preview::Preview,
-        read: u64,
     ) -> std::io::Result<()> {
         use weightpeek::view::preview as pv;
         let w = &p.window;
@@ -634,7 +813,6 @@ mod cli {
             "  {}",
             pv::bytes_read_text(p.bytes_read, w.tensor_bytes)
         )?;
-        debug_assert_eq!(read, p.bytes_read);
         for row in pv::stat_rows(&p.stats) {
             writeln!(out, "  {:<15} {}", row.label, row.text)?;
         }
@@ -731,12 +909,23 @@ mod cli {
     fn print_text(
         out: &mut impl Write,
         args: &Args,
+        shown_name: &str,
         m: &weightpeek::format::Model,
         s: &summary::Summary,
     ) -> std::io::Result<()> {
         let q = args.query.as_deref().unwrap_or("");
         let version = s.version.map(|v| format!(" v{v}")).unwrap_or_default();
-        writeln!(out, "{}", args.file.display())?;
+        writeln!(out, "{}", text::escape(shown_name))?;
+        if let Some(f) = s
+            .set
+            .as_ref()
+            .and_then(|set| facts::set_fact(set, s.tensor_count))
+        {
+            writeln!(out, "  {:<15} {}", f.label, f.text)?;
+            if let Some(d) = &f.detail {
+                writeln!(out, "  {:<15} {d}", "")?;
+            }
+        }
         writeln!(
             out,
             "  format          {}{version} ({}-endian)",
