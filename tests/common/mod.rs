@@ -2,6 +2,8 @@
 //! written by `tests/reference/reference.py` (gguf-py / safetensors / @huggingface/gguf).
 #![allow(dead_code)]
 
+pub mod range_server;
+
 use std::path::{Path, PathBuf};
 
 use weightpeek::format::Model;
