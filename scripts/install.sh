@@ -45,6 +45,12 @@ apt_install() {
 
 # --- Rust: wasm32 target ----------------------------------------------------------------------
 command -v cargo >/dev/null || wp_die "cargo not found: install Rust with rustup first"
+for comp in clippy rustfmt; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$comp"; then
+    echo "install: rustup component add $comp"
+    logged "rustup-$comp" rustup component add "$comp"
+  fi
+done
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   echo "install: rustup target add wasm32-unknown-unknown"
   logged rustup-target rustup target add wasm32-unknown-unknown

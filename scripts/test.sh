@@ -7,7 +7,8 @@
 #      tensor-preview statistics in target/reference/preview.json
 #      (skipped when newer than their inputs and tests/reference/); the generated remote sets
 #      (target/remote-fixtures) and quantised safetensors files (target/quant-fixtures)
-#   3. native Rust tests: cargo test --all-targets, checked against the reference facts
+#   3. cargo fmt --check, clippy -D warnings (native and wasm32), then the native Rust tests:
+#      cargo test --all-targets, checked against the reference facts
 #   4. the release web app: trunk build --release -> dist/
 #   5. end-to-end tests in headless chromium: node --test tests/e2e/
 # Exits non-zero on the first failure. The last line is "summary: N passed, N failed".
@@ -105,7 +106,12 @@ else
   echo "quantised safetensors fixtures are up to date"
 fi
 
-# --- 3. native tests ---------------------------------------------------------------------------
+# --- 3. formatting, lints, native tests -------------------------------------------------------
+step "cargo fmt --check, clippy -D warnings (native and wasm32)"
+cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"
+cargo clippy --all-targets -- -D warnings 2>&1 | tee "$LOGS/clippy.log"
+cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
+
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \
   cargo test --all-targets --no-fail-fast 2>&1 | tee "$LOGS/cargo-test.log"

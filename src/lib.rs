@@ -4,7 +4,12 @@
 //! - [`format`](mod@format): sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
 //!   the ggml type table lives in [`format::ggml_type`].
 //! - [`check`]: validation findings (errors, warnings) with offsets, for the Checks panel and `--check`.
-//! - [`source`]: the header-only driver loop over any async byte source (Blob, file, HTTP Range).
+//! - [`text`]: text and number formatting, and the escaping of file-derived text (lowest layer
+//!   after `format`: every output uses it).
+//! - [`source`]: the header-only driver loop over any [`source::ByteSource`] (Blob, file, HTTP
+//!   Range), its typed errors, the HTTP Range rules, and the native file and HTTP(S) sources.
+//! - [`open`]: opening a model: what the given files are, one file or a set, read through the
+//!   one driver, merged, with what is missing or does not belong ([`format::SetInfo`]).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
 //! - [`dequant`]: decode tensor bytes (every ggml type, every safetensors dtype) to `f32`, bit for
 //!   bit as ggml / numpy / ml_dtypes do, and the byte window covering a range of rows.
@@ -14,6 +19,9 @@
 //! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
 //!   histogram bars).
 //! - `web` (wasm32 only): the DOM layer.
+//!
+//! Imports point one way: `format` → `text` → `check`, `dequant`, `source` → `open`, `preview`,
+//! `remote` → `summary` → `view` → the shells (`web`, the CLI in `src/bin`).
 
 pub mod check;
 pub mod dequant;

@@ -14,7 +14,9 @@ use common::{data_dir, real_file, reference};
 
 fn cli(args: &[&str], endpoint: Option<&str>) -> (i32, String, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_weightpeek"));
-    c.args(args).env_remove("HF_TOKEN").env_remove("HF_ENDPOINT");
+    c.args(args)
+        .env_remove("HF_TOKEN")
+        .env_remove("HF_ENDPOINT");
     if let Some(e) = endpoint {
         c.env("HF_ENDPOINT", e);
     }
@@ -48,7 +50,13 @@ fn a_url_reads_only_the_header_and_equals_the_reference() {
     let (code, out, err) = cli(&[&url, "--json"], None);
     assert_eq!(code, 0, "{err}");
     let j = json(&out);
-    for k in ["tensor_count", "parameter_count", "tensor_bytes", "metadata_count", "file_size"] {
+    for k in [
+        "tensor_count",
+        "parameter_count",
+        "tensor_bytes",
+        "metadata_count",
+        "file_size",
+    ] {
         assert_eq!(j[k], r[k], "{k}");
     }
     let header = r["data_offset"].as_u64().unwrap();
@@ -58,18 +66,35 @@ fn a_url_reads_only_the_header_and_equals_the_reference() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2, "{reqs:?}");
     assert!(reqs.iter().all(|q| q.range.is_some() && q.status == 206));
-    eprintln!("gemma over HTTP: {} requests, {got} bytes, header {header}", reqs.len());
+    eprintln!(
+        "gemma over HTTP: {} requests, {got} bytes, header {header}",
+        reqs.len()
+    );
 
     // One tensor window: one more request, of exactly the window's bytes (as read locally).
     let (code, local, err) = cli(
-        &[gemma.to_str().unwrap(), "--tensor", "blk.0.attn_q.weight", "--rows", "0..4", "--json"],
+        &[
+            gemma.to_str().unwrap(),
+            "--tensor",
+            "blk.0.attn_q.weight",
+            "--rows",
+            "0..4",
+            "--json",
+        ],
         None,
     );
     assert_eq!(code, 0, "{err}");
     let local = json(&local);
     let before = server.requests().len();
     let (code, remote, err) = cli(
-        &[&url, "--tensor", "blk.0.attn_q.weight", "--rows", "0..4", "--json"],
+        &[
+            &url,
+            "--tensor",
+            "blk.0.attn_q.weight",
+            "--rows",
+            "0..4",
+            "--json",
+        ],
         None,
     );
     assert_eq!(code, 0, "{err}");
@@ -98,18 +123,34 @@ fn a_repo_on_a_mock_hub_lists_its_models_and_opens_a_set_with_the_token_only_on_
     let hub = Server::hub(&cdn, &root);
     let (code, out, err) = cli(&["owner/repo"], Some(&hub.url));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("split-gguf/tiny-llama.gguf (3 parts)"), "{out}");
-    assert!(out.contains("sharded-safetensors/model.safetensors.index.json"), "{out}");
+    assert!(
+        out.contains("split-gguf/tiny-llama.gguf (3 parts)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sharded-safetensors/model.safetensors.index.json"),
+        "{out}"
+    );
 
     for (key, file) in [
         ("split-gguf", "split-gguf/tiny-llama-00001-of-00003.gguf"),
-        ("sharded-safetensors", "sharded-safetensors/model.safetensors.index.json"),
+        (
+            "sharded-safetensors",
+            "sharded-safetensors/model.safetensors.index.json",
+        ),
     ] {
         let r: serde_json::Value =
             serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap())
                 .unwrap();
         let (code, out, err) = cli(
-            &["owner/repo", "--file", file, "--json", "--token", "secret-token"],
+            &[
+                "owner/repo",
+                "--file",
+                file,
+                "--json",
+                "--token",
+                "secret-token",
+            ],
             Some(&hub.url),
         );
         assert_eq!(code, 0, "{key}: {err}");
@@ -117,14 +158,26 @@ fn a_repo_on_a_mock_hub_lists_its_models_and_opens_a_set_with_the_token_only_on_
         for k in ["tensor_count", "parameter_count", "tensor_bytes"] {
             assert_eq!(j[k], r[k], "{key} {k}");
         }
-        assert_eq!(j["set"]["files_read"].as_array().unwrap().len(), r["parts"].as_array().unwrap().len());
+        assert_eq!(
+            j["set"]["files_read"].as_array().unwrap().len(),
+            r["parts"].as_array().unwrap().len()
+        );
     }
     let hub_log = hub.requests();
-    assert!(hub_log.iter().filter(|q| q.path.contains("/resolve/")).all(|q| q.authorization));
-    assert!(cdn.requests().iter().all(|q| !q.authorization), "the token reached the file server");
+    assert!(hub_log
+        .iter()
+        .filter(|q| q.path.contains("/resolve/"))
+        .all(|q| q.authorization));
+    assert!(
+        cdn.requests().iter().all(|q| !q.authorization),
+        "the token reached the file server"
+    );
 
     // The URL of part 1 (a Hub URL): the other parts are its siblings.
-    let url = format!("{}/owner/repo/resolve/main/split-gguf/tiny-llama-00001-of-00003.gguf", hub.url);
+    let url = format!(
+        "{}/owner/repo/resolve/main/split-gguf/tiny-llama-00001-of-00003.gguf",
+        hub.url
+    );
     let r = reference_of(&root, "split-gguf");
     let (code, out, err) = cli(&[&url, "--json"], Some(&hub.url));
     assert_eq!(code, 0, "{err}");
@@ -154,7 +207,12 @@ fn local_sets_open_from_any_of_their_files() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| root.join("split-gguf").join(p.as_str().unwrap()).display().to_string())
+        .map(|p| {
+            root.join("split-gguf")
+                .join(p.as_str().unwrap())
+                .display()
+                .to_string()
+        })
         .collect();
     // One part: the others are found beside it.
     let (code, out, err) = cli(&[&parts[1], "--json"], None);
@@ -213,6 +271,9 @@ fn local_sets_open_from_any_of_their_files() {
     std::fs::copy(&index, &lone).unwrap();
     let (code, _, err) = cli(&[lone.to_str().unwrap()], None);
     assert_eq!(code, 2);
-    assert!(err.contains("add the shard files with it: model-00001-of-00003.safetensors"), "{err}");
+    assert!(
+        err.contains("add the shard files with it: model-00001-of-00003.safetensors"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

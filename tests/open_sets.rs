@@ -29,7 +29,9 @@ impl ByteSource for Owned {
     }
 
     async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-        let end = offset.checked_add(len).filter(|&e| e <= self.0.len() as u64);
+        let end = offset
+            .checked_add(len)
+            .filter(|&e| e <= self.0.len() as u64);
         match end {
             Some(e) => Ok(self.0[offset as usize..e as usize].to_vec()),
             None => Err(SourceError::OutOfBounds {
@@ -126,7 +128,11 @@ fn all_parts_given_in_any_order_open_as_one_model() {
     assert_eq!(set.model_tensors, Some(counts.iter().sum::<usize>() as u64));
     assert_eq!(opened.sources.len(), 3);
     assert_eq!(opened.name, format!("{} (3 parts)", PARTS[0]));
-    assert!(codes(m).iter().all(|c| !c.starts_with("set-")), "{:?}", codes(m));
+    assert!(
+        codes(m).iter().all(|c| !c.starts_with("set-")),
+        "{:?}",
+        codes(m)
+    );
 }
 
 #[test]
@@ -161,7 +167,10 @@ fn a_part_alone_is_this_files_totals_and_names_the_missing() {
         )),
         "{detail}"
     );
-    assert!(detail.contains(PARTS[1]) && detail.contains(PARTS[2]), "{detail}");
+    assert!(
+        detail.contains(PARTS[1]) && detail.contains(PARTS[2]),
+        "{detail}"
+    );
     assert!(f.iter().any(|x| x.label == "parameters in these files"));
 
     // The same part with its siblings on disk (the CLI): the whole set is read.
@@ -322,7 +331,10 @@ fn generated_sets_from_disk_equal_the_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/remote-fixtures");
     for (key, first) in [
         ("split-gguf", "split-gguf/tiny-llama-00001-of-00003.gguf"),
-        ("sharded-safetensors", "sharded-safetensors/model.safetensors.index.json"),
+        (
+            "sharded-safetensors",
+            "sharded-safetensors/model.safetensors.index.json",
+        ),
     ] {
         let Some(path) = common::real_file(root.join(first)) else {
             continue;

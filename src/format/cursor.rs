@@ -53,7 +53,9 @@ impl Short {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Endian {
+    /// Least significant byte first (nearly every file).
     Little,
+    /// Most significant byte first (GGUF files converted for s390x and other big-endian hosts).
     Big,
 }
 

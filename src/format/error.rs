@@ -20,7 +20,12 @@ pub struct Error {
 pub enum ErrorKind {
     /// The field runs past the end of the file: it needs bytes up to `needed_end`, the file has
     /// `file_size` bytes.
-    Truncated { needed_end: u64, file_size: u64 },
+    Truncated {
+        /// The end offset the field needs.
+        needed_end: u64,
+        /// The file's size.
+        file_size: u64,
+    },
     /// The bytes are not a model file this tool reads; the text names what they look like.
     NotAModel(String),
     /// A GGUF version this parser does not know (it reads 1, 2 and 3).
@@ -29,8 +34,11 @@ pub enum ErrorKind {
     UnknownValueType(u32),
     /// A count or length from the file that cannot fit in the bytes that remain.
     CountTooLarge {
+        /// The count as read.
         count: u64,
+        /// What is counted (`tensors`, `metadata pairs`, `array elements`).
         what: &'static str,
+        /// The most the remaining bytes could hold.
         max: u64,
     },
     /// Arithmetic on values from the file overflowed 64 bits.

@@ -232,7 +232,12 @@ pub enum SizeError {
     /// Removed or unknown type id: the size is not defined by the table.
     UnknownType,
     /// The first dimension does not fill whole blocks.
-    PartialBlock { ne0: u64, block_size: u32 },
+    PartialBlock {
+        /// The first dimension.
+        ne0: u64,
+        /// The type's values per block.
+        block_size: u32,
+    },
     /// The size does not fit in 64 bits.
     Overflow,
 }

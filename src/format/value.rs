@@ -16,18 +16,31 @@ pub const MAX_ARRAY_DEPTH: u32 = 8;
 /// GGUF metadata value type ids (`gguf_metadata_value_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum ValueType {
+    /// GGUF type 0: uint8.
     U8 = 0,
+    /// GGUF type 1: int8.
     I8 = 1,
+    /// GGUF type 2: uint16.
     U16 = 2,
+    /// GGUF type 3: int16.
     I16 = 3,
+    /// GGUF type 4: uint32.
     U32 = 4,
+    /// GGUF type 5: int32.
     I32 = 5,
+    /// GGUF type 6: float32.
     F32 = 6,
+    /// GGUF type 7: bool (one byte).
     Bool = 7,
+    /// GGUF type 8: string (length-prefixed UTF-8).
     String = 8,
+    /// GGUF type 9: array (element type, count, elements).
     Array = 9,
+    /// GGUF type 10: uint64.
     U64 = 10,
+    /// GGUF type 11: int64.
     I64 = 11,
+    /// GGUF type 12: float64.
     F64 = 12,
 }
 
@@ -159,19 +172,31 @@ pub struct ArrayRef {
 /// One metadata value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// A UINT8.
     U8(u8),
+    /// An INT8.
     I8(i8),
+    /// A UINT16.
     U16(u16),
+    /// An INT16.
     I16(i16),
+    /// A UINT32.
     U32(u32),
+    /// An INT32.
     I32(i32),
+    /// A FLOAT32.
     F32(f32),
     /// A BOOL; the raw byte is kept when it was neither 0 nor 1.
     Bool(bool),
+    /// A STRING: its bytes in the header, decoded on demand.
     String(Text),
+    /// An ARRAY: element type, count and where its elements lie (indexed, not decoded).
     Array(ArrayRef),
+    /// A UINT64.
     U64(u64),
+    /// An INT64.
     I64(i64),
+    /// A FLOAT64.
     F64(f64),
 }
 

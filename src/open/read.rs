@@ -37,6 +37,9 @@ pub trait Opener {
     }
 }
 
+/// The tensors whose data a model wants read with its header: (name, offset, length).
+pub type TensorDataWanted = fn(&Model) -> Vec<(String, u64, u64)>;
+
 /// What the shell may add to an opening.
 #[derive(Clone, Copy, Default)]
 pub struct Options {
@@ -46,7 +49,7 @@ pub struct Options {
     /// The small tensors whose data describes the model (quantised layouts' logical shapes;
     /// the CLI passes `summary::quant_st::wanted_tensor_data`): (name, offset, length) in a
     /// single file, read into the model's sidecar. `None`: read no tensor data.
-    pub tensor_data: Option<fn(&Model) -> Vec<(String, u64, u64)>>,
+    pub tensor_data: Option<TensorDataWanted>,
 }
 
 /// A model that was opened.

@@ -180,12 +180,13 @@ pub fn plan(names: &[String]) -> Plan {
                 count,
                 ext,
             } => match &set {
-                Some((s, c, e)) if s == stem && c == count && e == ext => {
-                    if !numbers_seen.insert(*no) {
-                        out.strays
-                            .push(stray(name, format!("a second copy of part {no}")));
-                    }
+                Some((s, c, e))
+                    if s == stem && c == count && e == ext && !numbers_seen.insert(*no) =>
+                {
+                    out.strays
+                        .push(stray(name, format!("a second copy of part {no}")));
                 }
+                Some((s, c, e)) if s == stem && c == count && e == ext => {}
                 Some((s, c, e)) => out.strays.push(stray(
                     name,
                     format!(

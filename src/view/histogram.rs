@@ -224,13 +224,19 @@ pub const PICK_HINT: &str = "click a type to list its tensors";
 /// One line of the per-type table under the chart (the CLI's "types" section).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeLine {
+    /// The type label (`Q4_K`), escaped.
     pub dtype: String,
+    /// Its colour in the chart (a CSS colour).
     pub color: &'static str,
+    /// Tensors of this type, with thousands separators.
     pub tensors: String,
+    /// Elements of this type, with thousands separators.
     pub elements: String,
+    /// Bytes of this type, in binary units.
     pub bytes: String,
     /// Exact bytes, for a tooltip.
     pub bytes_exact: String,
+    /// Bits per weight of this type (3 decimals), or `-`.
     pub bits_per_weight: String,
 }
 

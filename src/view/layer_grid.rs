@@ -54,7 +54,9 @@ pub struct GridRow {
 /// One legend entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegendItem {
+    /// The type label.
     pub dtype: String,
+    /// Its colour (a CSS colour).
     pub color: &'static str,
     /// Cells of this type in the grid.
     pub cells: u64,
@@ -65,6 +67,7 @@ pub struct LegendItem {
 pub struct Grid {
     /// Column headings: the layer numbers.
     pub layers: Vec<String>,
+    /// One row per role (`attn_q`, `ffn_down`, …).
     pub rows: Vec<GridRow>,
     /// Types in the grid, most cells first (counted over the whole map).
     pub legend: Vec<LegendItem>,

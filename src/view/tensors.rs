@@ -15,13 +15,19 @@ use crate::text;
 pub enum Column {
     /// File order.
     Index,
+    /// Tensor name.
     Name,
+    /// Type label.
     Type,
+    /// Shape.
     Shape,
+    /// Element count.
     Elements,
+    /// Byte size.
     Bytes,
     /// The file holding the tensor, for a model merged from several files (hidden otherwise).
     Part,
+    /// Offset of the tensor's data in its file.
     Offset,
 }
 
@@ -83,7 +89,9 @@ impl Column {
 /// The current sort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sort {
+    /// The column sorted by.
     pub column: Column,
+    /// Ascending (true) or descending.
     pub ascending: bool,
 }
 

@@ -228,13 +228,19 @@ fn file_answer(root: &Path, path: &str, range: Option<&str>) -> (u16, Vec<(Strin
         return not_found();
     }
     let size = meta.len();
-    let ct = ("Content-Type".to_string(), "application/octet-stream".to_string());
+    let ct = (
+        "Content-Type".to_string(),
+        "application/octet-stream".to_string(),
+    );
     let Some(r) = range.and_then(|r| r.strip_prefix("bytes=")) else {
         return (200, vec![ct], Body::File(p, 0, size));
     };
     let (a, b) = r.split_once('-').unwrap_or((r, ""));
     let a: u64 = a.parse().unwrap_or(u64::MAX);
-    let b: u64 = b.parse().unwrap_or(size.saturating_sub(1)).min(size.saturating_sub(1));
+    let b: u64 = b
+        .parse()
+        .unwrap_or(size.saturating_sub(1))
+        .min(size.saturating_sub(1));
     if a > b || a >= size {
         return (
             416,
@@ -244,7 +250,10 @@ fn file_answer(root: &Path, path: &str, range: Option<&str>) -> (u16, Vec<(Strin
     }
     (
         206,
-        vec![ct, ("Content-Range".into(), format!("bytes {a}-{b}/{size}"))],
+        vec![
+            ct,
+            ("Content-Range".into(), format!("bytes {a}-{b}/{size}")),
+        ],
         Body::File(p, a, b - a + 1),
     )
 }
@@ -266,7 +275,11 @@ fn hub_answer(cdn: &str, root: &Path, path: &str) -> (u16, Vec<(String, String)>
         [_owner, _repo, "resolve", "main", rest @ ..] if !rest.is_empty() => {
             let target = format!("{cdn}/{}", rest.join("/"));
             if root.join(rest.join("/")).is_file() {
-                (302, vec![("Location".into(), target)], Body::Bytes(Vec::new()))
+                (
+                    302,
+                    vec![("Location".into(), target)],
+                    Body::Bytes(Vec::new()),
+                )
             } else {
                 not_found()
             }
@@ -286,7 +299,11 @@ fn list(root: &Path, dir: &Path, out: &mut Vec<serde_json::Value>) {
         if p.is_dir() {
             list(root, &p, out);
         } else if let Ok(m) = e.metadata() {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             out.push(serde_json::json!({"type": "file", "path": rel, "size": m.len()}));
         }
     }

@@ -11,7 +11,12 @@ use crate::format::{Model, Value};
 pub enum Pattern {
     /// `load_swa_pattern(ml, n, dense_first)`: a per-layer array or a period in
     /// `{arch}.attention.sliding_window_pattern` wins over `n`.
-    Period { n: u64, dense_first: bool },
+    Period {
+        /// The period: every `n`-th layer is a full-attention one.
+        n: u64,
+        /// Whether the dense (full-attention) layer comes first in each period.
+        dense_first: bool,
+    },
     /// `ml.get_arr(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hparams.is_swa_impl)`: the
     /// per-layer array is required.
     Array,
@@ -59,9 +64,13 @@ pub struct SwaRule {
     pub arch: &'static str,
     /// Its loader, `src/models/<file>`.
     pub file: &'static str,
+    /// Which layers use the window.
     pub pattern: Pattern,
+    /// Where the window size comes from.
     pub window: Window,
+    /// When the loader turns the window on.
     pub enable: Enable,
+    /// Which layers keep a KV cache of their own.
     pub own_cache: OwnCache,
     /// Chunked attention (`LLAMA_SWA_TYPE_CHUNKED`); the cache is sized the same way.
     pub chunked: bool,
