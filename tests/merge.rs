@@ -1,12 +1,13 @@
 //! Sharded models as one (issue #3): GGUF split sets and safetensors shards merged into one
-//! model with a part per tensor, and warnings for every inconsistency between the parts, the
-//! index and the listing.
+//! model with a part per tensor, and a finding (`check::check`) for every inconsistency between
+//! the parts, the index and the listing.
 
 mod common;
 
 use common::{GgufBuilder, W};
+use weightpeek::check::check;
 use weightpeek::format::Model;
-use weightpeek::open::merge::{check_split_part, merge, parse_index, PartResult};
+use weightpeek::open::merge::{merge, parse_index, PartResult};
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::summarize;
 
@@ -45,6 +46,15 @@ fn st_file(tensors: &[(&str, u64)]) -> Model {
     parse_bytes(&b).unwrap()
 }
 
+/// The set findings' messages of a merged model (the per-file checks are tested elsewhere).
+fn set_texts(m: &Model) -> Vec<String> {
+    check(m)
+        .into_iter()
+        .filter(|f| f.code != "parser-warning")
+        .map(|f| format!("[{}] {}", f.code, f.message))
+        .collect()
+}
+
 fn ok(name: &str, m: Model) -> PartResult {
     (name.to_string(), Ok(m))
 }
@@ -55,11 +65,14 @@ fn gguf_split_set_merges_with_parts_and_sums() {
         ok("m-00001-of-00002.gguf", split_part(0, 2, 3, &["a", "b"])),
         ok("m-00002-of-00002.gguf", split_part(1, 2, 3, &["c"])),
     ];
-    for (i, (name, m)) in parts.iter().enumerate() {
-        assert!(check_split_part(name, i, 2, m.as_ref().unwrap()).is_empty());
-    }
     let m = merge(parts, None, &[]).unwrap();
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    assert!(set_texts(&m).is_empty(), "{:?}", set_texts(&m));
+    let set = m.set.as_ref().unwrap();
+    assert!(set.complete());
+    assert_eq!(set.model_tensors, Some(3));
+    assert_eq!(m.parts[1].split.no, Some(1));
+    assert_eq!(m.parts[1].position, 1);
     assert_eq!(m.tensors.len(), 3);
     assert_eq!(m.tensor_count, 3);
     assert_eq!(m.parts.len(), 2);
@@ -77,17 +90,20 @@ fn gguf_split_set_merges_with_parts_and_sums() {
 fn gguf_split_problems_are_warnings() {
     // Wrong split.no in part 2, a missing third part, tensor count off, a duplicate tensor.
     let p2 = split_part(5, 3, 9, &["b"]);
-    let w = check_split_part("m-00002-of-00003.gguf", 1, 3, &p2);
-    assert!(w[0].to_string().contains("is 5"), "{w:?}");
     let parts = vec![
         ok("m-00001-of-00003.gguf", split_part(0, 3, 9, &["a", "b"])),
         ok("m-00002-of-00003.gguf", p2),
     ];
     let m = merge(parts, None, &["m-00003-of-00003.gguf".into()]).unwrap();
-    let text: Vec<String> = m.warnings.iter().map(|w| w.to_string()).collect();
+    let text = set_texts(&m);
     assert!(
-        text.iter()
-            .any(|t| t.contains("m-00003-of-00003.gguf") && t.contains("not in the repository")),
+        text.iter().any(|t| t.starts_with("[split-no-mismatch]")
+            && t.contains("split.no is 5, but this is part 2")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|t| t.starts_with("[set-incomplete]")
+            && t.contains("2 of the model's 3 parts read; missing: m-00003-of-00003.gguf")),
         "{text:?}"
     );
     assert!(
@@ -104,10 +120,14 @@ fn unreadable_part_is_a_warning_and_all_unreadable_is_an_error() {
         ("b.gguf".to_string(), Err("HTTP 404".to_string())),
     ];
     let m = merge(parts, None, &[]).unwrap();
-    assert!(m
-        .warnings
-        .iter()
-        .any(|w| w.to_string().contains("HTTP 404")));
+    assert!(
+        set_texts(&m)
+            .iter()
+            .any(|t| t == "[part-unreadable] b.gguf could not be read: HTTP 404"),
+        "{:?}",
+        set_texts(&m)
+    );
+    assert_eq!(m.set.as_ref().unwrap().missing, ["b.gguf"]);
     let e = merge(vec![("x".into(), Err("boom".into()))], None, &[]).unwrap_err();
     assert!(e.contains("boom"));
 }
@@ -132,7 +152,7 @@ fn safetensors_index_is_compared_with_the_shards() {
         ),
     ];
     let m = merge(parts, Some(&index), &[]).unwrap();
-    let text: Vec<String> = m.warnings.iter().map(|w| w.to_string()).collect();
+    let text = set_texts(&m);
     let has = |needle: &str| text.iter().any(|t| t.contains(needle));
     assert!(
         has("not in that shard's header") && has("\"ghost\""),
@@ -165,6 +185,7 @@ fn consistent_safetensors_shards_have_no_warnings() {
     ];
     let m = merge(parts, Some(&index), &[]).unwrap();
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    assert!(set_texts(&m).is_empty(), "{:?}", set_texts(&m));
     assert_eq!(summarize(&m).tensor_bytes, 48);
 }
 

@@ -1,8 +1,15 @@
 //! Findings about the set of files a model was opened from ([`crate::format::SetInfo`]):
-//! parts that are missing, and files given with it that were not merged.
+//! parts that are missing or unreadable, files given with it that were not merged, each GGUF
+//! part's `split.*` keys against its place in the set, the safetensors index against the
+//! shards' headers, and tensors found in two parts.
+
+use std::collections::{HashMap, HashSet};
 
 use super::{finding, Finding, Severity};
-use crate::format::{Model, SetInfo};
+use crate::format::{Format, Model, SetInfo, ShardIndex};
+
+/// At most this many names are listed in one finding; the rest are counted.
+const SHOWN: usize = 20;
 
 /// `what` of a set: `part` (GGUF split) or `shard` (safetensors).
 pub fn member_word(set: &SetInfo) -> &'static str {
@@ -46,4 +53,202 @@ pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
             None,
         ));
     }
+    for u in &set.unreadable {
+        out.push(warning(
+            "part-unreadable",
+            format!("{} could not be read: {}", u.name, u.why),
+        ));
+    }
+    if m.parts.is_empty() {
+        return;
+    }
+    for p in &m.parts {
+        if p.format != m.format {
+            out.push(warning(
+                "set-format-mismatch",
+                format!(
+                    "{} is a {} file in a set of {} files; its tensors are listed anyway",
+                    p.name,
+                    p.format.name(),
+                    m.format.name()
+                ),
+            ));
+        }
+    }
+    match (m.format, &set.shard_index) {
+        (Format::Gguf, _) => split_keys(m, set, out),
+        (Format::Safetensors, Some(ix)) => index(m, ix, out),
+        _ => {}
+    }
+    duplicates(m, out);
+}
+
+fn warning(code: &'static str, message: String) -> Finding {
+    finding(Severity::Warning, code, message, None, None)
+}
+
+/// Each part's `split.no` and `split.count` against its place in the set, and the first
+/// part's totals against what the parts hold.
+fn split_keys(m: &Model, set: &SetInfo, out: &mut Vec<Finding>) {
+    let files = u64::from(set.files_expected);
+    for p in &m.parts {
+        match p.split.no {
+            Some(n) if n != p.position => out.push(warning(
+                "split-no-mismatch",
+                format!(
+                    "{}: split.no is {n}, but this is part {} of the set (split.no counts from 0)",
+                    p.name,
+                    p.position + 1
+                ),
+            )),
+            None => out.push(warning(
+                "split-no-missing",
+                format!(
+                    "{}: split.no is missing: this file does not say it is part of a split set",
+                    p.name
+                ),
+            )),
+            _ => {}
+        }
+        if let Some(c) = p.split.count.filter(|&c| c != files) {
+            out.push(warning(
+                "split-count-mismatch",
+                format!(
+                    "{}: split.count says {c} parts; the set has {files} files",
+                    p.name
+                ),
+            ));
+        }
+    }
+    let first = m.parts[0].split;
+    if let Some(total) = first.tensors {
+        let have = m.tensors.len() as u64;
+        if have != total && set.missing.is_empty() && m.error.is_none() {
+            out.push(warning(
+                "split-tensors-count",
+                format!(
+                    "split.tensors.count: the first part says the set holds {total} tensors; the parts hold {have}"
+                ),
+            ));
+        }
+    }
+}
+
+/// The index's weight map and total size against the shards' headers.
+fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>) {
+    // Where each tensor actually is: name -> part index (first occurrence).
+    let mut actual: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
+    for (pi, p) in m.parts.iter().enumerate() {
+        for t in m.tensors.get(p.tensors.clone()).unwrap_or_default() {
+            actual.entry(t.name.as_str()).or_insert(pi);
+        }
+    }
+    // The part each of the index's shard files is, looked up once per file.
+    let part_of_file: Vec<Option<usize>> = ix
+        .files
+        .iter()
+        .map(|file| {
+            m.parts
+                .iter()
+                .position(|p| p.name.rsplit('/').next() == Some(file) || p.name == *file)
+        })
+        .collect();
+    let mut in_index: HashSet<&str> = HashSet::with_capacity(ix.weight_map.len());
+    let mut not_in_shard = Vec::new();
+    for (name, file) in &ix.weight_map {
+        in_index.insert(name.as_str());
+        let (Some(file), Some(Some(pi))) = (
+            ix.files.get(*file as usize),
+            part_of_file.get(*file as usize).copied(),
+        ) else {
+            // The shard itself is missing or unreadable: reported once per file already.
+            continue;
+        };
+        if actual.get(name.as_str()) != Some(&pi) {
+            not_in_shard.push(format!("\"{name}\" (index: {file})"));
+        }
+    }
+    if !not_in_shard.is_empty() {
+        out.push(warning(
+            "index-mismatch",
+            format!(
+                "weight_map: {} tensors the index places in a shard are not in that shard's header: {}",
+                not_in_shard.len(),
+                list(&not_in_shard)
+            ),
+        ));
+    }
+    let extra: Vec<String> = m
+        .tensors
+        .iter()
+        .filter(|t| !in_index.contains(t.name.as_str()))
+        .map(|t| format!("\"{}\"", t.name))
+        .collect();
+    if !extra.is_empty() {
+        out.push(warning(
+            "index-mismatch",
+            format!(
+                "weight_map: {} tensors are in a shard but not in the index: {}",
+                extra.len(),
+                list(&extra)
+            ),
+        ));
+    }
+    if let Some(total) = ix.total_size {
+        let sum = m
+            .tensors
+            .iter()
+            .try_fold(0u64, |s, t| t.bytes.and_then(|b| s.checked_add(b)));
+        match sum {
+            Some(sum) if sum != total && m.error.is_none() => out.push(warning(
+                "index-total-size",
+                format!(
+                    "metadata.total_size: the index says {total} bytes; the shards' tensors hold {sum} bytes"
+                ),
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// The same tensor name in two parts.
+fn duplicates(m: &Model, out: &mut Vec<Finding>) {
+    if m.parts.len() < 2 {
+        return;
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
+    let mut dups = Vec::new();
+    for (pi, p) in m.parts.iter().enumerate() {
+        for t in m.tensors.get(p.tensors.clone()).unwrap_or_default() {
+            match seen.get(t.name.as_str()) {
+                Some(&first) if first != pi => dups.push(format!(
+                    "\"{}\" ({} and {})",
+                    t.name, m.parts[first].name, p.name
+                )),
+                Some(_) => {}
+                None => {
+                    seen.insert(&t.name, pi);
+                }
+            }
+        }
+    }
+    if !dups.is_empty() {
+        out.push(warning(
+            "duplicate-across-parts",
+            format!("{} tensors are in two parts: {}", dups.len(), list(&dups)),
+        ));
+    }
+}
+
+fn list(items: &[String]) -> String {
+    let mut s = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        s.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    s
 }

@@ -147,6 +147,11 @@ pub struct SetInfo {
     pub index: Option<String>,
     /// Files given that were not merged, and why (another set's part, a second copy, …).
     pub strays: Vec<Stray>,
+    /// Files of the set that could not be read, and why (also listed in `missing`).
+    pub unreadable: Vec<Stray>,
+    /// The index's contents, for the checks of the shards against it (not exported).
+    #[serde(skip)]
+    pub shard_index: Option<ShardIndex>,
 }
 
 impl SetInfo {
@@ -211,6 +216,68 @@ pub struct Part {
     pub header_size: u64,
     /// Indexes into [`Model::tensors`] of this file's tensors (contiguous, in part order).
     pub tensors: std::ops::Range<usize>,
+    /// This file's format (a set should have one).
+    pub format: Format,
+    /// 0-based place of this file in its set: the number in its name (`-00002-of-` is 1),
+    /// else its place among the files given.
+    pub position: u64,
+    /// This file's own `split.*` keys (GGUF; only the first part's metadata is kept).
+    pub split: SplitKeys,
+}
+
+/// A GGUF file's `split.no`, `split.count` and `split.tensors.count` (llama.cpp's
+/// gguf-split), each when present and a non-negative integer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SplitKeys {
+    /// `split.no`: 0-based part number.
+    pub no: Option<u64>,
+    /// `split.count`: parts in the set.
+    pub count: Option<u64>,
+    /// `split.tensors.count`: tensors in the whole set.
+    pub tensors: Option<u64>,
+}
+
+impl SplitKeys {
+    /// The keys of `m`'s metadata.
+    pub fn of(m: &Model) -> SplitKeys {
+        let get = |k: &str| m.get(k).and_then(Value::as_u64);
+        SplitKeys {
+            no: get("split.no"),
+            count: get("split.count"),
+            tensors: get("split.tensors.count"),
+        }
+    }
+}
+
+/// A safetensors shard index (`model.safetensors.index.json`), without its JSON tree: shard
+/// file names once each, and (tensor, shard) pairs in file order. Parsed by
+/// `open::merge::parse_index`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShardIndex {
+    /// `metadata.total_size`, when present and a non-negative integer.
+    pub total_size: Option<u64>,
+    /// Distinct shard file names, in order of first appearance in `weight_map`.
+    pub files: Vec<String>,
+    /// (tensor name, index into `files`), in file order.
+    pub weight_map: Vec<(String, u32)>,
+}
+
+impl ShardIndex {
+    /// The shard file names sorted as the files are numbered (`-00001-of-` first).
+    pub fn files_in_order(&self) -> Vec<String> {
+        let mut f = self.files.clone();
+        f.sort();
+        f
+    }
+
+    /// Tensor names the index places in `file`.
+    pub fn tensors_in(&self, file: &str) -> impl Iterator<Item = &str> {
+        let id = self.files.iter().position(|f| f == file);
+        self.weight_map
+            .iter()
+            .filter(move |(_, f)| Some(*f as usize) == id)
+            .map(|(n, _)| n.as_str())
+    }
 }
 
 impl Model {

@@ -5,45 +5,19 @@
 //!
 //! The merged [`Model`] has the first part's metadata, every part's tensors in part order (each
 //! tensor's offset stays relative to its own file), sizes summed over the parts, and
-//! [`Model::parts`] saying which tensors each file holds. Inconsistencies between the parts, the
-//! index and the listing become warnings; nothing here fails.
+//! [`Model::parts`] saying which tensors each file holds (with each file's own split keys), and
+//! a [`SetInfo`] of what was read, missing or unreadable (with the index, if any).
+//! Inconsistencies between the parts, the index and the listing are found by
+//! `check::check` from these; nothing here fails.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::format::{Format, Model, Part, Value, Warning};
+pub use crate::format::ShardIndex;
+use crate::format::{Format, Model, Part, SetInfo, SplitKeys, Stray};
+use crate::remote::shards::split_name;
 
 /// One part as read: its file name, and the model read from it (`Err`: why it could not be read).
 pub type PartResult = (String, Result<Model, String>);
-
-/// A safetensors shard index, read without keeping its JSON tree: shard file names once each,
-/// and (tensor, shard) pairs in file order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ShardIndex {
-    /// `metadata.total_size`, when present and a non-negative integer.
-    pub total_size: Option<u64>,
-    /// Distinct shard file names, in order of first appearance in `weight_map`.
-    pub files: Vec<String>,
-    /// (tensor name, index into `files`), in file order.
-    pub weight_map: Vec<(String, u32)>,
-}
-
-impl ShardIndex {
-    /// The shard file names sorted as the files are numbered (`-00001-of-` first).
-    pub fn files_in_order(&self) -> Vec<String> {
-        let mut f = self.files.clone();
-        f.sort();
-        f
-    }
-
-    /// Tensor names the index places in `file`.
-    pub fn tensors_in(&self, file: &str) -> impl Iterator<Item = &str> {
-        let id = self.files.iter().position(|f| f == file);
-        self.weight_map
-            .iter()
-            .filter(move |(_, f)| Some(*f as usize) == id)
-            .map(|(n, _)| n.as_str())
-    }
-}
 
 /// Parses an index JSON (`{"metadata": {"total_size": N, ...}, "weight_map": {...}}`) in one
 /// pass over the bytes: the weight map is streamed into (name, shard id) pairs, shard names are
@@ -169,74 +143,94 @@ impl<'de> Visitor<'de> for WeightMap<'_> {
     }
 }
 
-fn warn(field: impl Into<String>, message: impl Into<String>) -> Warning {
-    Warning {
-        field: field.into(),
-        offset: 0,
-        message: message.into(),
-    }
-}
-
 /// Merges the parts (in order) into one model. `Err` when no part could be read at all.
-/// `missing` names set members the listing lacks; `index` is the safetensors index, if any.
+/// `missing` names set members that are not there; `index` is the safetensors index, if any.
+/// The model's [`Model::set`] records what was read, missing and unreadable.
 pub fn merge(
     parts: Vec<PartResult>,
     index: Option<&ShardIndex>,
     missing: &[String],
 ) -> Result<Model, String> {
-    let mut warnings = Vec::new();
-    for m in missing {
-        warnings.push(warn(
-            format!("part \"{m}\""),
-            "this part of the set is not in the repository: its tensors are not shown",
-        ));
-    }
     let mut merged: Option<Model> = None;
-    let mut failures = Vec::new();
-    for (name, result) in parts {
+    let mut unreadable = Vec::new();
+    let mut read = Vec::new();
+    let total = parts.len();
+    for (given_at, (name, result)) in parts.into_iter().enumerate() {
         let model = match result {
             Ok(m) => m,
             Err(why) => {
-                warnings.push(warn(
-                    format!("part \"{name}\""),
-                    format!("could not be read: {why}"),
-                ));
-                failures.push(format!("{name}: {why}"));
+                unreadable.push(Stray { name, why });
                 continue;
             }
         };
+        read.push(name.clone());
+        let position = position_of(&name, given_at);
         merged = Some(match merged.take() {
-            None => start(name, model),
-            Some(acc) => append(acc, name, model, &mut warnings),
+            None => start(name, position, model),
+            Some(acc) => append(acc, name, position, model),
         });
     }
     let Some(mut m) = merged else {
+        let failures: Vec<String> = unreadable
+            .iter()
+            .map(|s| format!("{}: {}", s.name, s.why))
+            .collect();
         return Err(format!(
             "none of the parts could be read ({})",
             failures.join("; ")
         ));
     };
-    match m.format {
-        Format::Gguf => check_gguf_split(&m, missing.len(), &mut warnings),
-        Format::Safetensors => {
-            if let Some(ix) = index {
-                check_index(&m, ix, &mut warnings);
-            }
-        }
-    }
-    duplicates(&m, &mut warnings);
-    m.warnings.extend(warnings);
+    let split = m.parts.first().map(|p| p.split).unwrap_or_default();
+    let expected = (total + missing.len()) as u64;
+    let mut missing: Vec<String> = missing.to_vec();
+    missing.extend(unreadable.iter().map(|s| s.name.clone()));
+    m.set = Some(SetInfo {
+        kind: match m.format {
+            Format::Gguf => "gguf-split",
+            Format::Safetensors => "safetensors-shards",
+        },
+        files_expected: u32::try_from(expected).unwrap_or(u32::MAX),
+        files_read: read,
+        missing,
+        model_tensors: match index {
+            Some(ix) => Some(ix.weight_map.len() as u64),
+            None => split.tensors,
+        },
+        index: None,
+        strays: Vec::new(),
+        unreadable,
+        shard_index: index.cloned(),
+    });
     Ok(m)
 }
 
-fn start(name: String, mut m: Model) -> Model {
-    prefix_findings(&mut m, &name);
-    m.parts = vec![Part {
+/// The 0-based place of `name` in its set: the number in a `-0000N-of-0000M` name, else
+/// `given_at`.
+fn position_of(name: &str, given_at: usize) -> u64 {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    [".gguf", ".safetensors"]
+        .iter()
+        .find_map(|ext| split_name(file, ext))
+        .map_or(given_at as u64, |(_, no, _)| {
+            u64::from(no.saturating_sub(1))
+        })
+}
+
+fn part(name: String, position: u64, m: &Model, tensors: std::ops::Range<usize>) -> Part {
+    Part {
         name,
         file_size: m.file_size,
         header_size: m.header_size,
-        tensors: 0..m.tensors.len(),
-    }];
+        tensors,
+        format: m.format,
+        position,
+        split: SplitKeys::of(m),
+    }
+}
+
+fn start(name: String, position: u64, mut m: Model) -> Model {
+    prefix_findings(&mut m, &name);
+    m.parts = vec![part(name, position, &m, 0..m.tensors.len())];
     m
 }
 
@@ -249,26 +243,12 @@ fn prefix_findings(m: &mut Model, name: &str) {
     }
 }
 
-fn append(mut acc: Model, name: String, mut m: Model, warnings: &mut Vec<Warning>) -> Model {
-    if m.format != acc.format {
-        warnings.push(warn(
-            format!("part \"{name}\""),
-            format!(
-                "is a {} file in a set of {} files; its tensors are listed anyway",
-                m.format.name(),
-                acc.format.name()
-            ),
-        ));
-    }
+fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
     prefix_findings(&mut m, &name);
     let begin = acc.tensors.len();
     acc.tensors.append(&mut m.tensors);
-    acc.parts.push(Part {
-        name,
-        file_size: m.file_size,
-        header_size: m.header_size,
-        tensors: begin..acc.tensors.len(),
-    });
+    let p = part(name, position, &m, begin..acc.tensors.len());
+    acc.parts.push(p);
     acc.file_size = acc.file_size.saturating_add(m.file_size);
     acc.header_size = acc.header_size.saturating_add(m.header_size);
     acc.tensor_count = acc.tensor_count.saturating_add(m.tensor_count);
@@ -277,191 +257,6 @@ fn append(mut acc: Model, name: String, mut m: Model, warnings: &mut Vec<Warning
         acc.error = m.error;
     }
     acc
-}
-
-/// `split.no`, `split.count` and `split.tensors.count` of one GGUF header. Only the first
-/// part's metadata is kept in the merged model, so the other parts' keys are checked before
-/// merging ([`check_split_part`]).
-fn split_keys(m: &Model) -> (Option<u64>, Option<u64>, Option<u64>) {
-    let get = |k: &str| m.get(k).and_then(Value::as_u64);
-    (
-        get("split.no"),
-        get("split.count"),
-        get("split.tensors.count"),
-    )
-}
-
-/// Checks one GGUF part's `split.no` / `split.count` against its position in a set of `parts`
-/// files; call for every part before merging.
-pub fn check_split_part(name: &str, position: usize, parts: usize, m: &Model) -> Vec<Warning> {
-    let mut out = Vec::new();
-    let (no, count, _) = split_keys(m);
-    match no {
-        Some(n) if n != position as u64 => out.push(warn(
-            format!("{name}: split.no"),
-            format!(
-                "is {n}, but this is part {} of the set (split.no counts from 0)",
-                position + 1
-            ),
-        )),
-        None => out.push(warn(
-            format!("{name}: split.no"),
-            "is missing: this file does not say it is part of a split set",
-        )),
-        _ => {}
-    }
-    if let Some(c) = count.filter(|&c| c != parts as u64) {
-        out.push(warn(
-            format!("{name}: split.count"),
-            format!("says {c} parts; the set has {parts} files"),
-        ));
-    }
-    out
-}
-
-fn check_gguf_split(m: &Model, missing: usize, warnings: &mut Vec<Warning>) {
-    let (_, count, total) = split_keys(m);
-    if let Some(total) = total {
-        let have = m.tensors.len() as u64;
-        if have != total && missing == 0 && m.error.is_none() {
-            warnings.push(warn(
-                "split.tensors.count",
-                format!("the first part says the set holds {total} tensors; the parts hold {have}"),
-            ));
-        }
-    }
-    if let Some(c) = count {
-        let have = (m.parts.len() + missing) as u64;
-        if c != have {
-            warnings.push(warn(
-                "split.count",
-                format!("the first part says {c} parts; {have} were found"),
-            ));
-        }
-    }
-}
-
-fn check_index(m: &Model, ix: &ShardIndex, warnings: &mut Vec<Warning>) {
-    use std::collections::{HashMap, HashSet};
-    // Where each tensor actually is: name -> part index (first occurrence).
-    let mut actual: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
-    for (pi, p) in m.parts.iter().enumerate() {
-        for t in &m.tensors[p.tensors.clone()] {
-            actual.entry(t.name.as_str()).or_insert(pi);
-        }
-    }
-    // The part each of the index's shard files is, looked up once per file.
-    let part_of_file: Vec<Option<usize>> = ix
-        .files
-        .iter()
-        .map(|file| {
-            m.parts
-                .iter()
-                .position(|p| p.name.rsplit('/').next() == Some(file) || p.name == *file)
-        })
-        .collect();
-    let mut in_index: HashSet<&str> = HashSet::with_capacity(ix.weight_map.len());
-    const SHOWN: usize = 20;
-    let mut not_in_shard = Vec::new();
-    for (name, file) in &ix.weight_map {
-        in_index.insert(name.as_str());
-        let (Some(file), Some(Some(pi))) = (
-            ix.files.get(*file as usize),
-            part_of_file.get(*file as usize).copied(),
-        ) else {
-            // The shard itself is missing or unreadable: reported once per file already.
-            continue;
-        };
-        if actual.get(name.as_str()) != Some(&pi) {
-            not_in_shard.push(format!("\"{name}\" (index: {file})"));
-        }
-    }
-    if !not_in_shard.is_empty() {
-        warnings.push(warn(
-            "weight_map",
-            format!(
-                "{} tensors the index places in a shard are not in that shard's header: {}",
-                not_in_shard.len(),
-                list(&not_in_shard, SHOWN)
-            ),
-        ));
-    }
-    let extra: Vec<String> = m
-        .tensors
-        .iter()
-        .filter(|t| !in_index.contains(t.name.as_str()))
-        .map(|t| format!("\"{}\"", t.name))
-        .collect();
-    if !extra.is_empty() {
-        warnings.push(warn(
-            "weight_map",
-            format!(
-                "{} tensors are in a shard but not in the index: {}",
-                extra.len(),
-                list(&extra, SHOWN)
-            ),
-        ));
-    }
-    if let Some(total) = ix.total_size {
-        let sum = m
-            .tensors
-            .iter()
-            .try_fold(0u64, |s, t| t.bytes.and_then(|b| s.checked_add(b)));
-        match sum {
-            Some(sum) if sum != total && m.error.is_none() => warnings.push(warn(
-                "metadata.total_size",
-                format!("the index says {total} bytes; the shards' tensors hold {sum} bytes"),
-            )),
-            _ => {}
-        }
-    }
-}
-
-/// The same tensor name in two parts (or twice in one).
-fn duplicates(m: &Model, warnings: &mut Vec<Warning>) {
-    use std::collections::HashMap;
-    if m.parts.len() < 2 {
-        return;
-    }
-    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
-    let mut dups = Vec::new();
-    for (pi, p) in m.parts.iter().enumerate() {
-        for t in &m.tensors[p.tensors.clone()] {
-            if let Some(&first) = seen.get(t.name.as_str()) {
-                if first != pi {
-                    dups.push(format!(
-                        "\"{}\" ({} and {})",
-                        t.name, m.parts[first].name, p.name
-                    ));
-                }
-            } else {
-                seen.insert(&t.name, pi);
-            }
-        }
-    }
-    if !dups.is_empty() {
-        warnings.push(warn(
-            "tensors",
-            format!(
-                "{} tensors are in two parts: {}",
-                dups.len(),
-                list(&dups, 20)
-            ),
-        ));
-    }
-}
-
-fn list(items: &[String], shown: usize) -> String {
-    let mut s = items
-        .iter()
-        .take(shown)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if items.len() > shown {
-        s.push_str(&format!(" and {} more", items.len() - shown));
-    }
-    s
 }
 
 /// First read for a shard whose tensor names the index lists: the JSON header takes about the

@@ -6,10 +6,10 @@
 //! The shell says how a name becomes bytes ([`Opener`]): the page and the element by the files
 //! picked or by sibling URLs, the CLI by paths beside each other or by URLs.
 
-use super::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
+use super::merge::{merge, parse_index, shard_first_read, ShardIndex};
 use super::pool::{bounded, POOL_SIZE};
 use super::recognise::{file_name, index_shards, not_in_index, plan, Plan, Target};
-use crate::format::{Format, Model, SetInfo, Stray, Value, Warning, MAX_CONFIG_BYTES};
+use crate::format::{Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
 use crate::source::{read_model, ByteSource, ReadPolicy, ReadStats, SourceError};
 
 /// Most bytes of a safetensors index read: 256 MiB (diffusers' indexes of models with
@@ -231,23 +231,13 @@ pub async fn open<O: Opener>(
     let mut stats = ReadStats::default();
     let mut parts = Vec::new();
     let mut sources = Vec::new();
-    let mut extra: Vec<Warning> = Vec::new();
     let mut unreadable = Vec::new();
     let single = set_kind.is_none();
-    for (i, (file, r)) in results.into_iter().enumerate() {
+    for (file, r) in results {
         match r {
             Ok((model, s, src)) => {
                 stats.reads += s.reads;
                 stats.bytes += s.bytes;
-                if count > 1 && model.format == Format::Gguf {
-                    let position = files.iter().position(|f| file_name(f) == file_name(&file));
-                    extra.extend(check_split_part(
-                        &file,
-                        position.unwrap_or(i),
-                        files.len(),
-                        &model,
-                    ));
-                }
                 sources.push(src);
                 parts.push((file, Ok(model)));
             }
@@ -291,17 +281,23 @@ pub async fn open<O: Opener>(
             }
         })?
     };
-    model.warnings.extend(extra);
-    model.set = set_info(
-        &model,
-        set_kind,
-        &files,
-        &present,
-        &missing,
-        &unreadable,
-        &index,
-        strays,
-    );
+    model.set = match model.set.take() {
+        // Merged: what merge recorded, with the strays and the index's name.
+        Some(mut set) => {
+            let split_count = model.parts.first().and_then(|p| p.split.count);
+            let expected = split_count.unwrap_or(0).max(u64::from(set.files_expected));
+            set.files_expected = u32::try_from(expected).unwrap_or(u32::MAX);
+            set.missing = missing
+                .iter()
+                .chain(unreadable.iter().map(|(u, _)| u))
+                .cloned()
+                .collect();
+            set.strays = strays;
+            set.index = index.as_ref().map(|(n, _)| n.clone());
+            Some(set)
+        }
+        None => set_info(&model, set_kind, &files, &missing, strays),
+    };
     if let Some(wants) = options.wants_config {
         if wants(&model) {
             read_config(opener, &mut model, plan.config.as_deref(), &present).await;
@@ -341,15 +337,13 @@ fn given_by_file_name<'a>(names: &'a [String], f: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The set of one file read alone: a part of a set (by its name, or by its `split.count`), or
+/// a single file with strays given beside it; `None` for a single file and nothing else.
 fn set_info(
     m: &Model,
     kind: Option<&'static str>,
     files: &[String],
-    present: &[String],
     missing: &[String],
-    unreadable: &[(String, String)],
-    index: &Option<(String, ShardIndex)>,
     strays: Vec<Stray>,
 ) -> Option<SetInfo> {
     let split_count = m
@@ -373,25 +367,20 @@ fn set_info(
         )
         .unwrap_or(u32::MAX)
     };
-    let read: Vec<String> = present
+    let read: Vec<String> = files
         .iter()
-        .filter(|p| !unreadable.iter().any(|(u, _)| u == *p))
+        .filter(|f| !missing.contains(f))
+        .take(1)
         .cloned()
         .collect();
-    let mut missing: Vec<String> = missing.to_vec();
-    missing.extend(unreadable.iter().map(|(u, _)| u.clone()));
-    let model_tensors = match index {
-        Some((_, ix)) => Some(ix.weight_map.len() as u64),
-        None => m.get("split.tensors.count").and_then(Value::as_u64),
-    };
     Some(SetInfo {
         kind,
         files_expected,
         files_read: read,
-        missing,
-        model_tensors,
-        index: index.as_ref().map(|(n, _)| n.clone()),
+        missing: missing.to_vec(),
+        model_tensors: m.get("split.tensors.count").and_then(Value::as_u64),
         strays,
+        ..SetInfo::default()
     })
 }
 
