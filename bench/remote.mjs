@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { gguf } from '@huggingface/gguf';
 import { launchBrowser, startAppServer, openApp, resetCounters, waitForSettled, files } from '../tests/e2e/helpers.mjs';
 import { startMockHub } from '../tests/e2e/mock-hub.mjs';
@@ -68,6 +69,19 @@ async function hf(url) {
   return { ms, tensors: r.tensorInfos.length, ...counts() };
 }
 
+// The native CLI (release build) on the same URL: its own Range client (ureq), the same rules.
+const CLI = path.resolve('target/release/weightpeek');
+async function cli(url) {
+  hub.clearLog();
+  const t = performance.now();
+  const out = await new Promise((resolve, reject) => {
+    execFile(CLI, [url, '--json'], { env: { ...process.env, HF_ENDPOINT: hub.endpoint }, maxBuffer: 1 << 30 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(stdout)));
+  });
+  const ms = performance.now() - t;
+  return { ms, tensors: JSON.parse(out).tensor_count, ...counts() };
+}
+
 const header = (name) => {
   const ref = JSON.parse(fs.readFileSync(path.join(fixtures, `${name}.json`), 'utf8'));
   return ref.data_offset ?? ref.header_bytes;
@@ -80,13 +94,17 @@ for (const [label, url, hdr] of [
   ['generated GGUF, 300k tokens + merges', `${hub.endpoint}/bench/big-vocab/resolve/main/big-vocab.gguf`, header('big-vocab')],
 ]) {
   const w = await weightpeek(url);
+  const c = await cli(url);
   const h = await hf(url);
   rows.push({ label, hdr, tool: 'weightpeek (chromium)', ...w });
+  rows.push({ label, hdr, tool: 'weightpeek CLI', ...c });
   rows.push({ label, hdr, tool: '@huggingface/gguf (node)', ...h });
 }
 const shardRef = JSON.parse(fs.readFileSync(path.join(fixtures, 'shards-163.json'), 'utf8'));
 const s = await weightpeek(`${hub.endpoint}/bench/shards-163/resolve/main/model.safetensors.index.json`);
 rows.push({ label: `163 safetensors shards (${shardRef.tensor_count} tensors)`, hdr: shardRef.header_bytes, tool: 'weightpeek (chromium)', ...s });
+const sc = await cli(`${hub.endpoint}/bench/shards-163/resolve/main/model.safetensors.index.json`);
+rows.push({ label: `163 safetensors shards (${shardRef.tensor_count} tensors)`, hdr: shardRef.header_bytes, tool: 'weightpeek CLI', ...sc });
 
 console.log(`Mock Hub on 127.0.0.1 with ${LATENCY} ms added per request; resolve/ answers 302 to a CDN port.`);
 console.log('| file | header bytes | tool | requests (hub 302/file + CDN) | bytes received | bytes / (header × 1.25 + 256 KiB) | time to summary |');

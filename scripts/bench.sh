@@ -54,6 +54,7 @@ PY
 # Remote header reads (issue #3): weightpeek vs @huggingface/gguf over the mock Hub with 50 ms
 # latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.
 "$WP_VENV/bin/python" tests/reference/remote_fixtures.py --out target/remote-fixtures --bench
+cargo build --quiet --release --bin weightpeek
 node bench/remote.mjs target/remote-fixtures
 fi
 
