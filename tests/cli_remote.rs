@@ -193,6 +193,26 @@ fn a_repo_on_a_mock_hub_lists_its_models_and_opens_a_set_with_the_token_only_on_
     assert!(err.contains("HTTP 404"), "{err}");
 }
 
+#[test]
+fn a_163_shard_set_by_url_takes_at_most_two_requests_per_shard() {
+    let Some(root) = fixtures() else {
+        return;
+    };
+    let r = reference_of(&root, "shards-163");
+    let server = Server::files(&root);
+    let url = format!("{}/shards-163/model.safetensors.index.json", server.url);
+    let (code, out, err) = cli(&[&url, "--json"], None);
+    assert_eq!(code, 0, "{err}");
+    let j = json(&out);
+    assert_eq!(j["tensor_count"], r["tensor_count"]);
+    assert_eq!(j["tensor_bytes"], r["tensor_bytes"]);
+    let shards = r["parts"].as_array().unwrap().len();
+    let reqs = server.requests();
+    let shard_reqs = reqs.iter().filter(|q| q.path.ends_with(".safetensors")).count();
+    assert!(shard_reqs <= 2 * shards, "{shard_reqs} requests for {shards} shards");
+    assert_eq!(reqs.len() - shard_reqs, 1, "one request for the index");
+}
+
 fn reference_of(root: &Path, key: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
 }

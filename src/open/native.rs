@@ -1,15 +1,15 @@
 //! The CLI's openers (native only): local files by path, and remote files by URL over
 //! HTTP(S) Range requests ([`crate::source::net`]). Both serve [`super::read::open`].
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
-use super::read::Opener;
-use super::recognise::{dir_prefix, file_name};
-use crate::remote::hub::sibling_url;
+use super::read::{OpenError, Opener};
+use super::urls::Urls;
+use crate::format::Model;
 use crate::source::file::FileSource;
 use crate::source::net::{Client, NetSource};
+use crate::source::{block_on_ready, on_thread, read_model, ReadStats};
 use crate::source::{ReadPolicy, SourceError};
 
 /// Local files, named by their paths; a file beside another (`dir/` + name) is available when
@@ -61,38 +61,24 @@ impl Opener for LocalOpener {
 /// server says otherwise.
 pub struct NetOpener {
     /// The client (endpoint, token, counters).
-    pub client: Rc<Client>,
-    /// Name → URL of the files given.
-    urls: HashMap<String, String>,
-    /// The first URL given and its name: siblings are resolved against it.
-    base: Option<(String, String)>,
+    pub client: Arc<Client>,
+    /// The files given, and where their siblings are.
+    urls: Urls,
 }
 
 impl NetOpener {
     /// An opener for the files `given` as (name, URL): the name is the path inside the
     /// repository for Hub files, else the URL's last segment.
-    pub fn new(client: Rc<Client>, given: &[(String, String)]) -> NetOpener {
+    pub fn new(client: Arc<Client>, given: &[(String, String)]) -> NetOpener {
         NetOpener {
             client,
-            urls: given.iter().cloned().collect(),
-            base: given.first().cloned(),
+            urls: Urls::new(given),
         }
     }
 
     /// The URL of `name`: its own if given, else beside the first URL given.
     pub fn url_of(&self, name: &str) -> String {
-        if let Some(u) = self.urls.get(name) {
-            return u.clone();
-        }
-        match &self.base {
-            Some((base_name, base_url)) => {
-                let rel = name
-                    .strip_prefix(dir_prefix(base_name))
-                    .unwrap_or_else(|| file_name(name));
-                sibling_url(base_url, rel)
-            }
-            None => name.to_string(),
-        }
+        self.urls.url_of(name)
     }
 }
 
@@ -113,5 +99,39 @@ impl Opener for NetOpener {
 
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
         self.client.get_all(&self.url_of(name), cap)
+    }
+
+    /// On a worker thread: the requests block, and a set's files are read
+    /// [`super::pool::POOL_SIZE`] at a time.
+    async fn read_header(
+        &self,
+        name: &str,
+        first_read: u64,
+    ) -> Result<(Model, ReadStats, NetSource), OpenError> {
+        let client = self.client.clone();
+        let url = self.url_of(name);
+        let owned = name.to_string();
+        let policy = ReadPolicy {
+            first_read,
+            ..ReadPolicy::REMOTE
+        };
+        let work = move || -> Result<(Model, ReadStats, NetSource), OpenError> {
+            let mut src = client
+                .open(&url, first_read)
+                .map_err(|error| OpenError::Source {
+                    name: owned.clone(),
+                    error,
+                })?;
+            let (m, s) = block_on_ready(read_model(&mut src, &policy))
+                .map_err(|error| OpenError::NotAModel { name: owned, error })?;
+            Ok((m, s, src))
+        };
+        match on_thread(work).await {
+            Ok(r) => r,
+            Err(_) => Err(OpenError::Source {
+                name: name.to_string(),
+                error: SourceError::Unavailable("reading it failed unexpectedly".into()),
+            }),
+        }
     }
 }

@@ -31,6 +31,16 @@ pub trait Opener {
     async fn open(&self, name: &str, first_read: u64) -> Result<Self::Source, SourceError>;
     /// The whole of a small file (an index, a config), at most `cap` bytes.
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError>;
+    /// Opens `name` and reads its header through the one driver ([`read_model`]). The
+    /// default does it here; an opener whose reads block (the CLI's HTTP) runs it on a worker
+    /// thread, so the pool's files are read in parallel.
+    async fn read_header(
+        &self,
+        name: &str,
+        first_read: u64,
+    ) -> Result<(Model, ReadStats, Self::Source), OpenError> {
+        read_one(self, name, first_read).await
+    }
     /// Whether the person cancelled (the rest is then not read).
     fn cancelled(&self) -> bool {
         false
@@ -221,7 +231,7 @@ pub async fn open<O: Opener>(
         .collect();
     let count = jobs.len();
     let results = bounded(jobs, POOL_SIZE, |_, (file, first)| async move {
-        let r = read_one(opener, &file, first).await;
+        let r = opener.read_header(&file, first).await;
         (file, r)
     })
     .await;
@@ -384,8 +394,8 @@ fn set_info(
     })
 }
 
-/// Opens one file and reads its header.
-async fn read_one<O: Opener>(
+/// Opens one file and reads its header (the default [`Opener::read_header`]).
+pub async fn read_one<O: Opener + ?Sized>(
     opener: &O,
     name: &str,
     first: u64,

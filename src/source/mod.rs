@@ -368,6 +368,79 @@ pub fn block_on_ready<F: std::future::Future>(fut: F) -> F::Output {
     }
 }
 
+/// Runs a future to completion on this thread, sleeping while it waits (its waker unparks the
+/// thread): the CLI's executor, whose remote reads run on worker threads ([`on_thread`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: std::future::Future>(fut: F) -> F::Output {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}
+
+/// Runs blocking work `f` on a new thread; the future resolves with its result, or `Err` with
+/// the panic's payload if it panicked (the waker is called either way, so nothing hangs).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn on_thread<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> impl std::future::Future<Output = std::thread::Result<T>> {
+    use std::sync::{Arc, Mutex};
+    use std::task::{Poll, Waker};
+    type Slot<T> = Arc<Mutex<(Option<std::thread::Result<T>>, Option<Waker>)>>;
+    let slot: Slot<T> = Arc::new(Mutex::new((None, None)));
+    let theirs = slot.clone();
+    /// Wakes the waiting future when the thread ends, even by a panic.
+    struct Done<T>(Slot<T>);
+    impl<T> Drop for Done<T> {
+        fn drop(&mut self) {
+            let waker = match self.0.lock() {
+                Ok(mut g) => g.1.take(),
+                Err(p) => p.into_inner().1.take(),
+            };
+            if let Some(w) = waker {
+                w.wake();
+            }
+        }
+    }
+    std::thread::spawn(move || {
+        let done = Done(theirs);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        if let Ok(mut g) = done.0.lock() {
+            g.0 = Some(r);
+        }
+        drop(done);
+    });
+    std::future::poll_fn(move |cx| {
+        let mut g = match slot.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        match g.0.take() {
+            Some(r) => Poll::Ready(r),
+            None => {
+                g.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,9 @@
 //! A server that ignores Range (200) is read from the start of its body only as far as needed,
 //! at most [`NO_RANGE_CAP`] bytes, and the connection is dropped after.
 
-use std::cell::Cell;
 use std::io::Read;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ureq::{Agent, Body, ResponseExt};
@@ -31,14 +31,14 @@ pub struct Client {
     token: Option<String>,
     timeout_ms: u32,
     /// Requests started.
-    pub requests: Cell<u32>,
+    pub requests: AtomicU32,
     /// Body bytes received.
-    pub bytes: Cell<u64>,
+    pub bytes: AtomicU64,
 }
 
 impl Client {
     /// A client for `endpoint` with an optional access token.
-    pub fn new(endpoint: String, token: Option<String>) -> Rc<Client> {
+    pub fn new(endpoint: String, token: Option<String>) -> Arc<Client> {
         let timeout = Duration::from_millis(u64::from(READ_TIMEOUT_MS));
         let agent: Agent = Agent::config_builder()
             .http_status_as_error(false)
@@ -51,13 +51,13 @@ impl Client {
             .timeout_per_read(Some(timeout))
             .build()
             .into();
-        Rc::new(Client {
+        Arc::new(Client {
             agent,
             endpoint,
             token: token.filter(|t| !t.is_empty()),
             timeout_ms: READ_TIMEOUT_MS,
-            requests: Cell::new(0),
-            bytes: Cell::new(0),
+            requests: AtomicU32::new(0),
+            bytes: AtomicU64::new(0),
         })
     }
 
@@ -111,7 +111,7 @@ impl Client {
         {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        self.requests.set(self.requests.get().saturating_add(1));
+        self.requests.fetch_add(1, Ordering::Relaxed);
         let resp = req.call().map_err(|e| self.call_problem(e, range))?;
         let status = resp.status().as_u16();
         if status != 200 && status != 206 {
@@ -154,8 +154,7 @@ impl Client {
             .into_reader()
             .take(cap.saturating_add(1))
             .read_to_end(&mut out);
-        self.bytes
-            .set(self.bytes.get().saturating_add(out.len() as u64));
+        self.bytes.fetch_add(out.len() as u64, Ordering::Relaxed);
         match got {
             Err(e) => Err(self.error(Problem::Network(e.to_string()), url)),
             Ok(n) if n as u64 > cap => Err(self.error(Problem::TooLarge(cap), url)),
@@ -165,12 +164,12 @@ impl Client {
 
     /// Opens `url` with a first ranged GET of `first_len` bytes from offset 0, whose answer
     /// gives the file size; its bytes are kept for the first read.
-    pub fn open(self: &Rc<Self>, url: &str, first_len: u64) -> Result<NetSource, SourceError> {
+    pub fn open(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, SourceError> {
         self.open_inner(url, first_len)
             .map_err(|p| self.error(p, url))
     }
 
-    fn open_inner(self: &Rc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
+    fn open_inner(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
         let end = first_len.max(1) - 1;
         let resp = self.get(url, Some((0, end)))?;
         let final_url = resp.get_uri().to_string();
@@ -246,8 +245,7 @@ impl Client {
             .into_reader()
             .take(expect.saturating_add(1))
             .read_to_end(&mut out);
-        self.bytes
-            .set(self.bytes.get().saturating_add(out.len() as u64));
+        self.bytes.fetch_add(out.len() as u64, Ordering::Relaxed);
         match got {
             Err(e) if is_timeout(&e) => Err(Problem::Stalled {
                 range: Some(range),
@@ -312,13 +310,9 @@ fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result
         .map_err(|e| Problem::Network(e.to_string()))?;
     let mut out = Vec::new();
     let got = (&mut s.reader).take(len).read_to_end(&mut out);
-    client.bytes.set(
-        client
-            .bytes
-            .get()
-            .saturating_add(skipped)
-            .saturating_add(out.len() as u64),
-    );
+    client
+        .bytes
+        .fetch_add(skipped.saturating_add(out.len() as u64), Ordering::Relaxed);
     got.map_err(|e| Problem::Network(e.to_string()))?;
     s.pos = offset.saturating_add(out.len() as u64);
     if skipped < skip || (out.len() as u64) < len {
@@ -332,7 +326,7 @@ fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result
 
 /// A remote file read by range (see the module documentation).
 pub struct NetSource {
-    client: Rc<Client>,
+    client: Arc<Client>,
     /// The URL as opened (a Hub `resolve/` URL, or any URL).
     pub url: String,
     /// Where later reads go: the final URL after the first answer's redirects.
