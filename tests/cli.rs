@@ -320,7 +320,7 @@ fn tokenizer_prints_the_chat_template_verbatim() {
     let lines = template.split('\n').count();
     let plural = if lines == 1 { "" } else { "s" };
     assert!(
-        text.contains(&format!("chat template (default), {lines} line{plural}:")),
+        text.contains(&format!("chat template default ({lines} line{plural}):")),
         "{text}"
     );
 }
@@ -344,16 +344,16 @@ fn tokenizer_template_lines_are_the_pages() {
     std::fs::remove_file(&p).ok();
     assert_eq!(code, 0, "{out}");
     let want = [
-        "chat template (default), 4 lines:",
+        "chat template default (4 lines):",
         "    1  {% for m in messages %}\\r",
         "    2  \t{{ m.content }}  \\r",
         "    3  {% endfor %}  ",
         "    4  ",
         "",
-        "chat template (tool_use), 1 line:",
+        "chat template tool_use (1 line):",
         "    1  x",
         "",
-        "chat template (evil), 1 line:",
+        "chat template evil (1 line):",
         "    1  a\\u{1b}[2J\\u{1b}[Hb\\u{7}\\u{202e}c\td",
     ]
     .join("\n");
@@ -367,6 +367,13 @@ fn tokenizer_template_lines_are_the_pages() {
     use weightpeek::view::tokenizer::{template_label, template_lines};
     let lines = template_lines(default);
     assert_eq!(template_label("default", default), "default (4 lines)");
+    assert!(
+        out.contains(&format!(
+            "chat template {}:\n",
+            template_label("default", default)
+        )),
+        "the heading is the selector's label: {out}"
+    );
     for (n, line) in &lines {
         assert!(out.contains(&format!("{n:>5}  {line}\n")), "{n}: {line:?}");
     }
@@ -421,6 +428,234 @@ fn diff_exit_status_is_that_of_diff1() {
         assert_eq!(status(&a, &missing, json).0, 2, "B cannot be opened");
     }
     for p in [a, same, other_key, other_type, cut, not_model] {
+        std::fs::remove_file(p).ok();
+    }
+}
+
+/// Runs the binary; (status, stdout, stderr).
+fn run_all(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_weightpeek"))
+        .args(args)
+        .output()
+        .expect("run weightpeek");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A safetensors file of `(name, dtype, shape, bytes)` entries laid end to end.
+fn safetensors(entries: &[(&str, &str, &[u64], u64)]) -> Vec<u8> {
+    let mut header = serde_json::Map::new();
+    let mut at = 0u64;
+    for (name, dtype, shape, bytes) in entries {
+        header.insert(
+            name.to_string(),
+            serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [at, at + bytes]}),
+        );
+        at += bytes;
+    }
+    let text = serde_json::Value::Object(header).to_string();
+    let mut b = (text.len() as u64).to_le_bytes().to_vec();
+    b.extend(text.as_bytes());
+    b.resize(b.len() + at as usize, 0);
+    b
+}
+
+#[test]
+fn no_control_or_bidi_character_from_a_file_reaches_the_terminal() {
+    // ESC (a terminal escape sequence), BEL and RIGHT-TO-LEFT OVERRIDE, in everything a file
+    // names: the architecture, a key and its value, tensor names, tokens, a chat template, and
+    // (safetensors) a dtype label.
+    const RAW: [char; 3] = ['\u{1b}', '\u{7}', '\u{202e}'];
+    const ESCAPED: [&str; 3] = ["\\u{1b}", "\\u{7}", "\\u{202e}"];
+    let arch = "ar\u{1b}[2Jch\u{7}\u{202e}";
+    let key = "evil.\u{1b}]0;title\u{7}.\u{202e}key";
+    let shown = |s: &str| {
+        s.replace('\u{1b}', "\\u{1b}")
+            .replace('\u{7}', "\\u{7}")
+            .replace('\u{202e}', "\\u{202e}")
+    };
+    let previewed = "blk.0.\u{1b}[31mattn_q\u{7}\u{202e}.weight";
+    let outside = "blk.1.\u{202e}ffn\u{1b}.weight";
+    let gguf = |value: &str, extra: &str| {
+        GgufBuilder::new(3)
+            .kv("general.architecture", W::s(arch))
+            .kv(&format!("{arch}.block_count"), W::U32(2))
+            .kv(key, W::s(value))
+            .kv("tokenizer.ggml.model", W::s("ll\u{1b}ama"))
+            .kv(
+                "tokenizer.ggml.tokens",
+                W::Arr(8, vec![W::s("<s>"), W::s("\u{1b}[2J\u{7}\u{202e}")]),
+            )
+            .kv("tokenizer.ggml.bos_token_id", W::U32(1))
+            .kv(
+                "tokenizer.chat_template",
+                W::s("{{ \u{1b}[2J }}\u{7}\u{202e}"),
+            )
+            .kv(
+                &format!("tokenizer.chat_template.v\u{1b}{extra}"),
+                W::s("x"),
+            )
+            // F32 [4]: 16 bytes in the file; the next tensor's data lies past its end (a
+            // finding naming it).
+            .tensor(previewed, &[4], 0, 0)
+            .tensor(outside, &[1024], 0, 32)
+            .tensor(&format!("{extra}\u{7}"), &[4], 0, 0)
+    };
+    let mut a = gguf("a\u{1b}[0m\u{7}", "a");
+    a.data_len = 16;
+    let mut b = gguf("b\u{202e}", "b");
+    b.data_len = 16;
+    let ga = temp_file("hostile-a.gguf", &a.build());
+    let gb = temp_file("hostile-b.gguf", &b.build());
+    let st_name = "emb\u{1b}[2J\u{7}\u{202e}.weight";
+    let sa = temp_file(
+        "hostile-a.safetensors",
+        &safetensors(&[
+            (st_name, "F8\u{1b}[5m\u{7}\u{202e}", &[2], 2),
+            ("norm\u{1b}\u{202e}", "F32", &[2], 8),
+        ]),
+    );
+    let sb = temp_file(
+        "hostile-b.safetensors",
+        &safetensors(&[(st_name, "Q\u{7}\u{202e}", &[2], 2)]),
+    );
+    let (ga, gb, sa, sb) = (
+        ga.to_str().unwrap().to_string(),
+        gb.to_str().unwrap().to_string(),
+        sa.to_str().unwrap().to_string(),
+        sb.to_str().unwrap().to_string(),
+    );
+    let clean = |what: &str, out: &str, err: &str| {
+        for c in RAW {
+            assert!(!out.contains(c), "{what}: {c:?} raw in stdout: {out:?}");
+            assert!(!err.contains(c), "{what}: {c:?} raw in stderr: {err:?}");
+        }
+    };
+    // (arguments, exit status, what the output must show escaped)
+    let runs: Vec<(Vec<&str>, i32, Vec<String>)> = vec![
+        (
+            vec![&ga],
+            0,
+            vec![
+                format!("architecture: {}", shown(arch)),
+                shown(key),
+                format!("\"{}\"", shown("a\u{1b}[0m\u{7}")),
+                // The checks name the tensor whose data lies outside the file.
+                format!("tensor \"{}\"", shown(outside)),
+            ],
+        ),
+        (
+            vec![&ga, "--tensors"],
+            0,
+            vec![shown(previewed), shown(outside), shown("a\u{7}")],
+        ),
+        (
+            vec![&ga, "--markdown"],
+            0,
+            vec![format!("## Architecture: {}", shown(arch))],
+        ),
+        (
+            vec![&ga, "--csv"],
+            0,
+            vec![shown(previewed), shown(outside)],
+        ),
+        (vec![&ga, "--check"], 1, vec![shown(outside)]),
+        (
+            vec![&ga, "--tokenizer"],
+            0,
+            vec![
+                shown("ll\u{1b}ama"),
+                format!("\"{}\"", shown("\u{1b}[2J\u{7}\u{202e}")),
+                shown("{{ \u{1b}[2J }}\u{7}\u{202e}"),
+                format!("chat template {} (1 line):", shown("v\u{1b}a")),
+            ],
+        ),
+        (vec![&ga, "--memory"], 1, vec![]),
+        (
+            vec![&ga, "--tensor", previewed],
+            0,
+            vec![format!("{} (F32, shape [4];", shown(previewed))],
+        ),
+        (
+            vec!["diff", &ga, &gb],
+            1,
+            vec![
+                shown(key),
+                format!("A: \"{}\"", shown("a\u{1b}[0m\u{7}")),
+                format!("B: \"{}\"", shown("b\u{202e}")),
+                shown("a\u{7}"),
+                shown("b\u{7}"),
+            ],
+        ),
+        (
+            vec![&sa],
+            0,
+            vec![format!("{} (unknown)", shown("F8\u{1b}[5m\u{7}\u{202e}"))],
+        ),
+        (
+            vec![&sa, "--tensors"],
+            0,
+            vec![shown(st_name), shown("norm\u{1b}\u{202e}")],
+        ),
+        (
+            vec![&sa, "--markdown"],
+            0,
+            vec![format!("{} (unknown)", shown("F8\u{1b}[5m\u{7}\u{202e}"))],
+        ),
+        (
+            vec![&sa, "--csv"],
+            0,
+            vec![
+                shown(st_name),
+                format!("{} (unknown)", shown("F8\u{1b}[5m\u{7}\u{202e}")),
+            ],
+        ),
+        (vec![&sa, "--check"], 0, vec![]),
+        (
+            vec![&sa, "--tensor", "norm\u{1b}\u{202e}"],
+            0,
+            vec![format!("{} (F32, shape [2];", shown("norm\u{1b}\u{202e}"))],
+        ),
+        (
+            vec!["diff", &sa, &sb],
+            1,
+            vec![
+                shown(st_name),
+                format!("{} (unknown) [2]", shown("F8\u{1b}[5m\u{7}\u{202e}")),
+                format!("{} (unknown) [2]", shown("Q\u{7}\u{202e}")),
+            ],
+        ),
+    ];
+    for (args, code, want) in &runs {
+        let (got, out, err) = run_all(args);
+        let what = args.iter().map(|a| shown(a)).collect::<Vec<_>>().join(" ");
+        clean(&what, &out, &err);
+        assert_eq!(got, *code, "{what}: {out}{err}");
+        for w in want {
+            assert!(out.contains(w.as_str()), "{what}: {w} not in {out}");
+        }
+        if !want.is_empty() {
+            assert!(ESCAPED.iter().any(|e| out.contains(e)), "{what}: {out}");
+        }
+    }
+    // Errors naming file text go to stderr escaped too: a tensor that is not there, one whose
+    // dtype cannot be decoded.
+    for (args, said) in [
+        (
+            vec![ga.as_str(), "--tensor", "no\u{1b}[2Jne\u{7}\u{202e}"],
+            "no\\u{1b}[2Jne",
+        ),
+        (vec![sa.as_str(), "--tensor", st_name], "emb\\u{1b}[2J"),
+    ] {
+        let (code, out, err) = run_all(&args);
+        clean("an error", &out, &err);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains(said), "{err}");
+    }
+    for p in [ga, gb, sa, sb] {
         std::fs::remove_file(p).ok();
     }
 }

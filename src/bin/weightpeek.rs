@@ -5,6 +5,9 @@
 //! the metadata (arrays shortened), and optionally the tensor table, or everything as JSON.
 //! With `--tensor`, also reads the bytes of a window of that tensor and prints its statistics,
 //! histogram and first values (the page's preview; `--json` is the same schema the page uses).
+//!
+//! This file only parses arguments, opens what they name, writes what `weightpeek::view::cli`
+//! drew (from the page's view-models) and sets the exit status.
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -30,13 +33,13 @@ mod cli {
     use weightpeek::source::file::FileSource;
     use weightpeek::source::http::MAX_WHOLE_FILE;
     use weightpeek::source::net::{Client, NetSource};
-    use weightpeek::source::{block_on_ready, ByteSource};
+    use weightpeek::source::{block_on, block_on_ready, ByteSource};
     use weightpeek::summary;
     use weightpeek::summary::quant_st;
     use weightpeek::text;
+    use weightpeek::view::cli as render;
+    use weightpeek::view::compare::compare;
     use weightpeek::view::export;
-    use weightpeek::view::facts;
-    use weightpeek::view::tokenizer::{template_lines, templates_in_order};
 
     /// Show what is inside a GGUF or safetensors model file, reading only its header.
     #[derive(Parser, Debug)]
@@ -223,8 +226,8 @@ mod cli {
             inputs.iter().map(|i| remote_target(i, &endpoint)).collect();
         let opts = options(config.is_some());
         let mut loaded = if remote.iter().all(Option::is_none) {
-            let opened = block_on_ready(read::open(&LocalOpener, inputs, opts))
-                .map_err(|e| e.to_string())?;
+            let opened =
+                block_on(read::open(&LocalOpener, inputs, opts)).map_err(|e| e.to_string())?;
             Loaded::Local(opened)
         } else if remote.iter().all(Option::is_some) {
             let client = Client::new(endpoint.clone(), token);
@@ -284,8 +287,7 @@ mod cli {
             }
             let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
             let opener = NetOpener::new(client, &given);
-            let opened =
-                block_on_ready(read::open(&opener, &names, opts)).map_err(|e| e.to_string())?;
+            let opened = block_on(read::open(&opener, &names, opts)).map_err(|e| e.to_string())?;
             Loaded::Remote(opened)
         } else {
             return Err("give local files or URLs, not both".into());
@@ -313,40 +315,19 @@ mod cli {
         }
     }
 
+    /// Writes a whole output to stdout (a closed pipe is not an error: [`finish_output`]).
+    fn print(text: &str) -> Result<(), String> {
+        let mut out = std::io::stdout().lock();
+        finish_output(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+    }
+
     /// A repository's models, for the person to pick one with `--file`.
     fn print_listing(args: &Args, repo: &Repo, entries: &[Entry]) -> Result<ExitCode, String> {
-        let mut out = std::io::stdout().lock();
-        let written = if args.json {
-            let v = serde_json::json!({ "repo": repo, "models": entries });
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-            )
+        print(&if args.json {
+            render::listing::json(repo, entries)
         } else {
-            (|| {
-                writeln!(
-                    out,
-                    "{}@{}: {} model{}; open one with --file NAME:",
-                    text::escape(&repo.id),
-                    text::escape(&repo.revision),
-                    entries.len(),
-                    if entries.len() == 1 { "" } else { "s" }
-                )?;
-                for e in entries {
-                    writeln!(
-                        out,
-                        "  {:<60} {:>10}  {} file{}",
-                        text::escape(&e.label),
-                        text::bytes(e.size),
-                        e.files.len(),
-                        if e.files.len() == 1 { "" } else { "s" }
-                    )?;
-                }
-                Ok(())
-            })()
-        };
-        finish_output(written)?;
+            render::listing::text(repo, entries)
+        })?;
         Ok(if entries.is_empty() {
             ExitCode::from(1)
         } else {
@@ -355,67 +336,15 @@ mod cli {
     }
 
     fn print_tokenizer(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
-        let mut out = std::io::stdout().lock();
         let Some(t) = weightpeek::summary::tokenizer::tokenizer_info(m) else {
-            writeln!(out, "no tokenizer: the file has no tokenizer.* keys")
-                .map_err(|e| e.to_string())?;
+            print(render::tokenizer::NO_TOKENIZER)?;
             return Ok(ExitCode::from(1));
         };
-        let written = if args.json {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&t).map_err(|e| e.to_string())?
-            )
+        print(&if args.json {
+            render::json(&t)
         } else {
-            (|| {
-                let opt = |s: &Option<String>| {
-                    s.as_deref().map(text::escape).unwrap_or_else(|| "–".into())
-                };
-                writeln!(out, "tokenizer model  {}", opt(&t.model))?;
-                writeln!(out, "pre-tokenizer    {}", opt(&t.pre))?;
-                writeln!(
-                    out,
-                    "vocabulary       {} tokens",
-                    text::thousands(t.vocab_size)
-                )?;
-                if let Some(n) = t.merges {
-                    writeln!(out, "merges           {}", text::thousands(n))?;
-                }
-                for s in &t.special {
-                    writeln!(
-                        out,
-                        "{:<16} {} {}",
-                        format!("{} token", s.role),
-                        s.id,
-                        s.text
-                            .as_deref()
-                            .map_or("(past the vocabulary)".to_string(), text::quote)
-                    )?;
-                }
-                for (flag, v) in &t.flags {
-                    writeln!(out, "{:<16} {v}", text::escape(flag))?;
-                }
-                // The page's order: the default first, then the variants in file order.
-                for (name, text) in &templates_in_order(&t.chat_templates) {
-                    // The page's numbered lines: split on `\n` only, tabs kept, `\r` and other
-                    // control or bidi characters escaped.
-                    let lines = template_lines(text);
-                    writeln!(
-                        out,
-                        "\nchat template ({}), {} line{}:",
-                        text::escape(name),
-                        text::thousands(lines.len() as u64),
-                        if lines.len() == 1 { "" } else { "s" }
-                    )?;
-                    for (number, line) in &lines {
-                        writeln!(out, "{number:>5}  {line}")?;
-                    }
-                }
-                Ok(())
-            })()
-        };
-        finish_output(written)?;
+            render::tokenizer::text(&t)
+        })?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -423,90 +352,20 @@ mod cli {
         use weightpeek::summary::memory::{estimate, KvType};
         let kv = KvType::parse(&args.kv)
             .ok_or_else(|| format!("--kv {}: use f16, q8_0 or q4_0", args.kv))?;
-        let mut out = std::io::stdout().lock();
-        let e = match estimate(m, args.ctx, kv) {
-            Ok(e) => e,
-            Err(why) => {
-                writeln!(out, "{why}").map_err(|e| e.to_string())?;
-                return Ok(ExitCode::from(1));
+        match estimate(m, args.ctx, kv) {
+            Ok(e) => {
+                print(&if args.json {
+                    render::json(&e)
+                } else {
+                    render::memory::text(&e)
+                })?;
+                Ok(ExitCode::SUCCESS)
             }
-        };
-        let written = if args.json {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&e).map_err(|e| e.to_string())?
-            )
-        } else {
-            (|| {
-                writeln!(
-                    out,
-                    "memory to run ({}, {} tokens, {} KV cache):",
-                    e.architecture,
-                    text::thousands(e.context),
-                    e.kv_type.name()
-                )?;
-                writeln!(
-                    out,
-                    "  weights   {} ({} bytes)",
-                    text::bytes(e.weights_bytes),
-                    text::thousands(e.weights_bytes)
-                )?;
-                writeln!(
-                    out,
-                    "  KV cache  {} ({} bytes)",
-                    text::bytes(e.kv_bytes),
-                    text::thousands(e.kv_bytes)
-                )?;
-                writeln!(
-                    out,
-                    "  total     {} ({} bytes)",
-                    text::bytes(e.total_bytes),
-                    text::thousands(e.total_bytes)
-                )?;
-                if let Some(s) = &e.sliding_window {
-                    for (what, n, cells, bytes) in [
-                        (
-                            "full-attention layers",
-                            s.full_layers,
-                            e.cells,
-                            s.full_bytes,
-                        ),
-                        (
-                            if s.chunked {
-                                "chunked layers"
-                            } else {
-                                "sliding-window layers"
-                            },
-                            s.swa_layers,
-                            s.cells,
-                            s.swa_bytes,
-                        ),
-                    ] {
-                        writeln!(
-                            out,
-                            "    {what}: {n} × {} cells, {} ({} bytes)",
-                            text::thousands(cells),
-                            text::bytes(bytes),
-                            text::thousands(bytes)
-                        )?;
-                    }
-                    writeln!(
-                        out,
-                        "  upper bound, every layer at full context: KV {} ({} bytes)",
-                        text::bytes(e.kv_full_context_bytes),
-                        text::thousands(e.kv_full_context_bytes)
-                    )?;
-                }
-                writeln!(out, "  {}", e.formula)?;
-                for n in &e.notes {
-                    writeln!(out, "  note: {n}")?;
-                }
-                Ok(())
-            })()
-        };
-        finish_output(written)?;
-        Ok(ExitCode::SUCCESS)
+            Err(why) => {
+                print(&render::memory::no_estimate(&why))?;
+                Ok(ExitCode::from(1))
+            }
+        }
     }
 
     fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
@@ -536,110 +395,21 @@ mod cli {
                 );
             }
         }
-        let d = weightpeek::summary::diff::diff(&a, &b);
-        let mut out = std::io::stdout().lock();
-        let written = if args.json {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?
-            )
+        let v = compare(&args.a, &a, &args.b, &b);
+        print(&if args.json {
+            v.json.clone()
         } else {
-            print_diff(&mut out, args, &d)
-        };
-        finish_output(written)?;
+            render::diff::text(&args.a, &args.b, &v)
+        })?;
         // As diff(1): 0 the same, 1 different, 2 trouble (a file that cannot be opened or read,
         // or whose header could not be read to the end, so the comparison is incomplete).
         Ok(if a.error.is_some() || b.error.is_some() {
             ExitCode::from(2)
-        } else if differs(&d) {
+        } else if render::diff::differs(&v) {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
         })
-    }
-
-    /// True when the diff reports anything: a key or tensor only in one file, a value, type or
-    /// shape that differs, or different bits per weight (whole file or for a role).
-    fn differs(d: &weightpeek::summary::diff::Diff) -> bool {
-        !(d.keys_added.is_empty()
-            && d.keys_removed.is_empty()
-            && d.keys_changed.is_empty()
-            && d.tensors_added.is_empty()
-            && d.tensors_removed.is_empty()
-            && d.tensors_changed.is_empty())
-            || d.bpw.0 != d.bpw.1
-            || d.bpw_by_role.iter().any(|r| r.a != r.b)
-    }
-
-    fn print_diff(
-        out: &mut impl Write,
-        args: &DiffArgs,
-        d: &weightpeek::summary::diff::Diff,
-    ) -> std::io::Result<()> {
-        let e = |s: &str| text::escape(s);
-        writeln!(
-            out,
-            "A: {}\nB: {}",
-            text::escape(&args.a),
-            text::escape(&args.b)
-        )?;
-        let f = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.3}"));
-        writeln!(out, "bits per weight: A {}  B {}", f(d.bpw.0), f(d.bpw.1))?;
-        let list = |out: &mut dyn Write, title: &str, items: &[String]| -> std::io::Result<()> {
-            if !items.is_empty() {
-                writeln!(out, "\n{title} ({}):", items.len())?;
-                for i in items {
-                    writeln!(out, "  {}", e(i))?;
-                }
-            }
-            Ok(())
-        };
-        list(out, "metadata keys only in B", &d.keys_added)?;
-        list(out, "metadata keys only in A", &d.keys_removed)?;
-        if !d.keys_changed.is_empty() {
-            writeln!(
-                out,
-                "\nmetadata values that differ ({}):",
-                d.keys_changed.len()
-            )?;
-            for k in &d.keys_changed {
-                writeln!(out, "  {}\n    A: {}\n    B: {}", e(&k.key), k.a, k.b)?;
-            }
-        }
-        list(out, "tensors only in B", &d.tensors_added)?;
-        list(out, "tensors only in A", &d.tensors_removed)?;
-        if !d.tensors_changed.is_empty() {
-            writeln!(
-                out,
-                "\ntensors whose type or shape differs ({}):",
-                d.tensors_changed.len()
-            )?;
-            for t in &d.tensors_changed {
-                writeln!(
-                    out,
-                    "  {:<48} {:>10} {:?} -> {:<10} {:?}",
-                    e(&t.name),
-                    t.dtype_a,
-                    t.shape_a,
-                    t.dtype_b,
-                    t.shape_b
-                )?;
-            }
-        }
-        writeln!(out, "\nbits per weight by role:")?;
-        writeln!(out, "  {:<40} {:>8} {:>8}", "role", "A", "B")?;
-        for r in &d.bpw_by_role {
-            let mark = if r.a != r.b { "  *" } else { "" };
-            writeln!(
-                out,
-                "  {:<40} {:>8} {:>8}{mark}",
-                e(&r.role),
-                f(r.a),
-                f(r.b)
-            )?;
-        }
-        Ok(())
     }
 
     fn run(args: &Args) -> Result<ExitCode, String> {
@@ -664,7 +434,7 @@ mod cli {
             ..
         } = opened;
         if args.check {
-            return print_check(&model).map_err(|e| e.to_string());
+            return print_check(&model);
         }
         if args.memory {
             return print_memory(args, &model);
@@ -675,22 +445,22 @@ mod cli {
         if let Some(name) = &args.tensor {
             return preview(args, &model, &mut sources, name);
         }
-        let mut s = summary::summarize(&model);
         let q = args.query.as_deref().unwrap_or("");
-        s.tensors
-            .retain(|t| matches(&t.name, q) || matches(&t.dtype, q));
-        let mut out = std::io::stdout().lock();
         let name = file_name(&shown_name).to_string();
-        let written = if args.json {
-            writeln!(out, "{}", export::summary_json_filtered(&model, &s, q))
+        print(&if args.json {
+            let s = render::summary_for(&model, q);
+            format!("{}\n", export::summary_json_filtered(&model, &s, q))
         } else if args.csv {
-            write!(out, "{}", export::tensors_csv(&s))
+            export::tensors_csv(&render::summary_for(&model, q))
         } else if args.markdown {
-            write!(out, "{}", export::markdown(&name, &s))
+            export::markdown(&name, &render::summary_for(&model, q))
         } else {
-            print_text(&mut out, args, &shown_name, &model, &s)
-        };
-        finish_output(written)?;
+            let opts = render::summary::Options {
+                tensors: args.tensors,
+                query: q,
+            };
+            render::summary::text(&shown_name, &model, &summary::summarize(&model), opts)
+        })?;
         if let Some(e) = &model.error {
             eprintln!(
                 "weightpeek: {}: the header could not be read to the end: {}",
@@ -705,37 +475,10 @@ mod cli {
         })
     }
 
-    fn print_check(m: &weightpeek::format::Model) -> std::io::Result<ExitCode> {
-        use weightpeek::check::{check, Severity, CHECKS};
-        let mut findings = check(m);
-        if let Some(q) = weightpeek::summary::quant_st::analyse(m) {
-            findings.extend(q.findings);
-            findings.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
-        }
-        let mut out = std::io::stdout().lock();
-        if findings.is_empty() {
-            writeln!(out, "no problems found; checked: {}", CHECKS.join("; "))?;
-        }
-        for f in &findings {
-            let sev = f.severity.word();
-            let at = f.offset.map(|o| format!(" (byte {o})")).unwrap_or_default();
-            let t = f
-                .tensor
-                .as_ref()
-                .map(|t| format!(" tensor \"{}\":", text::escape(t)))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "{sev} [{}]{t} {}{at}",
-                f.code,
-                text::escape(&f.message)
-            )?;
-        }
-        let errors = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .count();
-        Ok(if errors > 0 {
+    fn print_check(m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+        let findings = summary::summarize(m).findings;
+        print(&render::check::text(&findings))?;
+        Ok(if render::check::has_error(&findings) {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
@@ -776,285 +519,11 @@ mod cli {
         };
         let p = block_on_ready(preview::preview_tensor(model, src, name, &req))
             .map_err(|e| format!("{name}: {e}"))?;
-        let mut out = std::io::stdout().lock();
-        let r = if args.json {
-            let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
-            writeln!(out, "{text}")
+        print(&if args.json {
+            render::json(&p)
         } else {
-            print_preview(&mut out, &p)
-        };
-        finish_output(r)?;
+            render::preview::text(&p)
+        })?;
         Ok(ExitCode::SUCCESS)
-    }
-
-    fn print_preview(
-        out: &mut impl Write,
-        p: &weightpeek::preview::Preview,
-    ) -> std::io::Result<()> {
-        use weightpeek::view::preview as pv;
-        let w = &p.window;
-        writeln!(
-            out,
-            "{} ({}, shape {:?}; {})",
-            p.tensor, p.dtype, p.shape, p.row_is
-        )?;
-        writeln!(
-            out,
-            "  window          rows {}..{} of {}, columns {}..{} of {}",
-            w.rows.start,
-            w.rows.end,
-            w.geometry.rows,
-            w.cols.start,
-            w.cols.end,
-            w.geometry.row_values
-        )?;
-        writeln!(
-            out,
-            "  {}",
-            pv::bytes_read_text(p.bytes_read, w.tensor_bytes)
-        )?;
-        for row in pv::stat_rows(&p.stats) {
-            writeln!(out, "  {:<15} {}", row.label, row.text)?;
-        }
-        writeln!(
-            out,
-            "\nhistogram ({} bins, finite values):",
-            p.histogram.counts.len()
-        )?;
-        for line in pv::histogram_text(&p.histogram, 16) {
-            writeln!(out, "  {line}")?;
-        }
-        writeln!(out, "\nfirst values (row, column: value):")?;
-        for v in p.first_values.iter().take(32) {
-            writeln!(out, "  [{}, {}] {}", v.row, v.col, v.text)?;
-        }
-        if let Some(s) = &p.block_scales {
-            writeln!(
-                out,
-                "\nblock scales: {} per {} values; min {} max {}",
-                s.field,
-                s.block_values,
-                s.stats
-                    .min
-                    .map_or("-".into(), weightpeek::preview::value_text),
-                s.stats
-                    .max
-                    .map_or("-".into(), weightpeek::preview::value_text)
-            )?;
-        }
-        Ok(())
-    }
-
-    /// The quantised layout: where the config came from, one row per scheme and, with
-    /// --tensors, every quantised weight (logical shape, bits, group, companions' bytes).
-    fn print_quant(
-        out: &mut impl Write,
-        args: &Args,
-        q: &weightpeek::summary::quant_st::QuantReport,
-    ) -> std::io::Result<()> {
-        let e = |s: &str| text::escape(s);
-        writeln!(
-            out,
-            "\nquantisation ({}; companions count as bytes, not parameters):",
-            q.config_source
-                .as_deref()
-                .map_or("no config.json".to_string(), |c| format!("config {}", e(c)))
-        )?;
-        writeln!(
-            out,
-            "  {:<48} {:>8} {:>16} {:>12} {:>8}",
-            "scheme", "weights", "logical params", "bytes", "bpw"
-        )?;
-        for r in &q.schemes {
-            writeln!(
-                out,
-                "  {:<48} {:>8} {:>16} {:>12} {:>8}",
-                r.label,
-                r.weights,
-                text::thousands(r.elements),
-                text::bytes(r.bytes),
-                r.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
-            )?;
-        }
-        if args.tensors {
-            let qy = args.query.as_deref().unwrap_or("");
-            for w in q.weights.iter().filter(|w| matches(&w.name, qy)) {
-                let shape: Vec<String> = w.shape.iter().map(u64::to_string).collect();
-                let comps: Vec<String> = w
-                    .companions
-                    .iter()
-                    .map(|c| format!("{} {}", c.role, text::bytes(c.bytes)))
-                    .collect();
-                writeln!(
-                    out,
-                    "  {:<48} [{}] ({}) {}-bit{} {:.3} bpw; {}",
-                    e(&w.name),
-                    shape.join(", "),
-                    w.shape_source,
-                    w.bits,
-                    w.group_size.map_or(String::new(), |g| format!(" g{g}")),
-                    w.bits_per_weight.unwrap_or(0.0),
-                    comps.join(", ")
-                )?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Case-insensitive substring match (an empty query matches everything).
-    fn matches(hay: &str, q: &str) -> bool {
-        q.is_empty() || hay.to_lowercase().contains(&q.to_lowercase())
-    }
-
-    fn print_text(
-        out: &mut impl Write,
-        args: &Args,
-        shown_name: &str,
-        m: &weightpeek::format::Model,
-        s: &summary::Summary,
-    ) -> std::io::Result<()> {
-        let q = args.query.as_deref().unwrap_or("");
-        let version = s.version.map(|v| format!(" v{v}")).unwrap_or_default();
-        writeln!(out, "{}", text::escape(shown_name))?;
-        if let Some(f) = s
-            .set
-            .as_ref()
-            .and_then(|set| facts::set_fact(set, s.tensor_count))
-        {
-            writeln!(out, "  {:<15} {}", f.label, f.text)?;
-            if let Some(d) = &f.detail {
-                writeln!(out, "  {:<15} {d}", "")?;
-            }
-        }
-        writeln!(
-            out,
-            "  format          {}{version} ({}-endian)",
-            s.format.to_uppercase(),
-            if s.endianness == weightpeek::format::Endian::Big {
-                "big"
-            } else {
-                "little"
-            }
-        )?;
-        writeln!(
-            out,
-            "  file size       {} ({} bytes)",
-            text::bytes(s.file_size),
-            text::thousands(s.file_size)
-        )?;
-        match &m.error {
-            Some(e) => writeln!(
-                out,
-                "  header size     unknown (parsing stopped at byte {})",
-                text::thousands(e.offset)
-            )?,
-            None => writeln!(
-                out,
-                "  header size     {} ({} bytes)",
-                text::bytes(s.header_size),
-                text::thousands(s.header_size)
-            )?,
-        }
-        writeln!(
-            out,
-            "  metadata        {} keys",
-            text::thousands(s.metadata_count)
-        )?;
-        writeln!(out, "  tensors         {}", text::thousands(s.tensor_count))?;
-        writeln!(
-            out,
-            "  parameters      {} ({}){}",
-            text::thousands(s.parameter_count),
-            text::params(s.parameter_count),
-            s.quantization.as_ref().map_or(String::new(), |q| format!(
-                ", logical ({} values stored)",
-                text::thousands(q.stored_elements)
-            ))
-        )?;
-        writeln!(
-            out,
-            "  tensor bytes    {} ({} bytes)",
-            text::bytes(s.tensor_bytes),
-            text::thousands(s.tensor_bytes)
-        )?;
-        if let Some(b) = s.bits_per_weight {
-            writeln!(out, "  bits per weight {b:.4}")?;
-        }
-        if let Some(q) = &s.quantization {
-            writeln!(out, "  quantisation    {}", q.layout)?;
-            print_quant(out, args, q)?;
-        }
-        if let Some(a) = &s.architecture {
-            writeln!(out, "\narchitecture: {}", a.architecture)?;
-            if let Some(ft) = &a.file_type {
-                writeln!(out, "  file type       {ft}")?;
-            }
-            for r in &a.rows {
-                writeln!(out, "  {:<20} {}", r.label, r.value)?;
-            }
-        }
-        writeln!(out, "\ntypes:")?;
-        writeln!(
-            out,
-            "  {:<12} {:>8} {:>16} {:>14} {:>8}",
-            "type", "tensors", "elements", "bytes", "bpw"
-        )?;
-        for d in &s.dtypes {
-            writeln!(
-                out,
-                "  {:<12} {:>8} {:>16} {:>14} {:>8}",
-                d.dtype,
-                d.tensors,
-                text::thousands(d.elements),
-                text::bytes(d.bytes),
-                d.bits_per_weight.map_or("-".into(), |b| format!("{b:.3}"))
-            )?;
-        }
-        writeln!(out, "\nmetadata:")?;
-        for e in m.metadata.iter().filter(|e| matches(&e.key, q)) {
-            writeln!(
-                out,
-                "  {:<44} {:<8} {}",
-                text::escape(&e.key),
-                e.value.value_type().name(),
-                text::value(&e.value, &m.bytes, 5, 120)
-            )?;
-        }
-        if args.tensors {
-            writeln!(
-                out,
-                "\ntensors (shape in {} order):",
-                if s.format == "gguf" {
-                    "ggml ne0..neN"
-                } else {
-                    "row-major"
-                }
-            )?;
-            for t in &s.tensors {
-                let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
-                writeln!(
-                    out,
-                    "  {:<48} {:<10} {:<22} {:>14} {:>12} @{}",
-                    text::escape(&t.name),
-                    t.dtype,
-                    format!("[{}]", shape.join(", ")),
-                    t.elements.map_or("overflow".into(), text::thousands),
-                    t.bytes.map_or("?".into(), text::bytes),
-                    t.offset
-                )?;
-            }
-        }
-        if !s.findings.is_empty() {
-            writeln!(out, "\nchecks (weightpeek --check lists them alone):")?;
-        }
-        for f in &s.findings {
-            let sev = f.severity.word();
-            writeln!(out, "  {sev}: {}", text::escape(&f.message))?;
-        }
-        if let Some(e) = &s.error {
-            writeln!(out, "error: {e}")?;
-            writeln!(out, "(everything above was read before the error)")?;
-        }
-        Ok(())
     }
 }

@@ -44,7 +44,7 @@ impl Kind {
 }
 
 /// One row of the metadata or tensor list: what it names, and its A and B sides as text
-/// (`–` where absent).
+/// (`–` where absent; values, type labels and names escaped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     /// Kind of difference.
@@ -252,10 +252,14 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             b: k.b.clone(),
         });
     }
-    let value_of = |m: &Model, key: &str| {
-        m.metadata
-            .iter()
-            .find(|e| e.key == key)
+    // By key in one step, as the tensors below (a file of many keys against one without).
+    let (keys_a, keys_b) = (
+        first_by_name(a.metadata.iter().map(|e| e.key.as_str())),
+        first_by_name(b.metadata.iter().map(|e| e.key.as_str())),
+    );
+    let value_of = |m: &Model, keys: &HashMap<&str, usize>, key: &str| {
+        keys.get(key)
+            .map(|&i| &m.metadata[i])
             .map_or_else(dash, |e| text::value(&e.value, &m.bytes, 4, 80))
     };
     for k in &d.keys_removed {
@@ -263,7 +267,7 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             kind: Kind::OnlyA,
             name: escape(k),
             raw: k.clone(),
-            a: value_of(a, k),
+            a: value_of(a, &keys_a, k),
             b: dash(),
         });
     }
@@ -273,7 +277,7 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             name: escape(k),
             raw: k.clone(),
             a: dash(),
-            b: value_of(b, k),
+            b: value_of(b, &keys_b, k),
         });
     }
     // By name in one step: two files with few names in common (a GGUF against the
@@ -286,7 +290,9 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
         names
             .get(name)
             .map(|&i| &m.tensors[i])
-            .map_or_else(dash, |t| format!("{} {}", t.dtype.label(), shape(&t.shape)))
+            .map_or_else(dash, |t| {
+                format!("{} {}", escape(&t.dtype.label()), shape(&t.shape))
+            })
     };
     let mut tensors: Vec<Row> = d
         .tensors_changed
@@ -295,8 +301,8 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
             kind: Kind::Changed,
             name: escape(&t.name),
             raw: t.name.clone(),
-            a: format!("{} {}", t.dtype_a, shape(&t.shape_a)),
-            b: format!("{} {}", t.dtype_b, shape(&t.shape_b)),
+            a: format!("{} {}", escape(&t.dtype_a), shape(&t.shape_a)),
+            b: format!("{} {}", escape(&t.dtype_b), shape(&t.shape_b)),
         })
         .collect();
     for n in &d.tensors_removed {

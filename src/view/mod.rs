@@ -1,5 +1,6 @@
-//! View-models for the page: everything the DOM layer draws is computed here, as plain data
-//! and plain text, so it is tested natively (`cargo test`). Free of web crates.
+//! View-models for the page and the CLI: everything the DOM layer draws, and everything the
+//! command line prints, is computed here, as plain data and plain text, so it is tested natively
+//! (`cargo test`). Free of web crates.
 //!
 //! - [`facts`]: the summary card's figures and the architecture card's lines.
 //! - [`metadata`]: metadata table rows and on-demand paging through large arrays.
@@ -16,9 +17,11 @@
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
+//! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
 pub mod checks;
+pub mod cli;
 pub mod colors;
 pub mod compare;
 pub mod export;

@@ -422,7 +422,7 @@ pub fn cell_text(r: &TensorRow, file_index: usize, c: Column, reversed: bool) ->
     match c {
         Column::Index => file_index.to_string(),
         Column::Name => text::escape(&r.name),
-        Column::Type => r.dtype.clone(),
+        Column::Type => text::escape(&r.dtype),
         Column::Shape => {
             let mut dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
             if reversed {

@@ -1,0 +1,107 @@
+//! `--tensor NAME`: the preview panel as text: the window ([`preview::window_text`]), the bytes
+//! read, the statistics ([`preview::stat_rows`]), the histogram in text bars, the first values
+//! and, for block-quantised types, the block scales ([`preview::scales_caption`]).
+
+use crate::preview::Preview;
+use crate::text::escape;
+use crate::view::preview as pv;
+
+use super::field;
+
+/// Width of the label column (`values`, `std dev`, `mean |x|`, …).
+const WIDTH: usize = 15;
+
+/// Lines of the text histogram.
+const HISTOGRAM_LINES: usize = 16;
+
+/// First values printed (the JSON has them all).
+const VALUES: usize = 32;
+
+/// The preview.
+pub fn text(p: &Preview) -> String {
+    let shape: Vec<String> = p.shape.iter().map(u64::to_string).collect();
+    let mut o = format!(
+        "{} ({}, shape [{}]; {})\n",
+        escape(&p.tensor),
+        escape(&p.dtype),
+        shape.join(", "),
+        p.row_is
+    );
+    field(&mut o, WIDTH, "window", &pv::window_text(p));
+    o.push_str(&format!(
+        "  {}\n",
+        pv::bytes_read_text(p.bytes_read, p.window.tensor_bytes)
+    ));
+    for row in pv::stat_rows(&p.stats) {
+        field(&mut o, WIDTH, row.label, &row.text);
+    }
+    o.push_str(&format!(
+        "\nhistogram ({} bins, finite values):\n",
+        p.histogram.counts.len()
+    ));
+    for line in pv::histogram_text(&p.histogram, HISTOGRAM_LINES) {
+        o.push_str(&format!("  {line}\n"));
+    }
+    o.push_str("\nfirst values (row, column: value):\n");
+    for v in p.first_values.iter().take(VALUES) {
+        o.push_str(&format!("  [{}, {}] {}\n", v.row, v.col, v.text));
+    }
+    if let Some(s) = &p.block_scales {
+        o.push_str(&format!("\nblock scales: {}\n", pv::scales_caption(s)));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preview::{preview_tensor, WindowRequest};
+    use crate::source::{block_on_ready, parse_bytes, MemSource};
+    use crate::view::cli::tests::clean;
+    use crate::view::testutil::gguf;
+
+    #[test]
+    fn window_statistics_and_values_are_the_panels() {
+        // A Q8_0 tensor of 2 rows × 32 values (one block each), zero-filled: every value 0.
+        let name = "blk.0.\u{1b}[31mattn\u{202e}.weight";
+        let b = gguf(&[], &[(name, 8, vec![32, 2], 68)]);
+        let m = parse_bytes(&b).unwrap();
+        let mut src = MemSource::new(&b);
+        let req = WindowRequest {
+            rows: Some(1..2),
+            cols: None,
+        };
+        let p = block_on_ready(preview_tensor(&m, &mut src, name, &req)).unwrap();
+        let out = text(&p);
+        assert!(clean(&out), "{out:?}");
+        assert!(
+            out.starts_with(&format!(
+                "blk.0.\\u{{1b}}[31mattn\\u{{202e}}.weight (Q8_0, shape [32, 2]; {})\n",
+                p.row_is
+            )),
+            "{out}"
+        );
+        assert!(out.contains(&format!("  window          {}\n", pv::window_text(&p))));
+        assert!(pv::window_text(&p).starts_with("rows 1..2 of 2 × columns 0..32 of 32"));
+        assert!(out.contains(&format!(
+            "  {}\n",
+            pv::bytes_read_text(p.bytes_read, p.window.tensor_bytes)
+        )));
+        for row in pv::stat_rows(&p.stats) {
+            assert!(
+                out.contains(&format!("  {:<15} {}\n", row.label, row.text)),
+                "{}",
+                row.label
+            );
+        }
+        assert!(out.contains("  values          32\n"), "{out}");
+        assert!(out.contains("  zeros           32\n"), "{out}");
+        assert_eq!(out.matches("] 0\n").count(), 32, "{out}");
+        assert!(out.contains("  [1, 31] 0\n"), "{out}");
+        let scales = p
+            .block_scales
+            .as_ref()
+            .expect("Q8_0 has one scale per block");
+        assert!(out.ends_with(&format!("\nblock scales: {}\n", pv::scales_caption(scales))));
+    }
+}
