@@ -35,6 +35,12 @@ enum Mode {
     /// A mock Hub: `/{owner}/{repo}/resolve/main/{path}` → 302 to `{cdn}/{path}`;
     /// `/api/models/{owner}/{repo}/tree/main?recursive=true` → the listing of `root`.
     Hub { cdn: String, root: PathBuf },
+    /// Files under the root, misbehaving as the first path segment says: `/wrong-range/`
+    /// (a 206 for other bytes), `/short/` (a body shorter than its Content-Length, then the
+    /// connection closed), `/gzip/` (Content-Encoding: gzip on a 206), `/html/` (a web page),
+    /// `/fail/` (always 503), `/loop/` (a redirect to itself), `/norange/` (200 and the whole
+    /// file for any Range), `/long/` (a 206 with more bytes than asked).
+    Hostile(PathBuf),
 }
 
 /// A running server.
@@ -60,6 +66,11 @@ impl Server {
     /// Serves the files under `root`.
     pub fn files(root: &Path) -> Server {
         start(Mode::Files(root.to_path_buf()))
+    }
+
+    /// Files under `root` served by a misbehaving server ([`Mode::Hostile`]).
+    pub fn hostile(root: &Path) -> Server {
+        start(Mode::Hostile(root.to_path_buf()))
     }
 
     /// A mock Hub whose files are `root`'s, downloaded from `cdn` (a [`Server::files`] of it).
@@ -138,21 +149,73 @@ fn serve(mut s: TcpStream, mode: &Mode) -> Option<Logged> {
         status: 0,
         bytes: 0,
     };
+    let mut declared_extra = 0u64;
     let (status, headers, body): (u16, Vec<(String, String)>, Body) = match mode {
         Mode::Files(root) => file_answer(root, &path, range.as_deref()),
         Mode::Hub { cdn, root } => hub_answer(cdn, root, &path),
+        Mode::Hostile(root) => {
+            let (kind, rest) = path
+                .trim_start_matches('/')
+                .split_once('/')
+                .unwrap_or(("", ""));
+            let rest = format!("/{rest}");
+            match kind {
+                "wrong-range" => {
+                    let (st, mut h, b) = file_answer(root, &rest, range.as_deref());
+                    for (k, v) in &mut h {
+                        if k == "Content-Range" {
+                            *v = v.replacen("bytes 0-", "bytes 1-", 1);
+                        }
+                    }
+                    (st, h, b)
+                }
+                "short" => {
+                    declared_extra = 1000;
+                    file_answer(root, &rest, range.as_deref())
+                }
+                "gzip" => {
+                    let (st, mut h, b) = file_answer(root, &rest, range.as_deref());
+                    h.push(("Content-Encoding".into(), "gzip".into()));
+                    (st, h, b)
+                }
+                "html" => (
+                    200,
+                    vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+                    Body::Bytes(b"<!doctype html><title>a page</title>".to_vec()),
+                ),
+                "fail" => (503, Vec::new(), Body::Bytes(b"busy".to_vec())),
+                "loop" => (
+                    302,
+                    vec![("Location".into(), path.clone())],
+                    Body::Bytes(Vec::new()),
+                ),
+                "norange" => file_answer(root, &rest, None),
+                "long" => {
+                    let (st, h, b) = file_answer(root, &rest, range.as_deref());
+                    match b {
+                        Body::File(p, a, n) if st == 206 => {
+                            // Content-Length says more than the range; the body has it too.
+                            (st, h, Body::File(p, a, n + 100))
+                        }
+                        other => (st, h, other),
+                    }
+                }
+                _ => not_found(),
+            }
+        }
     };
     logged.status = status;
     let reason = match status {
         200 => "OK",
         206 => "Partial Content",
         302 => "Found",
+        503 => "Service Unavailable",
         404 => "Not Found",
         416 => "Range Not Satisfiable",
         _ => "Error",
     };
     let mut head = format!("HTTP/1.1 {status} {reason}\r\nConnection: close\r\n");
-    let len = body.len();
+    let len = body.len() + declared_extra;
     for (k, v) in &headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
