@@ -12,3 +12,4 @@ pub mod native;
 pub mod pool;
 pub mod read;
 pub mod recognise;
+pub mod urls;
