@@ -19,12 +19,14 @@ export function load() {
 
 /**
  * Reads the header of a model and summarises it, as `weightpeek FILE --json` does.
- * @param {string | string[] | Blob} source a URL (Hugging Face URL forms included), a list of
- *   shard URLs, or a File/Blob (only its header is read).
+ * @param {string | string[] | Blob | Blob[] | FileList} source a URL (Hugging Face URL forms
+ *   included), a list of shard URLs, or local files: a File/Blob, or Files given together (an
+ *   array or a FileList) read as one model when they form a set (only headers are read).
  * @param {{endpoint?: string, token?: string, signal?: AbortSignal, name?: string}} [options]
  * @returns {Promise<object>} the CLI's --json schema.
  */
 export async function inspect(source, options = {}) {
+  checkSource(source);
   checkOptions(options);
   await load();
   try {
@@ -34,6 +36,20 @@ export async function inspect(source, options = {}) {
     if (typeof e?.partial === "string") e.partial = JSON.parse(e.partial);
     throw e;
   }
+}
+
+/** A File/Blob, a FileList, or a non-empty array of Files/Blobs. */
+function isFiles(v) {
+  if (v instanceof Blob) return true;
+  if (typeof FileList !== "undefined" && v instanceof FileList) return v.length > 0;
+  return Array.isArray(v) && v.length > 0 && v.every((x) => x instanceof Blob);
+}
+
+/** A URL, a non-empty array of URLs, or local files (see isFiles). */
+function checkSource(source) {
+  if (typeof source === "string" || isFiles(source)) return;
+  if (Array.isArray(source) && source.length > 0 && source.every((x) => typeof x === "string")) return;
+  throw new TypeError("source must be a URL, an array of URLs, a File or Blob, an array of them, or a FileList");
 }
 
 /** Argument checks the Rust side cannot make (wrong types are TypeErrors, as in the DOM). */
@@ -60,7 +76,7 @@ function checkWindow(window) {
 
 /**
  * Decodes a window of one tensor, reading only its bytes.
- * @param {string | string[] | Blob} source as for inspect()
+ * @param {string | string[] | Blob | Blob[] | FileList} source as for inspect()
  * @param {string} tensorName
  * @param {{rows?: [number, number] | string, cols?: [number, number] | string}} [window]
  *   end-exclusive ranges; default: the page's default window.
@@ -69,6 +85,7 @@ function checkWindow(window) {
  *   (a Float32Array, row-major, rows × cols of the window).
  */
 export async function preview(source, tensorName, window = {}, options = {}) {
+  checkSource(source);
   if (typeof tensorName !== "string") throw new TypeError("tensorName must be a string");
   checkWindow(window);
   checkOptions(options);
@@ -131,28 +148,30 @@ export class WeightpeekView extends HTMLElement {
     this.#widget.set_tensor(this.getAttribute("tensor"));
     this.#widget.set_filter(this.getAttribute("filter"));
     if (this.#pending) {
-      const [b, n] = this.#pending;
+      const [f, n] = this.#pending;
       this.#pending = null;
-      this.#widget.open_blob(b, n);
+      this.#widget.open_files(f, n);
     } else {
       this.#widget.set_src(this.getAttribute("src"));
     }
   }
 
   /**
-   * Shows a local File or Blob instead of `src` (only its header is read; nothing is
-   * uploaded), e.g. from a file input: `view.open(input.files[0])`.
-   * @param {Blob} blob
-   * @param {string} [name] display name (a File's own name by default)
+   * Shows local files instead of `src` (only their headers are read; nothing is uploaded),
+   * e.g. from a file input: `view.open(input.files)`. Files given together open as one model
+   * when they form a set (the parts of a split GGUF, an index with its shards, numbered
+   * shards); a config.json along is used; files that do not belong are reported.
+   * @param {Blob | Blob[] | FileList} files
+   * @param {string} [name] display name of a single Blob (a File's own name by default)
    */
-  async open(blob, name) {
-    if (!(blob instanceof Blob)) throw new TypeError("open() takes a File or Blob");
-    this.#pending = [blob, name ?? blob.name ?? "blob"];
+  async open(files, name) {
+    if (!isFiles(files)) throw new TypeError("open() takes a File or Blob, an array of them, or a FileList");
+    this.#pending = [files, name];
     await load();
     if (this.#widget && this.#pending) {
-      const [b, n] = this.#pending;
+      const [f, n] = this.#pending;
       this.#pending = null;
-      this.#widget.open_blob(b, n);
+      this.#widget.open_files(f, n);
     }
   }
 

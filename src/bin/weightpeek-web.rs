@@ -130,9 +130,10 @@ impl Widget {
     pub fn set_src(&self, src: Option<String>) {
         self.0.set_src(src);
     }
-    /// `element.open(fileOrBlob)`: shows a local file (header only; nothing is uploaded).
-    pub fn open_blob(&self, blob: web_sys::Blob, name: String) {
-        self.0.open_blob(blob, name);
+    /// `element.open(files, name)`: shows local files (a File/Blob, an array of them or a
+    /// FileList: one model or a set; headers only, nothing is uploaded).
+    pub fn open_files(&self, files: wasm_bindgen::JsValue, name: Option<String>) {
+        self.0.open_files(files, name);
     }
     /// The `tab` attribute.
     pub fn set_tab(&self, tab: Option<String>) {

@@ -382,6 +382,96 @@ pub fn open_error_text(name: &str, error: &str) -> (String, String) {
     )
 }
 
+/// At most this many file names are listed in one message; the rest are counted.
+const LISTED_NAMES: usize = 12;
+
+/// `a, b, c` of the file names in `names` (escaped), at most [`LISTED_NAMES`], then
+/// `and N more`.
+fn name_list(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(LISTED_NAMES)
+        .map(|n| text::escape(crate::open::recognise::file_name(n)))
+        .collect();
+    let more = names.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!(
+            "{} and {} more",
+            shown.join(", "),
+            text::thousands(more as u64)
+        )
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// The error box when nothing could be opened ([`crate::open::read::open`] failed), as
+/// (headline, details). `names`: the files given; `embedded`: worded for the element and the
+/// JavaScript API (files are "given", not picked or dropped); `describe` words an HTTP problem
+/// of a URL (the page's or the element's [`crate::source::http::Problem`] wording, with the
+/// endpoint and token it knows).
+pub fn open_failure(
+    error: &crate::open::read::OpenError,
+    names: &[String],
+    embedded: bool,
+    describe: &dyn Fn(&crate::source::http::Problem, &str) -> (String, String),
+) -> (String, String) {
+    use crate::open::read::OpenError;
+    use crate::source::SourceError;
+    let add = if embedded {
+        "give them together"
+    } else {
+        "pick or drop them together"
+    };
+    match error {
+        OpenError::NothingToOpen { .. } if names.is_empty() => {
+            ("Nothing to open".into(), "No file was named.".into())
+        }
+        OpenError::NothingToOpen { .. } => (
+            if names.len() == 1 {
+                format!("{} is not a model file", name_list(names))
+            } else {
+                "None of these files is a model file".into()
+            },
+            format!(
+                "Given: {}. Open a .gguf or .safetensors file, the parts of a split set, or a model.safetensors.index.json with its shards (a config.json only comes along with a model).",
+                name_list(names)
+            ),
+        ),
+        OpenError::Source {
+            error: SourceError::Http { url, problem, .. },
+            ..
+        } => describe(problem, url),
+        OpenError::Source { name, error } => open_error_text(name, &error.to_string()),
+        OpenError::NotAModel { name, error } => open_error_text(name, &error.to_string()),
+        OpenError::BadIndex { name, why } => (
+            "The index file cannot be read".into(),
+            format!("{}: {}", text::escape(name), text::escape(why)),
+        ),
+        OpenError::IndexAlone { name, shards } => (
+            format!(
+                "{} is an index: its shard files are needed with it",
+                text::escape(crate::open::recognise::file_name(name))
+            ),
+            format!(
+                "It names {} shard file{}; {add} with the index: {}.",
+                text::thousands(shards.len() as u64),
+                if shards.len() == 1 { "" } else { "s" },
+                name_list(shards)
+            ),
+        ),
+        OpenError::NoPart { failures } => (
+            "None of the files of the set could be read".into(),
+            failures
+                .iter()
+                .map(|(n, why)| format!("{}: {}", text::escape(n), why))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        OpenError::Cancelled => describe(&crate::source::http::Problem::Cancelled, ""),
+    }
+}
+
 /// The document title: `model.gguf · weightpeek`, or the app's own title with no file.
 pub fn page_title(file: Option<&str>) -> String {
     match file {
@@ -530,6 +620,112 @@ mod tests {
         assert_eq!(
             open_error_text("a.bin", "e").0,
             "a.bin could not be opened."
+        );
+    }
+
+    #[test]
+    fn open_failures_say_what_to_do() {
+        use crate::open::read::OpenError;
+        use crate::source::http::Problem;
+        use crate::source::SourceError;
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let page = |p: &Problem, u: &str| p.describe(u, "https://huggingface.co", false);
+        let shards = n(&[
+            "model-00001-of-00002.safetensors",
+            "model-00002-of-00002.safetensors",
+        ]);
+        let (h, d) = open_failure(
+            &OpenError::IndexAlone {
+                name: "d/model.safetensors.index.json".into(),
+                shards: shards.clone(),
+            },
+            &n(&["d/model.safetensors.index.json"]),
+            false,
+            &page,
+        );
+        assert_eq!(
+            h,
+            "model.safetensors.index.json is an index: its shard files are needed with it"
+        );
+        assert_eq!(d, "It names 2 shard files; pick or drop them together with the index: model-00001-of-00002.safetensors, model-00002-of-00002.safetensors.");
+        // Long lists are cut; the element's wording names no page controls.
+        let many: Vec<String> = (1..=163)
+            .map(|i| format!("m-{i:05}-of-00163.safetensors"))
+            .collect();
+        let (_, d) = open_failure(
+            &OpenError::IndexAlone {
+                name: "i.index.json".into(),
+                shards: many,
+            },
+            &[],
+            true,
+            &page,
+        );
+        assert!(d.starts_with("It names 163 shard files; give them together with the index: m-00001-of-00163.safetensors, "));
+        assert!(
+            d.ends_with("m-00012-of-00163.safetensors and 151 more."),
+            "{d}"
+        );
+        // An HTTP problem is worded by the caller's describer, with its URL.
+        let http = OpenError::Source {
+            name: "x.gguf".into(),
+            error: SourceError::Http {
+                url: "https://h/x.gguf".into(),
+                problem: Problem::Status(404),
+                text: String::new(),
+            },
+        };
+        assert_eq!(
+            open_failure(&http, &n(&["x.gguf"]), false, &page),
+            page(&Problem::Status(404), "https://h/x.gguf")
+        );
+        assert_eq!(
+            open_failure(&OpenError::Cancelled, &[], false, &page).0,
+            "Cancelled"
+        );
+        let (h, d) = open_failure(
+            &OpenError::NothingToOpen {
+                ignored: n(&["small.json"]),
+            },
+            &n(&["small.json"]),
+            false,
+            &page,
+        );
+        assert_eq!(h, "small.json is not a model file");
+        assert!(d.starts_with("Given: small.json. Open a .gguf"));
+        assert_eq!(
+            open_failure(
+                &OpenError::NothingToOpen { ignored: vec![] },
+                &[],
+                false,
+                &page
+            )
+            .0,
+            "Nothing to open"
+        );
+        let e = crate::format::Error::new("magic", 0, crate::format::ErrorKind::Overflow("m"));
+        let (h, _) = open_failure(
+            &OpenError::NotAModel {
+                name: "a\u{202e}.bin".into(),
+                error: e,
+            },
+            &[],
+            false,
+            &page,
+        );
+        assert_eq!(h, open_error_text("a\u{202e}.bin", "").0);
+        assert!(!h.contains('\u{202e}'), "names are escaped: {h}");
+        let (h, d) = open_failure(
+            &OpenError::NoPart {
+                failures: vec![("a.gguf".into(), "gone".into())],
+            },
+            &[],
+            false,
+            &page,
+        );
+        assert_eq!(
+            (h.as_str(), d.as_str()),
+            ("None of the files of the set could be read", "a.gguf: gone")
         );
     }
 

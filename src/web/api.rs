@@ -1,5 +1,6 @@
 //! The JavaScript API behind `inspect()` and `preview()` of www/weightpeek.js: open a model
-//! (a URL, a list of shard URLs, or a `File`/`Blob`) header-only, and summarise it as the CLI's
+//! (a URL, a list of shard URLs, or local files: a `File`/`Blob`, an array of them, a `FileList`)
+//! header-only, and summarise it as the CLI's
 //! `--json` does, or decode one window of a tensor as the CLI's `--tensor … --json` does.
 //!
 //! Options (a plain object, every field optional): `endpoint` (Hub endpoint for Hub URL forms),
@@ -11,7 +12,7 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use js_sys::{Array, Float32Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{AbortSignal, Blob, File};
+use web_sys::AbortSignal;
 
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
@@ -97,42 +98,44 @@ fn aborted(o: &Options) -> Option<JsValue> {
     })
 }
 
-/// Opens `source` (a URL string, an array of shard URL strings, or a `Blob`/`File`).
 /// An opening, and the listener that cancels its requests (and its previews') when the
 /// call's signal aborts: it lives as long as the call.
 type Open = (Opened, Option<EventListener>);
 
+/// Opens `source`: a URL string (a split part or an index opens its set), an array of URL
+/// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
+/// `FileList`; given together they open as one model when they form a set).
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
-    if let Some(blob) = source.dyn_ref::<Blob>() {
-        let name = o
-            .name
-            .clone()
-            .or_else(|| source.dyn_ref::<File>().map(File::name))
-            .unwrap_or_else(|| "blob".into());
-        return Ok((
-            load::read_blob(blob.clone(), name, Box::new(|_| {})).await?,
-            None,
-        ));
-    }
-    let plan = if let Some(url) = source.as_string() {
-        load::plan_url(&load::resolve_url(&url), &o.endpoint)?
-    } else if Array::is_array(source) {
-        let urls: Option<Vec<String>> = Array::from(source)
-            .iter()
-            .map(|v| v.as_string().map(|u| load::resolve_url(&u)))
-            .collect();
-        let urls = urls.ok_or_else(|| {
+    let urls: Option<Vec<String>> = if let Some(url) = source.as_string() {
+        Some(vec![url])
+    } else if Array::is_array(source) && Array::from(source).every(&mut |v, _, _| v.is_string()) {
+        Some(
+            Array::from(source)
+                .iter()
+                .filter_map(|v| v.as_string())
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let Some(urls) = urls else {
+        let files = load::local_files(source, o.name.clone()).ok_or_else(|| {
             (
-                "The source is not a list of URLs".to_string(),
-                "Every element of the array must be a string.".to_string(),
+                "Nothing to open".to_string(),
+                "The source must be a URL, an array of URLs, a File or Blob, an array of them, or a FileList."
+                    .to_string(),
             )
         })?;
-        load::plan_shards(&urls)
-    } else {
-        return Err((
-            "Nothing to open".into(),
-            "The source must be a URL, an array of shard URLs, or a File/Blob.".into(),
-        ));
+        return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
+    };
+    let given = match urls.as_slice() {
+        [] => return Err(("Nothing to open".into(), "No file was named.".into())),
+        // One URL: any Hub form; a split part or an index opens its set.
+        [one] => vec![load::url_file(&load::resolve_url(one), &o.endpoint)?],
+        many => {
+            let resolved: Vec<String> = many.iter().map(|u| load::resolve_url(u)).collect();
+            load::url_files(&resolved)
+        }
     };
     let fetcher = Rc::new(Fetcher::new_embedded(
         o.endpoint.clone(),
@@ -149,7 +152,8 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         let f = fetcher.clone();
         EventListener::new(s, "abort", move |_| f.cancel())
     });
-    Ok((load::read_plan(fetcher, plan, &|_| {}).await?, abort))
+    let opened = load::read_remote(fetcher, load::counters(), &given, None).await?;
+    Ok((opened, abort))
 }
 
 /// `inspect(source, options)`: the model as the CLI's `--json` (a JSON string; the module

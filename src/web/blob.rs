@@ -24,6 +24,11 @@ impl BlobSource {
             progress,
         }
     }
+
+    /// The Blob read (previews read it again through a handle of their own).
+    pub fn blob(&self) -> &Blob {
+        &self.blob
+    }
 }
 
 /// Plain words from a JS exception (`NotReadableError: ...`).

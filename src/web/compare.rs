@@ -11,7 +11,7 @@ use std::rc::{Rc, Weak};
 
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, Element, File, HtmlInputElement};
+use web_sys::{Blob, Element, HtmlInputElement};
 
 use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
 use super::http::Fetcher;
@@ -82,10 +82,10 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
     let w = Rc::downgrade(app);
     let fi = file_input.clone();
     ls.push(EventListener::new(&file_input, "change", move |_| {
-        let file = fi.files().and_then(|l| l.get(0));
+        let files = fi.files().and_then(|l| load::local_files(&l.into(), None));
         fi.set_value("");
-        if let (Some(app), Some(file)) = (w.upgrade(), file) {
-            compare_file(&app, file);
+        if let (Some(app), Some(files)) = (w.upgrade(), files) {
+            compare_files(&app, files);
         }
     }));
     let w = Rc::downgrade(app);
@@ -107,22 +107,24 @@ pub(super) fn drop_compares() -> bool {
     input("compare-drop").checked()
 }
 
-/// Compares the model shown with a dropped or picked file.
-pub(super) fn compare_file(app: &Rc<App>, file: File) {
+/// Compares the model shown with files dropped or picked together (one model, or a set).
+pub(super) fn compare_files(app: &Rc<App>, files: Vec<(String, Blob)>) {
     let Some(run) = begin(app) else { return };
-    let name = file.name();
-    let size = file.size() as u64;
+    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+    let name = load::display_name(&names);
+    let size = files
+        .iter()
+        .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
     status(&facts::loading_text(&name, size), Some("loading"));
     let w = Rc::downgrade(app);
-    let shown = name.clone();
     // What has been read so far, while this comparison is still the current one.
-    let progress = Box::new(move |read: u64| {
+    let progress = Rc::new(move |read: u64| {
         if RUN.with(Cell::get) == run {
-            status(&facts::progress_text(&shown, size, read), Some("loading"));
+            status(&facts::progress_text(&name, size, read), Some("loading"));
         }
     });
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_blob(Blob::from(file), name, progress).await;
+        let result = load::read_local(files, progress).await;
         finish(&w, run, result, size);
     });
 }
@@ -130,8 +132,8 @@ pub(super) fn compare_file(app: &Rc<App>, file: File) {
 /// Compares the model shown with the file a URL names (Hub forms resolved as the URL box does).
 fn compare_url(app: &Rc<App>, text: String) {
     let ep = super::remote::endpoint();
-    let plan = match load::plan_url(&text, &ep) {
-        Ok(p) => p,
+    let file = match load::url_file(&text, &ep) {
+        Ok(f) => f,
         Err((h, d)) => {
             status(&format!("{h}: {d}"), Some("error"));
             return;
@@ -146,15 +148,10 @@ fn compare_url(app: &Rc<App>, text: String) {
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_plan(fetcher, plan, &|_| {}).await;
-        // The size of B: its parts' sizes (a remote file's size is what the server said).
-        let size = result.as_ref().map_or(0, |o| {
-            if o.model.parts.is_empty() {
-                o.model.file_size
-            } else {
-                o.model.parts.iter().map(|p| p.file_size).sum()
-            }
-        });
+        let result = load::read_remote(fetcher, load::counters(), &[file], None).await;
+        // The size of B (of a set: its parts' sizes, summed by the merge); a remote file's size
+        // is what the server said.
+        let size = result.as_ref().map_or(0, |o| o.model.file_size);
         finish(&w, run, result, size);
     });
 }

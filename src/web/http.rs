@@ -452,8 +452,6 @@ pub struct HttpSource {
     /// The server answered 200 to a Range request (no Range support).
     pub no_range: bool,
     controller: AbortController,
-    /// The last failure, for the error box (ByteSource errors are plain text).
-    pub problem: Option<Problem>,
 }
 
 impl Drop for HttpSource {
@@ -514,7 +512,6 @@ impl HttpSource {
             stream: None,
             no_range: false,
             controller,
-            problem: None,
         };
         if resp.status() == 206 {
             let cr = resp
@@ -588,7 +585,6 @@ impl HttpSource {
             stream: None,
             no_range: at.no_range,
             controller,
-            problem: None,
         })
     }
 
@@ -790,12 +786,7 @@ impl ByteSource for HttpSource {
         match self.range(offset, len).await {
             Ok(b) => Ok(b),
             Err(p) => {
-                let text = p.describe(
-                    &self.url,
-                    &self.fetcher.endpoint,
-                    self.fetcher.token.is_some(),
-                );
-                self.problem = Some(p.clone());
+                let text = self.fetcher.describe(&p, &self.url);
                 Err(SourceError::Http {
                     url: self.url.clone(),
                     problem: p,

@@ -1,40 +1,49 @@
-//! Opening a model without any page around it: a `Blob`, one URL (a file, a split GGUF set or
-//! a `*.safetensors.index.json`), or a list of shard URLs, read header-only and merged into one
-//! model with a [`SourceFactory`] for previews. The page (`remote.rs`, `mod.rs`), the
-//! `<weightpeek-view>` widget (`widget.rs`) and the JavaScript API (`api.rs`) all open models
-//! through here; each adds only its own display (status line, progress, errors).
+//! Opening a model without any page around it, through the one engine
+//! ([`crate::open::read::open`]): local files (`File`s/`Blob`s picked or dropped together:
+//! one model, the parts of a split set, an index with its shards, a `config.json` along) or
+//! remote files (one URL, a list of URLs, a Hub listing's entry; the other parts of a set,
+//! an index's shards and `config.json` are the files beside the first URL). This module only
+//! says how a name becomes bytes ([`LocalFiles`]: a Blob; [`RemoteFiles`]: HTTP Range
+//! requests), counts requests per file, and makes the previews' [`SourceFactory`]. The page
+//! (`mod.rs`, `remote.rs`, `compare.rs`), the `<weightpeek-view>` element (`widget.rs`) and
+//! the JavaScript API (`api.rs`) all open models through here; each adds only its own display
+//! (status line, progress, errors).
 //!
-//! Errors are `(headline, details)` pairs, as the page shows them.
+//! Errors are `(headline, details)` pairs, as the page shows them
+//! ([`crate::view::facts::open_failure`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::rc::Rc;
 
-use web_sys::Blob;
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, File, FileList};
 
-use super::blob::BlobSource;
+use super::blob::{js_error_text, BlobSource};
 use super::http::{Counter, Fetcher, HttpSource, Location};
 use crate::format::{Model, Warning};
-use crate::open::merge::{check_split_part, merge, parse_index, shard_first_read, ShardIndex};
-use crate::open::pool::{bounded, POOL_SIZE};
-use crate::remote::hub::{parse_input, Target};
-use crate::remote::shards::split_name;
-use crate::source::boxed::{SourceFactory, Unreadable};
-use crate::source::http::{Problem, MAX_WHOLE_FILE};
-use crate::source::{read_model, ReadPolicy, ReadStats};
+use crate::open::read::{open, OpenError, Opener, Options};
+use crate::open::recognise::{self, file_name, Target};
+use crate::open::urls::Urls;
+use crate::remote::hub::{parse_input, Target as Input};
+use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
+use crate::source::http::Problem;
+use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
 use crate::view::facts;
 
 /// A failure as `(headline, details)`.
 pub type Failure = (String, String);
 
-/// Per-file request and byte counters of one opening, by file name.
+/// Per-file request and byte counters of one opening, by file name, in the order the files
+/// were first asked for.
 pub type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
 
-/// One file to read: display name, URL, first read size (bytes).
-pub type FileJob = (String, String, u64);
-
 /// A model that was opened: its display name, the model (possibly with a parse error after
-/// what was read), what reading it cost, and a reader of its data for previews.
+/// what was read; [`Model::set`] says how complete a set is), what reading it cost, and a
+/// reader of its data for previews.
 pub struct Opened {
     /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).
     pub name: String,
@@ -46,22 +55,28 @@ pub struct Opened {
     pub source: SourceFactory,
 }
 
-/// What a URL text names, after Hub URL forms are resolved against `endpoint`.
-pub enum Plan {
-    /// A `*.safetensors.index.json`: read it, then its shards.
-    Index {
-        /// The index's URL.
-        url: String,
-        /// Its display name (path in the repository, or last URL segment).
-        name: String,
-    },
-    /// The files of one model (one file, or every part of a split set).
-    Files {
-        /// Display name.
-        name: String,
-        /// The files to read.
-        jobs: Vec<FileJob>,
-    },
+/// What the engine may add: the config a quantised safetensors layout needs. (No tensor
+/// data: the page reads headers only.)
+fn options() -> Options {
+    Options {
+        wants_config: Some(quant_st::wants_config),
+        tensor_data: None,
+    }
+}
+
+/// The name to show while files named `names` are being opened, before anything is read:
+/// the model file, `first part (N parts)`, or the index (as [`crate::open::read::open`]
+/// will name the result).
+pub fn display_name(names: &[String]) -> String {
+    match recognise::plan(names).target {
+        Target::Single(n) | Target::Index(n) => n,
+        Target::Parts { names: parts, .. } => format!(
+            "{} ({} parts)",
+            parts.first().map(String::as_str).unwrap_or(""),
+            parts.len()
+        ),
+        Target::Nothing => names.first().cloned().unwrap_or_default(),
+    }
 }
 
 /// `src` (trimmed) resolved against the page's base URL, so relative URLs work as in
@@ -74,387 +89,358 @@ pub fn resolve_url(src: &str) -> String {
         .unwrap_or_else(|| src.to_string())
 }
 
-/// Resolves `text` (a Hub URL in any of its forms, or any `http(s)` file URL) to what should be
-/// read. A repository id is refused here: the widget and the API need a file to show.
-/// Errors: the text is not a URL of a model file.
-pub fn plan_url(text: &str, endpoint: &str) -> Result<Plan, Failure> {
+/// The file `text` names (a Hub URL in any of its forms, or any `http(s)` file URL) as
+/// (name, URL): the name is the path in the repository, or the URL's last segment. A
+/// repository id is refused here: the element, the API and Compare need a file.
+/// Errors: the text is not a URL of a file.
+pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
     match parse_input(text, endpoint) {
         Err(e) => Err(("This is not something to open".into(), e.0)),
-        Ok(Target::Repo(repo)) => Err((
+        Ok(Input::Repo(repo)) => Err((
             format!("{} is a repository, not a file", repo.id),
             "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL."
                 .into(),
         )),
-        Ok(Target::File { url, path, .. }) => {
-            let name = path.unwrap_or_else(|| url.rsplit('/').next().unwrap_or(&url).to_string());
-            Ok(plan_file(url, name))
+        Ok(Input::File { url, path, .. }) => {
+            let name = path.unwrap_or_else(|| file_name(&url).to_string());
+            Ok((name, url))
         }
     }
 }
 
-/// What to read for the file at `url` named `name`: an index, or the file, or every part of
-/// the split set it belongs to (`x-00001-of-00003.gguf` reads all three).
-pub fn plan_file(url: String, name: String) -> Plan {
-    let file = name.rsplit('/').next().unwrap_or(&name).to_string();
-    if file.ends_with(".index.json") {
-        return Plan::Index { url, name };
+/// URLs given together (the API's array) as (name, URL), each named by its last segment.
+pub fn url_files(urls: &[String]) -> Vec<(String, String)> {
+    urls.iter()
+        .map(|u| (file_name(u).to_string(), u.clone()))
+        .collect()
+}
+
+/// Empty counters for one opening.
+pub fn counters() -> Counters {
+    Rc::new(RefCell::new(Vec::new()))
+}
+
+/// The counter of `name` in `counters`, added when it is new.
+fn counter_of(counters: &Counters, name: &str) -> Rc<Counter> {
+    if let Some((_, c)) = counters.borrow().iter().find(|(n, _)| n == name) {
+        return c.clone();
     }
-    let mut jobs: Vec<FileJob> = Vec::new();
-    for ext in [".gguf", ".safetensors"] {
-        if let Some((prefix, _, count)) = split_name(&file, ext).filter(|s| s.2 >= 2) {
-            let dir = name
-                .rsplit_once('/')
-                .map(|(d, _)| format!("{d}/"))
-                .unwrap_or_default();
-            for i in 1..=count {
-                let f = format!("{prefix}-{i:05}-of-{count:05}{ext}");
-                jobs.push((
-                    format!("{dir}{f}"),
-                    sibling(&url, &f),
-                    ReadPolicy::REMOTE.first_read,
-                ));
-            }
+    let c = Rc::new(Counter::default());
+    counters.borrow_mut().push((name.to_string(), c.clone()));
+    c
+}
+
+/// Local files given together, by name (a `File`'s own name). Nothing beside them can be
+/// found (`available` is false): a set is what was picked.
+pub struct LocalFiles {
+    files: Vec<(String, Blob)>,
+    /// Bytes read so far of each file (same order as `files`).
+    read: Rc<Vec<Cell<u64>>>,
+    /// Told the bytes read so far over all files.
+    progress: Rc<dyn Fn(u64)>,
+}
+
+impl LocalFiles {
+    /// The files `files` as (name, Blob); `progress` is told the bytes read so far.
+    pub fn new(files: Vec<(String, Blob)>, progress: Rc<dyn Fn(u64)>) -> LocalFiles {
+        let read = Rc::new(files.iter().map(|_| Cell::new(0)).collect());
+        LocalFiles {
+            files,
+            read,
+            progress,
         }
     }
-    if jobs.is_empty() {
-        jobs.push((name.clone(), url, ReadPolicy::REMOTE.first_read));
+
+    /// The names given, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.files.iter().map(|(n, _)| n.clone()).collect()
     }
-    let name = if jobs.len() > 1 {
-        format!("{} ({} parts)", name, jobs.len())
+
+    fn find(&self, name: &str) -> Result<(usize, &Blob), SourceError> {
+        self.files
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(|i| (i, &self.files[i].1))
+            .ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
+    }
+}
+
+/// A Blob's size in bytes (a browser's sizes are integers below 2^53).
+fn blob_size(b: &Blob) -> u64 {
+    b.size() as u64
+}
+
+impl Opener for LocalFiles {
+    type Source = BlobSource;
+
+    fn policy(&self) -> ReadPolicy {
+        ReadPolicy::LOCAL
+    }
+
+    fn available(&self, _name: &str) -> bool {
+        false
+    }
+
+    async fn open(&self, name: &str, _first_read: u64) -> Result<BlobSource, SourceError> {
+        let (i, blob) = self.find(name)?;
+        let (read, progress) = (self.read.clone(), self.progress.clone());
+        Ok(BlobSource::new(
+            blob.clone(),
+            Box::new(move |n| {
+                if let Some(c) = read.get(i) {
+                    c.set(n);
+                }
+                progress(read.iter().fold(0u64, |a, c| a.saturating_add(c.get())));
+            }),
+        ))
+    }
+
+    /// A small file read whole (an index, a config); one larger than `cap` is refused before
+    /// any of it is read.
+    async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
+        let (_, blob) = self.find(name)?;
+        let size = blob_size(blob);
+        if size > cap {
+            return Err(SourceError::TooLarge {
+                size: Some(size),
+                cap,
+            });
+        }
+        JsFuture::from(blob.array_buffer())
+            .await
+            .map(|b| Uint8Array::new(&b).to_vec())
+            .map_err(|e| SourceError::Io {
+                offset: 0,
+                len: size,
+                cause: js_error_text(&e),
+            })
+    }
+}
+
+/// Local files given as a JavaScript value: a `File`/`Blob` (named `name`, else its own
+/// name, else `blob`), a `FileList`, or an array of `File`s/`Blob`s (a Blob without a name is
+/// `blob`, `blob 2`, …). `None` for anything else, or an empty list.
+pub fn local_files(value: &JsValue, name: Option<String>) -> Option<Vec<(String, Blob)>> {
+    let named = |v: &JsValue, i: usize| -> Option<(String, Blob)> {
+        let blob = v.dyn_ref::<Blob>()?.clone();
+        let own = v.dyn_ref::<File>().map(File::name);
+        let n = match (own, i) {
+            (Some(n), _) => n,
+            (None, 0) => "blob".to_string(),
+            (None, i) => format!("blob {}", i.saturating_add(1)),
+        };
+        Some((n, blob))
+    };
+    let list: Vec<(String, Blob)> = if let Some(b) = value.dyn_ref::<Blob>() {
+        let n = name
+            .or_else(|| value.dyn_ref::<File>().map(File::name))
+            .unwrap_or_else(|| "blob".into());
+        vec![(n, b.clone())]
+    } else if let Some(l) = value.dyn_ref::<FileList>() {
+        (0..l.length())
+            .filter_map(|i| l.get(i))
+            .map(|f| (f.name(), f.unchecked_into::<Blob>()))
+            .collect()
+    } else if Array::is_array(value) {
+        let items: Option<Vec<(String, Blob)>> = Array::from(value)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| named(&v, i))
+            .collect();
+        items?
     } else {
-        name
+        return None;
     };
-    Plan::Files { name, jobs }
+    (!list.is_empty()).then_some(list)
 }
 
-/// A list of shard URLs read as one model, named after the first.
-pub fn plan_shards(urls: &[String]) -> Plan {
-    let jobs: Vec<FileJob> = urls
-        .iter()
-        .map(|u| {
-            let file = u.split(['?', '#']).next().unwrap_or(u);
-            let file = file.rsplit('/').next().unwrap_or(file).to_string();
-            (file, u.clone(), ReadPolicy::REMOTE.first_read)
+/// Opens the local files `files` (given together) as one model: its header(s) only, a
+/// `config.json` among them when the layout uses one. `progress` is told the bytes read so
+/// far. The model may carry a parse error after what was read (shown as a partial model).
+/// Errors: nothing could be opened (not a model, an index without its shards, …).
+pub async fn read_local(
+    files: Vec<(String, Blob)>,
+    progress: Rc<dyn Fn(u64)>,
+) -> Result<Opened, Failure> {
+    let opener = LocalFiles::new(files, progress);
+    let names = opener.names();
+    let o = open(&opener, &names, options()).await.map_err(|e| {
+        facts::open_failure(&e, &names, false, &|p, u| {
+            p.describe(u, crate::remote::hub::DEFAULT_ENDPOINT, false)
         })
-        .collect();
-    let name = match jobs.as_slice() {
-        [] => String::new(),
-        [one] => one.0.clone(),
-        [first, ..] => format!("{} ({} parts)", first.0, jobs.len()),
-    };
-    Plan::Files { name, jobs }
+    })?;
+    let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
+    let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
+        Some(b) => Box::new(BlobSource::new(b.clone(), Box::new(|_| {}))),
+        None => unreadable(0, "the file holding this tensor was not read"),
+    });
+    Ok(Opened {
+        name: o.name,
+        model: o.model,
+        stats: o.stats,
+        source,
+    })
 }
 
-/// Replaces the last path segment of `url` by `file` (and drops the query).
-pub fn sibling(url: &str, file: &str) -> String {
-    let Ok(mut u) = url::Url::parse(url) else {
-        return url.to_string();
-    };
-    if let Ok(mut p) = u.path_segments_mut() {
-        p.pop().push(file);
-    }
-    u.set_query(None);
-    u.into()
-}
-
-/// Counters for `names`, one per file, in order.
-pub fn counters_for(names: impl IntoIterator<Item = String>) -> Counters {
-    Rc::new(RefCell::new(
-        names
-            .into_iter()
-            .map(|n| (n, Rc::new(Counter::default())))
-            .collect(),
-    ))
-}
-
-/// Reads a `*.safetensors.index.json` at `url` and plans its shards (siblings of the index).
-/// `counter` counts the index request. Errors: the request failed, or the JSON is not an index.
-pub async fn read_index(
-    fetcher: &Fetcher,
-    counter: &Counter,
-    url: &str,
-    name: &str,
-) -> Result<(ShardIndex, Vec<FileJob>), Failure> {
-    let result = fetcher.get_all(url, counter, MAX_WHOLE_FILE).await;
-    let index = match result.map(|b| parse_index(&b)) {
-        Ok(Ok(ix)) => ix,
-        Ok(Err(e)) => return Err(("The index file cannot be read".into(), e)),
-        Err(p) => {
-            return Err(fetcher.describe(&p, url));
-        }
-    };
-    let dir = name
-        .rsplit_once('/')
-        .map(|(d, _)| format!("{d}/"))
-        .unwrap_or_default();
-    let jobs = index
-        .files_in_order()
-        .into_iter()
-        .map(|f| {
-            let first = shard_first_read(index.tensors_in(&f));
-            (format!("{dir}{f}"), sibling(url, &f), first)
-        })
-        .collect();
-    Ok((index, jobs))
-}
-
-/// Reads every file's header (at most [`POOL_SIZE`] at once) and merges them into one model
-/// (`index` cross-checked when given; `missing` lists parts known to be absent). `counters`
-/// holds one counter per job, in order. One file that cannot be read fails the whole opening;
-/// in a set, an unreadable part is reported in the merged model and the rest is shown.
-pub async fn read_jobs(
+/// Remote files by name: the URLs given, and any other file of the set beside the first URL
+/// given (assumed to exist until the server says otherwise, unless a Hub listing says which
+/// files there are). Every request is counted per file in `counters`.
+pub struct RemoteFiles {
     fetcher: Rc<Fetcher>,
     counters: Counters,
-    jobs: Vec<FileJob>,
-    index: Option<ShardIndex>,
-    missing: &[String],
-) -> Result<(Model, ReadStats, SourceFactory), Failure> {
-    let single = jobs.len() == 1 && index.is_none();
-    let first_url = jobs.first().map(|j| j.1.clone());
-    let results = bounded(jobs, POOL_SIZE, |i, (file, url, first)| {
-        let fetcher = fetcher.clone();
-        let counter = counters.borrow()[i].1.clone();
-        async move {
-            let r = read_one(fetcher, counter, &url, first).await;
-            (file, url, r)
+    urls: Urls,
+    /// The repository's files, when a Hub listing named them: nothing else is asked for.
+    listed: Option<HashSet<String>>,
+}
+
+impl RemoteFiles {
+    /// An opener for the files `given` as (name, URL); `listed`: the paths a Hub listing
+    /// holds, if the files come from one.
+    pub fn new(
+        fetcher: Rc<Fetcher>,
+        counters: Counters,
+        given: &[(String, String)],
+        listed: Option<&[String]>,
+    ) -> RemoteFiles {
+        RemoteFiles {
+            fetcher,
+            counters,
+            urls: Urls::new(given),
+            listed: listed.map(|l| l.iter().cloned().collect()),
         }
-    })
-    .await;
-    if fetcher.is_cancelled() {
-        return Err(Problem::Cancelled.describe("", "", false));
     }
-    let mut stats = ReadStats::default();
-    let count = results.len();
-    let mut parts = Vec::new();
-    let mut extra = Vec::new();
-    // Where each file that was read lives, for the previews' Range reads.
-    let mut locations: Vec<(String, Location)> = Vec::new();
-    for (i, (file, url, r)) in results.into_iter().enumerate() {
-        match r {
-            Ok((model, s, at)) => {
-                let no_range = at.no_range;
-                locations.push((file.clone(), at));
-                stats.reads += s.reads;
-                stats.bytes += s.bytes;
-                if no_range {
-                    extra.push(Warning {
-                        field: file.clone(),
-                        offset: 0,
-                        message: "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled".into(),
-                    });
+
+    /// A problem reading `url` as a source error, worded as the fetcher words it.
+    fn error(&self, problem: Problem, url: &str) -> SourceError {
+        match problem {
+            // A whole file (an index, a config) larger than this tool reads of it.
+            Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
+            problem => {
+                let (h, d) = self.fetcher.describe(&problem, url);
+                SourceError::Http {
+                    url: url.to_string(),
+                    problem,
+                    text: format!("{h}: {d}"),
                 }
-                if count > 1 && model.format == crate::format::Format::Gguf {
-                    extra.extend(check_split_part(&file, i, count, &model));
-                }
-                parts.push((file, Ok(model)));
-            }
-            Err(p) if single => return Err(fetcher.describe(&p, &url)),
-            Err(p) => {
-                let (h, d) = fetcher.describe(&p, &url);
-                parts.push((file, Err(format!("{h}. {d}"))));
             }
         }
     }
-    let model = if single {
-        match parts.pop() {
-            Some((_, Ok(m))) => Ok(m),
-            _ => Err("nothing was read".to_string()),
+}
+
+impl Opener for RemoteFiles {
+    type Source = HttpSource;
+
+    fn policy(&self) -> ReadPolicy {
+        ReadPolicy::REMOTE
+    }
+
+    fn available(&self, name: &str) -> bool {
+        self.listed.as_ref().is_none_or(|l| l.contains(name))
+    }
+
+    async fn open(&self, name: &str, first_read: u64) -> Result<HttpSource, SourceError> {
+        let url = self.urls.url_of(name);
+        let counter = counter_of(&self.counters, name);
+        HttpSource::open(self.fetcher.clone(), counter, &url, first_read)
+            .await
+            .map_err(|p| self.error(p, &url))
+    }
+
+    async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
+        let url = self.urls.url_of(name);
+        let counter = counter_of(&self.counters, name);
+        self.fetcher
+            .get_all(&url, &counter, cap)
+            .await
+            .map_err(|p| self.error(p, &url))
+    }
+
+    fn cancelled(&self) -> bool {
+        self.fetcher.is_cancelled()
+    }
+}
+
+/// Opens the remote files `given` (name, URL) as one model with `fetcher` (its endpoint,
+/// token, cancellation, progress), counting requests per file in `counters`: one file, the
+/// whole split set of a part, an index and its shards; `listed`: the paths of the Hub
+/// listing the files were picked from (parts it lacks are reported missing, never asked
+/// for). Errors as the fetcher words them (the page's or the element's remedies).
+pub async fn read_remote(
+    fetcher: Rc<Fetcher>,
+    counters: Counters,
+    given: &[(String, String)],
+    listed: Option<&[String]>,
+) -> Result<Opened, Failure> {
+    let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
+    let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
+    let result = open(&opener, &names, options()).await;
+    let describe = |p: &Problem, u: &str| fetcher.describe(p, u);
+    let mut o = match result {
+        Err(_) if fetcher.is_cancelled() => {
+            return Err(facts::open_failure(
+                &OpenError::Cancelled,
+                &names,
+                fetcher.embedded,
+                &describe,
+            ))
         }
+        Err(e) => return Err(facts::open_failure(&e, &names, fetcher.embedded, &describe)),
+        Ok(o) => o,
+    };
+    // The file of each source: the merged model's parts, or the one file.
+    let files: Vec<String> = if o.model.parts.is_empty() {
+        vec![o.name.clone()]
     } else {
-        merge(parts, index.as_ref(), missing)
+        o.model.parts.iter().map(|p| p.name.clone()).collect()
     };
-    match model {
-        Ok(mut m) => {
-            m.warnings.extend(extra);
-            if let Some(url) = first_url.filter(|_| quant_st::wants_config(&m)) {
-                read_config(&fetcher, &counters, &mut m, &url).await;
-            }
-            let source = preview_source(&fetcher, &m, locations);
-            Ok((m, stats, source))
+    let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
+    for (file, at) in files.iter().zip(&located) {
+        if at.no_range {
+            o.model.warnings.push(Warning {
+                field: file.clone(),
+                offset: 0,
+                message: "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled".into(),
+            });
         }
-        Err(e) => Err(("The model could not be read".into(), e)),
     }
-}
-
-/// A quantised safetensors layout needs its `config.json` (bits, group size): reads the one
-/// beside `url` (one request, counted in `counters` as `config.json`) and attaches it. A
-/// missing or unreadable config leaves the model as it is; the analysis then says which
-/// figures were derived or defaulted.
-async fn read_config(fetcher: &Fetcher, counters: &Counters, m: &mut Model, url: &str) {
-    let Some(config) = quant_st::config_url(url) else {
-        return;
-    };
-    let counter = Rc::new(Counter::default());
-    counters
-        .borrow_mut()
-        .push(("config.json".to_string(), counter.clone()));
-    // Never more than a config may have; a larger one is reported, not read.
-    match fetcher
-        .get_all(&config, &counter, quant_st::MAX_CONFIG_BYTES)
-        .await
-    {
-        Ok(bytes) => quant_st::attach_config(m, &bytes, &config),
-        Err(Problem::TooLarge(cap)) => {
-            quant_st::attach_config(m, &[], &config);
-            m.sidecar.config_error = Some(format!(
-                "{config}: larger than the {cap} bytes a config may have"
-            ));
-        }
-        Err(_) => {}
-    }
-}
-
-/// Reads what `plan` names with `fetcher`: the index first if it is one, then the files.
-/// `on_counters` is called with the counters once the files are known (progress display).
-pub async fn read_plan(
-    fetcher: Rc<Fetcher>,
-    plan: Plan,
-    on_counters: &dyn Fn(&Counters),
-) -> Result<Opened, Failure> {
-    let (name, jobs, index) = match plan {
-        Plan::Files { name, jobs } => (name, jobs, None),
-        Plan::Index { url, name } => {
-            let counters = counters_for([name.clone()]);
-            on_counters(&counters);
-            let counter = counters.borrow()[0].1.clone();
-            let (index, jobs) = read_index(&fetcher, &counter, &url, &name).await?;
-            (name, jobs, Some(index))
-        }
-    };
-    if jobs.is_empty() {
-        return Err(("Nothing to open".into(), "No file was named.".into()));
-    }
-    let counters = counters_for(jobs.iter().map(|j| j.0.clone()));
-    on_counters(&counters);
-    let (model, stats, source) = read_jobs(fetcher, counters, jobs, index, &[]).await?;
+    // The header reads' sources end here (a no-Range download is aborted when its source is
+    // dropped); previews reopen the files by location.
+    drop(o.sources);
+    let source = preview_source(&fetcher, located);
     Ok(Opened {
-        name,
-        model,
-        stats,
+        name: o.name,
+        model: o.model,
+        stats: o.stats,
         source,
     })
 }
 
-/// Reads the header of a local `Blob` named `name`; `progress` is told the bytes read so far.
-/// Previews read the same Blob later, each through its own handle. The model may carry a parse
-/// error after what was read (shown as a partial model). Errors: nothing could be parsed.
-pub async fn read_blob(
-    blob: Blob,
-    name: String,
-    progress: Box<dyn Fn(u64)>,
-) -> Result<Opened, Failure> {
-    let preview_blob = blob.clone();
-    let mut src = BlobSource::new(blob, progress);
-    let (model, stats) = read_model(&mut src, &ReadPolicy::LOCAL)
-        .await
-        .map_err(|e| facts::open_error_text(&name, &e.to_string()))?;
-    let source: SourceFactory =
-        Rc::new(move |_part| Box::new(BlobSource::new(preview_blob.clone(), Box::new(|_| {}))));
-    Ok(Opened {
-        name,
-        model,
-        stats,
-        source,
+fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
+    Box::new(Unreadable {
+        size,
+        why: why.to_string(),
     })
 }
 
-/// A `config.json` the person picked with a local quantised safetensors model: read (whole;
-/// refused past [`quant_st::MAX_CONFIG_BYTES`]) and attached when the layout uses one. A config
-/// that cannot be read is attached as unreadable, so the analysis says why.
-pub async fn attach_local_config(m: &mut Model, config: &web_sys::File) {
-    if !quant_st::wants_config(m) {
-        return;
-    }
-    let name = format!("{} (picked with the model)", config.name());
-    if config.size() as u64 > quant_st::MAX_CONFIG_BYTES {
-        quant_st::attach_config(m, &[], &name);
-        m.sidecar.config_error = Some(format!(
-            "{name}: {} bytes, more than the {} a config may have",
-            config.size() as u64,
-            quant_st::MAX_CONFIG_BYTES
-        ));
-        return;
-    }
-    let bytes: Result<Vec<u8>, _> = wasm_bindgen_futures::JsFuture::from(config.array_buffer())
-        .await
-        .map(|b| js_sys::Uint8Array::new(&b).to_vec());
-    match bytes {
-        Ok(b) => quant_st::attach_config(m, &b, &name),
-        Err(_) => {
-            quant_st::attach_config(m, &[], &name);
-            m.sidecar.config_error = Some(format!("{name}: the browser could not read it"));
-        }
-    }
-}
-
-/// Opens one file and reads its header. `Err` when nothing could be parsed.
-async fn read_one(
-    fetcher: Rc<Fetcher>,
-    counter: Rc<Counter>,
-    url: &str,
-    first: u64,
-) -> Result<(Model, ReadStats, Location), Problem> {
-    let mut src = HttpSource::open(fetcher.clone(), counter, url, first).await?;
-    let policy = ReadPolicy {
-        first_read: first,
-        ..ReadPolicy::REMOTE
-    };
-    let result = read_model(&mut src, &policy).await;
-    if fetcher.is_cancelled() {
-        return Err(Problem::Cancelled);
-    }
-    match result {
-        Ok((m, s)) => Ok((m, s, src.location())),
-        Err(e) => Err(src
-            .problem
-            .take()
-            .unwrap_or(Problem::BadAnswer(e.to_string()))),
-    }
-}
-
-/// Previews of a remote model: a Range reader of the part holding the tensor, at the URL its
-/// header was read from (after redirects), with the file size already known, so a preview is
-/// one request for exactly its window's bytes. Uses the opening's endpoint and token (the
-/// token still goes only to the endpoint's origin). Requests of previews are cancelled with
-/// the opening's fetcher ([`Fetcher::child`]).
-fn preview_source(
-    opening: &Rc<Fetcher>,
-    model: &Model,
-    located: Vec<(String, Location)>,
-) -> SourceFactory {
+/// Previews of a remote model: a Range reader of the part holding the tensor (`located`:
+/// where each file read lives, in the merged model's part order), at the URL its header was
+/// read from (after redirects), with the file size already known, so a preview is one request
+/// for exactly its window's bytes. Uses the opening's endpoint and token (the token still goes
+/// only to the endpoint's origin). Requests of previews are cancelled with the opening's
+/// fetcher ([`Fetcher::child`]).
+fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactory {
     let fetcher = opening.child();
-    // In the merged model's part order (the parts that could be read); one file: its own.
-    let at: Vec<Option<Location>> = if model.parts.is_empty() {
-        located.into_iter().map(|(_, l)| Some(l)).take(1).collect()
-    } else {
-        model
-            .parts
-            .iter()
-            .map(|p| {
-                located
-                    .iter()
-                    .find(|(f, _)| *f == p.name)
-                    .map(|(_, l)| l.clone())
-            })
-            .collect()
-    };
     Rc::new(move |part| {
-        let unreadable = |size, why: &str| -> Box<dyn crate::source::boxed::DynByteSource> {
-            Box::new(Unreadable {
-                size,
-                why: why.to_string(),
-            })
-        };
-        match at.get(part).cloned().flatten() {
-            None => unreadable(0, "the file holding this tensor was not read"),
-            Some(l) if l.no_range => unreadable(
-                l.size,
-                "this server ignores Range requests: previewing a tensor would download the file up to it",
-            ),
-            Some(l) => match HttpSource::reopen(fetcher.clone(), &l) {
-                Ok(src) => Box::new(src),
-                Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).1),
-            },
-        }
+        match located.get(part) {
+        None => unreadable(0, "the file holding this tensor was not read"),
+        Some(l) if l.no_range => unreadable(
+            l.size,
+            "this server ignores Range requests: previewing a tensor would download the file up to it",
+        ),
+        Some(l) => match HttpSource::reopen(fetcher.clone(), l) {
+            Ok(src) => Box::new(src),
+            Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).1),
+        },
+    }
     })
 }

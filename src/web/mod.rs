@@ -12,7 +12,8 @@
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
 //!   estimate card.
-//! - [`load`]: opening a model (Blob, URL, index, shard list) without any page around it;
+//! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
+//!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
 //!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
 //!   JavaScript API (`inspect`, `preview`). www/weightpeek.js is the module around both.
@@ -103,39 +104,38 @@ pub fn start() {
     set_body_data("state", "idle");
 }
 
-fn files_first(list: Option<web_sys::FileList>) -> Option<File> {
-    list.and_then(|l| l.get(0))
+/// The files of a `FileList` (picked or dropped together), in order.
+fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
 }
 
-/// Of files picked or dropped together, the model and its `config.json`, if one came along
-/// (a quantised safetensors model needs it for its bits and group size).
-fn model_and_config(list: Option<web_sys::FileList>) -> Option<(File, Option<File>)> {
-    let list = list?;
-    let files: Vec<File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
-    let names: Vec<String> = files.iter().map(File::name).collect();
-    let (m, c) = crate::summary::quant_st::pick_local(&names)?;
-    Some((files[m].clone(), c.map(|c| files[c].clone())))
+/// Files picked or dropped together as (name, Blob), for [`load::read_local`].
+fn named(files: Vec<File>) -> Vec<(String, Blob)> {
+    files
+        .into_iter()
+        .map(|f| (f.name(), f.unchecked_into::<Blob>()))
+        .collect()
 }
 
 fn on_drop(app: &Weak<App>, e: &Event) {
     e.prevent_default();
     e.stop_propagation();
     dom::body().class_list().remove_1("dragging").ok();
-    let files = e
-        .dyn_ref::<DragEvent>()
-        .and_then(DragEvent::data_transfer)
-        .and_then(|dt| dt.files());
+    let files = files_of(
+        e.dyn_ref::<DragEvent>()
+            .and_then(DragEvent::data_transfer)
+            .and_then(|dt| dt.files()),
+    );
     let Some(app) = app.upgrade() else { return };
-    if compare::drop_compares() && app.view.borrow().is_some() {
-        if let Some(file) = files_first(files) {
-            compare::compare_file(&app, file);
-        }
+    if files.is_empty() {
         return;
     }
-    if let Some((file, config)) = model_and_config(files) {
-        let name = file.name();
-        open(app, file.into(), name, config);
+    if compare::drop_compares() && app.view.borrow().is_some() {
+        compare::compare_files(&app, named(files));
+        return;
     }
+    open(app, named(files));
 }
 
 fn wire(app: &Rc<App>) {
@@ -179,11 +179,11 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     let input2 = input.clone();
     ls.push(EventListener::new(&input, "change", move |_| {
-        if let (Some(app), Some((file, config))) = (w.upgrade(), model_and_config(input2.files())) {
-            let name = file.name();
-            // Let the same file be picked again later.
+        let files = files_of(input2.files());
+        if let (Some(app), false) = (w.upgrade(), files.is_empty()) {
+            // Let the same files be picked again later.
             input2.set_value("");
-            open(app, file.into(), name, config);
+            open(app, named(files));
         }
     }));
 
@@ -240,28 +240,29 @@ impl App {
     }
 }
 
-/// Opens a Blob: reads its header, summarises it, draws it. `config`: a `config.json` picked
-/// or dropped with it (read whole, at most [`crate::summary::quant_st::MAX_CONFIG_BYTES`],
-/// when the model is a quantised safetensors layout that uses one).
-fn open(app: Rc<App>, blob: Blob, name: String, config: Option<File>) {
+/// Opens local files picked or dropped together as one model (one file, the parts of a
+/// split set, an index with its shards, a `config.json` along): reads their headers,
+/// summarises, draws. Files that do not belong are reported in the set fact, not merged.
+fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
     // A local file has no link that reopens it: the address stops naming a remote model.
     remote::clear_page_url();
-    let size = blob.size() as u64;
+    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+    let name = load::display_name(&names);
+    let size = files
+        .iter()
+        .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
     let g = app.begin(&name, &facts::loading_text(&name, size));
-    let shown_name = name.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let weak = Rc::downgrade(&app);
-        let progress = Box::new(move |read: u64| {
+        let shown_name = name.clone();
+        let progress = Rc::new(move |read: u64| {
             // A newer file may have started meanwhile: its status line is not ours to write.
             if let Some(app) = weak.upgrade().filter(|a| a.current(g)) {
                 let text = facts::progress_text(&shown_name, size, read);
                 app.status.set_text_content(Some(&text));
             }
         });
-        let mut result = load::read_blob(blob, name, progress).await;
-        if let (Ok(opened), Some(config)) = (&mut result, config) {
-            load::attach_local_config(&mut opened.model, &config).await;
-        }
+        let result = load::read_local(files, progress).await;
         if !app.current(g) {
             return;
         }
@@ -312,7 +313,7 @@ async fn open_sample(app: Rc<App>) {
         return;
     }
     match bytes {
-        Ok(blob) => open(app, blob, SAMPLE_URL.to_string(), None),
+        Ok(blob) => open(app, vec![(SAMPLE_URL.to_string(), blob)]),
         Err(e) => app.fail((
             "The bundled sample could not be fetched.".into(),
             js_error_text(&e),

@@ -22,11 +22,12 @@ use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::{report, App};
 use crate::format::Model;
+use crate::open::recognise::{file_name, role, Role};
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::boxed::SourceFactory;
-use crate::source::http::{Problem, MAX_WHOLE_FILE};
-use crate::source::{ReadPolicy, ReadStats};
+use crate::source::http::MAX_WHOLE_FILE;
+use crate::source::ReadStats;
 use crate::text;
 
 const TOKEN_KEY: &str = "weightpeek.hub-token";
@@ -217,8 +218,8 @@ fn open_text(app: Rc<App>, text: String) {
         }
         Ok(Target::Repo(repo)) => wasm_bindgen_futures::spawn_local(list_repo(app, repo)),
         Ok(Target::File { url, path, .. }) => {
-            let name = path.unwrap_or_else(|| url.rsplit('/').next().unwrap_or(&url).to_string());
-            wasm_bindgen_futures::spawn_local(open_file_url(app, url, name));
+            let name = path.unwrap_or_else(|| file_name(&url).to_string());
+            wasm_bindgen_futures::spawn_local(open_files(app, vec![(name, url)], None));
         }
     }
 }
@@ -376,72 +377,40 @@ fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
 
 async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
     let ep = endpoint();
-    let name = entry.label.clone();
-    if let Some(index) = &entry.index {
-        let url = repo.resolve_url(&ep, index);
-        return open_plan(
-            app,
-            load::Plan::Index {
-                url,
-                name: index.clone(),
-            },
-            &[],
-        )
-        .await;
+    let url = |p: &String| (p.clone(), repo.resolve_url(&ep, p));
+    match &entry.index {
+        // The index names its shards; they are read beside it.
+        Some(index) => open_files(app, vec![url(index)], None).await,
+        // The files of the entry; members of the set the listing lacks are reported
+        // missing, never asked for.
+        None => {
+            let given: Vec<(String, String)> = entry.files.iter().map(url).collect();
+            open_files(app, given, Some(&entry.files)).await
+        }
     }
-    let jobs: Vec<load::FileJob> = entry
-        .files
-        .iter()
-        .map(|p| {
-            (
-                p.clone(),
-                repo.resolve_url(&ep, p),
-                ReadPolicy::REMOTE.first_read,
-            )
-        })
-        .collect();
-    open_plan(app, load::Plan::Files { name, jobs }, &entry.missing).await;
 }
 
-async fn open_file_url(app: Rc<App>, url: String, name: String) {
-    open_plan(app, load::plan_file(url, name), &[]).await;
-}
-
-/// Reads what `plan` names (an index and its shards, or the files of one model) with the
-/// page's progress display and cancel button, and shows it.
-async fn open_plan(app: Rc<App>, plan: load::Plan, missing: &[String]) {
-    let (g, index, name, jobs) = match plan {
-        load::Plan::Index { url, name } => {
-            let g = app.begin(&name, &format!("Reading the index {name}…"));
-            let counters = load::counters_for([name.clone()]);
-            let fetcher = new_fetcher(counters.clone());
-            let counter = counters.borrow()[0].1.clone();
-            let result = load::read_index(&fetcher, &counter, &url, &name).await;
-            if !app.current(g) {
-                return;
-            }
-            finish_busy();
-            match result {
-                Ok((index, jobs)) => (g, Some(index), name, jobs),
-                Err(e) => return app.fail(e),
-            }
-        }
-        load::Plan::Files { name, jobs } => {
-            let g = app.begin(&name, &format!("Reading the header of {name}…"));
-            (g, None, name, jobs)
-        }
+/// Reads the remote files `given` (name, URL) as one model (one file, the whole set of a
+/// part, an index and its shards) with the page's progress display and cancel button, and
+/// shows it. `listed`: the repository's files, when they come from its listing.
+async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&[String]>) {
+    let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
+    let name = load::display_name(&names);
+    let what = match role(&name) {
+        Role::Index => format!("Reading the index {} and its shards…", text::escape(&name)),
+        _ => format!("Reading the header of {}…", text::escape(&name)),
     };
-    let counters = load::counters_for(jobs.iter().map(|j| j.0.clone()));
+    let g = app.begin(&name, &what);
+    let counters = load::counters();
     let fetcher = new_fetcher(counters.clone());
     draw_progress(&counters.borrow());
-    let result = load::read_jobs(fetcher.clone(), counters, jobs, index, missing).await;
+    let result = load::read_remote(fetcher, counters, &given, listed).await;
     if !app.current(g) {
         return;
     }
     finish_busy();
     match result {
-        Ok((model, stats, source)) => show_model(&app, &name, model, &stats, source),
-        Err(_) if fetcher.is_cancelled() => app.fail(Problem::Cancelled.describe(&name, "", false)),
+        Ok(o) => show_model(&app, &o.name, o.model, &o.stats, o.source),
         Err(e) => app.fail(e),
     }
 }

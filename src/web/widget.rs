@@ -17,11 +17,12 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use wasm_bindgen::JsValue;
 use web_sys::Element;
 
 use super::dom::{self, append, attr, el_class, el_text};
 use super::http::Fetcher;
-use super::load::{self, Counters, Failure};
+use super::load::{self, Failure};
 use super::report::{Layout, Report};
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::text;
@@ -120,38 +121,38 @@ impl Widget {
         };
         let url = load::resolve_url(&src);
         let endpoint = st.endpoint.borrow().clone();
-        let plan = match load::plan_url(&url, &endpoint) {
-            Ok(p) => p,
+        let file = match load::url_file(&url, &endpoint) {
+            Ok(f) => f,
             Err(e) => return st.fail(e),
         };
-        st.show_status(&format!("Reading the header of {}…", src.trim()));
+        st.show_status(&format!(
+            "Reading the header of {}…",
+            text::escape(src.trim())
+        ));
         st.set_state("loading");
-        let counters: Rc<RefCell<Option<Counters>>> = Rc::new(RefCell::new(None));
+        let counters = load::counters();
         let progress = {
             let (w, counters, name) = (Rc::downgrade(st), counters.clone(), src.clone());
             Box::new(move || {
                 let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) else {
                     return;
                 };
-                if let Some(c) = counters.borrow().as_ref() {
-                    let c = c.borrow();
-                    let requests: u32 = c.iter().map(|(_, c)| c.requests.get()).sum();
-                    let bytes: u64 = c.iter().map(|(_, c)| c.bytes.get()).sum();
-                    st.show_status(&format!(
-                        "Reading the header of {}… {requests} request{}, {} received",
-                        name.trim(),
-                        if requests == 1 { "" } else { "s" },
-                        text::bytes(bytes)
-                    ));
-                }
+                let c = counters.borrow();
+                let requests: u32 = c.iter().map(|(_, c)| c.requests.get()).sum();
+                let bytes: u64 = c.iter().map(|(_, c)| c.bytes.get()).sum();
+                st.show_status(&format!(
+                    "Reading the header of {}… {requests} request{}, {} received",
+                    text::escape(name.trim()),
+                    if requests == 1 { "" } else { "s" },
+                    text::bytes(bytes)
+                ));
             })
         };
         let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, progress));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         let w = Rc::downgrade(st);
         wasm_bindgen_futures::spawn_local(async move {
-            let on_counters = |c: &Counters| *counters.borrow_mut() = Some(c.clone());
-            let result = load::read_plan(fetcher, plan, &on_counters).await;
+            let result = load::read_remote(fetcher, counters, &[file], None).await;
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened),
@@ -161,18 +162,30 @@ impl Widget {
         });
     }
 
-    /// Shows a local file or Blob named `name` (its header only is read; nothing leaves the
-    /// machine), replacing what was loading or shown.
-    pub fn open_blob(&self, blob: web_sys::Blob, name: String) {
+    /// Shows local files given together (`files`: a `File`/`Blob`, named `name` or by its
+    /// own name, a `FileList` or an array of them: one model, the parts of a set, an index
+    /// with its shards) instead of `src`; only their headers are read, nothing leaves the
+    /// machine. Anything else shows an error.
+    pub fn open_files(&self, files: JsValue, name: Option<String>) {
         let st = &self.state;
         let g = st.generation.get() + 1;
         st.generation.set(g);
         st.stop();
-        st.show_status(&format!("Reading the header of {name}…"));
+        let Some(files) = load::local_files(&files, name) else {
+            return st.fail((
+                "Nothing to open".into(),
+                "open() takes a File or Blob, an array of them, or a FileList.".into(),
+            ));
+        };
+        let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+        st.show_status(&format!(
+            "Reading the header of {}…",
+            text::escape(&load::display_name(&names))
+        ));
         st.set_state("loading");
         let w = Rc::downgrade(st);
         wasm_bindgen_futures::spawn_local(async move {
-            let result = load::read_blob(blob, name, Box::new(|_| {})).await;
+            let result = load::read_local(files, Rc::new(|_| {})).await;
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened),

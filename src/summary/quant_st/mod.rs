@@ -258,36 +258,6 @@ pub fn attach_config(m: &mut Model, bytes: &[u8], source: &str) {
 pub fn wants_config(m: &Model) -> bool {
     m.sidecar.config.is_none() && analyse(m).is_some()
 }
-
-/// Of files picked or dropped together (their names), which is the model and which its
-/// config: the model is the first `.gguf` or `.safetensors` (any case), else the first that is
-/// not `.json`; the config is `config.json`, else AutoGPTQ's `quantize_config.json`. `None`
-/// when no name can be the model. Indexes into `names`.
-pub fn pick_local(names: &[String]) -> Option<(usize, Option<usize>)> {
-    let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
-    let model = lower
-        .iter()
-        .position(|n| n.ends_with(".gguf") || n.ends_with(".safetensors"))
-        .or_else(|| lower.iter().position(|n| !n.ends_with(".json")))?;
-    let config = ["config.json", "quantize_config.json"]
-        .iter()
-        .find_map(|c| lower.iter().position(|n| n == c));
-    Some((model, config))
-}
-
-/// The URL of `config.json` in the same folder as a model file's URL (`…/resolve/main/
-/// model.safetensors` → `…/resolve/main/config.json`); the query and fragment are dropped.
-/// `None` when the URL has no path segment to replace.
-pub fn config_url(file_url: &str) -> Option<String> {
-    let end = file_url.find(['?', '#']).unwrap_or(file_url.len());
-    let base = &file_url[..end];
-    let path_start = match base.find("://") {
-        Some(i) => i + 3 + base[i + 3..].find('/')?,
-        None => 0,
-    };
-    let slash = base.rfind('/').filter(|&i| i >= path_start)?;
-    (slash + 1 < base.len()).then(|| format!("{}config.json", &base[..=slash]))
-}
 /// Recognises the quantised layouts of a safetensors model (with its [`crate::format::Sidecar`]
 /// config and tensor data) and counts logical parameters. `None` for GGUF and for files with no
 /// quantised weight.

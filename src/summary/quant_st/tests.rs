@@ -5,46 +5,10 @@ use super::ctx::group_words;
 use super::*;
 
 #[test]
-fn pick_local_finds_the_model_and_its_config() {
-    let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    assert_eq!(
-        pick_local(&n(&["config.json", "model.safetensors"])),
-        Some((1, Some(0)))
-    );
-    assert_eq!(pick_local(&n(&["Model.SafeTensors"])), Some((0, None)));
-    assert_eq!(
-        pick_local(&n(&["quantize_config.json", "x.gguf", "config.json"])),
-        Some((1, Some(2)))
-    );
-    assert_eq!(
-        pick_local(&n(&["quantize_config.json", "w.bin"])),
-        Some((1, Some(0)))
-    );
-    assert_eq!(pick_local(&n(&["config.json"])), None);
-    assert_eq!(pick_local(&[]), None);
-}
-
-#[test]
 fn group_words_say_per_channel_for_a_whole_row() {
     assert_eq!(group_words(Some(128), 4096), "group size 128");
     assert_eq!(group_words(Some(4096), 4096), "per-channel");
     assert_eq!(group_words(None, 4096), "");
-}
-
-#[test]
-fn config_url_is_the_sibling_config_json() {
-    assert_eq!(
-        config_url("https://huggingface.co/o/r/resolve/main/model.safetensors?download=1")
-            .as_deref(),
-        Some("https://huggingface.co/o/r/resolve/main/config.json")
-    );
-    assert_eq!(
-        config_url("http://127.0.0.1:8080/a/b/x.safetensors").as_deref(),
-        Some("http://127.0.0.1:8080/a/b/config.json")
-    );
-    assert_eq!(config_url("https://host"), None);
-    assert_eq!(config_url("https://host/"), None);
-    assert_eq!(config_url("https://host/dir/"), None);
 }
 
 #[test]
