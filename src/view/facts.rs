@@ -48,15 +48,18 @@ pub fn format_label(s: &Summary) -> String {
     }
 }
 
-fn of(part: u64, whole: u64) -> String {
+/// ` · 5.3% of the file` (`files`: how many files `whole` is the size of; more than one:
+/// `of the files`).
+fn of(part: u64, whole: u64, files: usize) -> String {
     if whole == 0 {
         return String::new();
     }
+    let what = if files > 1 { "the files" } else { "the file" };
     let pct = part as f64 * 100.0 / whole as f64;
     if pct > 0.0 && pct < 0.1 {
-        " · <0.1% of the file".into()
+        format!(" · <0.1% of {what}")
     } else {
-        format!(" · {pct:.1}% of the file")
+        format!(" · {pct:.1}% of {what}")
     }
 }
 
@@ -102,7 +105,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
             Some(format!(
                 "{} bytes{}",
                 text::thousands(s.header_size),
-                of(s.header_size, s.file_size)
+                of(s.header_size, s.file_size, model.parts.len())
             )),
         ),
     });
@@ -145,7 +148,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         Some(format!(
             "{} bytes{}",
             text::thousands(s.tensor_bytes),
-            of(s.tensor_bytes, s.file_size)
+            of(s.tensor_bytes, s.file_size, model.parts.len())
         )),
     ));
     out.push(
@@ -327,10 +330,16 @@ pub fn subtitle(s: &Summary) -> String {
     sub
 }
 
-/// How much of the file the page read: `read 6.5 MiB in 8 slices`.
-pub fn read_note(stats: &ReadStats) -> String {
+/// How much the page read of the `files` files (one, or a set's parts):
+/// `read 6.5 MiB of the file in 8 slices`, `read 147.5 KiB of the 3 files in 3 slices`.
+pub fn read_note(stats: &ReadStats, files: usize) -> String {
+    let what = if files > 1 {
+        format!("the {files} files")
+    } else {
+        "the file".into()
+    };
     format!(
-        "read {} of the file in {} slice{}",
+        "read {} of {what} in {} slice{}",
         text::bytes(stats.bytes),
         stats.reads,
         if stats.reads == 1 { "" } else { "s" }
@@ -594,11 +603,24 @@ mod tests {
         let s = summarize(&m);
         assert_eq!(subtitle(&s), "GGUF v3 · llama · tiny\\nthing");
         assert_eq!(
-            read_note(&ReadStats {
-                reads: 1,
-                bytes: 2048
-            }),
+            read_note(
+                &ReadStats {
+                    reads: 1,
+                    bytes: 2048
+                },
+                1
+            ),
             "read 2.0 KiB of the file in 1 slice"
+        );
+        assert_eq!(
+            read_note(
+                &ReadStats {
+                    reads: 3,
+                    bytes: 3 << 20
+                },
+                3
+            ),
+            "read 3.0 MiB of the 3 files in 3 slices"
         );
         assert_eq!(
             loading_text("a\nb.gguf", 10),

@@ -111,7 +111,7 @@ pub(super) fn drop_compares() -> bool {
 pub(super) fn compare_files(app: &Rc<App>, files: Vec<(String, Blob)>) {
     let Some(run) = begin(app) else { return };
     let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names);
+    let name = load::display_name(&names, true);
     let size = files
         .iter()
         .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));

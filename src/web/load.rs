@@ -64,17 +64,27 @@ fn options() -> Options {
     }
 }
 
-/// The name to show while files named `names` are being opened, before anything is read:
-/// the model file, `first part (N parts)`, or the index (as [`crate::open::read::open`]
-/// will name the result).
-pub fn display_name(names: &[String]) -> String {
+/// The name to show while files named `names` are being opened, before anything is read,
+/// as [`crate::open::read::open`] will name the result: the model file, the index,
+/// `first part (N parts)`, or the part itself when it is the only one to be read (`alone`:
+/// local files, where nothing beside the files given is found).
+pub fn display_name(names: &[String], alone: bool) -> String {
     match recognise::plan(names).target {
         Target::Single(n) | Target::Index(n) => n,
-        Target::Parts { names: parts, .. } => format!(
-            "{} ({} parts)",
-            parts.first().map(String::as_str).unwrap_or(""),
-            parts.len()
-        ),
+        Target::Parts { names: parts, .. } => {
+            let given: Vec<&String> = names
+                .iter()
+                .filter(|n| parts.iter().any(|p| file_name(p) == file_name(n)))
+                .collect();
+            match given.as_slice() {
+                [one] if alone => one.to_string(),
+                _ => format!(
+                    "{} ({} parts)",
+                    parts.first().map(String::as_str).unwrap_or(""),
+                    parts.len()
+                ),
+            }
+        }
         Target::Nothing => names.first().cloned().unwrap_or_default(),
     }
 }

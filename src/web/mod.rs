@@ -207,13 +207,19 @@ impl App {
         self.view.borrow_mut().take();
         dom::clear(&self.report_root);
         self.show_error(None);
-        set_body_data("file", name);
+        self.name_shown(name);
         dom::body().class_list().add_1("has-file").ok();
-        dom::document().set_title(&facts::page_title(Some(name)));
         set_body_data("state", "loading");
         self.status.set_text_content(Some(what));
         dom::set_hidden(&self.status, false);
         g
+    }
+
+    /// The file shown is called `name` (`body[data-file]`, the document title): what was
+    /// given while it loads, then the name of what was opened.
+    fn name_shown(&self, name: &str) {
+        set_body_data("file", name);
+        dom::document().set_title(&facts::page_title(Some(name)));
     }
 
     fn current(&self, g: u64) -> bool {
@@ -247,7 +253,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
     // A local file has no link that reopens it: the address stops naming a remote model.
     remote::clear_page_url();
     let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names);
+    let name = load::display_name(&names, true);
     let size = files
         .iter()
         .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
@@ -270,6 +276,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
             Err(e) => app.fail(e),
             Ok(opened) => {
                 dom::set_hidden(&app.status, true);
+                app.name_shown(&opened.name);
                 let model = Rc::new(opened.model);
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {

@@ -395,7 +395,7 @@ async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
 /// shows it. `listed`: the repository's files, when they come from its listing.
 async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&[String]>) {
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names);
+    let name = load::display_name(&names, false);
     let what = match role(&name) {
         Role::Index => format!("Reading the index {} and its shards…", text::escape(&name)),
         _ => format!("Reading the header of {}…", text::escape(&name)),
@@ -417,6 +417,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
 
 fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source: SourceFactory) {
     dom::set_hidden(&app.status, true);
+    app.name_shown(name);
     let failed = model.error.is_some();
     if let Some(e) = &model.error {
         app.show_error(Some(crate::view::facts::partial_error_text(e)));

@@ -21,7 +21,14 @@ pub fn summary_card(name: &str, s: &Summary, model: &Model, stats: &ReadStats) -
     let sub = facts::subtitle(s);
     append(&title, &el_text("p", "file-sub", &sub));
     append(&head, &title);
-    append(&head, &el_text("p", "read-note", &facts::read_note(stats)));
+    append(
+        &head,
+        &el_text(
+            "p",
+            "read-note",
+            &facts::read_note(stats, model.parts.len().max(1)),
+        ),
+    );
     append(&card, &head);
 
     let grid = el_class("dl", "facts");

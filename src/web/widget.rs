@@ -180,7 +180,7 @@ impl Widget {
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
         st.show_status(&format!(
             "Reading the header of {}…",
-            text::escape(&load::display_name(&names))
+            text::escape(&load::display_name(&names, true))
         ));
         st.set_state("loading");
         let w = Rc::downgrade(st);

@@ -173,22 +173,32 @@ export async function resetCounters(page) {
  * carrying a DataTransfer with that File. Counters are reset first.
  */
 export async function dropFile(page, file) {
-  requireFile(file);
+  await dropFiles(page, [file]);
+}
+
+/**
+ * Drop several files from disk together (one DataTransfer holding every File, in the order
+ * given), as when a person selects them in a file manager and drags them onto the page.
+ * Counters are reset first.
+ */
+export async function dropFiles(page, list) {
+  for (const f of list) requireFile(f);
   await resetCounters(page);
   const input = await page.evaluateHandle(() => {
     const el = document.createElement('input');
     el.type = 'file';
+    el.multiple = true;
     el.hidden = true;
     el.setAttribute('data-wp-test-input', '');
     document.body.appendChild(el);
     return el;
   });
-  await input.setInputFiles(file);
+  await input.setInputFiles(list);
   await input.evaluate((el) => {
     const zone = document.querySelector('[data-testid=drop-zone]');
     if (!zone) throw new Error('no [data-testid=drop-zone] on the page');
     const dt = new DataTransfer();
-    dt.items.add(el.files[0]);
+    for (const f of el.files) dt.items.add(f);
     for (const type of ['dragenter', 'dragover', 'drop']) {
       zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: dt }));
     }
