@@ -4,8 +4,35 @@
 
 /** Where a model is read from: a URL (Hugging Face URL forms included; a split GGUF part or a
  * `model.safetensors.index.json` opens the whole set), a list of shard URLs read as one
- * model, or a local File/Blob (only its header is read; nothing is uploaded). */
-export type Source = string | string[] | Blob;
+ * model, or local files (only headers are read; nothing is uploaded): a File/Blob, or Files
+ * given together, as an array or a FileList, which open as one model when they form a set
+ * (every part of a split GGUF, an index with its shards, numbered shards; a config.json
+ * along is used, other files are reported in `set.strays`). */
+export type Source = string | string[] | Blob | Blob[] | FileList;
+
+/** A file given with the model that was not merged into it, and why. */
+export interface Stray {
+  name: string;
+  why: string;
+}
+
+/** How a model stored in several files was opened (`ModelSummary.set`). */
+export interface SetInfo {
+  /** "gguf-split", "safetensors-shards", or "" for one file given with strays. */
+  kind: string;
+  /** Files the whole model has. */
+  files_expected: number;
+  /** Files of the set that were read, in part order. */
+  files_read: string[];
+  /** Files of the set that were not given, not found, or could not be read. */
+  missing: string[];
+  /** Tensors the whole model has, when a file says. */
+  model_tensors: number | null;
+  /** The safetensors index read, if any. */
+  index: string | null;
+  strays: Stray[];
+  [field: string]: unknown;
+}
 
 export interface Options {
   /** Hub endpoint for Hugging Face URL forms (default "https://huggingface.co"). */
@@ -108,6 +135,9 @@ export interface ModelSummary {
   findings: Finding[];
   architecture?: Architecture;
   layers: LayerMap;
+  /** Present when the model was opened from several files or is one part of several: the
+   * counts above are then those of the files read. */
+  set?: SetInfo;
   /** Quantised safetensors (GPTQ, AWQ, bitsandbytes, FP8, MXFP4, MLX, compressed-tensors):
    * the layout and the logical parameters / effective bits per weight (then also in
    * parameter_count and bits_per_weight). See the README. */
@@ -200,8 +230,10 @@ export function liveViews(): Promise<number>;
 
 /** `<weightpeek-view src tab tensor filter height theme endpoint>`. */
 export class WeightpeekView extends HTMLElement {
-  /** Shows a local File or Blob instead of `src` (header only; nothing is uploaded). */
-  open(blob: Blob, name?: string): Promise<void>;
+  /** Shows local files instead of `src` (headers only; nothing is uploaded): a File/Blob
+   * (`name`: its display name), or Files given together (an array or a FileList), which open
+   * as one model when they form a set. */
+  open(files: Blob | Blob[] | FileList, name?: string): Promise<void>;
 }
 
 /** The element's state, also in its `data-state` attribute. */

@@ -66,7 +66,7 @@ describe('hostile servers', { timeout: 10 * 60_000 }, () => {
   const range = /bytes 0-\d+/;
 
   it('source cap constant matches', () => {
-    const src = fs.readFileSync(new URL('../../src/source.rs', import.meta.url), 'utf8');
+    const src = fs.readFileSync(new URL('../../src/source/mod.rs', import.meta.url), 'utf8');
     assert.match(src, /MAX_HEADER_BYTES: u64 = 512 << 20/);
   });
 

@@ -2,9 +2,9 @@
 // the JavaScript API and the element, typed against www/weightpeek.d.ts. A declaration that
 // drifts from what the examples use fails the test suite.
 import { inspect, preview, load, liveViews, WeightpeekView } from "../../www/weightpeek.js";
-import type { ModelSummary, TensorPreview, Options, Window, PartialReadError, ViewState } from "../../www/weightpeek.js";
+import type { ModelSummary, TensorPreview, Options, Window, PartialReadError, ViewState, SetInfo } from "../../www/weightpeek.js";
 
-async function examples(file: File, signal: AbortSignal): Promise<void> {
+async function examples(file: File, signal: AbortSignal, picked: FileList): Promise<void> {
   await load();
   const options: Options = { endpoint: "https://huggingface.co", signal };
   const m: ModelSummary = await inspect("https://huggingface.co/o/r/resolve/main/model.safetensors", options);
@@ -25,6 +25,10 @@ async function examples(file: File, signal: AbortSignal): Promise<void> {
     console.log(partial?.tensor_count);
   }
   const shards: ModelSummary = await inspect(["a-00001-of-00002.safetensors", "a-00002-of-00002.safetensors"]);
+  // Files given together: a FileList or an array; a set says what was read and what is missing.
+  const set: SetInfo | undefined = (await inspect(picked)).set;
+  const missing: string[] = set?.missing ?? [];
+  const strays: string[] = (await inspect([file, file])).set?.strays.map((s) => `${s.name}: ${s.why}`) ?? [];
   const w: Window = { rows: [0, 4], cols: "0..256" };
   const p: TensorPreview = await preview(file, "blk.0.attn_q.weight", w);
   const values: Float32Array = p.values;
@@ -38,12 +42,14 @@ async function examples(file: File, signal: AbortSignal): Promise<void> {
   const el: WeightpeekView = document.createElement("weightpeek-view");
   el.setAttribute("src", "https://huggingface.co/o/r/resolve/main/model.gguf");
   await el.open(file);
+  await el.open(picked);
+  await el.open([file]);
   el.addEventListener("weightpeek-state", (ev) => {
     const state: ViewState = ev.detail;
     console.log(state);
   });
   console.log(total, bpw, names, types, keys, local, shards, values, mean, read, first, counts, alive, el);
-  console.log(isGguf, errors, arch, logical, scale, rowIs);
+  console.log(isGguf, errors, arch, logical, scale, rowIs, missing, strays);
 }
 
 export { examples };
