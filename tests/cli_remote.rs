@@ -208,8 +208,14 @@ fn a_163_shard_set_by_url_takes_at_most_two_requests_per_shard() {
     assert_eq!(j["tensor_bytes"], r["tensor_bytes"]);
     let shards = r["parts"].as_array().unwrap().len();
     let reqs = server.requests();
-    let shard_reqs = reqs.iter().filter(|q| q.path.ends_with(".safetensors")).count();
-    assert!(shard_reqs <= 2 * shards, "{shard_reqs} requests for {shards} shards");
+    let shard_reqs = reqs
+        .iter()
+        .filter(|q| q.path.ends_with(".safetensors"))
+        .count();
+    assert!(
+        shard_reqs <= 2 * shards,
+        "{shard_reqs} requests for {shards} shards"
+    );
     assert_eq!(reqs.len() - shard_reqs, 1, "one request for the index");
 }
 

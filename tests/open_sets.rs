@@ -171,7 +171,7 @@ fn a_part_alone_is_this_files_totals_and_names_the_missing() {
         detail.contains(PARTS[1]) && detail.contains(PARTS[2]),
         "{detail}"
     );
-    assert!(f.iter().any(|x| x.label == "parameters in these files"));
+    assert!(f.iter().any(|x| x.label == "parameters in this file"));
 
     // The same part with its siblings on disk (the CLI): the whole set is read.
     let (files, counts) = split_files();

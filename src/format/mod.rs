@@ -147,6 +147,10 @@ pub struct SetInfo {
     pub index: Option<String>,
     /// Files given that were not merged, and why (another set's part, a second copy, …).
     pub strays: Vec<Stray>,
+    /// The 1-based number of the one part read alone (from its place in the set's names, or
+    /// a renamed part's `split.no`); `None` for a whole set or several parts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<u64>,
     /// Files of the set that could not be read, and why (also listed in `missing`).
     pub unreadable: Vec<Stray>,
     /// The index's contents, for the checks of the shards against it (not exported).

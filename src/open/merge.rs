@@ -199,6 +199,7 @@ pub fn merge(
         index: None,
         strays: Vec::new(),
         unreadable,
+        part: None,
         shard_index: index.cloned(),
     });
     Ok(m)

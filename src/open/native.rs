@@ -29,11 +29,7 @@ impl Opener for LocalOpener {
     }
 
     async fn open(&self, name: &str, _first_read: u64) -> Result<FileSource, SourceError> {
-        FileSource::open(Path::new(name)).map_err(|e| SourceError::Io {
-            offset: 0,
-            len: 0,
-            cause: e.to_string(),
-        })
+        FileSource::open(Path::new(name)).map_err(|e| SourceError::Unavailable(e.to_string()))
     }
 
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
@@ -122,8 +118,10 @@ impl Opener for NetOpener {
                     name: owned.clone(),
                     error,
                 })?;
-            let (m, s) = block_on_ready(read_model(&mut src, &policy))
-                .map_err(|error| OpenError::NotAModel { name: owned, error })?;
+            let read = block_on_ready(read_model(&mut src, &policy));
+            // A server without Range support: stop its download now that the header is read.
+            src.end_stream();
+            let (m, s) = read.map_err(|error| OpenError::NotAModel { name: owned, error })?;
             Ok((m, s, src))
         };
         match on_thread(work).await {

@@ -8,7 +8,7 @@
 
 use super::merge::{merge, parse_index, shard_first_read, ShardIndex};
 use super::pool::{bounded, POOL_SIZE};
-use super::recognise::{file_name, index_shards, not_in_index, plan, Plan, Target};
+use super::recognise::{file_name, index_shards, normal, not_in_index, plan, Plan, Target};
 use crate::format::{Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
 use crate::source::{read_model, ByteSource, ReadPolicy, ReadStats, SourceError};
 
@@ -167,7 +167,7 @@ pub async fn open<O: Opener>(
         match &plan.target {
             Target::Nothing => {
                 return Err(OpenError::NothingToOpen {
-                    ignored: plan.ignored.clone(),
+                    ignored: plan.ignored.iter().chain(&plan.config).cloned().collect(),
                 })
             }
             Target::Single(n) => (vec![n.clone()], None, n.clone()),
@@ -200,10 +200,10 @@ pub async fn open<O: Opener>(
     let (present, missing): (Vec<String>, Vec<String>) = files
         .iter()
         .cloned()
-        .partition(|f| given_by_file_name(names, f).is_some() || opener.available(f));
+        .partition(|f| given_as(names, f).is_some() || opener.available(f));
     let present: Vec<String> = present
         .into_iter()
-        .map(|f| given_by_file_name(names, &f).map_or(f, str::to_string))
+        .map(|f| given_as(names, &f).map_or(f, str::to_string))
         .collect();
     if present.is_empty() {
         if let Some((ix, parsed)) = &index {
@@ -306,7 +306,7 @@ pub async fn open<O: Opener>(
             set.index = index.as_ref().map(|(n, _)| n.clone());
             Some(set)
         }
-        None => set_info(&model, set_kind, &files, &missing, strays),
+        None => set_info(&model, set_kind, &files, &missing, strays, index.as_ref()),
     };
     if let Some(wants) = options.wants_config {
         if wants(&model) {
@@ -340,11 +340,11 @@ fn unreachable_part() -> Model {
 }
 
 /// The given name whose file name is `f`'s (`./dir/x.gguf` given for `dir/x.gguf`).
-fn given_by_file_name<'a>(names: &'a [String], f: &str) -> Option<&'a str> {
-    names
-        .iter()
-        .find(|g| file_name(g) == file_name(f))
-        .map(String::as_str)
+/// The given name that is the path `f` (`./dir/x.gguf` given for `dir/x.gguf`). A file of
+/// the same name in another folder is not it.
+fn given_as<'a>(names: &'a [String], f: &str) -> Option<&'a str> {
+    let f = normal(f);
+    names.iter().find(|g| normal(g) == f).map(String::as_str)
 }
 
 /// The set of one file read alone: a part of a set (by its name, or by its `split.count`), or
@@ -355,6 +355,7 @@ fn set_info(
     files: &[String],
     missing: &[String],
     strays: Vec<Stray>,
+    index: Option<&(String, ShardIndex)>,
 ) -> Option<SetInfo> {
     let split_count = m
         .get("split.count")
@@ -377,19 +378,30 @@ fn set_info(
         )
         .unwrap_or(u32::MAX)
     };
-    let read: Vec<String> = files
-        .iter()
-        .filter(|f| !missing.contains(f))
-        .take(1)
-        .cloned()
-        .collect();
+    let position = files.iter().position(|f| !missing.contains(f));
+    let read: Vec<String> = position.map(|p| files[p].clone()).into_iter().collect();
+    // The part's number: its place in the set's names, else (a renamed part) its split.no.
+    let part = match (kind, files.len()) {
+        ("", _) => None,
+        (_, 1) => m
+            .get("split.no")
+            .and_then(Value::as_u64)
+            .map(|n| n.saturating_add(1)),
+        _ => position.map(|p| p as u64 + 1),
+    };
     Some(SetInfo {
         kind,
         files_expected,
         files_read: read,
         missing: missing.to_vec(),
-        model_tensors: m.get("split.tensors.count").and_then(Value::as_u64),
+        model_tensors: match index {
+            Some((_, ix)) => Some(ix.weight_map.len() as u64),
+            None => m.get("split.tensors.count").and_then(Value::as_u64),
+        },
+        index: index.map(|(n, _)| n.clone()),
         strays,
+        part,
+        shard_index: index.map(|(_, ix)| ix.clone()),
         ..SetInfo::default()
     })
 }

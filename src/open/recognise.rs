@@ -47,6 +47,27 @@ pub fn dir_prefix(name: &str) -> &str {
     path.rfind(['/', '\\']).map_or("", |i| &path[..=i])
 }
 
+/// `name` with `./` segments and doubled separators removed, so two spellings of one path
+/// compare equal (`./dir//x.gguf` and `dir/x.gguf`).
+pub fn normal(name: &str) -> String {
+    let sep = if name.contains('\\') && !name.contains('/') {
+        '\\'
+    } else {
+        '/'
+    };
+    let absolute = name.starts_with(sep);
+    let parts: Vec<&str> = name
+        .split(sep)
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let joined = parts.join(&sep.to_string());
+    if absolute {
+        format!("{sep}{joined}")
+    } else {
+        joined
+    }
+}
+
 /// The role of a file named `name` (a path or a bare file name).
 pub fn role(name: &str) -> Role {
     let file = file_name(name);
@@ -61,7 +82,7 @@ pub fn role(name: &str) -> Role {
         if let Some((stem, no, count)) = split_name(file, ext) {
             if count >= 2 && (1..=count).contains(&no) {
                 return Role::Part {
-                    stem: format!("{}{stem}", dir_prefix(name)),
+                    stem: normal(&format!("{}{stem}", dir_prefix(name))),
                     no,
                     count,
                     ext,
@@ -126,9 +147,10 @@ pub fn plan(names: &[String]) -> Plan {
         strays: Vec::new(),
         ignored: Vec::new(),
     };
+    let normals: Vec<String> = names.iter().map(|n| normal(n)).collect();
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut duplicate = vec![false; names.len()];
-    for (i, n) in names.iter().enumerate() {
+    for (i, n) in normals.iter().enumerate() {
         if !seen.insert(n.as_str()) {
             duplicate[i] = true;
         }
@@ -187,6 +209,20 @@ pub fn plan(names: &[String]) -> Plan {
                         .push(stray(name, format!("a second copy of part {no}")));
                 }
                 Some((s, c, e)) if s == stem && c == count && e == ext => {}
+                Some((s, c, e))
+                    if file_name(&part_name(stem, 1, *count, ext))
+                        == file_name(&part_name(s, 1, *c, e)) =>
+                {
+                    let folder = |d: &str| if d.is_empty() { "./".to_string() } else { d.to_string() };
+                    out.strays.push(stray(
+                        name,
+                        format!(
+                            "part {no} from another folder ({}); the set is read from {}",
+                            folder(dir_prefix(stem)),
+                            folder(dir_prefix(s))
+                        ),
+                    ))
+                }
                 Some((s, c, e)) => out.strays.push(stray(
                     name,
                     format!(
@@ -232,14 +268,14 @@ pub fn index_shards(index_name: &str, shard_files: &[String]) -> Vec<String> {
 }
 
 /// Of given files, those an index does not name (`shards`: the index's shard names as from
-/// [`index_shards`]), as strays; model files and parts only. Compared by file name, so a path
-/// given as `./x` or `dir/x` matches.
+/// [`index_shards`]), as strays; model files and parts only. Compared as paths ([`normal`]):
+/// `./dir/x` is `dir/x`, a shard of the same name in another folder is not the index's.
 pub fn not_in_index(names: &[String], index_name: &str, shards: &[String]) -> Vec<Stray> {
-    let wanted: std::collections::HashSet<&str> = shards.iter().map(|s| file_name(s)).collect();
+    let wanted: std::collections::HashSet<String> = shards.iter().map(|s| normal(s)).collect();
     names
         .iter()
         .filter(|n| matches!(role(n), Role::Model | Role::Part { .. }))
-        .filter(|n| !wanted.contains(file_name(n)))
+        .filter(|n| !wanted.contains(&normal(n)))
         .map(|n| Stray {
             name: n.clone(),
             why: format!("not one of the shards {} names", file_name(index_name)),
@@ -344,12 +380,21 @@ mod tests {
             &names(&[
                 "a-00001-of-00002.safetensors",
                 "x/model-00001-of-00002.safetensors",
+                "./d/model-00002-of-00002.safetensors",
             ]),
             "d/model.safetensors.index.json",
             &shards,
         );
-        assert_eq!(s.len(), 1);
-        assert_eq!(s[0].name, "a-00001-of-00002.safetensors");
+        let strays: Vec<&str> = s.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(
+            strays,
+            [
+                "a-00001-of-00002.safetensors",
+                "x/model-00001-of-00002.safetensors"
+            ]
+        );
+        assert_eq!(normal("./d//x/./y.gguf"), "d/x/y.gguf");
+        assert_eq!(normal("/a/./b"), "/a/b");
         let p = plan(&names(&["one.gguf", "two.safetensors"]));
         assert_eq!(p.target, Target::Single("one.gguf".into()));
         assert_eq!(p.strays[0].name, "two.safetensors");

@@ -22,13 +22,18 @@ impl FileSource {
     /// Opens `path`. Errors: it cannot be opened, or is not a regular file (a FIFO or a
     /// device cannot be read by offset; a directory is not a model), in the system's words.
     pub fn open(path: &Path) -> Result<FileSource, std::io::Error> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
+        // The type first, by stat: opening a FIFO would wait for a writer.
+        let meta = std::fs::metadata(path)?;
+        if meta.is_dir() {
+            return Err(std::io::Error::other("a directory, not a model file"));
+        }
         if !meta.is_file() {
             return Err(std::io::Error::other(
                 "not a regular file: weightpeek reads a file by offset (only the header); save a stream to a file first",
             ));
         }
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
         Ok(FileSource {
             file,
             size: meta.len(),

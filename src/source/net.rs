@@ -339,6 +339,13 @@ pub struct NetSource {
 }
 
 impl NetSource {
+    /// Drops the body of a server that ignores Range (closing its connection), once the
+    /// header is read: later reads are then refused rather than downloading the file up to
+    /// them, as in the page.
+    pub fn end_stream(&mut self) {
+        self.stream = None;
+    }
+
     /// A reader of a file opened before (size and redirect target known), for tensor
     /// previews: each read is one ranged GET of exactly the bytes asked.
     pub fn reopen(&self) -> NetSource {
@@ -368,7 +375,7 @@ impl NetSource {
         }
         if self.no_range {
             return Err(Problem::BadAnswer(
-                "this server ignores Range requests: reading further would download the file up to that byte".into(),
+                "this server ignores Range requests: previewing a tensor would download the file up to it".into(),
             ));
         }
         let resp = match self.client.get(&self.direct, Some((offset, end))) {

@@ -72,7 +72,13 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         .as_ref()
         .is_some_and(|set| !set.kind.is_empty() && !set.complete());
     // A part alone: its figures are this file's, not the model's.
-    let label = |whole: &'static str, this: &'static str| if partial { this } else { whole };
+    let one_file = s.set.as_ref().is_some_and(|set| set.files_read.len() <= 1);
+    // (the whole model's label, one file's, several files')
+    let label = |labels: (&'static str, &'static str, &'static str)| match (partial, one_file) {
+        (false, _) => labels.0,
+        (true, true) => labels.1,
+        (true, false) => labels.2,
+    };
     if let Some(f) = s.set.as_ref().and_then(|set| set_fact(set, s.tensor_count)) {
         out.push(f);
     }
@@ -119,7 +125,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let read_tensors = s.tensors.len() as u64;
     out.push(
         Fact::new(
-            label("tensors", "tensors in these files"),
+            label(("tensors", "tensors in this file", "tensors in these files")),
             text::thousands(s.tensor_count),
             (read_tensors != s.tensor_count)
                 .then(|| format!("{} read before the error", text::thousands(read_tensors))),
@@ -129,7 +135,11 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     let q = s.quantization.as_ref();
     out.push(
         Fact::new(
-            label("parameters", "parameters in these files"),
+            label((
+                "parameters",
+                "parameters in this file",
+                "parameters in these files",
+            )),
             text::params(s.parameter_count),
             Some(match q {
                 Some(q) => format!(
@@ -143,7 +153,11 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         .hook("parameter-count", Some(s.parameter_count.to_string())),
     );
     out.push(Fact::new(
-        label("tensor bytes", "tensor bytes in these files"),
+        label((
+            "tensor bytes",
+            "tensor bytes in this file",
+            "tensor bytes in these files",
+        )),
         text::bytes(s.tensor_bytes),
         Some(format!(
             "{} bytes{}",
@@ -220,30 +234,28 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
     let (text, value) = if set.complete() {
         (format!("{expected} {word}s"), "complete")
     } else if read == 1 {
-        let no = crate::open::recognise::role(&set.files_read[0]);
-        let n = match no {
-            crate::open::recognise::Role::Part { no, .. } => no.to_string(),
-            _ => "1".into(),
-        };
+        let n = set
+            .part
+            .map_or_else(|| "1".to_string(), |n| text::thousands(n));
         (format!("{word} {n} of {expected}"), "partial")
     } else {
         (format!("{read} of {expected} {word}s"), "partial")
     };
     let mut detail = Vec::new();
     if !set.complete() {
-        let here = if read == 1 {
-            "this file"
+        let (here, whose) = if read == 1 {
+            ("this file", "this file's")
         } else {
-            "these files"
+            ("these files", "these files'")
         };
         match set.model_tensors {
             Some(t) => detail.push(format!(
-                "{} of the model's {} tensors are in {here}; the figures below are {here}'s",
+                "{} of the model's {} tensors are in {here}; the figures below are {whose}",
                 text::thousands(tensors_read),
                 text::thousands(t)
             )),
             None => detail.push(format!(
-                "the figures below are {here}'s, not the whole model's"
+                "the figures below are {whose}, not the whole model's"
             )),
         }
         if !set.missing.is_empty() {

@@ -337,14 +337,14 @@ mod tests {
         let f = facts::set_fact(s.set.as_ref().unwrap(), s.tensor_count).unwrap();
         let lines = fact_lines(&s, &m);
         // A part alone labels its totals as this file's, so the label column widens to them.
-        let width = "tensor bytes in these files".len();
+        let width = "tensor bytes in this file".len();
         let mut want = format!("  {:<width$} {}\n", "set", f.text);
         want.push_str(&format!("  {:<width$} {}\n", "", f.detail.unwrap()));
         assert!(lines.starts_with(&want), "{lines}");
         assert!(lines.contains("part 1 of 3"), "{lines}");
         assert!(lines.contains("3 of the model's 9 tensors are in this file"));
         assert!(lines.contains("missing: m-00002-of-00003.gguf, m\\u{1b}-00003-of-00003.gguf"));
-        assert!(lines.contains(&format!("  {:<width$} 3", "tensors in these files")));
+        assert!(lines.contains(&format!("  {:<width$} 3", "tensors in this file")));
         assert!(clean(&lines));
     }
 
