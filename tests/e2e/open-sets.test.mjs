@@ -151,7 +151,7 @@ describe('local sets: several files dropped together open as one model', { timeo
       assert.ok(fact.detail.includes(`missing: ${split.parts[0]}, ${split.parts[2]}`), fact.detail);
       // The totals are labelled as this file's.
       const label = await page.$eval('[data-testid=tensor-count]', (e) => e.closest('.fact').querySelector('dt').textContent);
-      assert.equal(label, 'tensors in these files');
+      assert.equal(label, 'tensors in this file');
       assert.ok((await findings(page)).some((f) => f.code === 'set-incomplete'), 'a set-incomplete finding');
       assert.equal(await page.getAttribute('body', 'data-file'), split.parts[1]);
       await screenshot(page, 'sets-part-alone');
