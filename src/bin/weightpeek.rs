@@ -136,7 +136,7 @@ mod cli {
             return match run_diff(&args) {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("weightpeek diff: {}", text::escape(&e));
+                    warn(&format!("weightpeek diff: {}", text::escape(&e)));
                     ExitCode::from(2)
                 }
             };
@@ -145,7 +145,7 @@ mod cli {
         match run(&args) {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("weightpeek: {}", text::escape(&e));
+                warn(&format!("weightpeek: {}", text::escape(&e)));
                 ExitCode::from(2)
             }
         }
@@ -169,31 +169,52 @@ mod cli {
 
     /// The Hub endpoint (`HF_ENDPOINT`, as the Hub's own tools read it) and the token
     /// (`--token`, else `HF_TOKEN`).
-    fn hub_settings(token: Option<&str>) -> (String, Option<String>) {
+    fn hub_settings(token: Option<&str>) -> Result<(String, Option<String>), String> {
         let endpoint = endpoint_or_default(std::env::var("HF_ENDPOINT").ok().as_deref());
+        let lower = endpoint.to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://"))
+            || url::Url::parse(&endpoint).is_err()
+        {
+            return Err(format!(
+                "HF_ENDPOINT \"{endpoint}\" is not an http:// or https:// URL (e.g. https://huggingface.co)"
+            ));
+        }
         let token = token
             .map(str::to_string)
             .or_else(|| std::env::var("HF_TOKEN").ok())
             .filter(|t| !t.trim().is_empty());
-        (endpoint, token)
+        Ok((endpoint, token))
+    }
+
+    /// A line on stderr; a closed stderr is not an error (nothing to tell it to).
+    fn warn(line: &str) {
+        let _ = writeln!(std::io::stderr(), "{line}");
     }
 
     /// Whether `input` names something remote: not an existing path, and a URL or a repo id
     /// (a missing path ending in a model file's extension stays a path, so a typo is reported
-    /// as a missing file rather than looked up on the Hub).
-    fn remote_target(input: &str, endpoint: &str) -> Option<Target> {
+    /// as a missing file rather than looked up on the Hub). An `http(s)://` text is always
+    /// remote; one that names no file is an error saying why.
+    fn remote_target(input: &str, endpoint: &str) -> Result<Option<Target>, String> {
         if std::path::Path::new(input).exists() {
-            return None;
+            return Ok(None);
         }
-        let t = parse_input(input, endpoint).ok()?;
         let lower = input.to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            return parse_input(input, endpoint)
+                .map(Some)
+                .map_err(|e| format!("{input}: {e}"));
+        }
+        let Ok(t) = parse_input(input, endpoint) else {
+            return Ok(None);
+        };
         let file_like = [".gguf", ".safetensors", ".json"]
             .iter()
             .any(|e| lower.ends_with(e));
-        match t {
+        Ok(match t {
             Target::Repo(_) if file_like => None,
             t => Some(t),
-        }
+        })
     }
 
     /// The read options of the CLI: the config of a quantised safetensors layout (unless
@@ -221,9 +242,11 @@ mod cli {
         config: Option<&std::path::Path>,
         token: Option<&str>,
     ) -> Result<Loaded, String> {
-        let (endpoint, token) = hub_settings(token);
-        let remote: Vec<Option<Target>> =
-            inputs.iter().map(|i| remote_target(i, &endpoint)).collect();
+        let (endpoint, token) = hub_settings(token)?;
+        let remote: Vec<Option<Target>> = inputs
+            .iter()
+            .map(|i| remote_target(i, &endpoint))
+            .collect::<Result<_, _>>()?;
         let opts = options(config.is_some());
         let mut loaded = if remote.iter().all(Option::is_none) {
             let opened =
@@ -241,7 +264,13 @@ mod cli {
                     Target::Repo(repo) => {
                         let listing = client
                             .get_all(&repo.tree_api_url(&endpoint), MAX_WHOLE_FILE)
-                            .map_err(|e| format!("{}: {e}", repo.id))?;
+                            .map_err(|e| match e.status() {
+                                Some(404) => format!(
+                                    "{}: no such repository or revision ({}) on {endpoint} (HTTP 404 for its file listing): check owner/name and @revision",
+                                    repo.id, repo.revision
+                                ),
+                                _ => format!("{}: {e}", repo.id),
+                            })?;
                         let text = String::from_utf8_lossy(&listing);
                         let files =
                             parse_tree_listing(&text).map_err(|e| format!("{}: {e}", repo.id))?;
@@ -299,6 +328,9 @@ mod cli {
                 Loaded::Listing { .. } => return Ok(loaded),
             };
             attach_config_file(m, p);
+            if let Some(e) = &m.sidecar.config_error {
+                warn(&format!("weightpeek: --config: {}", text::escape(e)));
+            }
         }
         Ok(loaded)
     }
@@ -388,11 +420,11 @@ mod cli {
         let b = open(&args.b)?;
         for (m, p) in [(&a, &args.a), (&b, &args.b)] {
             if let Some(e) = &m.error {
-                eprintln!(
+                warn(&format!(
                     "weightpeek diff: {}: the header could not be read to the end: {}",
                     text::escape(p),
                     text::escape(&e.to_string())
-                );
+                ));
             }
         }
         let v = compare(&args.a, &a, &args.b, &b);
@@ -462,11 +494,11 @@ mod cli {
             render::summary::text(&shown_name, &model, &summary::summarize(&model), opts)
         })?;
         if let Some(e) = &model.error {
-            eprintln!(
+            warn(&format!(
                 "weightpeek: {}: the header could not be read to the end: {}",
                 text::escape(&shown_name),
                 text::escape(&e.to_string())
-            );
+            ));
         }
         Ok(if model.error.is_some() {
             ExitCode::from(1)
@@ -497,7 +529,7 @@ mod cli {
             .iter()
             .enumerate()
             .find(|(_, t)| t.name == name)
-            .ok_or_else(|| format!("no tensor \"{name}\" (list them with --tensors)"))?;
+            .ok_or_else(|| render::preview::missing_tensor_text(model, name))?;
         let part = model.part_of(index).unwrap_or(0);
         let src = sources
             .get_mut(part)

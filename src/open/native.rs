@@ -33,12 +33,7 @@ impl Opener for LocalOpener {
     }
 
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
-        let io = |e: std::io::Error| SourceError::Io {
-            offset: 0,
-            len: 0,
-            cause: e.to_string(),
-        };
-        let meta = std::fs::metadata(name).map_err(io)?;
+        let meta = std::fs::metadata(name).map_err(|e| SourceError::Unavailable(e.to_string()))?;
         if !meta.is_file() {
             return Err(SourceError::Unavailable("not a regular file".into()));
         }
@@ -48,7 +43,11 @@ impl Opener for LocalOpener {
                 cap,
             });
         }
-        std::fs::read(name).map_err(io)
+        std::fs::read(name).map_err(|e| SourceError::Io {
+            offset: 0,
+            len: meta.len(),
+            cause: e.to_string(),
+        })
     }
 }
 

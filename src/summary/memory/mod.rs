@@ -486,6 +486,23 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
         .iter()
         .filter_map(|t| t.bytes)
         .fold(0u64, u64::saturating_add);
+    if m.tensors.is_empty() {
+        notes.push(
+            "this file holds no tensors (a vocabulary or metadata-only file): the weights are 0 and only the KV cache is estimated"
+                .into(),
+        );
+    }
+    if let Some(set) = m
+        .set
+        .as_ref()
+        .filter(|s| !s.kind.is_empty() && !s.complete())
+    {
+        notes.push(format!(
+            "the weights are those of the {} of the model's {} files read, not the whole model's",
+            set.files_read.len(),
+            set.files_expected
+        ));
+    }
 
     let per_value = match kv {
         KvType::F16 => "2 B".to_string(),

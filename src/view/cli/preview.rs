@@ -2,6 +2,7 @@
 //! read, the statistics ([`preview::stat_rows`]), the histogram in text bars, the first values
 //! and, for block-quantised types, the block scales ([`preview::scales_caption`]).
 
+use crate::format::Model;
 use crate::preview::Preview;
 use crate::text::escape;
 use crate::view::preview as pv;
@@ -36,7 +37,7 @@ pub fn text(p: &Preview) -> String {
         field(&mut o, WIDTH, row.label, &row.text);
     }
     o.push_str(&format!(
-        "\nhistogram ({} bins, finite values):\n",
+        "\nhistogram ({} bins in {HISTOGRAM_LINES} rows, finite values; --json has every bin):\n",
         p.histogram.counts.len()
     ));
     for line in pv::histogram_text(&p.histogram, HISTOGRAM_LINES) {
@@ -50,6 +51,40 @@ pub fn text(p: &Preview) -> String {
         o.push_str(&format!("\nblock scales: {}\n", pv::scales_caption(s)));
     }
     o
+}
+
+/// Why `name` cannot be previewed because it is not among the tensors read: not in the
+/// model; or, for a set read in part, in a file that was not read (named when the index says
+/// which).
+pub fn missing_tensor_text(m: &Model, name: &str) -> String {
+    let base = format!("no tensor \"{}\"", escape(name));
+    let Some(set) = m
+        .set
+        .as_ref()
+        .filter(|s| !s.kind.is_empty() && !s.complete())
+    else {
+        return format!("{base} (list them with --tensors)");
+    };
+    let in_file = set.shard_index.as_ref().and_then(|ix| {
+        let (_, f) = ix.weight_map.iter().find(|(n, _)| n == name)?;
+        ix.files.get(*f as usize)
+    });
+    match in_file {
+        Some(file) => format!(
+            "{base} in the files read: the index places it in {}, which was not read",
+            escape(file)
+        ),
+        None => format!(
+            "{base} in the {} of the set's {} files read; it may be in a missing one ({})",
+            set.files_read.len(),
+            set.files_expected,
+            set.missing
+                .iter()
+                .map(|f| escape(crate::open::recognise::file_name(f)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 #[cfg(test)]
