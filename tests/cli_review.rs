@@ -144,7 +144,11 @@ fn parts_from_two_folders_and_renamed_parts() {
     assert!(out.contains(&format!("part 2 of {}", parts.len())), "{out}");
     // The first part alone (renamed, so no sibling is found): the memory note says whose
     // weights these are.
-    std::fs::copy(root.join("split-gguf").join(&parts[0]), d.join("first.gguf")).unwrap();
+    std::fs::copy(
+        root.join("split-gguf").join(&parts[0]),
+        d.join("first.gguf"),
+    )
+    .unwrap();
     let (code, out, _) = cli_in(&d, &["first.gguf", "--memory"]);
     assert_eq!(code, 0);
     assert!(

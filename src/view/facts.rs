@@ -234,9 +234,7 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
     let (text, value) = if set.complete() {
         (format!("{expected} {word}s"), "complete")
     } else if read == 1 {
-        let n = set
-            .part
-            .map_or_else(|| "1".to_string(), text::thousands);
+        let n = set.part.map_or_else(|| "1".to_string(), text::thousands);
         (format!("{word} {n} of {expected}"), "partial")
     } else {
         (format!("{read} of {expected} {word}s"), "partial")
