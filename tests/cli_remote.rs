@@ -219,6 +219,47 @@ fn a_163_shard_set_by_url_takes_at_most_two_requests_per_shard() {
     assert_eq!(reqs.len() - shard_reqs, 1, "one request for the index");
 }
 
+#[test]
+fn a_repo_whose_listing_lacks_a_part_names_it_without_asking_for_it() {
+    let Some(root) = fixtures() else {
+        return;
+    };
+    let r = reference_of(&root, "split-gguf");
+    let parts: Vec<String> = r["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let dir = std::env::temp_dir().join(format!("wp-listing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("m")).unwrap();
+    for p in [&parts[0], &parts[2]] {
+        std::fs::copy(root.join("split-gguf").join(p), dir.join("m").join(p)).unwrap();
+    }
+    let cdn = Server::files(&dir);
+    let hub = Server::hub(&cdn, &dir);
+    // The set's label without its part count picks it too.
+    let (code, out, err) = cli(
+        &["owner/repo", "--file", "m/tiny-llama.gguf", "--json"],
+        Some(&hub.url),
+    );
+    assert_eq!(code, 0, "{err}");
+    let j = json(&out);
+    assert_eq!(
+        j["set"]["missing"][0].as_str(),
+        Some(format!("m/{}", parts[1]).as_str())
+    );
+    assert!(
+        hub.requests()
+            .iter()
+            .chain(cdn.requests().iter())
+            .all(|q| !q.path.contains(&parts[1])),
+        "the missing part was asked for"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 fn reference_of(root: &Path, key: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
 }

@@ -254,6 +254,8 @@ mod cli {
             Loaded::Local(opened)
         } else if remote.iter().all(Option::is_some) {
             let client = Client::new(endpoint.clone(), token);
+            // The files a repository listing names, when one was read.
+            let mut listed: Option<Vec<String>> = None;
             let mut given: Vec<(String, String)> = Vec::new();
             for t in remote.into_iter().flatten() {
                 match t {
@@ -275,12 +277,18 @@ mod cli {
                         let files =
                             parse_tree_listing(&text).map_err(|e| format!("{}: {e}", repo.id))?;
                         let entries = group(&files);
+                        listed
+                            .get_or_insert_with(Vec::new)
+                            .extend(files.iter().map(|f| f.path.clone()));
                         let picked = match file {
                             Some(f) => Some(
                                 entries
                                     .iter()
                                     .find(|e| {
                                         e.label == f
+                                            || e.label.strip_suffix(" parts)").is_some_and(|l| {
+                                                l.rsplit_once(" (").is_some_and(|(n, _)| n == f)
+                                            })
                                             || e.index.as_deref() == Some(f)
                                             || e.files.iter().any(|x| x == f || file_name(x) == f)
                                     })
@@ -315,7 +323,10 @@ mod cli {
                 }
             }
             let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-            let opener = NetOpener::new(client, &given);
+            let mut opener = NetOpener::new(client, &given);
+            if let Some(paths) = listed {
+                opener = opener.with_listing(paths);
+            }
             let opened = block_on(read::open(&opener, &names, opts)).map_err(|e| e.to_string())?;
             Loaded::Remote(opened)
         } else {

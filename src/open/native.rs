@@ -59,6 +59,8 @@ pub struct NetOpener {
     pub client: Arc<Client>,
     /// The files given, and where their siblings are.
     urls: Urls,
+    /// The repository's files, when a listing said which exist: other names are not there.
+    listed: Option<std::collections::HashSet<String>>,
 }
 
 impl NetOpener {
@@ -68,7 +70,15 @@ impl NetOpener {
         NetOpener {
             client,
             urls: Urls::new(given),
+            listed: None,
         }
+    }
+
+    /// As [`NetOpener::new`], for files of a repository whose listing names every file that
+    /// exists (paths in the repository): a set member it lacks is missing, not asked for.
+    pub fn with_listing(mut self, paths: impl IntoIterator<Item = String>) -> NetOpener {
+        self.listed = Some(paths.into_iter().collect());
+        self
     }
 
     /// The URL of `name`: its own if given, else beside the first URL given.
@@ -84,8 +94,8 @@ impl Opener for NetOpener {
         ReadPolicy::REMOTE
     }
 
-    fn available(&self, _name: &str) -> bool {
-        true
+    fn available(&self, name: &str) -> bool {
+        self.listed.as_ref().is_none_or(|l| l.contains(name))
     }
 
     async fn open(&self, name: &str, first_read: u64) -> Result<NetSource, SourceError> {
