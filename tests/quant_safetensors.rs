@@ -306,7 +306,7 @@ fn report(bytes: &[u8], config: Option<Json>) -> (QuantReport, Vec<(&'static str
     // The summary and every export path take the same model without panicking.
     let s = summarize(&m);
     let _ = weightpeek::view::export::summary_json(&m, &s);
-    let _ = weightpeek::view::export::markdown("hostile", &s);
+    let _ = weightpeek::view::export::markdown("hostile", &s, &m);
     (r, codes)
 }
 

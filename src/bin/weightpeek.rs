@@ -496,7 +496,7 @@ mod cli {
         } else if args.csv {
             export::tensors_csv(&render::summary_for(&model, q))
         } else if args.markdown {
-            export::markdown(&name, &render::summary_for(&model, q))
+            export::markdown(&name, &render::summary_for(&model, q), &model)
         } else {
             let opts = render::summary::Options {
                 tensors: args.tensors,

@@ -104,38 +104,16 @@ pub fn layer_ranges(layers: &[u64]) -> String {
 /// A Markdown report: the summary figures, the architecture, the dtype table and the per-layer
 /// quantisation map (each role with the layers of each type). Text from the file is escaped
 /// (control characters made visible, `|` escaped in tables).
-pub fn markdown(name: &str, s: &Summary) -> String {
+pub fn markdown(name: &str, s: &Summary, m: &Model) -> String {
     let mut o = format!("# {}\n\n", md_cell(name));
-    let version = s.version.map(|v| format!(" v{v}")).unwrap_or_default();
-    o.push_str("| | |\n|---|---:|\n");
-    let mut row = |k: &str, v: String| o.push_str(&format!("| {k} | {v} |\n"));
-    row("format", format!("{}{version}", s.format.to_uppercase()));
-    row(
-        "file size",
-        format!(
-            "{} ({} bytes)",
-            text::bytes(s.file_size),
-            text::thousands(s.file_size)
-        ),
-    );
-    row("header size", text::bytes(s.header_size));
-    row("metadata keys", text::thousands(s.metadata_count));
-    row("tensors", text::thousands(s.tensor_count));
-    row(
-        "parameters",
-        format!(
-            "{} ({})",
-            text::thousands(s.parameter_count),
-            text::params(s.parameter_count)
-        ),
-    );
-    row("tensor bytes", text::bytes(s.tensor_bytes));
-    row(
-        "bits per weight",
-        s.bits_per_weight.map_or("–".into(), |b| format!("{b:.4}")),
-    );
-    if let Some(q) = &s.quantization {
-        row("quantisation", md_cell(&q.layout));
+    o.push_str("| | |\n|---|---|\n");
+    // The summary card's figures, in its words (a set, a part alone, quantisation included).
+    for f in crate::view::facts::summary_facts(s, m) {
+        let v = match &f.detail {
+            Some(d) => format!("{} · {d}", f.text),
+            None => f.text.clone(),
+        };
+        o.push_str(&format!("| {} | {} |\n", f.label, md_cell(&v)));
     }
     if let Some(a) = &s.architecture {
         o.push_str(&format!(
@@ -280,8 +258,16 @@ mod tests {
             "{}",
             lines[3]
         );
-        let md = markdown("m|x.gguf", &s);
+        let md = markdown("m|x.gguf", &s, &m);
         assert!(md.starts_with("# m\\|x.gguf\n"), "{md}");
+        // The figures are the summary card's, in its words.
+        for f in crate::view::facts::summary_facts(&s, &m) {
+            assert!(
+                md.contains(&format!("| {} | {}", f.label, f.text)),
+                "{}: {md}",
+                f.label
+            );
+        }
         assert!(
             md.contains("| attn_q.weight | Q4_K (0); Q8_0 (1) |")
                 || md.contains("| attn_q.weight | Q8_0 (1); Q4_K (0) |"),

@@ -123,7 +123,7 @@ impl ExportButton {
             let text = match kind {
                 Kind::Json => summary_json(&model, &s),
                 Kind::Csv => tensors_csv(&s),
-                Kind::Markdown => markdown(&shown, &s),
+                Kind::Markdown => markdown(&shown, &s, &model),
             };
             download.save(&text, media, &file);
         });
