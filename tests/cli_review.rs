@@ -214,3 +214,36 @@ fn a_closed_stderr_is_no_panic() {
     assert_ne!(status.code(), Some(101), "a panic");
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn flags_that_ask_for_two_outputs_are_refused_and_diff_names_itself() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample.gguf");
+    let s = sample.to_str().unwrap();
+    let d = std::env::temp_dir();
+    for extra in [
+        ["--tokenizer", "--memory"],
+        ["--check", "--markdown"],
+        ["--csv", "--tokenizer"],
+        ["--rows", "0..2"],
+    ] {
+        let mut args = vec![s];
+        args.extend(extra);
+        let (code, out, err) = cli_in(&d, &args);
+        assert_eq!(code, 2, "{extra:?}: {out}");
+        assert!(err.contains("error:"), "{extra:?}: {err}");
+    }
+    let (code, _, err) = cli_in(&d, &["diff"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("Usage: weightpeek diff <A> <B>"), "{err}");
+    let Some(minilm) =
+        common::real_file(common::data_dir().join("all-MiniLM-L6-v2/model.safetensors"))
+    else {
+        return;
+    };
+    let (code, out, _) = cli_in(&d, &[minilm.to_str().unwrap(), "--memory"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("reads a GGUF file's hyper-parameters"),
+        "{out}"
+    );
+}

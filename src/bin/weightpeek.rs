@@ -46,7 +46,7 @@ mod cli {
     #[command(
         name = "weightpeek",
         version,
-        after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed) or, with --check, an error-level finding; 2 the file cannot be opened or is not a model file, or bad usage."
+        after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed), with --check an error-level finding, with --memory no estimate, with --tokenizer no tokenizer keys, or a repository listing without models; 2 the file cannot be opened or is not a model file, or bad usage."
     )]
     struct Args {
         /// What to open: a .gguf or .safetensors file, several files of one model (all parts of a
@@ -77,11 +77,11 @@ mod cli {
         csv: bool,
         /// Print the tokenizer: model, vocabulary size, special tokens with their text, flags,
         /// merges, and the chat templates verbatim (with --json as JSON).
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["memory", "check", "tensor", "csv", "markdown"])]
         tokenizer: bool,
         /// Estimate memory to run the model: weights + KV cache (GGUF decoder models; with
         /// --json as JSON). See --ctx and --kv.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["check", "tensor", "csv", "markdown"])]
         memory: bool,
         /// With --memory: context length in tokens (default: the model's own).
         #[arg(long, value_name = "TOKENS", requires = "memory")]
@@ -94,18 +94,18 @@ mod cli {
         markdown: bool,
         /// Validate the file: print every finding (errors, warnings, notes) and exit with
         /// status 1 when an error-level finding exists (for CI pipelines).
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["tensor", "csv", "markdown"])]
         check: bool,
         /// Preview this tensor's values: statistics, histogram and first values of a window
         /// (with --json: the page's preview schema).
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["csv", "markdown"])]
         tensor: Option<String>,
         /// With --tensor: rows A..B of the tensor (end exclusive; `A..`, `..B`, `A` too). A row
         /// is GGUF's ne0 / safetensors' last dimension. Default: the first rows up to 2^20 values.
-        #[arg(long, value_name = "A..B")]
+        #[arg(long, value_name = "A..B", requires = "tensor")]
         rows: Option<String>,
         /// With --tensor: columns A..B within each row (a crop).
-        #[arg(long, value_name = "A..B")]
+        #[arg(long, value_name = "A..B", requires = "tensor")]
         cols: Option<String>,
         /// The model's config.json, for quantised safetensors layouts (bits, group size).
         /// Default: config.json beside the file (or quantize_config.json), when present.
@@ -116,7 +116,7 @@ mod cli {
     /// `weightpeek diff A B [--json]`: what differs between two model files. Exit status as
     /// diff(1): 0 no differences, 1 differences, 2 trouble.
     #[derive(Parser, Debug)]
-    #[command(name = "weightpeek diff")]
+    #[command(name = "weightpeek diff", bin_name = "weightpeek diff")]
     struct DiffArgs {
         /// The first model (e.g. the Q4_K_M): a file, one part of a set, an index, or a URL.
         a: String,

@@ -262,6 +262,12 @@ fn per_layer(m: &Model, v: &Value, layers: u64, what: &str) -> Result<Vec<u64>, 
 /// Estimates memory for `m` at `context` tokens (default: the model's own
 /// `{arch}.context_length`) with a `kv` cache. `Err` says why there is no estimate.
 pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEstimate, String> {
+    if m.format != crate::format::Format::Gguf {
+        return Err(format!(
+            "no estimate: the memory estimate reads a GGUF file's hyper-parameters; a {} file's live in its config.json",
+            m.format.name()
+        ));
+    }
     let arch = m
         .get("general.architecture")
         .and_then(Value::as_str)
