@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+pub mod quant;
 mod set;
 pub use set::member_word;
 

@@ -1,5 +1,5 @@
 //! The reading state shared by the layout readers: what each tensor counts as ([`Role`]), the
-//! findings gathered ([`Notes`]), the per-model context ([`Ctx`]) that records each quantised
+//! findings gathered (`check::quant::Notes`), the per-model context ([`Ctx`]) that records each quantised
 //! weight, and small size helpers.
 
 use std::collections::HashMap;
@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use super::{Companion, QuantWeight, Scheme};
-use crate::check::{Finding, Severity};
+use crate::check::quant::Notes;
+use crate::check::Severity;
 use crate::format::{DType, Model, Tensor};
 
 /// What a tensor counts as.
@@ -19,58 +20,6 @@ pub(super) enum Role {
     Companion,
 }
 
-/// Findings gathered while reading, the same message for many tensors reported once (with the
-/// first tensor and the count; a hash index keeps a hostile file of many distinct messages
-/// linear).
-#[derive(Default)]
-pub(super) struct Notes {
-    list: Vec<(Severity, &'static str, String, String, u64)>,
-    index: HashMap<(u8, &'static str, String), usize>,
-}
-
-impl Notes {
-    pub(super) fn add(&mut self, sev: Severity, code: &'static str, msg: String, tensor: &str) {
-        let key = (sev as u8, code, msg);
-        match self.index.get(&key) {
-            Some(&i) => self.list[i].4 += 1,
-            None => {
-                self.list
-                    .push((sev, code, key.2.clone(), tensor.to_string(), 1));
-                self.index.insert(key, self.list.len() - 1);
-            }
-        }
-    }
-
-    pub(super) fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    pub(super) fn into_findings(self) -> Vec<Finding> {
-        self.list
-            .into_iter()
-            .map(|(severity, code, message, first, n)| {
-                let tensor = (!first.is_empty()).then_some(first);
-                let (message, tensor) = match (n, tensor) {
-                    (1, t) | (_, t @ None) => (message, t),
-                    (n, Some(t)) => (
-                        format!(
-                            "{message} ({n} tensors, the first \"{}\")",
-                            crate::text::escape(&t)
-                        ),
-                        None,
-                    ),
-                };
-                Finding {
-                    severity,
-                    code,
-                    message,
-                    offset: None,
-                    tensor,
-                }
-            })
-            .collect()
-    }
-}
 pub(super) fn elements(shape: &[u64]) -> Option<u64> {
     shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
 }

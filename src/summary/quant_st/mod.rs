@@ -43,11 +43,12 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::check::quant::Notes;
 use crate::check::{Finding, Severity};
 use crate::format::{Format, Model};
 use bnb::{bnb4, bnb8};
 use compressed::compressed_tensors;
-use ctx::{bpw, Ctx, Notes, Role};
+use ctx::{bpw, Ctx, Role};
 use gptq_awq::gptq_awq;
 use mlx::mlx;
 use mxfp4::mxfp4;
