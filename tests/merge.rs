@@ -114,7 +114,7 @@ fn gguf_split_problems_are_warnings() {
 }
 
 #[test]
-fn unreadable_part_is_a_warning_and_all_unreadable_is_an_error() {
+fn an_unreadable_part_is_an_error_finding_and_all_unreadable_fails() {
     let parts = vec![
         ok("a.gguf", split_part(0, 2, 2, &["a"])),
         ("b.gguf".to_string(), Err("HTTP 404".to_string())),
@@ -127,7 +127,13 @@ fn unreadable_part_is_a_warning_and_all_unreadable_is_an_error() {
         "{:?}",
         set_texts(&m)
     );
-    assert_eq!(m.set.as_ref().unwrap().missing, ["b.gguf"]);
+    let set = m.set.as_ref().unwrap();
+    assert!(set.missing.is_empty(), "given but damaged is not missing");
+    assert_eq!(set.unreadable[0].name, "b.gguf");
+    assert!(!set.complete());
+    let f = check(&m);
+    let u = f.iter().find(|f| f.code == "part-unreadable").unwrap();
+    assert_eq!(u.severity, weightpeek::check::Severity::Error);
     let e = merge(vec![("x".into(), Err("boom".into()))], None, &[]).unwrap_err();
     assert!(e.contains("boom"));
 }

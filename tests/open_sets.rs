@@ -310,7 +310,8 @@ fn nothing_to_open_and_unreadable_parts() {
         .err()
         .unwrap();
     assert!(matches!(err, OpenError::NoPart { .. }), "{err:?}");
-    // Part 2 given but not readable, part 1 fine: opened with part 2 reported missing.
+    // Part 2 given but not readable, parts 1 and 3 fine: opened with part 2 reported
+    // unreadable (it was given: not missing), and the set incomplete.
     let (mut files, counts) = split_files();
     files.remove(PARTS[1]);
     let o = MemFiles {
@@ -319,9 +320,35 @@ fn nothing_to_open_and_unreadable_parts() {
     };
     let opened = block_on_ready(open(&o, &names(&PARTS), Options::default())).unwrap();
     assert_eq!(opened.model.tensors.len(), counts[0] + counts[2]);
-    let set = opened.model.set.unwrap();
-    assert_eq!(set.missing, [PARTS[1]]);
+    let set = opened.model.set.as_ref().unwrap();
+    assert!(set.missing.is_empty());
+    assert_eq!(set.unreadable[0].name, PARTS[1]);
     assert!(!set.complete());
+    assert!(codes(&opened.model).contains(&"part-unreadable"));
+    assert_eq!(opened.name, format!("{} (2 of 3 files)", PARTS[0]));
+
+    // A file named as part 2 whose header has no split keys (another model): not merged.
+    let (mut files, counts) = split_files();
+    let other = GgufBuilder::new(3)
+        .kv("general.architecture", W::s("other"))
+        .tensor("x", &[8, 4], 0, 0);
+    let mut other = other;
+    other.data_len = 128;
+    files.insert(PARTS[1].to_string(), other.build());
+    let o = MemFiles {
+        files,
+        siblings_visible: false,
+    };
+    let opened = block_on_ready(open(&o, &names(&PARTS), Options::default())).unwrap();
+    assert_eq!(opened.model.tensors.len(), counts[0] + counts[2]);
+    let set = opened.model.set.as_ref().unwrap();
+    assert_eq!(set.missing, [PARTS[1]]);
+    assert_eq!(set.strays[0].name, PARTS[1]);
+    assert!(
+        set.strays[0].why.contains("no split.* keys"),
+        "{}",
+        set.strays[0].why
+    );
 }
 
 /// The generated sets (tests/reference/remote_fixtures.py) opened from disk as the CLI does,

@@ -54,9 +54,13 @@ pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
         ));
     }
     for u in &set.unreadable {
-        out.push(warning(
+        // A member of the set that is there but damaged: its tensors are not shown.
+        out.push(finding(
+            Severity::Error,
             "part-unreadable",
             format!("{} could not be read: {}", u.name, u.why),
+            None,
+            None,
         ));
     }
     if m.parts.is_empty() {
@@ -77,7 +81,7 @@ pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
     }
     match (m.format, &set.shard_index) {
         (Format::Gguf, _) => split_keys(m, set, out),
-        (Format::Safetensors, Some(ix)) => index(m, ix, out),
+        (Format::Safetensors, Some(ix)) => index(m, ix, out, set.complete()),
         _ => {}
     }
     duplicates(m, out);
@@ -135,7 +139,7 @@ fn split_keys(m: &Model, set: &SetInfo, out: &mut Vec<Finding>) {
 }
 
 /// The index's weight map and total size against the shards' headers.
-fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>) {
+fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>, complete: bool) {
     // Where each tensor actually is: name -> part index (first occurrence).
     let mut actual: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
     for (pi, p) in m.parts.iter().enumerate() {
@@ -200,7 +204,8 @@ fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>) {
             .iter()
             .try_fold(0u64, |s, t| t.bytes.and_then(|b| s.checked_add(b)));
         match sum {
-            Some(sum) if sum != total && m.error.is_none() => out.push(warning(
+            // With a shard missing the sum is short by its tensors: set-incomplete says so.
+            Some(sum) if sum != total && m.error.is_none() && complete => out.push(warning(
                 "index-total-size",
                 format!(
                     "metadata.total_size: the index says {total} bytes; the shards' tensors hold {sum} bytes"

@@ -138,7 +138,7 @@ pub struct SetInfo {
     pub files_expected: u32,
     /// Files of the set that were read, in part order.
     pub files_read: Vec<String>,
-    /// Files of the set that were not given, not found, or could not be read.
+    /// Files of the set that were not given or not found.
     pub missing: Vec<String>,
     /// Tensors the whole model has, when a file says (`split.tensors.count`, the index's
     /// `weight_map`).
@@ -151,7 +151,7 @@ pub struct SetInfo {
     /// a renamed part's `split.no`); `None` for a whole set or several parts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub part: Option<u64>,
-    /// Files of the set that could not be read, and why (also listed in `missing`).
+    /// Files of the set that were given or found but could not be read, and why.
     pub unreadable: Vec<Stray>,
     /// The index's contents, for the checks of the shards against it (not exported).
     #[serde(skip)]
@@ -161,7 +161,9 @@ pub struct SetInfo {
 impl SetInfo {
     /// Whether every file of the set was read.
     pub fn complete(&self) -> bool {
-        self.missing.is_empty() && self.files_read.len() as u64 >= u64::from(self.files_expected)
+        self.missing.is_empty()
+            && self.unreadable.is_empty()
+            && self.files_read.len() as u64 >= u64::from(self.files_expected)
     }
 }
 

@@ -182,8 +182,7 @@ pub fn merge(
     };
     let split = m.parts.first().map(|p| p.split).unwrap_or_default();
     let expected = (total + missing.len()) as u64;
-    let mut missing: Vec<String> = missing.to_vec();
-    missing.extend(unreadable.iter().map(|s| s.name.clone()));
+    let missing: Vec<String> = missing.to_vec();
     m.set = Some(SetInfo {
         kind: match m.format {
             Format::Gguf => "gguf-split",

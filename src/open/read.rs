@@ -229,7 +229,7 @@ pub async fn open<O: Opener>(
             (f.clone(), first)
         })
         .collect();
-    let count = jobs.len();
+    let mut missing = missing;
     let results = bounded(jobs, POOL_SIZE, |_, (file, first)| async move {
         let r = opener.read_header(&file, first).await;
         (file, r)
@@ -248,10 +248,31 @@ pub async fn open<O: Opener>(
             Ok((model, s, src)) => {
                 stats.reads += s.reads;
                 stats.bytes += s.bytes;
+                let keys = crate::format::SplitKeys::of(&model);
+                if set_kind == Some("gguf-split")
+                    && model.format == Format::Gguf
+                    && keys.no.is_none()
+                    && keys.count.is_none()
+                {
+                    // Named as a part, but its header says nothing of a split set: another
+                    // model under that name. Not merged; that part of the set is missing.
+                    strays.push(Stray {
+                        name: file.clone(),
+                        why: "named as a part of the set, but its header has no split.* keys: another model".into(),
+                    });
+                    missing.push(file);
+                    continue;
+                }
                 sources.push(src);
                 parts.push((file, Ok(model)));
             }
             Err(e) if single => return Err(e),
+            // A sibling that was not given and is not there: missing, not damaged.
+            Err(OpenError::Source { error, .. })
+                if error.status() == Some(404) && given_as(names, &file).is_none() =>
+            {
+                missing.push(file);
+            }
             Err(e) => {
                 let why = match &e {
                     OpenError::Source { error, .. } => error.to_string(),
@@ -272,11 +293,25 @@ pub async fn open<O: Opener>(
                 })
             }
         }
+    } else if parts.is_empty() && unreadable.is_empty() {
+        // Every file of the set is missing (a server without the shards its index names).
+        return Err(match &index {
+            Some((ix, parsed)) => OpenError::IndexAlone {
+                name: ix.clone(),
+                shards: parsed.files_in_order(),
+            },
+            None => OpenError::NoPart {
+                failures: missing
+                    .iter()
+                    .map(|m| (m.clone(), "not found".to_string()))
+                    .collect(),
+            },
+        });
     } else if parts.iter().all(|(_, r)| r.is_err()) {
         return Err(OpenError::NoPart {
             failures: unreadable,
         });
-    } else if count == 1 && missing.len() + 1 == files.len() {
+    } else if parts.len() == 1 && missing.len() + 1 == files.len() {
         // One part alone: shown as that file (its own offsets, its own totals), with the set
         // it belongs to described in `set`.
         match parts.pop() {
@@ -297,11 +332,7 @@ pub async fn open<O: Opener>(
             let split_count = model.parts.first().and_then(|p| p.split.count);
             let expected = split_count.unwrap_or(0).max(u64::from(set.files_expected));
             set.files_expected = u32::try_from(expected).unwrap_or(u32::MAX);
-            set.missing = missing
-                .iter()
-                .chain(unreadable.iter().map(|(u, _)| u))
-                .cloned()
-                .collect();
+            set.missing = missing.clone();
             set.strays = strays;
             set.index = index.as_ref().map(|(n, _)| n.clone());
             Some(set)
@@ -324,6 +355,13 @@ pub async fn open<O: Opener>(
     }
     let name = match &model.set {
         Some(s) if s.files_read.len() == 1 && !s.complete() => s.files_read[0].clone(),
+        // Some of a set: the title says how many of its files were read.
+        Some(s) if !s.kind.is_empty() && !s.complete() => format!(
+            "{} ({} of {} files)",
+            files.first().map(String::as_str).unwrap_or(""),
+            s.files_read.len(),
+            s.files_expected
+        ),
         _ => name,
     };
     Ok(Opened {

@@ -223,12 +223,13 @@ pub fn plan(names: &[String]) -> Plan {
                         ),
                     ))
                 }
-                Some((s, c, e)) => out.strays.push(stray(
+                Some((s, _, _)) => out.strays.push(stray(
                     name,
                     format!(
-                        "part {no} of another set ({}), not of {}",
-                        file_name(&part_name(stem, 1, *count, ext)),
-                        file_name(&part_name(s, 1, *c, e))
+                        "part {no} of {count} of another model ({}{ext}), not of {}{}",
+                        file_name(stem),
+                        file_name(s),
+                        set.as_ref().map_or("", |x| x.2)
                     ),
                 )),
                 None => {}
@@ -349,7 +350,7 @@ mod tests {
             [
                 (
                     "other-00001-of-00002.gguf",
-                    "part 1 of another set (other-00001-of-00002.gguf), not of m-00001-of-00003.gguf"
+                    "part 1 of 2 of another model (other.gguf), not of m.gguf"
                 ),
                 ("m-00001-of-00003.gguf", "given twice; read once"),
                 ("lone.gguf", "not a part of the set"),

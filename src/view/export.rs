@@ -196,6 +196,12 @@ pub fn markdown_file_name(name: &str) -> String {
 }
 
 fn export_file_name(name: &str, ext: &str) -> String {
+    // A set's display name ends with its count (`x-00001-of-00003.gguf (3 parts)`, `… (2 of
+    // 3 files)`): the file is named after the first file alone.
+    let name = match name.rsplit_once(" (") {
+        Some((first, count)) if count.ends_with(" parts)") || count.ends_with(" files)") => first,
+        _ => name,
+    };
     let clean: String = name
         .chars()
         .map(|c| {

@@ -204,10 +204,13 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
             shown.join(", ")
         }
     };
+    // At most 3 named here; the Checks card lists every one.
     let strays = (!set.strays.is_empty()).then(|| {
-        let list: Vec<String> = set
+        let more = set.strays.len().saturating_sub(3);
+        let mut list: Vec<String> = set
             .strays
             .iter()
+            .take(3)
             .map(|s| {
                 format!(
                     "{} ({})",
@@ -216,6 +219,9 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
                 )
             })
             .collect();
+        if more > 0 {
+            list.push(format!("and {more} more"));
+        }
         format!("not merged: {}", list.join("; "))
     });
     if set.kind.is_empty() {
@@ -258,6 +264,10 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
         }
         if !set.missing.is_empty() {
             detail.push(format!("missing: {}", names(&set.missing)));
+        }
+        if !set.unreadable.is_empty() {
+            let u: Vec<String> = set.unreadable.iter().map(|s| s.name.clone()).collect();
+            detail.push(format!("unreadable (see the checks): {}", names(&u)));
         }
     }
     if let Some(st) = strays {

@@ -324,7 +324,8 @@ impl TensorTable {
                 Column::Elements => a.elements.cmp(&b.elements),
                 Column::Bytes => a.bytes.cmp(&b.bytes),
                 Column::Part => a.part.cmp(&b.part),
-                Column::Offset => a.offset.cmp(&b.offset),
+                // Offsets are per file: in a set, by file first.
+                Column::Offset => a.part.cmp(&b.part).then(a.offset.cmp(&b.offset)),
             }
         };
         let mut order: Vec<u32> = (0..rows.len() as u32).collect();

@@ -392,7 +392,15 @@ impl TensorTableView {
         let scroller = el_class("div", "table-scroll tensor-scroll");
         attr(&scroller, "tabindex", "0");
         attr(&scroller, "aria-label", "tensor table");
-        let table = el_class("table", "tensor-table");
+        let with_parts = columns.contains(&Column::Part);
+        let table = el_class(
+            "table",
+            if with_parts {
+                "tensor-table with-parts"
+            } else {
+                "tensor-table"
+            },
+        );
         attr(&table, "data-testid", "tensor-table");
         let colgroup = dom::el("colgroup");
         for &c in &columns {

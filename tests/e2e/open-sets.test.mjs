@@ -193,7 +193,7 @@ describe('local sets: several files dropped together open as one model', { timeo
       const fact = await setFact(page);
       assert.equal(fact.value, 'complete');
       assert.ok(fact.detail.startsWith('not merged: '), fact.detail);
-      assert.ok(fact.detail.includes(`${sharded.parts[0]} (part 1 of another set`), fact.detail);
+      assert.ok(fact.detail.includes(`${sharded.parts[0]} (part 1 of ${sharded.parts.length} of another model`), fact.detail);
       assert.ok(fact.detail.includes('sample.gguf (not a part of the set)'), fact.detail);
       const strays = (await findings(page)).filter((f) => f.code === 'set-stray');
       assert.equal(strays.length, 2, JSON.stringify(strays));
