@@ -7,25 +7,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::range_server::Server;
 use common::{data_dir, real_file, reference};
 
 fn cli(args: &[&str], endpoint: Option<&str>) -> (i32, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_weightpeek"));
-    c.args(args)
-        .env_remove("HF_TOKEN")
-        .env_remove("HF_ENDPOINT");
-    if let Some(e) = endpoint {
-        c.env("HF_ENDPOINT", e);
-    }
-    let out = c.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_cli(args, None, endpoint)
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -33,8 +20,7 @@ fn json(text: &str) -> serde_json::Value {
 }
 
 fn fixtures() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/remote-fixtures");
-    real_file(root.join("split-gguf.json")).map(|_| root)
+    common::remote_fixtures()
 }
 
 #[test]
@@ -261,7 +247,7 @@ fn a_repo_whose_listing_lacks_a_part_names_it_without_asking_for_it() {
 }
 
 fn reference_of(root: &Path, key: &str) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
+    common::fixture_reference(root, key)
 }
 
 #[test]

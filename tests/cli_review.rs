@@ -11,18 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn cli_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_weightpeek"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("HF_TOKEN")
-        .env_remove("HF_ENDPOINT")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_cli(args, Some(dir), None)
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -33,12 +22,11 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn fixtures() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/remote-fixtures");
-    common::real_file(root.join("split-gguf.json")).map(|_| root)
+    common::remote_fixtures()
 }
 
 fn reference(root: &Path, key: &str) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
+    common::fixture_reference(root, key)
 }
 
 #[test]

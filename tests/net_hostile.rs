@@ -7,22 +7,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::range_server::Server;
 
 fn cli(url: &str) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_weightpeek"))
-        .args([url, "--json"])
-        .env_remove("HF_TOKEN")
-        .env_remove("HF_ENDPOINT")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_cli(&[url, "--json"], None, None)
 }
 
 #[test]

@@ -131,6 +131,26 @@ pub fn origin_of(url: &str) -> Option<String> {
     }
 }
 
+/// Checks the `Content-Range` of the 206 answering a first ranged GET of bytes `0..=asked_end`:
+/// it must start at 0, end at or before `asked_end` (a shorter file ends sooner) and give the
+/// file's size. Returns (last byte sent, file size). Errors: no header (`missing` says why,
+/// e.g. that the server must expose it to other sites), or another range.
+pub fn check_first_range(
+    content_range: &str,
+    asked_end: u64,
+    missing: &str,
+) -> Result<(u64, u64), Problem> {
+    let mismatch = || Problem::RangeMismatch {
+        asked: (0, asked_end),
+        got: content_range.to_string(),
+    };
+    match parse_content_range(content_range) {
+        Some((0, b, Some(total))) if b <= asked_end => Ok((b, total)),
+        _ if content_range.is_empty() => Err(Problem::BadAnswer(missing.to_string())),
+        _ => Err(mismatch()),
+    }
+}
+
 /// Whether a request to `url` may carry the access token: only when its origin is exactly
 /// the configured Hub endpoint's (scheme, host and port), never a CDN it redirects to or any
 /// other server.
@@ -378,6 +398,25 @@ mod tests {
         assert_eq!(parse_content_range("bytes 0-100/100"), None);
         assert_eq!(parse_content_range("items 0-1/2"), None);
         assert_eq!(parse_content_range("bytes */100"), None);
+        // The first answer: from 0, within what was asked, with the size.
+        assert_eq!(
+            check_first_range("bytes 0-99/1000", 99, "m"),
+            Ok((99, 1000))
+        );
+        assert_eq!(check_first_range("bytes 0-9/10", 99, "m"), Ok((9, 10)));
+        assert_eq!(
+            check_first_range("", 99, "no header"),
+            Err(Problem::BadAnswer("no header".into()))
+        );
+        for bad in ["bytes 1-99/1000", "bytes 0-100/1000", "bytes 0-99/*"] {
+            assert!(
+                matches!(
+                    check_first_range(bad, 99, "m"),
+                    Err(Problem::RangeMismatch { .. })
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

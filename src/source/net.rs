@@ -17,8 +17,8 @@ use std::time::Duration;
 use ureq::{Agent, Body, ResponseExt};
 
 use super::http::{
-    origin_of, parse_content_range, range_len, retry_delay_ms, token_allowed, Problem,
-    MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
+    check_first_range, origin_of, parse_content_range, range_len, retry_delay_ms, token_allowed,
+    Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
 
@@ -189,22 +189,8 @@ impl Client {
         };
         if resp.status().as_u16() == 206 {
             let cr = header(&resp, "content-range");
-            let Some((0, b, Some(total))) = parse_content_range(&cr) else {
-                return Err(if cr.is_empty() {
-                    Problem::BadAnswer("a 206 answer without a Content-Range header".into())
-                } else {
-                    Problem::RangeMismatch {
-                        asked: (0, end),
-                        got: cr,
-                    }
-                });
-            };
-            if b > end {
-                return Err(Problem::RangeMismatch {
-                    asked: (0, end),
-                    got: cr,
-                });
-            }
+            let (b, total) =
+                check_first_range(&cr, end, "a 206 answer without a Content-Range header")?;
             src.size = total;
             src.first = self.body(resp, (0, b))?;
         } else {

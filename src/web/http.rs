@@ -42,8 +42,8 @@ use web_sys::{
 
 use super::blob::js_error_text;
 use crate::source::http::{
-    origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms, token_allowed,
-    Problem, Watchdog, NO_RANGE_CAP,
+    check_first_range, origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms,
+    token_allowed, Problem, Watchdog, NO_RANGE_CAP,
 };
 use crate::source::{ByteSource, SourceError};
 
@@ -520,22 +520,11 @@ impl HttpSource {
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            let Some((0, b, Some(total))) = parse_content_range(&cr) else {
-                return Err(if cr.is_empty() {
-                    Problem::BadAnswer("a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)".into())
-                } else {
-                    Problem::RangeMismatch {
-                        asked: (0, end),
-                        got: cr,
-                    }
-                });
-            };
-            if b > end {
-                return Err(Problem::RangeMismatch {
-                    asked: (0, end),
-                    got: cr,
-                });
-            }
+            let (b, total) = check_first_range(
+                &cr,
+                end,
+                "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)",
+            )?;
             src.size = total;
             src.first = src.body(resp, (0, b)).await?;
         } else {

@@ -279,3 +279,36 @@ pub fn open_model(p: &Path) -> (Model, CountingFile) {
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     (m, src)
 }
+
+/// Runs the `weightpeek` binary with `args` (in `cwd` when given; `HF_ENDPOINT` set to
+/// `endpoint` when given, else unset; `HF_TOKEN` unset): exit status, stdout, stderr.
+pub fn run_cli(args: &[&str], cwd: Option<&Path>, endpoint: Option<&str>) -> (i32, String, String) {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_weightpeek"));
+    c.args(args)
+        .env_remove("HF_TOKEN")
+        .env_remove("HF_ENDPOINT");
+    if let Some(d) = cwd {
+        c.current_dir(d);
+    }
+    if let Some(e) = endpoint {
+        c.env("HF_ENDPOINT", e);
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `target/remote-fixtures` (tests/reference/remote_fixtures.py's sets), when written;
+/// skipped in a bare `cargo test`, required under the test command.
+pub fn remote_fixtures() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/remote-fixtures");
+    real_file(root.join("split-gguf.json")).map(|_| root)
+}
+
+/// A generated set's reference facts (`target/remote-fixtures/<key>.json`).
+pub fn fixture_reference(root: &Path, key: &str) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
+}
