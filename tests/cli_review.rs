@@ -130,6 +130,19 @@ fn parts_from_two_folders_and_renamed_parts() {
     let (code, out, _) = cli_in(&d, &["second.gguf"]);
     assert_eq!(code, 0);
     assert!(out.contains(&format!("part 2 of {}", parts.len())), "{out}");
+    // A part whose name says another count than its split.count: a warning naming both.
+    let wrong = format!("tiny-llama-00001-of-{:05}.gguf", parts.len() + 1);
+    std::fs::copy(root.join("split-gguf").join(&parts[0]), d.join(&wrong)).unwrap();
+    let (code, out, _) = cli_in(&d, &[&wrong, "--check"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(&format!(
+            "[split-count-mismatch] split.count says {} parts; the file's name says {}",
+            parts.len(),
+            parts.len() + 1
+        )),
+        "{out}"
+    );
     // The first part alone (renamed, so no sibling is found): the memory note says whose
     // weights these are.
     std::fs::copy(

@@ -64,6 +64,19 @@ pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
         ));
     }
     if m.parts.is_empty() {
+        // A part read alone: its own split.count against the set it was named as part of.
+        let count = crate::format::SplitKeys::of(m).count;
+        if let Some(c) =
+            count.filter(|&c| set.kind == "gguf-split" && c != u64::from(set.files_expected))
+        {
+            out.push(warning(
+                "split-count-mismatch",
+                format!(
+                    "split.count says {c} parts; the file's name says {}",
+                    set.files_expected
+                ),
+            ));
+        }
         return;
     }
     for p in &m.parts {
