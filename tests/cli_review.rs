@@ -248,3 +248,54 @@ fn flags_that_ask_for_two_outputs_are_refused_and_diff_names_itself() {
         "{out}"
     );
 }
+
+/// Issue #11: a safetensors `__metadata__` value that is not a string is shown as its JSON
+/// text with a warning naming the key, and the file's tensors as for any other (exit 0).
+#[test]
+fn metadata_values_that_are_not_strings_are_shown() {
+    let d = tmp("stmeta");
+    let values = serde_json::json!({"format": "pt", "step": 1200, "cfg": {"lr": 0.1}});
+    let header = format!(
+        r#"{{"__metadata__":{values},"w":{{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}}}"#
+    );
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(header.as_bytes());
+    bytes.extend([0u8; 16]);
+    std::fs::write(d.join("m.safetensors"), &bytes).unwrap();
+    let (code, out, err) = cli_in(&d, &["m.safetensors", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["tensor_count"], 1);
+    let meta: Vec<(String, String)> = j["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["key"].as_str().unwrap().into(),
+                e["value"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = values
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(meta, want);
+    let (code, out, _) = cli_in(&d, &["m.safetensors", "--check"]);
+    assert_eq!(code, 0, "warnings only");
+    for k in ["step", "cfg"] {
+        assert!(
+            out.contains(&format!("__metadata__.{k} at byte 8: is a")),
+            "{out}"
+        );
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

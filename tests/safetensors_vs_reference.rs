@@ -110,6 +110,12 @@ fn cases() -> Vec<(&'static str, Vec<u8>)> {
     let mut bom = "\u{feff}".as_bytes().to_vec();
     bom.extend(obj(&[ok]).as_bytes());
     v.push(("byte-order mark before the JSON", file(&bom, 16)));
+    // `__metadata__` values that are not strings (issue #11): shown, with a finding per key.
+    let meta = format!(
+        r#"{{"__metadata__":{{"format":"pt","step":1200,"cfg":{{"lr":0.1}},"none":null}},{}}}"#,
+        entry("w", "F32", "[2,2]", 0, 16)
+    );
+    v.push(("metadata values not strings", file(meta.as_bytes(), 16)));
     let mut big = (1u64 << 40).to_le_bytes().to_vec();
     big.extend(b"{}");
     v.push(("header length past the file", big));
@@ -179,6 +185,7 @@ fn each_case_gives_its_message() {
         ("NUL padding after the JSON", "error: header JSON at byte 65: header JSON: followed by 7 NUL byte(s) of padding; safetensors pads the header with spaces only"),
         ("space padding after the JSON", "clean"),
         ("byte-order mark before the JSON", "error: header JSON at byte 8: header JSON: starts with a UTF-8 byte-order mark (EF BB BF), which safetensors does not allow"),
+        ("metadata values not strings", "parser-warning: __metadata__.step at byte 8: is a number, not a string: shown as JSON text; the safetensors library refuses a file with such a value (its tensors are intact)"),
         ("header length past the file", "error: header length at byte 0: header length is 1099511627776 bytes; the limit is 268435456 bytes"),
     ];
     let cases = cases();
@@ -195,5 +202,57 @@ fn each_case_gives_its_message() {
             },
         };
         assert_eq!(&got, w, "{name}");
+    }
+}
+
+/// A `__metadata__` whose values are not all strings (issue #11): the reference library
+/// refuses the file; we keep every value as its JSON text (serde_json's rendering of the value
+/// as written), warn once per such key, and show the tensors as for any file.
+#[test]
+fn metadata_values_that_are_not_strings_are_kept_as_json_text() {
+    let values =
+        serde_json::json!({"format": "pt", "step": 1200, "cfg": {"lr": 0.1}, "none": null});
+    let header = format!(
+        r#"{{"__metadata__":{values},{}}}"#,
+        entry("w", "F32", "[2,2]", 0, 16)
+    );
+    let bytes = file(header.as_bytes(), 16);
+    assert!(
+        safetensors::SafeTensors::deserialize(&bytes).is_err(),
+        "the reference refuses it"
+    );
+    let m = parse_bytes(&bytes).unwrap();
+    assert!(m.error.is_none());
+    assert_eq!(m.tensors.len(), 1);
+    let obj = values.as_object().unwrap();
+    let shown: Vec<(String, String)> = m
+        .metadata
+        .iter()
+        .map(|e| (e.key.clone(), e.value.as_str().unwrap().to_string()))
+        .collect();
+    let want: Vec<(String, String)> = obj
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(shown, want);
+    let warned: Vec<String> = check(&m)
+        .iter()
+        .filter(|f| f.message.contains("not a string"))
+        .map(|f| f.message.clone())
+        .collect();
+    let not_strings: Vec<&String> = obj
+        .iter()
+        .filter(|(_, v)| !v.is_string())
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(warned.len(), not_strings.len(), "{warned:?}");
+    for (w, k) in warned.iter().zip(&not_strings) {
+        assert!(w.starts_with(&format!("__metadata__.{k} ")), "{w}");
+        assert!(w.contains("the safetensors library refuses"), "{w}");
     }
 }

@@ -240,7 +240,7 @@ fn parse_json(json: &[u8]) -> Result<StHeader, Error> {
     let mut header = StHeader::default();
     for (name, value) in entries {
         if name == "__metadata__" {
-            header.metadata = metadata(&value)?;
+            header.metadata = metadata(&value, &mut header.warnings)?;
         } else {
             header.tensors.push(entry(name, &value)?);
         }
@@ -248,25 +248,45 @@ fn parse_json(json: &[u8]) -> Result<StHeader, Error> {
     Ok(header)
 }
 
-fn metadata(value: &Json) -> Result<Vec<MetadataEntry>, Error> {
+/// The `__metadata__` pairs. The format says string to string; a value of another JSON type
+/// (a number, an object, `null`; people do publish such files) is kept as its JSON text with
+/// a warning naming the key, since the `safetensors` library refuses the whole file over it
+/// while the tensors are intact.
+fn metadata(value: &Json, warnings: &mut Vec<Warning>) -> Result<Vec<MetadataEntry>, Error> {
     let obj = value
         .as_object()
         .ok_or_else(|| json_err("\"__metadata__\" is not an object of strings"))?;
-    obj.iter()
+    Ok(obj
+        .iter()
         .map(|(k, v)| {
-            let s = v
-                .as_str()
-                .ok_or_else(|| json_err(format!("\"__metadata__\".\"{k}\" is not a string")))?;
-            Ok(MetadataEntry {
+            let text = match v.as_str() {
+                Some(s) => s.to_owned(),
+                None => {
+                    let kind = match v {
+                        Json::Null => "null",
+                        Json::Bool(_) => "a boolean",
+                        Json::Number(_) => "a number",
+                        Json::Array(_) => "an array",
+                        Json::Object(_) => "an object",
+                        Json::String(_) => "a string",
+                    };
+                    warnings.push(Warning {
+                        field: format!("__metadata__.{k}"),
+                        offset: 8,
+                        message: format!(
+                            "is {kind}, not a string: shown as JSON text; the safetensors library refuses a file with such a value (its tensors are intact)"
+                        ),
+                    });
+                    v.to_string()
+                }
+            };
+            MetadataEntry {
                 key: k.clone(),
                 offset: 8,
-                value: Value::String(Text {
-                    text: s.to_owned(),
-                    lossy: false,
-                }),
-            })
+                value: Value::String(Text { text, lossy: false }),
+            }
         })
-        .collect()
+        .collect())
 }
 
 fn entry(name: String, value: &Json) -> Result<StEntry, Error> {
