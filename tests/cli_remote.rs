@@ -211,12 +211,7 @@ fn a_repo_whose_listing_lacks_a_part_names_it_without_asking_for_it() {
         return;
     };
     let r = reference_of(&root, "split-gguf");
-    let parts: Vec<String> = r["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap().to_string())
-        .collect();
+    let parts = common::fixture_parts(&r);
     let dir = std::env::temp_dir().join(format!("wp-listing-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("m")).unwrap();

@@ -78,12 +78,7 @@ fn parts_from_two_folders_and_renamed_parts() {
         return;
     };
     let r = reference(&root, "split-gguf");
-    let parts: Vec<String> = r["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap().to_string())
-        .collect();
+    let parts = common::fixture_parts(&r);
     let d = tmp("folders");
     std::fs::create_dir_all(d.join("a")).unwrap();
     std::fs::create_dir_all(d.join("b")).unwrap();

@@ -29,7 +29,7 @@ mod cli {
     use weightpeek::open::read::{self, Opened, Opener};
     use weightpeek::open::recognise::file_name;
     use weightpeek::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
-    use weightpeek::remote::shards::{group, parse_tree_listing, Entry};
+    use weightpeek::remote::shards::{find_entry, group, parse_tree_listing, Entry};
     use weightpeek::source::file::FileSource;
     use weightpeek::source::http::MAX_WHOLE_FILE;
     use weightpeek::source::net::{Client, NetSource};
@@ -281,29 +281,17 @@ mod cli {
                             .get_or_insert_with(Vec::new)
                             .extend(files.iter().map(|f| f.path.clone()));
                         let picked = match file {
-                            Some(f) => Some(
-                                entries
-                                    .iter()
-                                    .find(|e| {
-                                        e.label == f
-                                            || e.label.strip_suffix(" parts)").is_some_and(|l| {
-                                                l.rsplit_once(" (").is_some_and(|(n, _)| n == f)
-                                            })
-                                            || e.index.as_deref() == Some(f)
-                                            || e.files.iter().any(|x| x == f || file_name(x) == f)
-                                    })
-                                    .ok_or_else(|| {
-                                        format!(
-                                            "{}: no model file \"{f}\" (models: {})",
-                                            repo.id,
-                                            entries
-                                                .iter()
-                                                .map(|e| e.label.as_str())
-                                                .collect::<Vec<_>>()
-                                                .join(", ")
-                                        )
-                                    })?,
-                            ),
+                            Some(f) => Some(find_entry(&entries, f).ok_or_else(|| {
+                                format!(
+                                    "{}: no model file \"{f}\" (models: {})",
+                                    repo.id,
+                                    entries
+                                        .iter()
+                                        .map(|e| e.label.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )
+                            })?),
                             None if entries.len() == 1 => entries.first(),
                             None => None,
                         };

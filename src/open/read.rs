@@ -213,10 +213,9 @@ pub async fn open<O: Opener>(
             });
         }
     }
-    let set_kind = match (&plan.target, files.first()) {
-        (Target::Index(_), _) => Some("safetensors-shards"),
-        (Target::Parts { ext: ".gguf", .. }, _) => Some("gguf-split"),
-        (Target::Parts { .. }, _) => Some("safetensors-shards"),
+    let set_kind = match &plan.target {
+        Target::Parts { ext: ".gguf", .. } => Some("gguf-split"),
+        Target::Index(_) | Target::Parts { .. } => Some("safetensors-shards"),
         _ => None,
     };
     let jobs: Vec<(String, u64)> = present
@@ -316,7 +315,12 @@ pub async fn open<O: Opener>(
         // it belongs to described in `set`.
         match parts.pop() {
             Some((_, Ok(m))) => m,
-            _ => unreachable_part(),
+            // Excluded above (the one part read is not an error); no panic either way.
+            _ => {
+                return Err(OpenError::NoPart {
+                    failures: unreadable,
+                })
+            }
         }
     } else {
         let missing_names: Vec<String> = missing.iter().map(|m| file_name(m).to_string()).collect();
@@ -370,11 +374,6 @@ pub async fn open<O: Opener>(
         stats,
         sources,
     })
-}
-
-/// A branch the caller's guard excludes (one part, read successfully); kept panic-free.
-fn unreachable_part() -> Model {
-    crate::format::model_from_safetensors(Default::default(), Vec::new(), 0)
 }
 
 /// The given name whose file name is `f`'s (`./dir/x.gguf` given for `dir/x.gguf`).

@@ -157,6 +157,20 @@ pub fn group(files: &[RepoFile]) -> Vec<Entry> {
     out
 }
 
+/// The entry `name` picks: its label, its label without the part count (`x.gguf` for
+/// `x.gguf (3 parts)`), its index, or any of its files (by path or by file name).
+pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
+    let file = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    entries.iter().find(|e| {
+        e.label == name
+            || e.label
+                .rsplit_once(" (")
+                .is_some_and(|(l, n)| l == name && n.ends_with(" parts)"))
+            || e.index.as_deref() == Some(name)
+            || e.files.iter().any(|x| x == name || file(x) == name)
+    })
+}
+
 /// Reads the Hub API tree listing (`[{"type": "file", "path", "size", "lfs": {"size"}}, ...]`)
 /// into files; directories are skipped.
 pub fn parse_tree_listing(json: &str) -> Result<Vec<RepoFile>, String> {

@@ -151,6 +151,28 @@ pub fn check_first_range(
     }
 }
 
+/// Checks the answer to a later ranged GET of bytes `range` (inclusive): a 206 whose
+/// `Content-Range` is exactly that range. Errors: a 200 (the server stopped honouring Range),
+/// or another range.
+pub fn check_later_range(
+    status: u16,
+    content_range: &str,
+    range: (u64, u64),
+) -> Result<(), Problem> {
+    if status != 206 {
+        return Err(Problem::BadAnswer(
+            "the server stopped honouring Range requests (answered 200 to a ranged request)".into(),
+        ));
+    }
+    match parse_content_range(content_range) {
+        Some((a, b, _)) if (a, b) == range => Ok(()),
+        _ => Err(Problem::RangeMismatch {
+            asked: range,
+            got: content_range.to_string(),
+        }),
+    }
+}
+
 /// Whether a request to `url` may carry the access token: only when its origin is exactly
 /// the configured Hub endpoint's (scheme, host and port), never a CDN it redirects to or any
 /// other server.
@@ -408,6 +430,15 @@ mod tests {
             check_first_range("", 99, "no header"),
             Err(Problem::BadAnswer("no header".into()))
         );
+        assert_eq!(check_later_range(206, "bytes 5-9/100", (5, 9)), Ok(()));
+        assert!(matches!(
+            check_later_range(200, "", (5, 9)),
+            Err(Problem::BadAnswer(_))
+        ));
+        assert!(matches!(
+            check_later_range(206, "bytes 5-10/100", (5, 9)),
+            Err(Problem::RangeMismatch { .. })
+        ));
         for bad in ["bytes 1-99/1000", "bytes 0-100/1000", "bytes 0-99/*"] {
             assert!(
                 matches!(

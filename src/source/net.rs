@@ -17,7 +17,7 @@ use std::time::Duration;
 use ureq::{Agent, Body, ResponseExt};
 
 use super::http::{
-    check_first_range, origin_of, parse_content_range, range_len, retry_delay_ms, token_allowed,
+    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, token_allowed,
     Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
@@ -372,22 +372,8 @@ impl NetSource {
             }
             other => other?,
         };
-        if resp.status().as_u16() != 206 {
-            return Err(Problem::BadAnswer(
-                "the server stopped honouring Range requests (answered 200 to a ranged request)"
-                    .into(),
-            ));
-        }
         let cr = header(&resp, "content-range");
-        match parse_content_range(&cr) {
-            Some((a, b, _)) if a == offset && b == end => {}
-            _ => {
-                return Err(Problem::RangeMismatch {
-                    asked: (offset, end),
-                    got: cr,
-                })
-            }
-        }
+        check_later_range(resp.status().as_u16(), &cr, (offset, end))?;
         self.client.body(resp, (offset, end))
     }
 }

@@ -42,7 +42,7 @@ use web_sys::{
 
 use super::blob::js_error_text;
 use crate::source::http::{
-    check_first_range, origin_of, parse_content_range, range_len, read_timeout_ms, retry_delay_ms,
+    check_first_range, check_later_range, origin_of, range_len, read_timeout_ms, retry_delay_ms,
     token_allowed, Problem, Watchdog, NO_RANGE_CAP,
 };
 use crate::source::{ByteSource, SourceError};
@@ -747,21 +747,7 @@ impl HttpSource {
             .ok()
             .flatten()
             .unwrap_or_default();
-        if resp.status() != 206 {
-            return Err(Problem::BadAnswer(
-                "the server stopped honouring Range requests (answered 200 to a ranged request)"
-                    .into(),
-            ));
-        }
-        match parse_content_range(&cr) {
-            Some((a, b, _)) if a == offset && b == end => {}
-            _ => {
-                return Err(Problem::RangeMismatch {
-                    asked: (offset, end),
-                    got: cr,
-                })
-            }
-        }
+        check_later_range(resp.status(), &cr, (offset, end))?;
         self.body(resp, (offset, end)).await
     }
 }

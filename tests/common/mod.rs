@@ -170,41 +170,31 @@ impl GgufBuilder {
 
 /// A local file read by range, counting every byte handed out.
 pub struct CountingFile {
-    file: std::fs::File,
-    size: u64,
+    inner: weightpeek::source::file::FileSource,
     pub bytes: u64,
     pub reads: Vec<(u64, u64)>,
 }
 
 impl CountingFile {
     pub fn open(p: &Path) -> Self {
-        let file = std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let size = file.metadata().unwrap().len();
+        let inner = weightpeek::source::file::FileSource::open(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         CountingFile {
-            file,
-            size,
+            inner,
             bytes: 0,
             reads: Vec::new(),
         }
     }
 }
 
+/// The app's own file source, with every read recorded.
 impl ByteSource for CountingFile {
     fn size(&self) -> u64 {
-        self.size
+        self.inner.size()
     }
 
     async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut buf = vec![0u8; len as usize];
-        self.file
-            .seek(SeekFrom::Start(offset))
-            .and_then(|_| self.file.read_exact(&mut buf))
-            .map_err(|e| SourceError::Io {
-                offset,
-                len,
-                cause: e.to_string(),
-            })?;
+        let buf = self.inner.read(offset, len).await?;
         self.bytes += len;
         self.reads.push((offset, len));
         Ok(buf)
@@ -311,4 +301,14 @@ pub fn remote_fixtures() -> Option<PathBuf> {
 /// A generated set's reference facts (`target/remote-fixtures/<key>.json`).
 pub fn fixture_reference(root: &Path, key: &str) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(root.join(format!("{key}.json"))).unwrap()).unwrap()
+}
+
+/// The file names of a generated set's parts, in order, from its reference facts.
+pub fn fixture_parts(reference: &serde_json::Value) -> Vec<String> {
+    reference["parts"]
+        .as_array()
+        .expect("parts in the reference")
+        .iter()
+        .map(|p| p.as_str().expect("a part name").to_string())
+        .collect()
 }
