@@ -11,6 +11,7 @@ use std::path::Path;
 
 use common::{data_dir, real_file, reference, reference_dir, CountingFile, GgufBuilder};
 use serde_json::Value as J;
+use weightpeek::dequant::Exact;
 use weightpeek::format::Model;
 use weightpeek::preview::{
     parse_range, plan, preview_tensor, read_window, Job, PreviewError, WindowRequest,
@@ -100,8 +101,17 @@ fn real_files_match_the_reference_previews() {
             }
             // f32 values written as f64 text; serde_json's default parser may be one f64 ulp
             // off, which rounds back to the same f32.
-            assert_eq!(st.min, s["min"].as_f64().map(|v| v as f32), "{label}: min");
-            assert_eq!(st.max, s["max"].as_f64().map(|v| v as f32), "{label}: max");
+            let f32_of = |e: Option<weightpeek::dequant::Exact>| e.map(|e| e.to_f64() as f32);
+            assert_eq!(
+                f32_of(st.min),
+                s["min"].as_f64().map(|v| v as f32),
+                "{label}: min"
+            );
+            assert_eq!(
+                f32_of(st.max),
+                s["max"].as_f64().map(|v| v as f32),
+                "{label}: max"
+            );
             let scale = s["mean_abs"].as_f64().unwrap();
             close(&format!("{label}: mean"), st.mean, &s["mean"], scale);
             close(&format!("{label}: std"), st.std, &s["std"], scale);
@@ -132,7 +142,12 @@ fn real_files_match_the_reference_previews() {
                     "{label}: edge {a} vs {b}"
                 );
             }
-            let bits: Vec<u32> = p.first_values.iter().map(|v| v.value.to_bits()).collect();
+            // The reference's f32 bits (I64 position ids are small integers, exact in f32).
+            let bits: Vec<u32> = p
+                .first_values
+                .iter()
+                .map(|v| (v.value.to_f64() as f32).to_bits())
+                .collect();
             let want_bits: Vec<u32> = case["first_bits"]
                 .as_array()
                 .unwrap()
@@ -190,7 +205,11 @@ fn gemma_rows_equal_the_dequant_reference_vectors() {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let got: Vec<u32> = job.values().iter().map(|v| v.to_bits()).collect();
+        let got: Vec<u32> = job
+            .values_f64()
+            .iter()
+            .map(|&v| (v as f32).to_bits())
+            .collect();
         assert_eq!(got, want, "{ty}");
         let preview = job.finish().unwrap();
         let scales = preview
@@ -370,8 +389,8 @@ fn safetensors_rows_are_the_last_dimension() {
     .run()
     .unwrap();
     // Row 1 = bytes 0x65, 0x07: values (low nibble first) 5→3.0, 6→4.0, 7→6.0, 0→0.0.
-    let got: Vec<f32> = pv.first_values.iter().map(|v| v.value).collect();
-    assert_eq!(got, vec![4.0, 6.0]);
+    let got: Vec<Exact> = pv.first_values.iter().map(|v| v.value).collect();
+    assert_eq!(got, vec![Exact::F32(4.0), Exact::F32(6.0)]);
     let p = plan(&m, 1, &WindowRequest::default()).unwrap();
     assert_eq!(
         (p.rows.clone(), p.cols.clone(), p.read_len),
@@ -379,9 +398,20 @@ fn safetensors_rows_are_the_last_dimension() {
     );
     let e = plan(&m, 2, &WindowRequest::default()).unwrap_err();
     assert!(e.to_string().contains("F6_E2M3"), "{e}");
-    // C64: a row of 2 elements is 4 values (re, im).
+    // C64: a row of 2 elements is 2 complex values.
     let p = plan(&m, 3, &WindowRequest::default()).unwrap();
-    assert_eq!((p.cols.clone(), p.read_len), (0..4, 32));
+    assert_eq!((p.cols.clone(), p.read_len), (0..2, 32));
+    let pv = Job::new(&m, p, file[(base + 11) as usize..].to_vec())
+        .unwrap()
+        .run()
+        .unwrap();
+    let got: Vec<Exact> = pv.first_values.iter().map(|v| v.value).collect();
+    assert_eq!(
+        got,
+        [(1.0, -1.0), (2.0, -2.0), (3.0, -3.0), (4.0, -4.0)].map(|(re, im)| Exact::Complex(re, im))
+    );
+    assert_eq!(pv.first_values[3].text, "4 - 4i");
+    assert_eq!((pv.first_values[3].row, pv.first_values[3].col), (1, 1));
 }
 
 #[test]

@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+mod exact;
 mod fp4;
 mod grids;
 mod iquants;
@@ -30,6 +31,7 @@ use std::ops::Range;
 use crate::format::ggml_type::GgmlType;
 use crate::format::safetensors::StDtype;
 
+pub use exact::{decode_wide, element_at, ggml_kind, magnitude, st_kind, ElementKind, Exact};
 pub use safetensors::st_elements;
 
 /// Why bytes could not be dequantised, or a row window not computed.

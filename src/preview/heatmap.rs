@@ -48,9 +48,10 @@ pub struct Heatmap {
     pub limit: f64,
     /// Largest finite magnitude among the cells.
     pub max_abs: f64,
-    /// Cells, row-major (`rows × cols`): signed max-abs of each cell, NaN when none is finite.
+    /// Cells, row-major (`rows × cols`): signed max-abs of each cell (exact: an `f32` value
+    /// widened, or an `f64` one), NaN when none is finite.
     #[serde(skip)]
-    pub cells: Vec<f32>,
+    pub cells: Vec<f64>,
     /// Whether each cell covers any value (false only past the end of a wrapped last line).
     #[serde(skip)]
     pub covered: Vec<bool>,
@@ -67,7 +68,7 @@ pub(crate) struct HeatmapBuilder {
     cols: usize,
     /// Cell column boundaries (`cols + 1` entries) in source columns.
     col_bounds: Vec<usize>,
-    cells: Vec<f32>,
+    cells: Vec<f64>,
     covered: Vec<bool>,
     next_row: u64,
 }
@@ -97,7 +98,7 @@ impl HeatmapBuilder {
             rows: r,
             cols: c,
             col_bounds,
-            cells: vec![f32::NAN; r * c],
+            cells: vec![f64::NAN; r * c],
             covered: vec![false; r * c],
             next_row: 0,
         }
@@ -114,8 +115,8 @@ impl HeatmapBuilder {
         self.grid_rows
     }
 
-    /// Adds the next source-grid row.
-    pub fn add_row(&mut self, xs: &[f32]) {
+    /// Adds the next source-grid row (`f32` or `f64` values).
+    pub fn add_row<T: Copy + Into<f64>>(&mut self, xs: &[T]) {
         let r = self.next_row;
         self.next_row += 1;
         // Cell row i covers floor(i·R/r) ..; the cell of row `r` is the largest i with
@@ -132,6 +133,7 @@ impl HeatmapBuilder {
             self.covered[base + j] = true;
             let mut best = *cell;
             for &x in &xs[a..b] {
+                let x: f64 = x.into();
                 // `best` starts as NaN (no value yet): any finite value replaces it.
                 if x.is_finite() && (best.is_nan() || x.abs() > best.abs()) {
                     best = x;
@@ -143,7 +145,7 @@ impl HeatmapBuilder {
 
     /// Adds source-grid rows `rows` of `values` (the window, row-major: grid row `r` is
     /// `values[r·grid_cols ..]`, `grid_cols` long or cut at the end of `values`).
-    pub fn add_rows(&mut self, values: &[f32], rows: std::ops::Range<usize>) {
+    pub fn add_rows<T: Copy + Into<f64>>(&mut self, values: &[T], rows: std::ops::Range<usize>) {
         let w = self.grid_cols as usize;
         for r in rows {
             let a = r.saturating_mul(w).min(values.len());
@@ -154,23 +156,23 @@ impl HeatmapBuilder {
 
     /// Finishes: picks the scale limit.
     pub fn finish(self) -> Heatmap {
-        let mut mags: Vec<f32> = self
+        let mut mags: Vec<f64> = self
             .cells
             .iter()
             .filter(|v| v.is_finite())
             .map(|v| v.abs())
             .collect();
-        let max_abs = mags.iter().copied().fold(0f32, f32::max);
+        let max_abs = mags.iter().copied().fold(0f64, f64::max);
         let limit = if mags.is_empty() {
             1.0
         } else {
             let k = ((mags.len() - 1) as f64 * 0.99).round() as usize;
-            let (_, p, _) = mags.select_nth_unstable_by(k, f32::total_cmp);
-            let p = f64::from(*p);
+            let (_, p, _) = mags.select_nth_unstable_by(k, f64::total_cmp);
+            let p = *p;
             if p > 0.0 {
                 p
             } else if max_abs > 0.0 {
-                f64::from(max_abs)
+                max_abs
             } else {
                 1.0
             }
@@ -183,26 +185,26 @@ impl HeatmapBuilder {
             rows: self.rows,
             cols: self.cols,
             limit,
-            max_abs: f64::from(max_abs),
+            max_abs,
             cells: self.cells,
             covered: self.covered,
         }
     }
 }
 
-/// Builds a heatmap of a whole `rows × cols` grid held in memory (row-major).
-pub fn heatmap_of(values: &[f32], rows: u64, cols: u64) -> Heatmap {
+/// Builds a heatmap of a whole `rows × cols` grid held in memory (row-major, `f32` or `f64`).
+pub fn heatmap_of<T: Copy + Into<f64>>(values: &[T], rows: u64, cols: u64) -> Heatmap {
     let mut b = HeatmapBuilder::new(rows, cols);
     b.add_rows(values, 0..b.grid_rows() as usize);
     b.finish()
 }
 
 /// The colour of `v` on the scale `±limit`.
-pub fn color(v: f32, limit: f64) -> [u8; 3] {
+pub fn color(v: f64, limit: f64) -> [u8; 3] {
     if !v.is_finite() {
         return NAN_RGB;
     }
-    let t = (f64::from(v) / limit).clamp(-1.0, 1.0);
+    let t = (v / limit).clamp(-1.0, 1.0);
     // t in [−1, 1] → position along the 5 stops.
     let pos = (t + 1.0) * 2.0;
     let k = (pos.floor() as usize).min(3);
@@ -249,7 +251,7 @@ mod tests {
         let v: Vec<f32> = (0..16).map(|i| i as f32 - 8.0).collect();
         let h = heatmap_of(&v, 4, 4);
         assert_eq!((h.rows, h.cols), (4, 4));
-        assert_eq!(h.cells, v);
+        assert_eq!(h.cells, v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
         let n = 1024usize;
         let mut big = vec![0.5f32; n * n];
         big[3 * n + 5] = -7.0; // row 3, col 5 → cell (1, 2)
@@ -290,8 +292,8 @@ mod tests {
         assert_eq!(color(-1.0, 1.0), STOPS[0]);
         assert_eq!(color(5.0, 1.0), STOPS[4]);
         assert_eq!(color(0.5, 1.0), STOPS[3]);
-        assert_eq!(color(f32::NAN, 1.0), NAN_RGB);
-        let h = heatmap_of(&[0.0; 4], 2, 2);
+        assert_eq!(color(f64::NAN, 1.0), NAN_RGB);
+        let h = heatmap_of(&[0f32; 4], 2, 2);
         assert_eq!(h.limit, 1.0);
         assert_eq!(h.rgba().len(), 16);
     }

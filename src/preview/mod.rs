@@ -6,8 +6,13 @@
 //! [`Job`] (decode and both statistics passes in steps of a bounded number of values, so the
 //! page can yield to the event loop between steps) → [`Preview`].
 //!
-//! Memory: the bytes of the window plus one `f32` per window value (at most
-//! [`MAX_WINDOW_VALUES`]); nothing is sized by the whole tensor.
+//! Memory: the bytes of the window plus one `f32` per window value, or one `f64` for the types an
+//! `f32` cannot hold (F64, 32- and 64-bit integers, C64's magnitude), at most
+//! [`MAX_WINDOW_VALUES`] values; nothing is sized by the whole tensor.
+//!
+//! Exactness: every shown value is the stored type's own (see [`crate::dequant::ElementKind`]):
+//! an `f32`, an `f64`, an integer with every digit, a boolean, a complex number; the minimum and
+//! maximum likewise. A complex tensor's statistics, histogram and heatmap are of `|z|`.
 //!
 //! Shapes: GGUF `ne0` (the first, contiguous dimension) is the row; safetensors the last
 //! dimension. Rows count over all other dimensions in storage order.
@@ -17,12 +22,17 @@ mod heatmap;
 mod plan;
 mod scales;
 mod stats;
+mod values;
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::dequant::{dequantize_ggml, dequantize_safetensors, DequantError};
+use crate::dequant::{
+    decode_wide, dequantize_ggml, dequantize_safetensors, element_at, ggml_kind, st_kind,
+    DequantError, ElementKind, Exact,
+};
 use crate::format::{DType, Model};
 use crate::source::ByteSource;
 
@@ -33,9 +43,10 @@ pub use plan::{
 };
 pub use scales::{read_scale, scale_field, ScaleField};
 pub use stats::{stats_of, Histogram, Stats, HISTOGRAM_BINS};
+pub use values::{exact_raw, exact_text, value_text, value_text_f64};
 
 use heatmap::HeatmapBuilder;
-use stats::{Pass1, Pass2};
+use stats::{IntRange, Pass1, Pass2};
 
 /// How many first values a preview lists.
 pub const FIRST_VALUES: usize = 64;
@@ -102,13 +113,15 @@ impl From<DequantError> for PreviewError {
 pub struct FirstValue {
     /// Row (over all dimensions but the row dimension, in storage order).
     pub row: u64,
-    /// Column within the row (decoded values; for C64, `2·element + (0 re | 1 im)`).
+    /// Column within the row (in elements; two F4 values per byte are two columns).
     pub col: u64,
-    /// Flat index in the tensor's decoded values: `row × row_values + col`.
+    /// Flat index in the tensor's values: `row × row_values + col`.
     pub index: u64,
-    /// The value (`null` in JSON when NaN or infinite; see `text`).
-    pub value: f32,
-    /// The value as text (shortest round-trip form; `NaN`, `inf`, `-inf` included).
+    /// The exact value: a number (`null` in JSON when NaN or infinite; see `text`), an integer
+    /// with every digit, `true`/`false`, or `[re, im]`.
+    pub value: Exact,
+    /// The value as text ([`exact_text`]: shortest round-trip form in the stored precision,
+    /// every digit of an integer, `re + im i`; `NaN`, `inf`, `-inf` included).
     pub text: String,
 }
 
@@ -137,6 +150,9 @@ pub struct Preview {
     pub shape: Vec<u64>,
     /// What a row is, in words.
     pub row_is: &'static str,
+    /// What the values are: `float`, `integer`, `boolean` or `complex` (then the statistics,
+    /// histogram and heatmap are of `|z|`).
+    pub values_are: &'static str,
     /// The plan: rows, columns, geometry, the byte range read.
     pub window: Plan,
     /// Bytes actually read from the source for this preview.
@@ -154,10 +170,15 @@ pub struct Preview {
     pub block_scales: Option<BlockScales>,
 }
 
-/// Reads the window's bytes: one `read` of exactly `plan.read_len` bytes at `plan.read_offset`.
+/// Reads the window's bytes: one `read` of exactly `plan.read_len` bytes at `plan.read_offset`
+/// (none for an empty window).
 /// Errors: the source failed or returned another length, or the length does not fit `usize`.
 pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
+    if plan.read_len == 0 {
+        // An empty window (a tensor with a zero dimension) reads nothing.
+        return Ok(Vec::new());
+    }
     let end = plan
         .read_offset
         .checked_add(plan.read_len)
@@ -188,15 +209,20 @@ pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<
 enum Decoder {
     Ggml(crate::format::GgmlType, bool),
     St(crate::format::safetensors::StDtype),
+    /// Element-wise types an `f32` cannot hold, to `f64` ([`decode_wide`]).
+    Wide(ElementKind, bool),
 }
 
-impl Decoder {
-    fn run(&self, bytes: &[u8], out: &mut [f32]) -> Result<(), DequantError> {
-        match self {
-            Decoder::Ggml(t, be) => dequantize_ggml(*t, *be, bytes, out),
-            Decoder::St(d) => dequantize_safetensors(d, bytes, out),
-        }
-    }
+/// The window's values, row-major (`n_rows × n_cols`): `f32` when that holds them exactly,
+/// else `f64` (see [`ElementKind::is_wide`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum WindowValues {
+    /// One `f32` per value.
+    F32(Vec<f32>),
+    /// One `f64` per value (a 64-bit integer beyond 2^53 is its nearest double).
+    F64(Vec<f64>),
+    /// C64: two `f32` per value, `re` then `im`.
+    Complex(Vec<f32>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,6 +232,38 @@ enum Phase {
     /// Pass 2 (histogram, squared deviations) and the heatmap, per heatmap source row.
     Pass2,
     Done,
+}
+
+/// Most values decoded by one call of a decoder, so a scratch buffer stays small.
+const DECODE_CHUNK: usize = 1 << 20;
+
+/// Decodes rows `r0..r1` of the window into `out` (the window's values), through `scratch` when
+/// the crop is not whole rows.
+fn decode_rows<T: Copy>(
+    p: &Plan,
+    bytes: &[u8],
+    out: &mut [T],
+    scratch: &mut [T],
+    rows: Range<usize>,
+    run: impl Fn(&[u8], &mut [T]) -> Result<(), DequantError>,
+) -> Result<(), DequantError> {
+    let n_cols = p.n_cols() as usize;
+    let row_bytes = p.geometry.row_bytes as usize;
+    let run_bytes = (p.units * p.geometry.unit_bytes) as usize;
+    if p.full_rows() {
+        // Whole rows are contiguous in the bytes and in the output: one call.
+        run(
+            &bytes[rows.start * row_bytes..rows.end * row_bytes],
+            &mut out[rows.start * n_cols..rows.end * n_cols],
+        )
+    } else {
+        let skip = (p.cols.start - p.unit_start * p.geometry.unit_values) as usize;
+        for r in rows {
+            run(&bytes[r * row_bytes..r * row_bytes + run_bytes], scratch)?;
+            out[r * n_cols..(r + 1) * n_cols].copy_from_slice(&scratch[skip..skip + n_cols]);
+        }
+        Ok(())
+    }
 }
 
 /// A preview being computed, in steps: [`Job::step`] does a bounded amount of work, so the
@@ -218,11 +276,16 @@ pub struct Job {
     plan: Plan,
     bytes: Vec<u8>,
     decoder: Decoder,
+    kind: ElementKind,
+    big_endian: bool,
     scale: Option<(ScaleField, &'static str)>,
-    /// The window's values, row-major (`n_rows × n_cols`).
-    values: Vec<f32>,
+    /// The window's values (`F32` or `F64`, never `Complex` while computing).
+    values: WindowValues,
     /// Scratch for one row's covering units when the crop is not whole rows.
-    scratch: Vec<f32>,
+    scratch32: Vec<f32>,
+    scratch64: Vec<f64>,
+    /// Exact min/max of an integer type.
+    ints: Option<IntRange>,
     phase: Phase,
     /// Next window row to decode (Decode) or next heatmap source row (Pass2).
     next: u64,
@@ -246,14 +309,17 @@ impl Job {
                 plan.read_len
             )));
         }
-        let (decoder, scale, row_is) = match &t.dtype {
+        let be = plan.geometry.big_endian;
+        let (decoder, kind, scale, row_is) = match &t.dtype {
             DType::Ggml(g) => (
-                Decoder::Ggml(*g, plan.geometry.big_endian),
+                Decoder::Ggml(*g, be),
+                ggml_kind(*g),
                 scale_field(g.0),
                 "a row is ne0 values (GGUF's first, contiguous dimension)",
             ),
             DType::St(d) => (
                 Decoder::St(*d),
+                st_kind(d),
                 None,
                 "a row is the last dimension (row-major)",
             ),
@@ -263,12 +329,34 @@ impl Job {
                 }))
             }
         };
+        let decoder = if kind.is_wide() {
+            Decoder::Wide(kind, be)
+        } else {
+            decoder
+        };
         let n = plan.values();
         let scratch_len = if plan.full_rows() {
             0
         } else {
             usize::try_from(plan.units * plan.geometry.unit_values)
                 .map_err(|_| PreviewError::Overflow)?
+        };
+        let (values, scratch32, scratch64) = if kind.is_wide() {
+            (
+                WindowValues::F64(vec![0f64; n]),
+                Vec::new(),
+                vec![0f64; scratch_len],
+            )
+        } else {
+            (
+                WindowValues::F32(vec![0f32; n]),
+                vec![0f32; scratch_len],
+                Vec::new(),
+            )
+        };
+        let ints = match kind {
+            ElementKind::Int { signed, .. } => Some(IntRange::new(signed)),
+            _ => None,
         };
         let heat = HeatmapBuilder::new(plan.n_rows(), plan.n_cols());
         Ok(Job {
@@ -278,9 +366,13 @@ impl Job {
             row_is,
             bytes,
             decoder,
+            kind,
+            big_endian: be,
             scale,
-            values: vec![0f32; n],
-            scratch: vec![0f32; scratch_len],
+            values,
+            scratch32,
+            scratch64,
+            ints,
             phase: Phase::Decode,
             next: 0,
             p1: Pass1::new(),
@@ -292,12 +384,12 @@ impl Job {
 
     /// Values in the window.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.plan.values()
     }
 
-    /// Whether the window is empty (never, for a planned window).
+    /// Whether the window is empty (a tensor with a zero dimension).
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len() == 0
     }
 
     /// Does about `budget` values of work (at least one row). `Ok(true)` when finished.
@@ -310,30 +402,72 @@ impl Job {
         Ok(self.phase == Phase::Done)
     }
 
+    /// Byte offset in the window's bytes of window value `k` of an element-wise type (whose
+    /// decodable unit is one element).
+    fn element_offset(&self, k: usize) -> Option<usize> {
+        let p = &self.plan;
+        let n_cols = p.n_cols() as usize;
+        let width = self.kind.width()?;
+        let (r, c) = (k / n_cols.max(1), k % n_cols.max(1));
+        let skip = (p.cols.start - p.unit_start * p.geometry.unit_values) as usize;
+        Some(r * p.geometry.row_bytes as usize + (skip + c) * width)
+    }
+
+    /// The exact value of window value `k`.
+    fn exact(&self, k: usize) -> Exact {
+        let decoded = match &self.values {
+            WindowValues::F32(v) => v.get(k).map(|&x| f64::from(x)),
+            WindowValues::F64(v) => v.get(k).copied(),
+            WindowValues::Complex(_) => None,
+        };
+        if self.kind == ElementKind::Float32 {
+            return Exact::F32(decoded.unwrap_or(f64::NAN) as f32);
+        }
+        self.element_offset(k)
+            .and_then(|at| self.bytes.get(at..))
+            .and_then(|b| element_at(self.kind, self.big_endian, b))
+            .unwrap_or(Exact::F64(decoded.unwrap_or(f64::NAN)))
+    }
+
     fn decode_step(&mut self, budget: usize) -> Result<(), PreviewError> {
         let p = &self.plan;
         let n_rows = p.n_rows();
         let n_cols = p.n_cols() as usize;
-        let row_bytes = p.geometry.row_bytes as usize;
-        let run_bytes = (p.units * p.geometry.unit_bytes) as usize;
+        let budget = budget.min(DECODE_CHUNK);
         let rows_now = ((budget / n_cols.max(1)).max(1) as u64).min(n_rows - self.next);
         let r0 = self.next as usize;
         let r1 = r0 + rows_now as usize;
-        if p.full_rows() {
-            // Whole rows are contiguous in the bytes and in the output: one call.
-            let bytes = &self.bytes[r0 * row_bytes..r1 * row_bytes];
-            let out = &mut self.values[r0 * n_cols..r1 * n_cols];
-            self.decoder.run(bytes, out)?;
-        } else {
-            let skip = (p.cols.start - p.unit_start * p.geometry.unit_values) as usize;
-            for r in r0..r1 {
-                let bytes = &self.bytes[r * row_bytes..r * row_bytes + run_bytes];
-                self.decoder.run(bytes, &mut self.scratch)?;
-                self.values[r * n_cols..(r + 1) * n_cols]
-                    .copy_from_slice(&self.scratch[skip..skip + n_cols]);
+        let window = r0 * n_cols..r1 * n_cols;
+        match (&mut self.values, &self.decoder) {
+            (WindowValues::F64(out), Decoder::Wide(kind, be)) => {
+                let (kind, be) = (*kind, *be);
+                decode_rows(p, &self.bytes, out, &mut self.scratch64, r0..r1, |b, o| {
+                    decode_wide(kind, be, b, o)
+                })?;
+                self.p1.add(&out[window.clone()]);
             }
+            (WindowValues::F32(out), Decoder::Ggml(t, be)) => {
+                let (t, be) = (*t, *be);
+                decode_rows(p, &self.bytes, out, &mut self.scratch32, r0..r1, |b, o| {
+                    dequantize_ggml(t, be, b, o)
+                })?;
+                self.p1.add(&out[window.clone()]);
+            }
+            (WindowValues::F32(out), Decoder::St(d)) => {
+                let d = *d;
+                decode_rows(p, &self.bytes, out, &mut self.scratch32, r0..r1, |b, o| {
+                    dequantize_safetensors(&d, b, o)
+                })?;
+                self.p1.add(&out[window.clone()]);
+            }
+            _ => return Err(PreviewError::Overflow),
         }
-        self.p1.add(&self.values[r0 * n_cols..r1 * n_cols]);
+        if let Some(mut ints) = self.ints.take() {
+            for k in window {
+                ints.add(self.exact(k));
+            }
+            self.ints = Some(ints);
+        }
         self.next += rows_now;
         if self.next == n_rows {
             self.p2 = Some(Pass2::new(&self.p1));
@@ -347,14 +481,17 @@ impl Job {
         let w = self.heat.grid_cols() as usize;
         let rows = self.heat.grid_rows();
         let rows_now = ((budget / w.max(1)).max(1) as u64).min(rows - self.next);
-        let n = self.values.len();
-        let start = (self.next as usize * w).min(n);
-        let end = ((self.next + rows_now) as usize * w).min(n);
-        if let Some(p2) = self.p2.as_mut() {
-            p2.add(&self.values[start..end]);
-        }
         let r0 = self.next as usize;
-        self.heat.add_rows(&self.values, r0..r0 + rows_now as usize);
+        let grid = r0..r0 + rows_now as usize;
+        match &self.values {
+            WindowValues::F32(v) => {
+                pass2_rows(self.p2.as_mut(), &mut self.heat, v, w, grid);
+            }
+            WindowValues::F64(v) => {
+                pass2_rows(self.p2.as_mut(), &mut self.heat, v, w, grid);
+            }
+            WindowValues::Complex(_) => {}
+        }
         self.next += rows_now;
         if self.next == rows {
             self.phase = Phase::Done;
@@ -372,29 +509,42 @@ impl Job {
         self.finish_with_values().map(|(p, _)| p)
     }
 
-    /// [`Job::finish`], also giving the window's decoded values (row-major, `rows × cols`),
-    /// for the JavaScript API's `preview()`.
-    pub fn finish_with_values(mut self) -> Result<(Preview, Vec<f32>), PreviewError> {
+    /// The exact value of a widened min or max.
+    fn exact_of(&self, v: f64) -> Exact {
+        match self.kind {
+            ElementKind::Float32 => Exact::F32(v as f32),
+            ElementKind::Bool => Exact::Bool(v != 0.0),
+            // Integers are replaced by their exact range below.
+            ElementKind::Float64 | ElementKind::Complex64 | ElementKind::Int { .. } => {
+                Exact::F64(v)
+            }
+        }
+    }
+
+    /// [`Job::finish`], also giving the window's values (row-major, `rows × cols`; for C64 two
+    /// `f32` per value), for the JavaScript API's `preview()`.
+    pub fn finish_with_values(mut self) -> Result<(Preview, WindowValues), PreviewError> {
         while !self.step(usize::MAX / 2)? {}
         let p2 = self.p2.take().ok_or(PreviewError::Overflow)?;
-        let (stats, histogram) = p2.finish(&self.p1);
+        let (mut stats, histogram) = p2.finish(&self.p1, |v| self.exact_of(v));
+        if let Some((lo, hi)) = self.ints.and_then(|r| r.min_max()) {
+            stats.min = Some(lo);
+            stats.max = Some(hi);
+        }
         let p = &self.plan;
-        let n_cols = p.n_cols();
+        let n_cols = p.n_cols().max(1);
         let rv = p.geometry.row_values;
-        let first_values = self
-            .values
-            .iter()
-            .take(FIRST_VALUES)
-            .enumerate()
-            .map(|(k, &v)| {
+        let first_values = (0..self.len().min(FIRST_VALUES))
+            .map(|k| {
                 let row = p.rows.start + k as u64 / n_cols;
                 let col = p.cols.start + k as u64 % n_cols;
+                let value = self.exact(k);
                 FirstValue {
                     row,
                     col,
                     index: row.saturating_mul(rv).saturating_add(col),
-                    value: v,
-                    text: value_text(v),
+                    value,
+                    text: exact_text(value),
                 }
             })
             .collect();
@@ -419,13 +569,24 @@ impl Job {
                 stats: stats_of(&grid).0,
             }
         });
+        let values = if self.kind == ElementKind::Complex64 {
+            let mut pairs = Vec::with_capacity(self.len().saturating_mul(2));
+            for k in 0..self.len() {
+                if let Exact::Complex(re, im) = self.exact(k) {
+                    pairs.extend([re, im]);
+                }
+            }
+            WindowValues::Complex(pairs)
+        } else {
+            std::mem::replace(&mut self.values, WindowValues::F32(Vec::new()))
+        };
         let bytes_read = self.bytes.len() as u64;
-        let values = std::mem::take(&mut self.values);
         let preview = Preview {
             tensor: self.tensor,
             dtype: self.dtype,
             shape: self.shape,
             row_is: self.row_is,
+            values_are: self.kind.word(),
             window: self.plan,
             bytes_read,
             stats,
@@ -437,23 +598,32 @@ impl Job {
         Ok((preview, values))
     }
 
-    /// The decoded window values (row-major), e.g. to compare with a reference.
-    pub fn values(&self) -> &[f32] {
-        &self.values
+    /// The window's values decoded so far, each as the nearest `f64` (row-major), e.g. to
+    /// compare with a reference.
+    pub fn values_f64(&self) -> Vec<f64> {
+        match &self.values {
+            WindowValues::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            WindowValues::F64(v) => v.clone(),
+            WindowValues::Complex(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        }
     }
 }
 
-/// A value as text: Rust's shortest round-trip form (`0.012345678`), in exponent form below
-/// 1e-4 or from 1e7 in magnitude (`-3e-8`), and `NaN`, `inf`, `-inf`.
-pub fn value_text(v: f32) -> String {
-    let a = v.abs();
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_finite() && a != 0.0 && !(1e-4..1e7).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
+/// Pass 2 and the heatmap over heatmap source rows `grid` (each `w` values of `values`).
+fn pass2_rows<T: Copy + Into<f64>>(
+    p2: Option<&mut Pass2>,
+    heat: &mut HeatmapBuilder,
+    values: &[T],
+    w: usize,
+    grid: Range<usize>,
+) {
+    let n = values.len();
+    let start = (grid.start * w).min(n);
+    let end = (grid.end * w).min(n);
+    if let Some(p2) = p2 {
+        p2.add(&values[start..end]);
     }
+    heat.add_rows(values, grid);
 }
 
 /// Plans, reads and computes a preview in one go (the CLI; tests). `name` is the tensor name.

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::dequant::st_elements;
+use crate::dequant::{st_elements, st_kind, ElementKind};
 use crate::format::{DType, Endian, Model, Tensor};
 
 use super::PreviewError;
@@ -22,14 +22,15 @@ pub const MAX_READ_BYTES: u64 = 256 << 20;
 /// or a group of safetensors elements that ends on a byte boundary).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Geometry {
-    /// Decoded values per row: GGUF `ne0` (the contiguous dimension); safetensors the last
-    /// dimension (×2 for C64, whose elements decode to `re, im`).
+    /// Values per row: GGUF `ne0` (the contiguous dimension); safetensors the last dimension
+    /// (a C64 element is one complex value).
     pub row_values: u64,
     /// Rows: the product of the other dimensions (1 for a scalar or a 1-D tensor).
     pub rows: u64,
     /// Bytes per row.
     pub row_bytes: u64,
-    /// Values per decodable unit (ggml block size; 1 for byte-sized dtypes, 2 for F4 and C64).
+    /// Values per decodable unit (ggml block size; 2 for F4, whose two values share a byte; 1
+    /// for every other element-wise type).
     pub unit_values: u64,
     /// Bytes per decodable unit (ggml type size; 1 byte for F4's two values).
     pub unit_bytes: u64,
@@ -77,8 +78,13 @@ pub fn geometry(model: &Model, t: &Tensor) -> Result<Geometry, PreviewError> {
                 3 // F6: four values in three bytes; st_elements says why that is refused
             };
             let unit_values = st_elements(d, unit_bytes as usize).map_err(PreviewError::Dequant)?;
-            let unit_values = unit_values as u64;
-            // Elements per unit (2 for F4; 1 otherwise, C64's two values being one element).
+            // A C64 element decodes to two f32 (re, im) but is one complex value.
+            let unit_values = if st_kind(d) == ElementKind::Complex64 {
+                1
+            } else {
+                unit_values as u64
+            };
+            // Elements per unit (2 for F4; 1 otherwise).
             let per_unit = unit_bytes * 8 / u64::from(d.bits.max(1));
             let per_unit = per_unit.max(1);
             if last % per_unit != 0 {
@@ -179,6 +185,9 @@ impl Plan {
 /// Plans the window `req` of tensor `index` of `model`: the rows and columns, and the single
 /// contiguous byte range (checked 64-bit arithmetic, whole blocks) that covers them.
 ///
+/// A tensor with a zero dimension has the empty window `0..0 × 0..0` (0 values, 0 bytes read)
+/// by default.
+///
 /// Errors: no such tensor, a type that cannot be previewed (see [`geometry`]), an unknown byte
 /// size, data that does not fit in the file, rows or columns outside the tensor or empty, a
 /// window over [`MAX_WINDOW_VALUES`] values or [`MAX_READ_BYTES`] bytes, sizes past 64 bits.
@@ -219,9 +228,29 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         });
     }
     if g.rows == 0 || g.row_values == 0 {
-        return Err(PreviewError::Shape(
-            "the tensor has no values (a dimension is 0)".into(),
-        ));
+        // A dimension is 0: the default window is the empty one (0 values, nothing read);
+        // a window asked for is outside the tensor.
+        if req.rows.is_none() && req.cols.is_none() {
+            return Ok(Plan {
+                tensor_index: index,
+                geometry: g,
+                rows: 0..0,
+                cols: 0..0,
+                read_offset: t.offset,
+                read_len: 0,
+                tensor_bytes,
+                unit_start: 0,
+                units: 0,
+            });
+        }
+        return Err(PreviewError::Window(format!(
+            "the tensor has no values (its shape has a 0), so no window {} is inside it",
+            if req.rows.is_some() {
+                "of rows"
+            } else {
+                "of columns"
+            }
+        )));
     }
     let cols = match (&req.cols, &req.rows) {
         (Some(c), _) => c.clone(),

@@ -2,7 +2,8 @@
 //! their raw values, the "read N bytes of M" line, histogram bars, the heatmap's scale labels,
 //! and the window controls' text.
 
-use crate::preview::{value_text, BlockScales, Heatmap, Histogram, Preview, Stats};
+use crate::dequant::Exact;
+use crate::preview::{exact_raw, exact_text, BlockScales, Heatmap, Histogram, Preview, Stats};
 use crate::text;
 
 /// One statistic: a stable key (`min`, `nan`, … — the page's `data-stat`), a label, the text
@@ -40,8 +41,9 @@ fn f64_text(v: Option<f64>) -> String {
     }
 }
 
-/// The statistics as rows, in display order. Min/max are exact `f32` values; mean, std and
-/// mean |x| are `f64` (shown to 7 significant places; `raw` is exact).
+/// The statistics as rows, in display order. Min/max are exact values of the stored type
+/// ([`exact_text`]; `raw` is [`exact_raw`]: every digit of an integer); mean, std and mean |x|
+/// are `f64` (shown to 7 significant places; `raw` is exact).
 pub fn stat_rows(s: &Stats) -> Vec<StatRow> {
     let count = |key, label, n: u64| StatRow {
         key,
@@ -49,11 +51,11 @@ pub fn stat_rows(s: &Stats) -> Vec<StatRow> {
         text: text::thousands(n),
         raw: n.to_string(),
     };
-    let f32row = |key, label, v: Option<f32>| StatRow {
+    let exact = |key, label, v: Option<Exact>| StatRow {
         key,
         label,
-        text: v.map_or("–".into(), value_text),
-        raw: f64_raw(v.map(f64::from)),
+        text: v.map_or("–".into(), exact_text),
+        raw: v.map(exact_raw).unwrap_or_default(),
     };
     let f64row = |key, label, v: Option<f64>| StatRow {
         key,
@@ -63,8 +65,8 @@ pub fn stat_rows(s: &Stats) -> Vec<StatRow> {
     };
     vec![
         count("count", "values", s.count),
-        f32row("min", "min", s.min),
-        f32row("max", "max", s.max),
+        exact("min", "min", s.min),
+        exact("max", "max", s.max),
         f64row("mean", "mean", s.mean),
         f64row("std", "std dev", s.std),
         f64row("mean_abs", "mean |x|", s.mean_abs),
@@ -97,6 +99,26 @@ pub fn window_text(p: &Preview) -> String {
         w.cols.end,
         text::thousands(w.geometry.row_values),
         text::thousands(p.stats.count)
+    )
+}
+
+/// For a window with no values (a tensor with a zero dimension): "0 values: the shape [0, 4]
+/// has a zero dimension, so there is nothing to show".
+pub fn empty_text(p: &Preview) -> Option<String> {
+    (p.stats.count == 0).then(|| {
+        let shape: Vec<String> = p.shape.iter().map(u64::to_string).collect();
+        format!(
+            "0 values: the shape [{}] has a zero dimension, so there is nothing to show",
+            shape.join(", ")
+        )
+    })
+}
+
+/// What the statistics are of, when not simply the values: complex values are summarised by
+/// their magnitude.
+pub fn values_note(p: &Preview) -> Option<&'static str> {
+    (p.values_are == "complex").then_some(
+        "complex values: the statistics, histogram and heatmap are of |z| = √(re² + im²)",
     )
 }
 
@@ -231,8 +253,8 @@ pub fn scales_caption(s: &BlockScales) -> String {
         "{}, one per {}-value block: min {}, max {}",
         s.field,
         s.block_values,
-        s.stats.min.map_or("–".into(), value_text),
-        s.stats.max.map_or("–".into(), value_text)
+        s.stats.min.map_or("–".into(), exact_text),
+        s.stats.max.map_or("–".into(), exact_text)
     )
 }
 

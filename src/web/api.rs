@@ -17,7 +17,7 @@ use web_sys::AbortSignal;
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
 use super::preview::{decode_sliced, window_bytes};
-use crate::preview::{geometry, parse_range, plan, Job, WindowRequest};
+use crate::preview::{geometry, parse_range, plan, Job, WindowRequest, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::view::export;
@@ -216,7 +216,9 @@ fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Ran
 /// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols}`, both
 /// optional: the page's default window) of the named tensor, reading only its bytes. Returns
 /// `[json, values]`: the CLI's `--tensor --json` schema as a JSON string, and the window's
-/// values (row-major) as a `Float32Array`. Errors: the model or tensor cannot be read, no such
+/// values (row-major): a `Float32Array`, a `Float64Array` for the types an `f32` cannot hold
+/// (F64, 32- and 64-bit integers; a 64-bit integer beyond 2^53 is its nearest double, the
+/// JSON's `first_values[].text` has every digit), or for C64 a `Float32Array` of `re, im` pairs. Errors: the model or tensor cannot be read, no such
 /// tensor, a window outside the tensor.
 pub async fn preview(
     source: JsValue,
@@ -264,6 +266,9 @@ pub async fn preview(
     let json = serde_json::to_string(&preview).map_err(|e| err(e.to_string()))?;
     let out = Array::new();
     out.push(&json.into());
-    out.push(&Float32Array::from(values.as_slice()).into());
+    out.push(&match values {
+        WindowValues::F32(v) | WindowValues::Complex(v) => Float32Array::from(v.as_slice()).into(),
+        WindowValues::F64(v) => js_sys::Float64Array::from(v.as_slice()).into(),
+    });
     Ok(out)
 }

@@ -20,9 +20,11 @@ use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
 
+use crate::dequant::Exact;
 use crate::format::Model;
 use crate::preview::{
-    self, geometry, parse_range, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
+    self, exact_raw, geometry, parse_range, read_window, Heatmap, Job, Preview, PreviewError,
+    WindowRequest,
 };
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::colors::{dtype_color, text_on};
@@ -460,6 +462,17 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
         &format!("{}+{}", p.window.read_offset, p.window.read_len),
     );
     dom::clear(&els.content);
+    let mut listeners = Vec::new();
+    dom::set_hidden(&els.scales_label, true);
+    if let Some(empty) = pv::empty_text(p) {
+        let note = el_text("p", "note", &empty);
+        attr(&note, "data-testid", "preview-empty");
+        append(&els.content, &note);
+        return listeners;
+    }
+    if let Some(text) = pv::values_note(p) {
+        append(&els.content, &el_text("p", "note", text));
+    }
 
     let top = el_class("div", "preview-top");
     let stats = el_class("dl", "preview-stats");
@@ -494,7 +507,6 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     append(&els.content, &heat_fig);
     paint_heatmap(&canvas, &p.heatmap, &labels, &note, None);
 
-    let mut listeners = Vec::new();
     dom::set_hidden(&els.scales_label, p.block_scales.is_none());
     els.scales_box.set_checked(false);
     if let Some(scales) = &p.block_scales {
@@ -658,7 +670,10 @@ fn values_table(p: &Preview) -> Element {
     for v in &p.first_values {
         let tr = dom::el("tr");
         attr(&tr, "data-index", &v.index.to_string());
-        attr(&tr, "data-bits", &v.value.to_bits().to_string());
+        if let Exact::F32(x) = v.value {
+            attr(&tr, "data-bits", &x.to_bits().to_string());
+        }
+        attr(&tr, "data-value", &exact_raw(v.value));
         for (text, class) in [
             (v.index.to_string(), "mono muted"),
             (v.row.to_string(), "mono"),

@@ -33,6 +33,13 @@ pub fn text(p: &Preview) -> String {
         "  {}\n",
         pv::bytes_read_text(p.bytes_read, p.window.tensor_bytes)
     ));
+    if let Some(empty) = pv::empty_text(p) {
+        o.push_str(&format!("  {empty}\n"));
+        return o;
+    }
+    if let Some(note) = pv::values_note(p) {
+        o.push_str(&format!("  {note}\n"));
+    }
     for row in pv::stat_rows(&p.stats) {
         field(&mut o, WIDTH, row.label, &row.text);
     }
