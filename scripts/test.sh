@@ -106,6 +106,15 @@ else
   echo "quantised safetensors fixtures are up to date"
 fi
 
+# Every safetensors dtype and every plain GGUF type (both byte orders), with the exact values
+# numpy and ml_dtypes give for each preview (rebuilt when the script is newer).
+EXACT_OUT="$WP_ROOT/target/exact-fixtures"
+if [ ! -f "$EXACT_OUT/expected.json" ] || [ tests/reference/exact_values.py -nt "$EXACT_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/exact_values.py --out "$EXACT_OUT"
+else
+  echo "exact-value fixtures are up to date"
+fi
+
 # --- 3. formatting, lints, native tests -------------------------------------------------------
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"
