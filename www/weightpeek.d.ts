@@ -166,8 +166,9 @@ export interface Stats {
   nan: number;
   pos_inf: number;
   neg_inf: number;
-  min: number | null;
-  max: number | null;
+  /** Exact min / max of the stored type (a boolean for BOOL; |z| for complex values). */
+  min: number | boolean | null;
+  max: number | boolean | null;
   mean: number | null;
   std: number | null;
   mean_abs: number | null;
@@ -195,13 +196,23 @@ export interface TensorPreview {
   stats: Stats;
   /** Histogram of the finite values: counts[i] between edges[i] and edges[i + 1]. */
   histogram: { edges: number[]; counts: number[] };
-  first_values: { row: number; col: number; index: number; value: number | null; text: string }[];
+  /** What the values are; for "complex" the statistics, histogram and heatmap are of |z|. */
+  values_are: "float" | "integer" | "boolean" | "complex";
+  /**
+   * The first values, exact: `value` is a number (null when NaN or infinite), an integer, a
+   * boolean or `[re, im]`; JSON.parse rounds integers past 2^53, so `text` has every digit.
+   */
+  first_values: { row: number; col: number; index: number; value: number | boolean | [number | null, number | null] | null; text: string }[];
   /** The window's heatmap (the grid's size and colour limit; cells are not included). */
   heatmap: { [field: string]: unknown };
   /** Per-block scales, for block-quantised GGUF types with one scale per block. */
   block_scales?: { field: string; block_values: number; stats: Stats; [field: string]: unknown };
-  /** The window's values, row-major (rows × cols), dequantised as ggml does. */
-  values: Float32Array;
+  /**
+   * The window's values, row-major (rows × cols), dequantised as ggml does: a Float32Array, a
+   * Float64Array for F64 and 32-/64-bit integers (a 64-bit integer past 2^53 is its nearest
+   * double), or for C64 a Float32Array of 2 × rows × cols numbers (re, im pairs).
+   */
+  values: Float32Array | Float64Array;
   [field: string]: unknown;
 }
 

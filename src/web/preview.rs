@@ -406,10 +406,16 @@ async fn run(
     current: &dyn Fn() -> bool,
 ) -> Result<(Preview, f64), PreviewError> {
     let plan = preview::plan(model, index, req)?;
-    els.rows_in
-        .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
-    els.cols_in
-        .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
+    if plan.values() == 0 {
+        // A tensor with a zero dimension: no window to edit (Show asks for the empty default).
+        els.rows_in.set_value("");
+        els.cols_in.set_value("");
+    } else {
+        els.rows_in
+            .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
+        els.cols_in
+            .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
+    }
     let bytes = window_bytes(model, source, &plan).await?;
     let arrived = now();
     if !current() {

@@ -31,7 +31,7 @@ async function examples(file: File, signal: AbortSignal, picked: FileList): Prom
   const strays: string[] = (await inspect([file, file])).set?.strays.map((s) => `${s.name}: ${s.why}`) ?? [];
   const w: Window = { rows: [0, 4], cols: "0..256" };
   const p: TensorPreview = await preview(file, "blk.0.attn_q.weight", w);
-  const values: Float32Array = p.values;
+  const values: Float32Array | Float64Array = p.values;
   const mean: number | null = p.stats.mean;
   const read: number = p.window.read_len + p.bytes_read;
   const first: string[] = p.first_values.map((v) => v.text);
