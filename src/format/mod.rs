@@ -10,9 +10,11 @@ pub mod cursor;
 pub mod error;
 pub mod ggml_type;
 pub mod gguf;
+pub mod pickle;
 pub mod safetensors;
 pub mod sniff;
 pub mod value;
+pub mod zip;
 
 pub use cursor::{Endian, Stop};
 pub use error::{Error, ErrorKind, Warning};

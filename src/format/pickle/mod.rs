@@ -1,0 +1,1 @@
+//! A pickle reader that never executes (issue #12): being written.
