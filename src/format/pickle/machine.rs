@@ -1,0 +1,1000 @@
+//! The pickle machine: a loop over opcodes with a stack, a mark stack and a memo of node ids,
+//! building [`Node`]s in an arena. Each opcode's effect follows CPython 3.11's `_pickle.c`
+//! (what `torch.load` runs), except that nothing is imported or called.
+
+use std::collections::HashMap;
+
+use super::text::{self, Int};
+use super::{ops, CallKind, Import, Limits, Node, NodeId, Pickle, MAX_WARNINGS};
+use crate::format::error::{Error, ErrorKind, Warning};
+
+/// Runs the machine over `bytes` (at absolute offset `base`) until STOP or an error.
+pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<Error>) {
+    let mut m = Machine {
+        buf: bytes,
+        pos: 0,
+        len: bytes.len() as u64,
+        base,
+        limits,
+        nodes: Vec::new(),
+        depth: Vec::new(),
+        units: 0,
+        stack: Vec::new(),
+        marks: Vec::new(),
+        memo: HashMap::new(),
+        globals: Vec::new(),
+        import_of: HashMap::new(),
+        protocol: None,
+        buffers: 0,
+        warnings: Vec::new(),
+        dropped_warnings: 0,
+        op_at: 0,
+        op_code: 0,
+    };
+    let result = if base.checked_add(m.len).is_none() {
+        Err(Error::new(
+            "pickle",
+            base,
+            ErrorKind::Overflow("the pickle's offset plus its length"),
+        ))
+    } else {
+        m.run()
+    };
+    m.finish(result)
+}
+
+struct Machine<'a, 'l> {
+    buf: &'a [u8],
+    /// Local position (0 = the pickle's first byte) of the next byte to read.
+    pos: u64,
+    len: u64,
+    base: u64,
+    limits: &'l Limits,
+    nodes: Vec<Node>,
+    /// Nesting depth of each node as built (1 for a value without children).
+    depth: Vec<u32>,
+    /// Nodes built plus container entries, against `limits.max_nodes`.
+    units: u64,
+    stack: Vec<NodeId>,
+    /// Stack lengths at each open MARK.
+    marks: Vec<usize>,
+    memo: HashMap<u64, NodeId>,
+    globals: Vec<Import>,
+    /// The import each Global node (or the wrapper of one) stands for.
+    import_of: HashMap<NodeId, usize>,
+    protocol: Option<u8>,
+    buffers: u32,
+    warnings: Vec<Warning>,
+    dropped_warnings: u64,
+    /// Local offset and byte of the opcode being run.
+    op_at: u64,
+    op_code: u8,
+}
+
+type R<T> = Result<T, Error>;
+
+impl<'a> Machine<'a, '_> {
+    fn finish(mut self, result: R<NodeId>) -> (Pickle, Option<Error>) {
+        if self.dropped_warnings > 0 {
+            self.warnings.push(Warning {
+                field: "pickle".into(),
+                offset: self.base,
+                message: format!("{} more warnings not listed", self.dropped_warnings),
+            });
+        }
+        let (root, end, error) = match result {
+            Ok(root) => (root, self.base + self.pos, None),
+            Err(e) => {
+                self.nodes.push(Node::None);
+                let root = (self.nodes.len() - 1) as NodeId;
+                (root, self.base.saturating_add(self.op_at), Some(e))
+            }
+        };
+        let pickle = Pickle {
+            nodes: self.nodes,
+            root,
+            globals: self.globals,
+            end,
+            protocol: self.protocol.unwrap_or(0),
+            warnings: self.warnings,
+        };
+        (pickle, error)
+    }
+
+    // --- errors and warnings -------------------------------------------------------------
+
+    fn field(&self) -> String {
+        match ops::name(self.op_code) {
+            Some(n) => format!("pickle opcode 0x{:02x} ({n})", self.op_code),
+            None => format!("pickle opcode 0x{:02x}", self.op_code),
+        }
+    }
+
+    fn err(&self, kind: ErrorKind) -> Error {
+        Error::new(self.field(), self.base + self.op_at, kind)
+    }
+
+    fn invalid(&self, why: impl Into<String>) -> Error {
+        self.err(ErrorKind::Invalid(why.into()))
+    }
+
+    /// The pickle ends before local offset `needed_end`.
+    fn short(&self, needed_end: u64) -> Error {
+        self.err(ErrorKind::Truncated {
+            needed_end: self.base.saturating_add(needed_end),
+            file_size: self.base + self.len,
+        })
+    }
+
+    fn warn(&mut self, message: impl Into<String>) {
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(Warning {
+                field: self.field(),
+                offset: self.base + self.op_at,
+                message: message.into(),
+            });
+        } else {
+            self.dropped_warnings += 1;
+        }
+    }
+
+    // --- reading arguments ---------------------------------------------------------------
+
+    /// The next `n` bytes; a truncation error when the pickle ends first.
+    fn bytes(&mut self, n: u64) -> R<&'a [u8]> {
+        let end = self.pos.saturating_add(n);
+        if end > self.len {
+            return Err(self.short(end));
+        }
+        // Both bounds are <= buf.len(), so they fit in usize.
+        let s = &self.buf[self.pos as usize..end as usize];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self) -> R<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.bytes(N as u64)?);
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> R<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+    fn u16(&mut self) -> R<u16> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+    fn u32(&mut self) -> R<u32> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn i32(&mut self) -> R<i32> {
+        Ok(i32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> R<u64> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    fn remaining(&self) -> u64 {
+        self.len - self.pos
+    }
+
+    /// `n` bytes (a length read from the file): refused before anything is taken when it is
+    /// longer than the bytes that remain or than [`Limits::max_bytes_value`].
+    fn take(&mut self, n: u64, what: &'static str) -> R<&'a [u8]> {
+        let remaining = self.remaining();
+        if n > remaining {
+            return Err(self.err(ErrorKind::CountTooLarge {
+                count: n,
+                what,
+                max: remaining,
+            }));
+        }
+        if n > self.limits.max_bytes_value {
+            return Err(self.invalid(format!(
+                "{what} is {n}, above the limit of {} bytes for one value (Limits::max_bytes_value)",
+                self.limits.max_bytes_value
+            )));
+        }
+        self.bytes(n)
+    }
+
+    /// A text argument: the bytes up to the next `\n` (not included; the `\n` is consumed).
+    fn line(&mut self) -> R<&'a [u8]> {
+        // pos <= buf.len(), so it fits usize.
+        let rest = &self.buf[self.pos as usize..];
+        match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.pos += i as u64 + 1;
+                Ok(&rest[..i])
+            }
+            None => Err(self.short(self.len + 1)),
+        }
+    }
+
+    // --- nodes, budget, depth ------------------------------------------------------------
+
+    fn spend(&mut self, n: u64) -> R<()> {
+        self.units = self.units.saturating_add(n);
+        if self.units > u64::from(self.limits.max_nodes) {
+            return Err(self.invalid(format!(
+                "the pickle builds more than {} values and container entries (Limits::max_nodes)",
+                self.limits.max_nodes
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_depth(&self, depth: u32) -> R<()> {
+        if depth > self.limits.max_depth {
+            return Err(self.err(ErrorKind::TooDeep(self.limits.max_depth)));
+        }
+        Ok(())
+    }
+
+    fn depth_of(&self, ids: impl IntoIterator<Item = NodeId>) -> u32 {
+        ids.into_iter()
+            .map(|i| self.depth.get(i as usize).copied().unwrap_or(1))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Adds a node one deeper than its deepest child in `children`.
+    fn add(&mut self, node: Node, children_depth: u32) -> R<NodeId> {
+        self.spend(1)?;
+        let depth = children_depth.saturating_add(1);
+        self.check_depth(depth)?;
+        let id = self.nodes.len() as NodeId; // < max_nodes <= u32::MAX
+        self.nodes.push(node);
+        self.depth.push(depth);
+        Ok(id)
+    }
+
+    fn atom(&mut self, node: Node) -> R<NodeId> {
+        self.add(node, 0)
+    }
+
+    fn push(&mut self, id: NodeId) -> R<()> {
+        if self.stack.len() as u64 >= u64::from(self.limits.max_nodes) {
+            return Err(self.invalid(format!(
+                "the stack holds more than {} values (Limits::max_nodes)",
+                self.limits.max_nodes
+            )));
+        }
+        self.stack.push(id);
+        Ok(())
+    }
+
+    fn push_new(&mut self, node: Node) -> R<()> {
+        let id = self.atom(node)?;
+        self.push(id)
+    }
+
+    fn push_str(&mut self, d: text::Decoded, what: &str) -> R<()> {
+        if d.surrogates {
+            self.warn(format!(
+                "{what} holds a lone surrogate (allowed in Python, not in UTF-8): shown as U+FFFD"
+            ));
+        }
+        if d.invalid {
+            self.warn(format!(
+                "{what} is not UTF-8 (Python refuses the file here): shown with U+FFFD"
+            ));
+        }
+        self.push_new(Node::Str(d.text))
+    }
+
+    fn push_int(&mut self, v: Int) -> R<()> {
+        match v {
+            Int::Small(v) => self.push_new(Node::Int(v)),
+            Int::Big(s) => self.push_new(Node::BigInt(s)),
+        }
+    }
+
+    // --- the stack -----------------------------------------------------------------------
+
+    fn fence(&self) -> usize {
+        self.marks.last().copied().unwrap_or(0)
+    }
+
+    fn underflow(&self) -> Error {
+        if self.marks.is_empty() {
+            self.invalid("stack underflow: the opcode needs a value the stack does not hold")
+        } else {
+            self.invalid("stack underflow: the opcode needs a value pushed after the last MARK")
+        }
+    }
+
+    fn pop(&mut self) -> R<NodeId> {
+        if self.stack.len() <= self.fence() {
+            return Err(self.underflow());
+        }
+        self.stack.pop().ok_or_else(|| self.underflow())
+    }
+
+    fn top(&self) -> R<NodeId> {
+        if self.stack.len() <= self.fence() {
+            return Err(self.underflow());
+        }
+        self.stack.last().copied().ok_or_else(|| self.underflow())
+    }
+
+    fn pop_mark(&mut self) -> R<Vec<NodeId>> {
+        match self.marks.pop() {
+            Some(at) => Ok(self.stack.split_off(at.min(self.stack.len()))),
+            None => Err(self.invalid("no MARK to pop (could not find MARK)")),
+        }
+    }
+
+    // --- memo ----------------------------------------------------------------------------
+
+    fn memo_get(&mut self, key: u64) -> R<()> {
+        match self.memo.get(&key).copied() {
+            Some(id) => self.push(id),
+            None => Err(self.invalid(format!(
+                "memo key {key} was never stored (PUT, BINPUT, LONG_BINPUT, MEMOIZE)"
+            ))),
+        }
+    }
+
+    fn memo_put(&mut self, key: u64) -> R<()> {
+        let id = self.top()?;
+        if !self.memo.contains_key(&key)
+            && self.memo.len() as u64 >= u64::from(self.limits.max_memo)
+        {
+            return Err(self.invalid(format!(
+                "more than {} memo keys (Limits::max_memo)",
+                self.limits.max_memo
+            )));
+        }
+        self.memo.insert(key, id);
+        Ok(())
+    }
+
+    /// A PUT or GET key in text: a non-negative decimal (`int(text)`).
+    fn text_key(&mut self) -> R<u64> {
+        let line = self.line()?;
+        match text::py_int(line, false, self.limits.max_int_digits) {
+            Ok(Int::Small(k)) if k >= 0 => Ok(k as u64),
+            Ok(Int::Small(_)) => Err(self.invalid("negative memo key")),
+            Ok(Int::Big(_)) => Err(self.err(ErrorKind::Overflow("memo key"))),
+            Err(why) => Err(self.invalid(why)),
+        }
+    }
+
+    // --- imports and calls ---------------------------------------------------------------
+
+    fn import(&mut self, module: String, name: String, opcode: &'static str) -> R<NodeId> {
+        let (verdict, why) = super::verdict(&module, &name);
+        let id = self.atom(Node::Global {
+            module: module.clone(),
+            name: name.clone(),
+        })?;
+        self.import_of.insert(id, self.globals.len());
+        self.globals.push(Import {
+            module,
+            name,
+            offset: self.base + self.op_at,
+            opcode,
+            calls: Vec::new(),
+            verdict,
+            why,
+        });
+        Ok(id)
+    }
+
+    fn text_name(&mut self, what: &str) -> R<String> {
+        let line = self.line()?;
+        let d = text::utf8(line);
+        if d.invalid {
+            self.warn(format!(
+                "the {what} is not UTF-8 (Python refuses the file here)"
+            ));
+        }
+        Ok(d.text)
+    }
+
+    fn call(
+        &mut self,
+        callable: NodeId,
+        args: NodeId,
+        kwargs: Option<NodeId>,
+        kind: CallKind,
+    ) -> R<NodeId> {
+        let offset = self.base + self.op_at;
+        if let Some(&i) = self.import_of.get(&callable) {
+            self.globals[i].calls.push(offset);
+        }
+        let d = self.depth_of([callable, args].into_iter().chain(kwargs));
+        self.add(
+            Node::Call {
+                callable,
+                args,
+                kwargs,
+                kind,
+                offset,
+                items: Vec::new(),
+                list: Vec::new(),
+                state: None,
+            },
+            d,
+        )
+    }
+
+    // --- mutations -----------------------------------------------------------------------
+
+    /// Turns `target` into a [`CallKind::Wrapped`] node holding what it was (moved to a new
+    /// node), so that every reference to it sees the mutation about to be applied.
+    fn wrap(&mut self, target: NodeId, what: &str) -> R<()> {
+        let i = target as usize;
+        let kind = match &self.nodes[i] {
+            Node::None => "None",
+            Node::Bool(_) => "a bool",
+            Node::Int(_) | Node::BigInt(_) => "an int",
+            Node::Float(_) => "a float",
+            Node::Str(_) => "a str",
+            Node::Bytes { .. } => "a bytes value",
+            Node::Tuple(_) => "a tuple",
+            Node::List(_) => "a list",
+            Node::Dict(_) => "a dict",
+            Node::Set(_) => "a set",
+            Node::FrozenSet(_) => "a frozenset",
+            Node::Global { .. } => "an imported object",
+            Node::Call { .. } => "a call's result",
+            Node::Persistent(_) => "a persistent object",
+            Node::Buffer { .. } => "an out-of-band buffer",
+        };
+        self.warn(format!(
+            "{what} applied to {kind}: kept on a wrapper (Python would call that object's method, or fail)"
+        ));
+        // The wrapper costs two nodes: refuse before anything moves.
+        if self.units.saturating_add(2) > u64::from(self.limits.max_nodes) {
+            return self.spend(2);
+        }
+        let old_depth = self.depth[i];
+        let moved_node = std::mem::replace(&mut self.nodes[i], Node::None);
+        let moved = self.add(moved_node, old_depth.saturating_sub(1))?;
+        if let Some(&g) = self.import_of.get(&target) {
+            self.import_of.insert(moved, g);
+        }
+        let args = self.atom(Node::Tuple(Vec::new()))?;
+        self.nodes[i] = Node::Call {
+            callable: moved,
+            args,
+            kwargs: None,
+            kind: CallKind::Wrapped,
+            offset: self.base + self.op_at,
+            items: Vec::new(),
+            list: Vec::new(),
+            state: None,
+        };
+        self.depth[i] = old_depth.saturating_add(1);
+        self.check_depth(self.depth[i])
+    }
+
+    /// The depth of the deepest of `ids` other than `target` itself (a value put into itself,
+    /// `a.append(a)`, is a cycle, not a level).
+    fn depth_in(&self, target: NodeId, ids: impl IntoIterator<Item = NodeId>) -> u32 {
+        self.depth_of(ids.into_iter().filter(|&i| i != target))
+    }
+
+    /// Records that `target` now holds children whose deepest is `children_depth` deep.
+    fn deepen(&mut self, target: NodeId, children_depth: u32) -> R<()> {
+        let d = children_depth.saturating_add(1);
+        self.check_depth(d)?;
+        let slot = &mut self.depth[target as usize];
+        *slot = (*slot).max(d);
+        Ok(())
+    }
+
+    /// APPEND, APPENDS.
+    fn extend_list(&mut self, target: NodeId, items: Vec<NodeId>, what: &str) -> R<()> {
+        self.spend(items.len() as u64)?;
+        let d = self.depth_in(target, items.iter().copied());
+        if !matches!(
+            self.nodes[target as usize],
+            Node::List(_) | Node::Call { .. }
+        ) {
+            self.wrap(target, what)?;
+        }
+        self.deepen(target, d)?;
+        match &mut self.nodes[target as usize] {
+            Node::List(v) | Node::Call { list: v, .. } => v.extend(items),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// ADDITEMS.
+    fn add_items(&mut self, target: NodeId, items: Vec<NodeId>) -> R<()> {
+        self.spend(items.len() as u64)?;
+        let d = self.depth_in(target, items.iter().copied());
+        if !matches!(
+            self.nodes[target as usize],
+            Node::Set(_) | Node::Call { .. }
+        ) {
+            self.wrap(target, "ADDITEMS")?;
+        }
+        self.deepen(target, d)?;
+        match &mut self.nodes[target as usize] {
+            Node::Set(v) | Node::Call { list: v, .. } => v.extend(items),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// SETITEM, SETITEMS.
+    fn set_items(&mut self, target: NodeId, pairs: Vec<(NodeId, NodeId)>, what: &str) -> R<()> {
+        self.spend(pairs.len() as u64)?;
+        let d = self.depth_in(target, pairs.iter().flat_map(|&(k, v)| [k, v]));
+        if !matches!(
+            self.nodes[target as usize],
+            Node::Dict(_) | Node::Call { .. }
+        ) {
+            self.wrap(target, what)?;
+        }
+        self.deepen(target, d)?;
+        match &mut self.nodes[target as usize] {
+            Node::Dict(v) | Node::Call { items: v, .. } => v.extend(pairs),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// BUILD.
+    fn build(&mut self, target: NodeId, state: NodeId) -> R<()> {
+        self.spend(1)?;
+        let d = self.depth_in(target, [state]);
+        if !matches!(self.nodes[target as usize], Node::Call { .. }) {
+            self.wrap(target, "BUILD")?;
+        }
+        self.deepen(target, d)?;
+        if let Node::Call { state: s, .. } = &mut self.nodes[target as usize] {
+            *s = Some(state);
+        }
+        Ok(())
+    }
+
+    fn pairs(&self, items: Vec<NodeId>, what: &str) -> R<Vec<(NodeId, NodeId)>> {
+        if !items.len().is_multiple_of(2) {
+            return Err(self.invalid(format!("odd number of items for {what}")));
+        }
+        Ok(items.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    fn container(&mut self, make: fn(Vec<NodeId>) -> Node, items: Vec<NodeId>) -> R<()> {
+        self.spend(items.len() as u64)?;
+        let d = self.depth_of(items.iter().copied());
+        let id = self.add(make(items), d)?;
+        self.push(id)
+    }
+
+    // --- the loop ------------------------------------------------------------------------
+
+    fn run(&mut self) -> R<NodeId> {
+        loop {
+            self.op_at = self.pos;
+            self.op_code = 0;
+            let code = match self.buf.get(self.pos as usize) {
+                Some(&c) => {
+                    self.pos += 1;
+                    c
+                }
+                None => {
+                    return Err(Error::new(
+                        "pickle (no STOP opcode)",
+                        self.base + self.op_at,
+                        ErrorKind::Truncated {
+                            needed_end: self.base + self.len + 1,
+                            file_size: self.base + self.len,
+                        },
+                    ))
+                }
+            };
+            self.op_code = code;
+            if let Some(root) = self.step(code)? {
+                return Ok(root);
+            }
+        }
+    }
+
+    /// Runs one opcode; `Some(root)` at STOP.
+    fn step(&mut self, code: u8) -> R<Option<NodeId>> {
+        match code {
+            // Protocol and framing.
+            0x80 => {
+                let v = self.u8()?;
+                if v > 5 {
+                    return Err(
+                        self.invalid(format!("unsupported pickle protocol {v} (known: 0 to 5)"))
+                    );
+                }
+                match self.protocol {
+                    None => self.protocol = Some(v),
+                    Some(p) => self.warn(format!(
+                        "a second PROTO ({v} after {p}): Python's pickler writes one, first"
+                    )),
+                }
+            }
+            0x95 => {
+                let n = self.u64()?;
+                if n > self.remaining() {
+                    return Err(self.short(self.pos.saturating_add(n)));
+                }
+                // A frame only says how many bytes follow; its opcodes are read as usual.
+            }
+            b'.' => {
+                let v = self.pop()?;
+                return Ok(Some(v));
+            }
+
+            // Constants and numbers.
+            b'N' => self.push_new(Node::None)?,
+            0x88 => self.push_new(Node::Bool(true))?,
+            0x89 => self.push_new(Node::Bool(false))?,
+            b'J' => {
+                let v = self.i32()?;
+                self.push_new(Node::Int(i64::from(v)))?
+            }
+            b'K' => {
+                let v = self.u8()?;
+                self.push_new(Node::Int(i64::from(v)))?
+            }
+            b'M' => {
+                let v = self.u16()?;
+                self.push_new(Node::Int(i64::from(v)))?
+            }
+            b'I' => {
+                let line = self.line()?;
+                // _pickle.c: libc strtol first; a 2-byte line (3 with its newline) of 0 or 1
+                // is a bool ("00", "01", also " 1", "+1", "-0").
+                match text::c_strtol(line) {
+                    Some(v @ (0 | 1)) if line.len() == 2 => self.push_new(Node::Bool(v == 1))?,
+                    Some(v) => self.push_new(Node::Int(v))?,
+                    None => {
+                        if line.is_empty() {
+                            return Err(self.invalid("empty INT argument"));
+                        }
+                        let v = text::py_int(line, true, self.limits.max_int_digits)
+                            .map_err(|why| self.invalid(why))?;
+                        self.push_int(v)?
+                    }
+                }
+            }
+            b'L' => {
+                let mut line = self.line()?;
+                if line.is_empty() {
+                    return Err(self.invalid("empty LONG argument"));
+                }
+                // Python 2 wrote "123L".
+                if let [digits @ .., b'L'] = line {
+                    line = digits;
+                }
+                let v = text::py_int(line, true, self.limits.max_int_digits)
+                    .map_err(|why| self.invalid(why))?;
+                self.push_int(v)?
+            }
+            0x8a | 0x8b => {
+                let (n, what) = if code == 0x8a {
+                    (u64::from(self.u8()?), "LONG1 length")
+                } else {
+                    let n = self.i32()?;
+                    if n < 0 {
+                        return Err(self.invalid(format!("LONG4 byte count is negative ({n})")));
+                    }
+                    (n as u64, "LONG4 length")
+                };
+                let max = self.limits.max_int_digits;
+                let v = text::long_le(self.take(n, what)?, max);
+                self.push_int(v)?
+            }
+            b'F' => {
+                let line = self.line()?;
+                let v = text::float(line).map_err(|why| self.invalid(why))?;
+                self.push_new(Node::Float(v))?
+            }
+            b'G' => {
+                let b = self.u64()?;
+                // BINFLOAT is big-endian; the cursor read it little-endian.
+                self.push_new(Node::Float(f64::from_bits(b.swap_bytes())))?
+            }
+
+            // Strings and bytes.
+            b'S' => {
+                let line = self.line()?;
+                let raw = text::quoted_string(line).map_err(|why| self.invalid(why))?;
+                self.push_str(text::utf8(&raw), "a STRING")?
+            }
+            b'T' | b'U' => {
+                let n = if code == b'T' {
+                    let n = self.i32()?;
+                    if n < 0 {
+                        return Err(self.invalid(format!("BINSTRING byte count is negative ({n})")));
+                    }
+                    n as u64
+                } else {
+                    u64::from(self.u8()?)
+                };
+                let d = text::utf8(self.take(n, "string length")?);
+                self.push_str(d, "a Python 2 string")?
+            }
+            b'V' => {
+                let line = self.line()?;
+                let d = text::raw_unicode_escape(line).map_err(|why| self.invalid(why))?;
+                self.push_str(d, "a UNICODE string")?
+            }
+            b'X' | 0x8c | 0x8d => {
+                let n = match code {
+                    b'X' => u64::from(self.u32()?),
+                    0x8c => u64::from(self.u8()?),
+                    _ => self.u64()?,
+                };
+                let d = text::utf8(self.take(n, "string length")?);
+                self.push_str(d, "a string")?
+            }
+            b'B' | b'C' | 0x8e | 0x96 => {
+                let n = match code {
+                    b'B' => u64::from(self.u32()?),
+                    b'C' => u64::from(self.u8()?),
+                    _ => self.u64()?,
+                };
+                let start = self.base + self.pos;
+                self.take(n, "bytes length")?;
+                self.push_new(Node::Bytes { start, len: n })?
+            }
+            0x97 => {
+                let index = self.buffers;
+                self.buffers = self.buffers.saturating_add(1);
+                self.warn(format!(
+                    "out-of-band buffer {index} (NEXT_BUFFER): its bytes are not in the pickle"
+                ));
+                self.push_new(Node::Buffer {
+                    index,
+                    readonly: false,
+                })?
+            }
+            0x98 => {
+                let id = self.top()?;
+                if let Node::Buffer { readonly, .. } = &mut self.nodes[id as usize] {
+                    *readonly = true;
+                }
+                // Anything else is already read-only or not a buffer: Python keeps it as is.
+            }
+
+            // Containers.
+            b']' => self.push_new(Node::List(Vec::new()))?,
+            b')' => self.push_new(Node::Tuple(Vec::new()))?,
+            b'}' => self.push_new(Node::Dict(Vec::new()))?,
+            0x8f => self.push_new(Node::Set(Vec::new()))?,
+            b'(' => {
+                if self.marks.len() as u64 >= u64::from(self.limits.max_depth) {
+                    return Err(self.err(ErrorKind::TooDeep(self.limits.max_depth)));
+                }
+                self.marks.push(self.stack.len());
+            }
+            b'l' => {
+                let items = self.pop_mark()?;
+                self.container(Node::List, items)?
+            }
+            b't' => {
+                let items = self.pop_mark()?;
+                self.container(Node::Tuple, items)?
+            }
+            0x91 => {
+                let items = self.pop_mark()?;
+                self.container(Node::FrozenSet, items)?
+            }
+            0x85..=0x87 => {
+                let n = usize::from(code - 0x84);
+                if self.stack.len() < self.fence() + n {
+                    return Err(self.underflow());
+                }
+                let items = self.stack.split_off(self.stack.len() - n);
+                self.container(Node::Tuple, items)?
+            }
+            b'd' => {
+                let items = self.pop_mark()?;
+                let pairs = self.pairs(items, "DICT")?;
+                self.spend(pairs.len() as u64)?;
+                let d = self.depth_of(pairs.iter().flat_map(|&(k, v)| [k, v]));
+                let id = self.add(Node::Dict(pairs), d)?;
+                self.push(id)?
+            }
+            b'a' => {
+                let v = self.pop()?;
+                let target = self.top()?;
+                self.extend_list(target, vec![v], "APPEND")?
+            }
+            b'e' => {
+                let items = self.pop_mark()?;
+                let target = self.top()?;
+                self.extend_list(target, items, "APPENDS")?
+            }
+            b's' => {
+                let v = self.pop()?;
+                let k = self.pop()?;
+                let target = self.top()?;
+                self.set_items(target, vec![(k, v)], "SETITEM")?
+            }
+            b'u' => {
+                let items = self.pop_mark()?;
+                let pairs = self.pairs(items, "SETITEMS")?;
+                let target = self.top()?;
+                self.set_items(target, pairs, "SETITEMS")?
+            }
+            0x90 => {
+                let items = self.pop_mark()?;
+                let target = self.top()?;
+                self.add_items(target, items)?
+            }
+
+            // Stack manipulation.
+            b'0' => {
+                if self.stack.len() > self.fence() {
+                    self.stack.pop();
+                } else if self.marks.pop().is_none() {
+                    return Err(self.underflow());
+                }
+            }
+            b'1' => {
+                self.pop_mark()?;
+            }
+            b'2' => {
+                let v = self.top()?;
+                self.push(v)?
+            }
+
+            // Memo.
+            b'g' => {
+                let k = self.text_key()?;
+                self.memo_get(k)?
+            }
+            b'h' => {
+                let k = self.u8()?;
+                self.memo_get(u64::from(k))?
+            }
+            b'j' => {
+                let k = self.u32()?;
+                self.memo_get(u64::from(k))?
+            }
+            b'p' => {
+                let k = self.text_key()?;
+                self.memo_put(k)?
+            }
+            b'q' => {
+                let k = self.u8()?;
+                self.memo_put(u64::from(k))?
+            }
+            b'r' => {
+                let k = self.u32()?;
+                self.memo_put(u64::from(k))?
+            }
+            0x94 => {
+                let k = self.memo.len() as u64;
+                self.memo_put(k)?
+            }
+
+            // Imports.
+            b'c' => {
+                let module = self.text_name("GLOBAL module")?;
+                let name = self.text_name("GLOBAL name")?;
+                let id = self.import(module, name, "GLOBAL")?;
+                self.push(id)?
+            }
+            0x93 => {
+                let name = self.pop()?;
+                let module = self.pop()?;
+                let (Node::Str(module), Node::Str(name)) =
+                    (&self.nodes[module as usize], &self.nodes[name as usize])
+                else {
+                    return Err(self.invalid("STACK_GLOBAL needs two str values (module, name)"));
+                };
+                let (module, name) = (module.clone(), name.clone());
+                let id = self.import(module, name, "STACK_GLOBAL")?;
+                self.push(id)?
+            }
+            0x82..=0x84 => {
+                let (code_value, opcode) = match code {
+                    0x82 => (i64::from(self.u8()?), "EXT1"),
+                    0x83 => (i64::from(self.u16()?), "EXT2"),
+                    _ => (i64::from(self.i32()?), "EXT4"),
+                };
+                if code_value <= 0 {
+                    return Err(
+                        self.invalid(format!("extension code {code_value} is not positive"))
+                    );
+                }
+                self.warn(format!(
+                    "extension code {code_value}: what it imports is in the loading program's copyreg registry, not in the file"
+                ));
+                let id = self.import(
+                    "copyreg._extension_registry".into(),
+                    code_value.to_string(),
+                    opcode,
+                )?;
+                self.push(id)?
+            }
+
+            // Calls.
+            b'R' => {
+                let args = self.pop()?;
+                let callable = self.top()?;
+                let id = self.call(callable, args, None, CallKind::Reduce)?;
+                // top() succeeded, so the stack is not empty.
+                if let Some(slot) = self.stack.last_mut() {
+                    *slot = id;
+                }
+            }
+            0x81 => {
+                let args = self.pop()?;
+                let cls = self.pop()?;
+                let id = self.call(cls, args, None, CallKind::NewObj)?;
+                self.push(id)?
+            }
+            0x92 => {
+                let kwargs = self.pop()?;
+                let args = self.pop()?;
+                let cls = self.pop()?;
+                let id = self.call(cls, args, Some(kwargs), CallKind::NewObjEx)?;
+                self.push(id)?
+            }
+            b'i' => {
+                let module = self.text_name("INST module")?;
+                let name = self.text_name("INST name")?;
+                let items = self.pop_mark()?;
+                let cls = self.import(module, name, "INST")?;
+                self.spend(items.len() as u64)?;
+                let d = self.depth_of(items.iter().copied());
+                let args = self.add(Node::Tuple(items), d)?;
+                let id = self.call(cls, args, None, CallKind::Inst)?;
+                self.push(id)?
+            }
+            b'o' => {
+                let mut items = self.pop_mark()?;
+                if items.is_empty() {
+                    return Err(self.invalid("OBJ needs a class after its MARK"));
+                }
+                let cls = items.remove(0);
+                self.spend(items.len() as u64)?;
+                let d = self.depth_of(items.iter().copied());
+                let args = self.add(Node::Tuple(items), d)?;
+                let id = self.call(cls, args, None, CallKind::Obj)?;
+                self.push(id)?
+            }
+            b'b' => {
+                let state = self.pop()?;
+                let target = self.top()?;
+                self.build(target, state)?
+            }
+
+            // Persistent ids.
+            b'P' => {
+                let line = self.line()?;
+                let d = text::utf8(line);
+                if d.invalid || !line.is_ascii() {
+                    self.warn("a protocol-0 persistent id that is not ASCII (Python refuses it)");
+                }
+                let pid = self.atom(Node::Str(d.text))?;
+                let id = self.add(Node::Persistent(pid), 1)?;
+                self.push(id)?
+            }
+            b'Q' => {
+                let pid = self.pop()?;
+                let d = self.depth_of([pid]);
+                let id = self.add(Node::Persistent(pid), d)?;
+                self.push(id)?
+            }
+
+            _ => {
+                return Err(Error::new(
+                    format!("pickle opcode 0x{code:02x}"),
+                    self.base + self.op_at,
+                    ErrorKind::Invalid(
+                        "not a pickle opcode (protocols 0 to 5; damaged data, or not a pickle)"
+                            .into(),
+                    ),
+                ))
+            }
+        }
+        Ok(None)
+    }
+}

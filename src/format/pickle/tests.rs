@@ -1,0 +1,1 @@
+//! Unit tests: opcode corner cases (filled in below).
