@@ -115,6 +115,27 @@ else
   echo "exact-value fixtures are up to date"
 fi
 
+# Pickles of every kind (plain values at protocols 0-5, PyTorch-like checkpoints written without
+# torch, malicious ones) with the tree Python's unpickler builds from them with inert stand-ins,
+# the imports pickletools finds and picklescan's and fickling's verdicts (rebuilt when the
+# script is newer).
+PICKLE_OUT="$WP_ROOT/target/pickle-fixtures"
+if [ ! -f "$PICKLE_OUT/expected.json" ] || [ tests/reference/pickle_cases.py -nt "$PICKLE_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/pickle_cases.py --out "$PICKLE_OUT"
+else
+  echo "pickle fixtures are up to date"
+fi
+
+# PyTorch checkpoints written without torch (zip, ZIP64, legacy, malicious pickles, a 500 MB
+# one for the remote tests) and what a reference reader finds in them and in the real lpips and
+# silero-vad files (rebuilt when the script is newer).
+TORCH_OUT="$WP_ROOT/target/torch-fixtures"
+if [ ! -f "$TORCH_OUT/expected.json" ] || [ tests/reference/torch_fixtures.py -nt "$TORCH_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/torch_fixtures.py --out "$TORCH_OUT" --big
+else
+  echo "PyTorch fixtures are up to date"
+fi
+
 # --- 3. formatting, lints, native tests -------------------------------------------------------
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"

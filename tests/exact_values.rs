@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{open_model, run_cli};
+use common::{float, open_model, run_cli, same, same_float};
 use serde_json::Value as J;
 use weightpeek::dequant::Exact;
 use weightpeek::preview::{plan, read_window, Job, Preview, WindowRequest};
@@ -28,31 +28,6 @@ fn expected(dir: &Path) -> J {
 
 fn range(v: &J) -> std::ops::Range<u64> {
     v[0].as_u64().unwrap()..v[1].as_u64().unwrap()
-}
-
-/// A reference float text (Python repr, or NaN / Infinity / -Infinity) as an f64.
-fn float(s: &J) -> f64 {
-    s.as_str().unwrap().parse::<f64>().unwrap()
-}
-
-fn same_float(got: f64, want: f64) -> bool {
-    (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
-}
-
-/// Whether `got` is the reference value `want` of a value of `kind`, exactly.
-fn same(kind: &str, got: Exact, want: &J) -> bool {
-    match (kind, got) {
-        ("integer", Exact::Int(i)) => want.as_str() == Some(&i.to_string()),
-        ("integer", Exact::UInt(u)) => want.as_str() == Some(&u.to_string()),
-        ("boolean", Exact::Bool(b)) => want.as_str() == Some(if b { "true" } else { "false" }),
-        ("complex", Exact::Complex(re, im)) => {
-            same_float(f64::from(re), float(&want[0])) && same_float(f64::from(im), float(&want[1]))
-        }
-        // A float kind, or a complex tensor's statistics (of |z|).
-        ("float" | "complex", Exact::F32(v)) => same_float(f64::from(v), float(want)),
-        ("float" | "complex", Exact::F64(v)) => same_float(v, float(want)),
-        _ => false,
-    }
 }
 
 fn close(label: &str, got: Option<f64>, want: &J) {

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+mod pickle;
 pub mod quant;
 mod set;
 pub use set::member_word;
@@ -126,6 +127,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
             parts: Vec::new(),
             sidecar: Default::default(),
             set: None,
+            archive: None,
         };
         for mut f in check_file(&part) {
             if !first || f.tensor.is_some() {
@@ -165,6 +167,7 @@ pub fn check_file(m: &Model) -> Vec<Finding> {
     tensors(m, &mut out);
     names(m, &mut out);
     metadata_types(m, &mut out);
+    pickle::pickle_findings(m, &mut out);
     out.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
     out
 }
@@ -257,6 +260,9 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             continue;
         };
         match t.offset.checked_add(bytes) {
+            // A PyTorch file's storages are zip members or raw blocks with headers between
+            // them, and views share them: overlaps and gaps are normal there.
+            Some(end) if end <= m.file_size && m.archive.is_some() => {}
             Some(end) if end <= m.file_size => ranges.push((t.offset, end, &t.name)),
             Some(end) => {
                 needed_end = needed_end.max(end);

@@ -13,6 +13,7 @@ pub mod gguf;
 pub mod pickle;
 pub mod safetensors;
 pub mod sniff;
+pub mod torch;
 pub mod value;
 pub mod zip;
 
@@ -119,6 +120,9 @@ pub struct Model {
     /// file: which were read, which are missing, which given files do not belong. `None` for
     /// a single file that is the whole model.
     pub set: Option<SetInfo>,
+    /// PyTorch files: the pickles with their imports (the safety report) and where each
+    /// tensor's storage is. `None` for GGUF and safetensors.
+    pub archive: Option<torch::Archive>,
 }
 
 /// A given file that is not part of the model opened, and why.
@@ -377,6 +381,7 @@ pub fn model_from_gguf(
         parts: Vec::new(),
         sidecar: Sidecar::default(),
         set: None,
+        archive: None,
     }
 }
 
@@ -479,5 +484,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         parts: Vec::new(),
         sidecar: Sidecar::default(),
         set: None,
+        archive: None,
     }
 }

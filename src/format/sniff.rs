@@ -13,14 +13,20 @@ pub enum Format {
     Gguf,
     /// safetensors.
     Safetensors,
+    /// A PyTorch zip archive (`torch.save` since 1.6, TorchScript `torch.jit.save`).
+    Pytorch,
+    /// A PyTorch checkpoint in the legacy format (`torch.save` before 1.6).
+    PytorchLegacy,
 }
 
 impl Format {
-    /// Lowercase name used in JSON (`"gguf"`, `"safetensors"`).
+    /// Lowercase name used in JSON (`"gguf"`, `"safetensors"`, `"pytorch"`, `"pytorch-legacy"`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Gguf => "gguf",
             Format::Safetensors => "safetensors",
+            Format::Pytorch => "pytorch",
+            Format::PytorchLegacy => "pytorch-legacy",
         }
     }
 }
@@ -42,6 +48,16 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     }
     if head.starts_with(b"GGUF") {
         return Ok(Format::Gguf);
+    }
+    // A zip archive starts with a local file header (an empty one with its end record).
+    if head.starts_with(b"PK\x03\x04") {
+        return Ok(Format::Pytorch);
+    }
+    if head.starts_with(&super::torch::LEGACY_MAGIC) {
+        return Ok(Format::PytorchLegacy);
+    }
+    if head.starts_with(b"\x80") && head.get(1).is_some_and(|&p| p <= 5) {
+        return not("this is a Python pickle, but not a PyTorch checkpoint (it does not start with PyTorch's magic number); weightpeek reads PyTorch's zip and legacy formats");
     }
     if head.len() < 4 && file_size < 4 && b"GGUF".starts_with(head) {
         return not(&format!(
@@ -99,7 +115,7 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         // Safetensors-shaped, but the header runs past the end: the parser names the field.
         return Ok(Format::Safetensors);
     }
-    not("not a GGUF or safetensors file (unrecognised first bytes)")
+    not("not a GGUF, safetensors or PyTorch file (unrecognised first bytes)")
 }
 
 fn old_ggml(head: &[u8]) -> Option<&'static str> {

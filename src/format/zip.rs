@@ -141,10 +141,15 @@ impl Le<'_> {
 
 /// Finds the end records in `tail`, the last bytes of the file (`tail` starts at absolute offset
 /// `file_size - tail.len()`; at least [`MAX_END_SEARCH`] of them, or the whole file, find any
-/// end record). A ZIP64 end record outside `tail` is a [`ZipStop::Need`].
+/// end record). A ZIP64 end record outside `tail` is a [`ZipStop::Need`]; call again with its
+/// bytes as `zip64_record`.
 ///
 /// Errors: no end record (not a zip, or cut short), counts or offsets that do not fit the file.
-pub fn find_end(tail: &[u8], file_size: u64) -> Result<EndRecord, ZipStop> {
+pub fn find_end(
+    tail: &[u8],
+    file_size: u64,
+    zip64_record: Option<&[u8]>,
+) -> Result<EndRecord, ZipStop> {
     let base = file_size
         .checked_sub(tail.len() as u64)
         .ok_or_else(|| err("zip end record", 0, "more tail bytes than the file has"))?;
@@ -204,10 +209,11 @@ pub fn find_end(tail: &[u8], file_size: u64) -> Result<EndRecord, ZipStop> {
             )
             .into());
         }
-        let Some(rb) = rec
+        let inside = rec
             .checked_sub(base)
-            .and_then(|r| le.slice(r, ZIP64_END_LEN))
-        else {
+            .and_then(|r| le.slice(r, ZIP64_END_LEN));
+        let given = zip64_record.and_then(|b| b.get(..ZIP64_END_LEN as usize));
+        let Some(rb) = inside.or(given) else {
             return Err(ZipStop::Need(Need {
                 offset: rec,
                 len: ZIP64_END_LEN,
@@ -481,7 +487,7 @@ mod tests {
     #[test]
     fn finds_a_member_from_the_end() {
         let z = archive("a/data.pkl", b"hello", b"PK\x05\x06 fake");
-        let end = find_end(&z, z.len() as u64).unwrap();
+        let end = find_end(&z, z.len() as u64, None).unwrap();
         assert_eq!((end.entries, end.zip64), (1, false));
         let cd = &z[end.cd_offset as usize..(end.cd_offset + end.cd_size) as usize];
         let e = central_directory(cd, &end).unwrap();
@@ -502,13 +508,13 @@ mod tests {
     fn every_cut_and_every_flipped_byte_is_an_error_not_a_panic() {
         let z = archive("archive/data/0", &[7; 40], b"");
         for cut in 0..z.len() {
-            let _ = find_end(&z[cut..], (z.len() - cut) as u64);
-            let _ = find_end(&z[..cut], cut as u64);
+            let _ = find_end(&z[cut..], (z.len() - cut) as u64, None);
+            let _ = find_end(&z[..cut], cut as u64, None);
         }
         for i in 0..z.len() {
             let mut b = z.clone();
             b[i] ^= 0xFF;
-            if let Ok(end) = find_end(&b, b.len() as u64) {
+            if let Ok(end) = find_end(&b, b.len() as u64, None) {
                 let cd = b
                     .get(end.cd_offset as usize..(end.cd_offset + end.cd_size) as usize)
                     .unwrap_or(&[]);
@@ -527,7 +533,7 @@ mod tests {
         let mut b = z.clone();
         let n = b.len();
         b[n - 12..n - 10].copy_from_slice(&500u16.to_le_bytes());
-        let e = find_end(&b, n as u64).unwrap_err();
+        let e = find_end(&b, n as u64, None).unwrap_err();
         assert!(matches!(
             e,
             ZipStop::Fail(Error {

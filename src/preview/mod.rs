@@ -204,6 +204,66 @@ pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<
     Ok(bytes)
 }
 
+/// Moves `plan` to where its tensor's bytes really are, when the file's listing only predicted
+/// that: a PyTorch zip member whose local header was not read (a remote archive lists its
+/// tensors from the pickle and the central directory alone). Reads the member's local header
+/// (one small read) and shifts the window by the difference. A plan of any other tensor is
+/// returned as it is, without a read.
+///
+/// Errors: the header cannot be read, or is not a zip local header.
+pub async fn locate<S: ByteSource>(
+    model: &Model,
+    src: &mut S,
+    mut plan: Plan,
+) -> Result<Plan, PreviewError> {
+    let Some(a) = &model.archive else {
+        return Ok(plan);
+    };
+    let Some(s) = a
+        .tensor_storage
+        .get(plan.tensor_index)
+        .copied()
+        .flatten()
+        .and_then(|i| a.storages.get(i))
+        .filter(|s| !s.verified)
+    else {
+        return Ok(plan);
+    };
+    use crate::format::zip;
+    let len =
+        (zip::LOCAL_LEN + s.member.len() as u64 + 256).min(src.size().saturating_sub(s.header));
+    let head = src
+        .read(s.header, len)
+        .await
+        .map_err(|e| PreviewError::Read(e.to_string()))?;
+    let entry = zip::Entry {
+        name: s.member.clone(),
+        method: zip::METHOD_STORED,
+        flags: 0,
+        crc32: 0,
+        compressed: s.bytes,
+        size: s.bytes,
+        local_header: s.header,
+        central_offset: 0,
+    };
+    let real = match zip::data_offset(&head, &entry, src.size()) {
+        Ok(d) => d,
+        Err(zip::ZipStop::Fail(e)) => return Err(PreviewError::Read(e.to_string())),
+        Err(zip::ZipStop::Need(_)) => {
+            return Err(PreviewError::Read(format!(
+                "the local header of {} at byte {} is longer than expected",
+                s.member, s.header
+            )))
+        }
+    };
+    plan.read_offset = plan
+        .read_offset
+        .checked_sub(s.data)
+        .and_then(|rel| real.checked_add(rel))
+        .ok_or(PreviewError::Overflow)?;
+    Ok(plan)
+}
+
 /// How one decodable unit run is turned into values.
 #[derive(Debug, Clone)]
 enum Decoder {
@@ -638,7 +698,7 @@ pub async fn preview_tensor<S: ByteSource>(
         .iter()
         .position(|t| t.name == name)
         .ok_or_else(|| PreviewError::NoTensor(format!("\"{name}\"")))?;
-    let plan = plan(model, index, req)?;
+    let plan = locate(model, src, plan(model, index, req)?).await?;
     let bytes = read_window(src, &plan).await?;
     Job::new(model, plan, bytes)?.run()
 }

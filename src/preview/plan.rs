@@ -197,6 +197,16 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .get(index)
         .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
     let g = geometry(model, t)?;
+    if let Some((_, stride)) = model
+        .archive
+        .as_ref()
+        .and_then(|a| a.strided.iter().find(|(i, _)| *i == index))
+    {
+        return Err(PreviewError::Shape(format!(
+            "a strided view (stride {stride:?} for shape {:?}): its values are not one byte range",
+            t.shape
+        )));
+    }
     let tensor_bytes = g
         .rows
         .checked_mul(g.row_bytes)

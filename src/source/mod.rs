@@ -224,11 +224,23 @@ pub async fn read_model<S: ByteSource>(
     let first = policy.first_read.min(size);
     fetch(src, &mut buf, first, &mut stats).await?;
     let format = sniff(&buf, size)?;
+    match format {
+        Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
+        Format::PytorchLegacy => return Ok(read_legacy(src, policy, buf, stats).await),
+        Format::Gguf | Format::Safetensors => {}
+    }
     let mut gguf = GgufParser::new();
     loop {
         let step = match format {
             Format::Gguf => gguf.step(&buf, size).map(|()| None),
             Format::Safetensors => safetensors::parse(&buf, size).map(Some),
+            Format::Pytorch | Format::PytorchLegacy => {
+                return Err(Error::new(
+                    "format",
+                    0,
+                    ErrorKind::Invalid("not a header format".into()),
+                ))
+            }
         };
         match step {
             Ok(st) => return Ok((finish(format, gguf, st, buf, size, None), stats)),
@@ -250,11 +262,121 @@ pub async fn read_model<S: ByteSource>(
                 }
                 let estimate = match format {
                     Format::Gguf => gguf.estimate_end(),
-                    Format::Safetensors => None,
+                    _ => None,
                 };
                 let len = policy.planned_len(have, end, estimate, size);
                 if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
                     return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
+                }
+            }
+        }
+    }
+}
+
+/// Most separate reads a zip archive's listing takes (its start, its end, a central directory
+/// or ZIP64 record outside those, each pickle): a hostile archive cannot make it loop.
+pub const MAX_ZIP_READS: u32 = 12;
+
+/// A PyTorch zip archive: the first read holds its start (where `torch.save` puts data.pkl);
+/// then the end, the central directory and the pickles, each read once where it is.
+async fn read_zip<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+    buf: Vec<u8>,
+    mut stats: ReadStats,
+) -> (Model, ReadStats) {
+    let size = src.size();
+    let mut held = format::torch::Held::default();
+    held.add(0, buf.clone());
+    loop {
+        match format::torch::zip_step(&held, size, &buf) {
+            Ok(m) => return (m, stats),
+            Err(format::zip::ZipStop::Fail(e)) => {
+                return (format::torch::failed(Format::Pytorch, size, buf, e), stats)
+            }
+            Err(format::zip::ZipStop::Need(n)) => {
+                let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
+                if stats.reads >= MAX_ZIP_READS
+                    || too_much
+                    || n.offset.checked_add(n.len).is_none_or(|e| e > size)
+                {
+                    let e = Error::new(
+                        "zip archive",
+                        n.offset,
+                        ErrorKind::Invalid(format!(
+                            "listing it would need {} more bytes at byte {} after {} reads;                              this tool stops there",
+                            n.len, n.offset, stats.reads
+                        )),
+                    );
+                    return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                }
+                match src.read(n.offset, n.len).await {
+                    Ok(b) if b.len() as u64 == n.len => {
+                        stats.reads += 1;
+                        stats.bytes += n.len;
+                        held.add(n.offset, b);
+                    }
+                    Ok(b) => {
+                        let e = Error::new(
+                            "read",
+                            n.offset,
+                            ErrorKind::Source(format!(
+                                "asked for {} bytes, got {}",
+                                n.len,
+                                b.len()
+                            )),
+                        );
+                        return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                    }
+                    Err(why) => {
+                        let e = Error::new("read", n.offset, ErrorKind::Source(why.to_string()));
+                        return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A legacy PyTorch checkpoint: its pickles are at the start, read as a growing prefix.
+async fn read_legacy<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+    mut buf: Vec<u8>,
+    mut stats: ReadStats,
+) -> (Model, ReadStats) {
+    let size = src.size();
+    loop {
+        match format::torch::legacy_step(&buf, size) {
+            Ok(m) => return (m, stats),
+            Err(Stop::Fail(e)) => {
+                return (
+                    format::torch::failed(Format::PytorchLegacy, size, buf, e),
+                    stats,
+                )
+            }
+            Err(Stop::NeedMore(end)) => {
+                let have = buf.len() as u64;
+                if end > policy.max_header || have >= size {
+                    let e = Error::new(
+                        "pickle",
+                        have,
+                        ErrorKind::Invalid(format!(
+                            "the pickles need {end} bytes, over this tool's limit of {} bytes",
+                            policy.max_header
+                        )),
+                    );
+                    return (
+                        format::torch::failed(Format::PytorchLegacy, size, buf, e),
+                        stats,
+                    );
+                }
+                let len = policy.next_len(have, end, size);
+                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
+                    return (
+                        format::torch::failed(Format::PytorchLegacy, size, buf, e),
+                        stats,
+                    );
                 }
             }
         }
@@ -305,6 +427,18 @@ fn finish(
             m
         }
         (Format::Gguf, _) => format::model_from_gguf(gguf.into_header(), buf, size, error),
+        (Format::Pytorch | Format::PytorchLegacy, _) => format::torch::failed(
+            format,
+            size,
+            buf,
+            error.unwrap_or_else(|| {
+                Error::new(
+                    "format",
+                    0,
+                    ErrorKind::Invalid("not a header format".into()),
+                )
+            }),
+        ),
     }
 }
 

@@ -109,6 +109,10 @@ pub struct Summary {
     pub warnings: Vec<Warning>,
     /// Validation findings ([`crate::check`]): errors first.
     pub findings: Vec<Finding>,
+    /// PyTorch files: each pickle read, with every import, the calls made through it and its
+    /// safety verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pickles: Option<Vec<crate::format::torch::PickleInfo>>,
     /// The error that stopped parsing early, if any (what is above was parsed before it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -203,6 +207,7 @@ pub fn summarize(m: &Model) -> Summary {
             .collect(),
         warnings,
         findings,
+        pickles: m.archive.as_ref().map(|a| a.pickles.clone()),
         set: m.set.clone(),
         error: m.error.as_ref().map(|e| e.to_string()),
     }

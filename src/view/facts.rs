@@ -44,6 +44,8 @@ pub fn format_label(s: &Summary) -> String {
     match (s.format, s.version) {
         ("gguf", Some(v)) => format!("GGUF v{v}"),
         ("gguf", None) => "GGUF".into(),
+        ("pytorch", _) => "PyTorch (zip)".into(),
+        ("pytorch-legacy", _) => "PyTorch (legacy format)".into(),
         (other, _) => other.to_string(),
     }
 }
@@ -183,7 +185,60 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(q) = q {
         out.push(quant_fact(q));
     }
+    if let Some(f) = model.archive.as_ref().map(pickle_fact) {
+        out.push(f);
+    }
     out
+}
+
+/// The safety verdict of a PyTorch file's pickles: `safe` (every import a known tensor or
+/// container rebuild), `unknown imports` or `dangerous`, with what was imported.
+pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
+    use crate::format::pickle::Verdict;
+    let count = |v: Verdict| a.imports().filter(|i| i.verdict == v).count();
+    let (dangerous, unknown) = (count(Verdict::Dangerous), count(Verdict::Unknown));
+    let names = |v: Verdict| {
+        let mut n: Vec<String> = a
+            .imports()
+            .filter(|i| i.verdict == v)
+            .map(|i| text::escape(&format!("{}.{}", i.module, i.name)))
+            .collect();
+        n.dedup();
+        let more = n.len().saturating_sub(4);
+        n.truncate(4);
+        let mut s = n.join(", ");
+        if more > 0 {
+            s.push_str(&format!(" and {more} more"));
+        }
+        s
+    };
+    let total = a.imports().count();
+    let (value, detail, hook) = if dangerous > 0 {
+        (
+            format!("dangerous: {dangerous} import(s) run code"),
+            format!(
+                "{}; loading it with torch.load runs them (weightpeek only reads it)",
+                names(Verdict::Dangerous)
+            ),
+            "dangerous",
+        )
+    } else if unknown > 0 {
+        (
+            format!("{unknown} unknown import(s)"),
+            format!(
+                "{}; torch.load(weights_only=True) refuses them",
+                names(Verdict::Unknown)
+            ),
+            "unknown",
+        )
+    } else {
+        (
+            "safe".to_string(),
+            format!("all {total} imports are known tensor and container rebuilds"),
+            "safe",
+        )
+    };
+    Fact::new("pickle", value, Some(detail)).hook("pickle-verdict", Some(hook.to_string()))
 }
 
 /// The summary card's first figure for a model opened from a set of files, or from one file of

@@ -250,8 +250,8 @@ pub async fn preview(
         req.rows = window_range(&window, "rows", g.rows).map_err(err)?;
         req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;
     }
-    let p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
-    let bytes = window_bytes(m, &opened.source, &p)
+    let mut p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
+    let bytes = window_bytes(m, &opened.source, &mut p)
         .await
         .map_err(|e| aborted(&o).unwrap_or_else(|| err(e.to_string())))?;
     let job = Job::new(m, p, bytes).map_err(|e| err(e.to_string()))?;

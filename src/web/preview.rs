@@ -416,7 +416,8 @@ async fn run(
         els.cols_in
             .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
     }
-    let bytes = window_bytes(model, source, &plan).await?;
+    let mut plan = plan;
+    let bytes = window_bytes(model, source, &mut plan).await?;
     let arrived = now();
     if !current() {
         return Err(PreviewError::Read("superseded".into()));
@@ -431,9 +432,10 @@ async fn run(
 pub async fn window_bytes(
     model: &Model,
     source: &SourceFactory,
-    plan: &crate::preview::Plan,
+    plan: &mut crate::preview::Plan,
 ) -> Result<Vec<u8>, PreviewError> {
     let mut src = BoxedSource(source(model.part_of(plan.tensor_index).unwrap_or(0)));
+    *plan = preview::locate(model, &mut src, plan.clone()).await?;
     read_window(&mut src, plan).await
 }
 

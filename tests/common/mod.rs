@@ -6,6 +6,7 @@ pub mod range_server;
 
 use std::path::{Path, PathBuf};
 
+use weightpeek::dequant::Exact;
 use weightpeek::format::Model;
 use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy, SourceError};
 
@@ -218,7 +219,7 @@ pub fn data_dir() -> PathBuf {
         })
 }
 
-fn required() -> bool {
+pub fn required() -> bool {
     std::env::var("WEIGHTPEEK_REQUIRE_REFERENCE").is_ok_and(|v| v == "1")
 }
 
@@ -311,4 +312,42 @@ pub fn fixture_parts(reference: &serde_json::Value) -> Vec<String> {
         .iter()
         .map(|p| p.as_str().expect("a part name").to_string())
         .collect()
+}
+
+/// A reference float text (Python repr, or NaN / Infinity / -Infinity) as an f64.
+pub fn float(s: &serde_json::Value) -> f64 {
+    s.as_str().unwrap().parse::<f64>().unwrap()
+}
+
+/// Two doubles are the same value: equal bits, or both NaN.
+pub fn same_float(got: f64, want: f64) -> bool {
+    (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
+}
+
+/// Whether `got` is the reference value `want` (text written by a reference script: an
+/// integer's digits, a float's repr or NaN / Infinity / -Infinity, true / false, [re, im]) of
+/// a value of `kind` (`integer`, `boolean`, `complex`, `float`), exactly.
+pub fn same(kind: &str, got: Exact, want: &serde_json::Value) -> bool {
+    match (kind, got) {
+        ("integer", Exact::Int(i)) => want.as_str() == Some(&i.to_string()),
+        ("integer", Exact::UInt(u)) => want.as_str() == Some(&u.to_string()),
+        ("boolean", Exact::Bool(b)) => want.as_str() == Some(if b { "true" } else { "false" }),
+        ("complex", Exact::Complex(re, im)) => {
+            same_float(f64::from(re), float(&want[0])) && same_float(f64::from(im), float(&want[1]))
+        }
+        // A float kind, or a complex tensor's statistics (of |z|).
+        ("float" | "complex", Exact::F32(v)) => same_float(f64::from(v), float(want)),
+        ("float" | "complex", Exact::F64(v)) => same_float(v, float(want)),
+        _ => false,
+    }
+}
+
+/// The kind of a dtype's values, as the reference scripts name it.
+pub fn kind_of(dtype: &str) -> &'static str {
+    match dtype {
+        "BOOL" => "boolean",
+        "C64" => "complex",
+        d if d.starts_with('I') || d.starts_with('U') => "integer",
+        _ => "float",
+    }
 }

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
   launchBrowser, startAppServer, openApp, dropFiles, waitForSettled, errorBox, requireFile,
-  repoRoot, sharedDir, files,
+  repoRoot, sharedDir, dataDir, files,
 } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
@@ -93,6 +93,13 @@ describe('the same JSON from the CLI, inspect() and the page', { timeout: 20 * 6
     local.push({ label: 'split set', dir: path.join(fixtures, 'split-gguf'), names: split.parts });
     const sharded = JSON.parse(fs.readFileSync(requireFile(path.join(fixtures, 'sharded-safetensors.json')), 'utf8'));
     local.push({ label: 'shard set', dir: path.join(fixtures, 'sharded-safetensors'), names: ['model.safetensors.index.json', ...sharded.parts] });
+    // PyTorch checkpoints (issue #12): zip, legacy, TorchScript, and a malicious pickle.
+    const torch = path.join(repoRoot, 'target', 'torch-fixtures');
+    requireFile(path.join(torch, 'expected.json'), 'run tests/reference/torch_fixtures.py');
+    for (const f of ['state-dict.pt', 'legacy.pth', 'zip64.pt', 'malicious-os-system.pt']) local.push({ label: f, dir: torch, names: [f] });
+    const silero = path.join(dataDir, 'silero-vad');
+    requireFile(path.join(silero, 'silero_vad.jit'), 'run ../shared/scripts/fetch-real-models.py');
+    local.push({ label: 'silero_vad.jit', dir: silero, names: ['silero_vad.jit'] });
 
     // The mock Hub serves the same files (Gemma and MiniLM alone in their repositories).
     const only = (file) => {
@@ -107,6 +114,7 @@ describe('the same JSON from the CLI, inspect() and the page', { timeout: 20 * 6
         'p/minilm': { dir: only(files.minilm) },
         'p/split': { dir: path.join(fixtures, 'split-gguf') },
         'p/sharded': { dir: path.join(fixtures, 'sharded-safetensors') },
+        'p/torch': { dir: path.join(repoRoot, 'target', 'torch-fixtures') },
       },
     });
     const url = (repo, p) => `${hub.endpoint}/${repo}/resolve/main/${p}`;
@@ -114,6 +122,8 @@ describe('the same JSON from the CLI, inspect() and the page', { timeout: 20 * 6
     remote.push({ label: 'minilm by URL', url: url('p/minilm', path.basename(files.minilm)) });
     remote.push({ label: 'split set by URL of part 1', url: url('p/split', split.parts[0]) });
     remote.push({ label: 'shard set by URL of its index', url: url('p/sharded', 'model.safetensors.index.json') });
+    remote.push({ label: 'PyTorch zip by URL', url: url('p/torch', 'state-dict.pt') });
+    remote.push({ label: 'PyTorch legacy by URL', url: url('p/torch', 'legacy.pth') });
 
     blankDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-parity-page-'));
     fs.writeFileSync(path.join(blankDir, 'blank.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>blank</title></head><body></body></html>');

@@ -473,7 +473,7 @@ def main() -> int:
     files = {}
     real = {"lpips-alex.pth": DATA / "lpips/v0.1/alex.pth", "lpips-squeeze.pth": DATA / "lpips/v0.1/squeeze.pth",
             "lpips-vgg.pth": DATA / "lpips/v0.1/vgg.pth", "silero_vad.jit": DATA / "silero-vad/silero_vad.jit"}
-    local = sorted(p.name for p in a.out.iterdir() if p.suffix in (".pt", ".ckpt", ".pth") and p.name != "big.pt")
+    local = sorted(p.name for p in a.out.iterdir() if p.suffix in (".pt", ".ckpt", ".pth"))
     for name in local + list(real):
         path = real.get(name, a.out / name)
         if not path.is_file():

@@ -1,0 +1,127 @@
+//! Findings of a PyTorch file's pickles: the safety verdict of every import (what `torch.load`
+//! would import, and call, when it unpickles the file), tensors that could not be read, tied
+//! weights and strided views.
+//!
+//! Verdicts come from [`crate::format::pickle::verdict`]: a dangerous import is an error
+//! (loading the file runs it, or can), an unknown one a warning (`torch.load(weights_only=True)`
+//! refuses it, a full load imports and may call it), and a file whose every import is known to
+//! be safe gets a note saying so.
+
+use std::collections::HashMap;
+
+use super::{finding, Finding, Severity};
+use crate::format::pickle::Verdict;
+use crate::format::Model;
+
+/// The pickle findings of `m` (nothing for GGUF and safetensors).
+pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
+    use Severity::*;
+    let Some(a) = &m.archive else { return };
+    let mut dangerous = 0usize;
+    let mut unknown = 0usize;
+    for p in &a.pickles {
+        for i in &p.imports {
+            let called = match i.calls.as_slice() {
+                [] => "imported, not called".to_string(),
+                [one] => format!("called at byte {one}"),
+                [first, rest @ ..] => {
+                    format!("called {} times, first at byte {first}", rest.len() + 1)
+                }
+            };
+            let what = format!("{}.{}", i.module, i.name);
+            match i.verdict {
+                Verdict::Dangerous => {
+                    dangerous += 1;
+                    out.push(finding(
+                        Error,
+                        "pickle-dangerous",
+                        format!(
+                            "{} imports {what} ({called}; {}): unpickling this file with \
+                             torch.load or pickle runs code; weightpeek only reads it",
+                            p.name, i.why
+                        ),
+                        Some(i.offset),
+                        None,
+                    ));
+                }
+                Verdict::Unknown => {
+                    unknown += 1;
+                    out.push(finding(
+                        Warning,
+                        "pickle-unknown",
+                        format!(
+                            "{} imports {what} ({called}), which this tool does not know: a \
+                             full torch.load imports it, torch.load(weights_only=True) refuses it",
+                            p.name
+                        ),
+                        Some(i.offset),
+                        None,
+                    ));
+                }
+                Verdict::Safe => {}
+            }
+        }
+    }
+    if !a.pickles.is_empty() && dangerous == 0 && unknown == 0 {
+        let n: usize = a.pickles.iter().map(|p| p.imports.len()).sum();
+        out.push(finding(
+            Info,
+            "pickle-safe",
+            format!(
+                "every one of the {n} imports of the pickle is a known tensor or container \
+                 rebuild: nothing in it runs code when loaded"
+            ),
+            a.pickles.first().map(|p| p.offset),
+            None,
+        ));
+    }
+    for (name, at, why) in &a.skipped {
+        out.push(finding(
+            Warning,
+            "tensor-not-read",
+            format!("a tensor at \"{name}\" is not listed: {why}"),
+            Some(*at),
+            Some(name),
+        ));
+    }
+    // Tensors sharing one storage (tied weights, views).
+    let mut first: HashMap<usize, usize> = HashMap::new();
+    for (ti, s) in a.tensor_storage.iter().enumerate() {
+        let Some(s) = *s else { continue };
+        match first.get(&s) {
+            Some(&f) => {
+                let (Some(t), Some(o)) = (m.tensors.get(ti), m.tensors.get(f)) else {
+                    continue;
+                };
+                out.push(finding(
+                    Info,
+                    "shared-storage",
+                    format!(
+                        "shares storage {} with \"{}\" (tied weights or a view): its bytes are \
+                         counted once per tensor in the totals",
+                        a.storages.get(s).map_or("?", |x| x.key.as_str()),
+                        o.name
+                    ),
+                    Some(t.offset),
+                    Some(&t.name),
+                ));
+            }
+            None => {
+                first.insert(s, ti);
+            }
+        }
+    }
+    for (index, stride) in &a.strided {
+        let name = m.tensors.get(*index).map(|t| t.name.as_str());
+        out.push(finding(
+            Info,
+            "strided-view",
+            format!(
+                "a strided view (stride {stride:?}): its values are not one byte range, so \
+                 they are not previewed"
+            ),
+            m.tensors.get(*index).map(|t| t.offset),
+            name,
+        ));
+    }
+}

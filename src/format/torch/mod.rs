@@ -1,0 +1,760 @@
+//! PyTorch checkpoints, read without running them: the zip archives of `torch.save` (since 1.6)
+//! and TorchScript, and the legacy format before it. The tensor table comes from the pickle
+//! (read by [`crate::format::pickle`], which never executes), each tensor's bytes from its
+//! storage: a stored zip member, or a raw storage of the legacy file.
+//!
+//! - **Zip** ([`zip_step`]): the end records and central directory from the file's end, then
+//!   `<prefix>/data.pkl` (and TorchScript's `<prefix>/constants.pkl`); storage `K` of a pickle
+//!   `<prefix>/X.pkl` is the member `<prefix>/X/K`, whose bytes follow its local header.
+//!   A local header that was not read is located by PyTorch's writer's 64-byte alignment
+//!   ([`crate::format::zip::torch_data_offset`]) and marked unverified: a preview reads it first.
+//! - **Legacy** ([`legacy_step`], torch/serialization.py `_legacy_save`): five pickles in a row
+//!   (the magic number, the protocol version 1001, `sys_info`, the object, the storage keys),
+//!   then each storage in key order as an 8-byte element count and its raw bytes.
+
+mod tree;
+
+pub use tree::{contiguous_strides, extent, find_tensors, is_contiguous, storage_dtype};
+pub use tree::{Found, StorageRef, TensorRef, MAX_NAME_DEPTH, MAX_VISITS};
+
+use super::error::{Error, ErrorKind, Warning};
+use super::pickle::{self, Import, Limits, Pickle};
+use super::value::{MetadataEntry, Text, Value};
+use super::zip::{self, Entry, Need, ZipStop};
+use super::{element_count, DType, Endian, Format, Model, Sidecar, Stop, Tensor};
+
+/// The first 15 bytes of a legacy checkpoint: protocol 2 pickle of the magic number
+/// `0x1950a86a20f9469cfc6c` (torch/serialization.py `MAGIC_NUMBER`) as LONG1.
+pub const LEGACY_MAGIC: [u8; 15] = [
+    0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e,
+];
+
+/// Bytes read from the end of a zip archive first: the end record (with a comment of up to
+/// 64 KiB) and, for up to ~2,000 members, the whole central directory, in one read.
+pub const ZIP_TAIL: u64 = 256 << 10;
+
+/// Largest central directory or pickle read: 64 MiB (a state dict of 100,000 tensors pickles to
+/// ~15 MB; the central directory of 100,000 members is ~10 MB).
+pub const MAX_PICKLE_BYTES: u64 = 64 << 20;
+
+/// Slack read past a member's name for the local header's extra field (PyTorch's is at most
+/// 4 + 63 bytes of padding, plus 28 of ZIP64).
+const LOCAL_EXTRA_GUESS: u64 = 256;
+
+/// Byte ranges of a file read so far: what a zip archive is parsed from (its start, its end,
+/// its central directory, its pickles).
+#[derive(Debug, Clone, Default)]
+pub struct Held {
+    segs: Vec<(u64, Vec<u8>)>,
+}
+
+impl Held {
+    /// Adds bytes read at `offset`.
+    pub fn add(&mut self, offset: u64, bytes: Vec<u8>) {
+        self.segs.push((offset, bytes));
+        self.segs.sort_by_key(|s| s.0);
+    }
+
+    /// The `len` bytes at `offset`, when one read holds all of them.
+    pub fn get(&self, offset: u64, len: u64) -> Option<&[u8]> {
+        self.segs.iter().find_map(|(at, b)| {
+            let rel = offset.checked_sub(*at)?;
+            let end = rel.checked_add(len)?;
+            if end > b.len() as u64 {
+                return None;
+            }
+            b.get(usize::try_from(rel).ok()?..usize::try_from(end).ok()?)
+        })
+    }
+
+    /// The bytes from `offset` to the end of the read holding it.
+    pub fn from(&self, offset: u64) -> Option<&[u8]> {
+        self.segs.iter().find_map(|(at, b)| {
+            let rel = usize::try_from(offset.checked_sub(*at)?).ok()?;
+            b.get(rel..)
+        })
+    }
+
+    /// Bytes held in total.
+    pub fn bytes(&self) -> u64 {
+        self.segs.iter().map(|s| s.1.len() as u64).sum()
+    }
+}
+
+/// A pickle read from the file, with its safety report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PickleInfo {
+    /// Where it is: the zip member (`archive/data.pkl`), or `pickle 4 of 5` (legacy).
+    pub name: String,
+    /// Absolute offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Pickle protocol (0–5).
+    pub protocol: u8,
+    /// Every import, in file order, with its verdict and the calls made through it.
+    pub imports: Vec<Import>,
+}
+
+/// Where a tensor's storage bytes are.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StorageInfo {
+    /// The storage key.
+    pub key: String,
+    /// The zip member holding it (`archive/data/0`), empty in the legacy format.
+    pub member: String,
+    /// Absolute offset of the member's local header (zip), or of the 8-byte count (legacy).
+    pub header: u64,
+    /// Absolute offset of the storage's first byte.
+    pub data: u64,
+    /// Bytes of the member (zip) or of the storage (legacy).
+    pub bytes: u64,
+    /// Whether `data` was read from the local header (else predicted from PyTorch's alignment,
+    /// and a preview reads the header first).
+    pub verified: bool,
+}
+
+/// What a PyTorch file holds besides its tensors: the pickles and their imports, and where
+/// each tensor's storage is.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct Archive {
+    /// `zip`, `torchscript` or `legacy`.
+    pub kind: &'static str,
+    /// The pickles read, in file order.
+    pub pickles: Vec<PickleInfo>,
+    /// Storages, by index; [`Archive::tensor_storage`] maps tensors to them.
+    pub storages: Vec<StorageInfo>,
+    /// The storage of each tensor of [`Model::tensors`] (by index), if found.
+    pub tensor_storage: Vec<Option<usize>>,
+    /// Tensor-like values that could not be read: `(name, offset, why)`.
+    pub skipped: Vec<(String, u64, String)>,
+    /// Tensors whose view is strided (not one byte range): `(index in Model::tensors, stride)`.
+    pub strided: Vec<(usize, Vec<u64>)>,
+}
+
+impl Archive {
+    /// Every import of every pickle, in file order.
+    pub fn imports(&self) -> impl Iterator<Item = &Import> {
+        self.pickles.iter().flat_map(|p| p.imports.iter())
+    }
+}
+
+fn text(s: impl Into<String>) -> Value {
+    Value::String(Text {
+        text: s.into(),
+        lossy: false,
+    })
+}
+
+fn meta(out: &mut Vec<MetadataEntry>, key: &str, offset: u64, value: Value) {
+    out.push(MetadataEntry {
+        key: key.to_string(),
+        offset,
+        value,
+    });
+}
+
+/// One tensor of the table, from its storage and view.
+fn tensor_of(t: &TensorRef, data: Option<(u64, u64)>) -> Tensor {
+    let elements = element_count(&t.shape);
+    let (dtype, size) = match &t.storage.dtype {
+        Some((d, s)) => (d.clone(), *s),
+        None => (DType::StUnknown(t.storage.type_name.clone()), 0),
+    };
+    let mut note = None;
+    // A problem with the tensor's bytes: its note (a size-mismatch finding).
+    let mut warn = |msg: String| note = Some(msg);
+    let reach = extent(&t.shape, &t.stride).and_then(|e| e.checked_add(t.storage_offset));
+    match reach {
+        Some(r) if r <= t.storage.numel => {}
+        _ => warn(format!(
+            "its view reaches element {} of a storage of {} elements",
+            reach.map_or("past 2^64".to_string(), |r| r.to_string()),
+            t.storage.numel
+        )),
+    }
+    let bytes = elements
+        .and_then(|n| n.checked_mul(size))
+        .filter(|_| size > 0);
+    let offset = match data {
+        Some((start, member_bytes)) => {
+            let need = t.storage.numel.checked_mul(size);
+            if size > 0 && need.is_none_or(|n| n > member_bytes) {
+                warn(format!(
+                    "its storage {} says {} elements ({} bytes) but holds {member_bytes} bytes",
+                    t.storage.key,
+                    t.storage.numel,
+                    need.map_or("past 2^64".into(), |n| n.to_string())
+                ));
+            }
+            t.storage_offset
+                .checked_mul(size)
+                .and_then(|o| start.checked_add(o))
+                .unwrap_or(u64::MAX)
+        }
+        None => {
+            warn(format!("its storage {} is not in the file", t.storage.key));
+            u64::MAX
+        }
+    };
+    Tensor {
+        name: t.name.clone(),
+        dtype,
+        shape: t.shape.clone(),
+        offset,
+        elements,
+        // A strided view's values take this many bytes too (torch's `nbytes`), but not as one
+        // range: previews refuse it (see `Archive::strided`).
+        bytes,
+        note,
+    }
+}
+
+/// An empty PyTorch model of `kind` for a file of `file_size` bytes (`bytes`: its first bytes).
+fn base(kind: &'static str, file_size: u64, bytes: Vec<u8>) -> Model {
+    Model {
+        format: if kind == "legacy" {
+            Format::PytorchLegacy
+        } else {
+            Format::Pytorch
+        },
+        version: None,
+        endian: Endian::Little,
+        file_size,
+        header_size: 0,
+        data_offset: 0,
+        alignment: None,
+        metadata_count: 0,
+        metadata: Vec::new(),
+        tensor_count: 0,
+        tensors: Vec::new(),
+        warnings: Vec::new(),
+        error: None,
+        bytes,
+        parts: Vec::new(),
+        sidecar: Sidecar::default(),
+        set: None,
+        archive: None,
+    }
+}
+
+/// What a listing found, put into a model.
+struct Listed {
+    metadata: Vec<MetadataEntry>,
+    tensors: Vec<Tensor>,
+    warnings: Vec<Warning>,
+    archive: Archive,
+    header_size: u64,
+}
+
+fn model(kind: &'static str, file_size: u64, bytes: Vec<u8>, l: Listed) -> Model {
+    let mut m = base(kind, file_size, bytes);
+    m.metadata_count = l.metadata.len() as u64;
+    m.metadata = l.metadata;
+    m.tensor_count = l.tensors.len() as u64;
+    m.tensors = l.tensors;
+    m.warnings = l.warnings;
+    m.archive = Some(l.archive);
+    m.header_size = l.header_size;
+    m
+}
+
+/// A model holding only the error that stopped reading (nothing could be listed).
+pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model {
+    let kind = if format == Format::PytorchLegacy {
+        "legacy"
+    } else {
+        "zip"
+    };
+    let mut m = base(kind, file_size, bytes);
+    m.error = Some(e);
+    m
+}
+
+fn parse_pickle(b: &[u8], base: u64, what: &str) -> Result<Pickle, Error> {
+    pickle::parse(b, base, &Limits::DEFAULT).map_err(|mut e| {
+        e.field = format!("{what}: {}", e.field);
+        e
+    })
+}
+
+fn info(name: String, p: &Pickle, offset: u64) -> PickleInfo {
+    PickleInfo {
+        name,
+        offset,
+        len: p.end.saturating_sub(offset),
+        protocol: p.protocol,
+        imports: p.globals.clone(),
+    }
+}
+
+/// The directory of a member name (`archive/data.pkl` → `archive`).
+fn dir_of(name: &str) -> &str {
+    name.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// One step of reading a zip-format checkpoint from the bytes `held` (the file is `size`
+/// bytes): the model, or the bytes to read next ([`ZipStop::Need`]), or why the archive
+/// cannot be read.
+pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop> {
+    let tail_len = size.min(ZIP_TAIL);
+    let tail_at = size - tail_len;
+    let Some(tail) = held.get(tail_at, tail_len) else {
+        return Err(ZipStop::Need(Need {
+            offset: tail_at,
+            len: tail_len,
+        }));
+    };
+    let end = match zip::find_end(tail, size, None) {
+        // The ZIP64 end record may be before the tail: read it, then look again.
+        Err(ZipStop::Need(n)) => match held.get(n.offset, n.len) {
+            Some(rec) => zip::find_end(tail, size, Some(rec))?,
+            None => return Err(ZipStop::Need(n)),
+        },
+        r => r?,
+    };
+    if end.cd_size > MAX_PICKLE_BYTES {
+        return Err(Error::new(
+            "zip central directory",
+            end.cd_offset,
+            ErrorKind::Invalid(format!(
+                "{} bytes, more than this tool reads ({MAX_PICKLE_BYTES})",
+                end.cd_size
+            )),
+        )
+        .into());
+    }
+    let Some(cd) = held.get(end.cd_offset, end.cd_size) else {
+        return Err(ZipStop::Need(Need {
+            offset: end.cd_offset,
+            len: end.cd_size,
+        }));
+    };
+    let entries = zip::central_directory(cd, &end)?;
+    let by_name = |n: &str| entries.iter().find(|e| e.name == n);
+    let main = entries
+        .iter()
+        .filter(|e| e.name.ends_with("/data.pkl") || e.name == "data.pkl")
+        .min_by_key(|e| e.name.matches('/').count())
+        .ok_or_else(|| {
+            let names: Vec<&str> = entries.iter().take(5).map(|e| e.name.as_str()).collect();
+            Error::new(
+                "zip central directory",
+                end.cd_offset,
+                ErrorKind::NotAModel(format!(
+                    "a zip archive without data.pkl, so not a PyTorch checkpoint (its first \
+                     members: {})",
+                    names.join(", ")
+                )),
+            )
+        })?;
+    let root = dir_of(&main.name).to_string();
+    let slash = if root.is_empty() { "" } else { "/" };
+    let constants = by_name(&format!("{root}{slash}constants.pkl"));
+    let torchscript = constants.is_some()
+        || entries
+            .iter()
+            .any(|e| e.name.starts_with(&format!("{root}{slash}code/")));
+    // Read each pickle member (data.pkl first, which torch.save writes first).
+    let mut pickles: Vec<(&Entry, u64, Pickle)> = Vec::new();
+    for e in std::iter::once(main).chain(constants) {
+        if !e.is_stored() {
+            return Err(Error::new(
+                format!("zip member \"{}\"", e.name),
+                e.local_header,
+                ErrorKind::Invalid(format!(
+                    "compressed (method {}): PyTorch stores its pickles uncompressed, and this \
+                     tool reads stored members only",
+                    e.method
+                )),
+            )
+            .into());
+        }
+        if e.compressed > MAX_PICKLE_BYTES {
+            return Err(Error::new(
+                format!("zip member \"{}\"", e.name),
+                e.local_header,
+                ErrorKind::Invalid(format!(
+                    "a {}-byte pickle, more than this tool reads ({MAX_PICKLE_BYTES})",
+                    e.compressed
+                )),
+            )
+            .into());
+        }
+        let local = held.from(e.local_header).unwrap_or(&[]);
+        let start = match zip::data_offset(local, e, end.cd_offset) {
+            Ok(s) => s,
+            Err(ZipStop::Need(_)) => {
+                let len = (zip::LOCAL_LEN + e.name.len() as u64 + LOCAL_EXTRA_GUESS)
+                    .saturating_add(e.compressed)
+                    .min(end.cd_offset.saturating_sub(e.local_header));
+                return Err(ZipStop::Need(Need {
+                    offset: e.local_header,
+                    len,
+                }));
+            }
+            Err(f) => return Err(f),
+        };
+        let Some(b) = held.get(start, e.compressed) else {
+            return Err(ZipStop::Need(Need {
+                offset: e.local_header,
+                len: start - e.local_header + e.compressed,
+            }));
+        };
+        let p = parse_pickle(b, start, &e.name)?;
+        pickles.push((e, start, p));
+    }
+    let mut warnings = Vec::new();
+    let mut metadata = Vec::new();
+    let kind = if torchscript { "torchscript" } else { "zip" };
+    meta(
+        &mut metadata,
+        "pytorch.format",
+        0,
+        text(if torchscript {
+            "TorchScript archive (torch.jit.save)"
+        } else {
+            "zip (torch.save, PyTorch 1.6 and later)"
+        }),
+    );
+    meta(&mut metadata, "pytorch.archive", 0, text(root.clone()));
+    for (key, member) in [
+        ("pytorch.version", "version"),
+        ("pytorch.byteorder", "byteorder"),
+    ] {
+        let Some(e) = by_name(&format!("{root}{slash}{member}"))
+            .or_else(|| by_name(&format!("{root}{slash}.data/{member}")))
+        else {
+            continue;
+        };
+        let local = held.from(e.local_header).unwrap_or(&[]);
+        let v = zip::data_offset(local, e, end.cd_offset)
+            .ok()
+            .and_then(|s| held.get(s, e.compressed.min(64)))
+            .map(|b| String::from_utf8_lossy(b).trim().to_string());
+        if let Some(v) = v {
+            if key == "pytorch.byteorder" && v != "little" {
+                warnings.push(Warning {
+                    field: e.name.clone(),
+                    offset: e.local_header,
+                    message: format!(
+                        "the storages are {v}-endian: values are read as little-endian"
+                    ),
+                });
+            }
+            meta(&mut metadata, key, e.local_header, text(v));
+        }
+    }
+    meta(
+        &mut metadata,
+        "pickle.protocol",
+        pickles[0].1,
+        Value::U32(u32::from(pickles[0].2.protocol)),
+    );
+    meta(
+        &mut metadata,
+        "zip.members",
+        end.cd_offset,
+        Value::U64(entries.len() as u64),
+    );
+    if end.zip64 {
+        meta(
+            &mut metadata,
+            "zip.zip64",
+            end.end_offset,
+            Value::Bool(true),
+        );
+    }
+    let mut archive = Archive {
+        kind,
+        ..Default::default()
+    };
+    let mut tensors = Vec::new();
+    let mut storage_index: std::collections::HashMap<String, usize> = Default::default();
+    for (e, start, p) in &pickles {
+        let stem = e.name.strip_suffix(".pkl").unwrap_or(&e.name).to_string();
+        let found = find_tensors(p, p.root);
+        if found.truncated {
+            warnings.push(Warning {
+                field: e.name.clone(),
+                offset: *start,
+                message: format!(
+                    "the value tree is deeper than {MAX_NAME_DEPTH} or larger than {MAX_VISITS} \
+                     nodes: tensors past that are not listed"
+                ),
+            });
+        }
+        let is_constants = e.name.ends_with("constants.pkl");
+        for t in &found.tensors {
+            let member = format!("{stem}/{}", t.storage.key);
+            let idx = match storage_index.get(&member) {
+                Some(&i) => Some(i),
+                None => by_name(&member).map(|m| {
+                    let local = held.from(m.local_header).unwrap_or(&[]);
+                    let (data, verified) = match zip::data_offset(local, m, end.cd_offset) {
+                        Ok(d) => (d, true),
+                        Err(_) => (
+                            zip::torch_data_offset(m, m.name.len() as u64).unwrap_or(u64::MAX),
+                            false,
+                        ),
+                    };
+                    archive.storages.push(StorageInfo {
+                        key: t.storage.key.clone(),
+                        member: member.clone(),
+                        header: m.local_header,
+                        data,
+                        bytes: m.compressed,
+                        verified,
+                    });
+                    let i = archive.storages.len() - 1;
+                    storage_index.insert(member.clone(), i);
+                    i
+                }),
+            };
+            if let Some(m) = by_name(&member).filter(|m| idx.is_some() && !m.is_stored()) {
+                warnings.push(Warning {
+                    field: format!("zip member \"{}\"", m.name),
+                    offset: m.local_header,
+                    message: "compressed: its tensor's values cannot be read in place".into(),
+                });
+            }
+            let data = idx.map(|i| (archive.storages[i].data, archive.storages[i].bytes));
+            let mut t = t.clone();
+            if is_constants {
+                t.name = if t.name.is_empty() {
+                    "constants".into()
+                } else {
+                    format!("constants.{}", t.name)
+                };
+            }
+            if t.name.is_empty() {
+                t.name = "tensor".into();
+            }
+            if !is_contiguous(&t.shape, &t.stride) {
+                archive.strided.push((tensors.len(), t.stride.clone()));
+            }
+            tensors.push(tensor_of(&t, data));
+            archive.tensor_storage.push(idx);
+        }
+        archive.skipped.extend(found.skipped);
+        archive.pickles.push(info(e.name.clone(), p, *start));
+    }
+    let header_size = pickles
+        .iter()
+        .map(|(_, s, p)| p.end.saturating_sub(*s))
+        .sum::<u64>()
+        .saturating_add(end.cd_size);
+    Ok(model(
+        kind,
+        size,
+        prefix.to_vec(),
+        Listed {
+            metadata,
+            tensors,
+            warnings,
+            archive,
+            header_size,
+        },
+    ))
+}
+
+/// One step of reading a legacy checkpoint from its first bytes `buf` (the file is `size`
+/// bytes): the model, or how far the bytes must reach ([`Stop::NeedMore`]).
+pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
+    let mut at = 0u64;
+    let mut pickles = Vec::new();
+    for i in 0..5 {
+        let rest = buf
+            .get(usize::try_from(at).unwrap_or(usize::MAX)..)
+            .unwrap_or(&[]);
+        match pickle::parse(rest, at, &Limits::DEFAULT) {
+            Ok(p) => {
+                at = p.end;
+                pickles.push(p);
+            }
+            Err(e) => {
+                let need = match e.kind {
+                    ErrorKind::Truncated { needed_end, .. } => Some(needed_end),
+                    _ => None,
+                };
+                let have = buf.len() as u64;
+                if have < size && need.is_some_and(|n| n >= have) {
+                    return Err(Stop::NeedMore(
+                        have.saturating_add(1).max(need.unwrap_or(0)),
+                    ));
+                }
+                let mut e = e;
+                e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
+                return Err(Stop::Fail(e));
+            }
+        }
+    }
+    let [magic, version, sys_info, object, keys] =
+        <[Pickle; 5]>::try_from(pickles).map_err(|_| {
+            Stop::Fail(Error::new(
+                "legacy checkpoint",
+                0,
+                ErrorKind::Invalid("fewer than 5 pickles".into()),
+            ))
+        })?;
+    let mut warnings = Vec::new();
+    let mut metadata = Vec::new();
+    meta(
+        &mut metadata,
+        "pytorch.format",
+        0,
+        text("legacy (torch.save before PyTorch 1.6)"),
+    );
+    if let Some(v) = version.int_of(version.root) {
+        meta(
+            &mut metadata,
+            "pytorch.protocol_version",
+            LEGACY_MAGIC.len() as u64,
+            Value::I64(v),
+        );
+    }
+    let little = sys_info.dict_of(sys_info.root).and_then(|d| {
+        d.iter().find_map(|(k, v)| {
+            (sys_info.str_of(*k) == Some("little_endian"))
+                .then(|| matches!(sys_info.node(*v), Some(pickle::Node::Bool(true))))
+        })
+    });
+    if little == Some(false) {
+        warnings.push(Warning {
+            field: "sys_info".into(),
+            offset: object.end,
+            message: "saved on a big-endian machine: values are read as little-endian".into(),
+        });
+    }
+    meta(
+        &mut metadata,
+        "pickle.protocol",
+        0,
+        Value::U32(u32::from(object.protocol)),
+    );
+    let found = find_tensors(&object, object.root);
+    // Storage keys in the order their bytes follow.
+    let key_list: Vec<String> = keys
+        .items_of(keys.root)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|&k| keys.str_of(k).map(str::to_string))
+        .collect();
+    meta(
+        &mut metadata,
+        "pytorch.storages",
+        0,
+        Value::U64(key_list.len() as u64),
+    );
+    // Each storage's size from the tensors' persistent ids (one id per storage).
+    let mut sizes: std::collections::HashMap<&str, (u64, u64)> = Default::default();
+    for t in &found.tensors {
+        let root = t
+            .storage
+            .view_of
+            .as_ref()
+            .map_or(t.storage.key.as_str(), |v| v.0.as_str());
+        if let Some((_, s)) = &t.storage.dtype {
+            sizes.entry(root).or_insert((t.storage.numel, *s));
+        }
+    }
+    let mut archive = Archive {
+        kind: "legacy",
+        ..Default::default()
+    };
+    let mut cursor = keys.end;
+    let mut offsets: std::collections::HashMap<&str, usize> = Default::default();
+    for k in &key_list {
+        let Some(&(numel, s)) = sizes.get(k.as_str()) else {
+            warnings.push(Warning {
+                field: format!("storage {k}"),
+                offset: cursor,
+                message:
+                    "no tensor says how large this storage is: storages after it are not located"
+                        .into(),
+            });
+            break;
+        };
+        let Some(bytes) = numel.checked_mul(s) else {
+            break;
+        };
+        let data = cursor.saturating_add(8);
+        // The stored count, when read, must be the persistent id's.
+        if let Some(c) = buf.get(cursor as usize..(cursor as usize).saturating_add(8)) {
+            let stored = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            if stored != numel {
+                warnings.push(Warning {
+                    field: format!("storage {k}"),
+                    offset: cursor,
+                    message: format!("the file says {stored} elements, the pickle {numel}"),
+                });
+            }
+        }
+        archive.storages.push(StorageInfo {
+            key: k.clone(),
+            member: String::new(),
+            header: cursor,
+            data,
+            bytes,
+            verified: true,
+        });
+        offsets.insert(k.as_str(), archive.storages.len() - 1);
+        cursor = data.saturating_add(bytes);
+    }
+    if cursor > size {
+        warnings.push(Warning {
+            field: "storages".into(),
+            offset: keys.end,
+            message: format!(
+                "the storages end at byte {cursor}, past the end of the {size}-byte file"
+            ),
+        });
+    }
+    let mut tensors = Vec::new();
+    for t in &found.tensors {
+        let (root, view_off) = match &t.storage.view_of {
+            Some((r, o)) => (r.as_str(), *o),
+            None => (t.storage.key.as_str(), 0),
+        };
+        let idx = offsets.get(root).copied();
+        let data = idx.map(|i| {
+            let s = &archive.storages[i];
+            let size = t.storage.dtype.as_ref().map_or(0, |d| d.1);
+            (
+                s.data.saturating_add(view_off.saturating_mul(size)),
+                s.bytes,
+            )
+        });
+        let mut t = t.clone();
+        if t.name.is_empty() {
+            t.name = "tensor".into();
+        }
+        if !is_contiguous(&t.shape, &t.stride) {
+            archive.strided.push((tensors.len(), t.stride.clone()));
+        }
+        tensors.push(tensor_of(&t, data));
+        archive.tensor_storage.push(idx);
+    }
+    archive.skipped = found.skipped;
+    let starts = [magic.end, version.end, sys_info.end, object.end];
+    for (i, p) in [&version, &sys_info, &object, &keys]
+        .into_iter()
+        .enumerate()
+    {
+        archive
+            .pickles
+            .push(info(format!("pickle {} of 5", i + 2), p, starts[i]));
+    }
+    Ok(model(
+        "legacy",
+        size,
+        buf.to_vec(),
+        Listed {
+            metadata,
+            tensors,
+            warnings,
+            archive,
+            header_size: keys.end,
+        },
+    ))
+}

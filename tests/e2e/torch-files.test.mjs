@@ -1,0 +1,118 @@
+// End-to-end (issue #12): PyTorch checkpoints in the page, read without running them. Each file
+// tests/reference/torch_fixtures.py wrote or checked (zip state dicts and checkpoints, a
+// re-zipped archive, ZIP64, the legacy format, malicious pickles, the real lpips legacy .pth and
+// silero-vad TorchScript archive; target/torch-fixtures/expected.json) is dropped on the page:
+// the Download JSON lists the reference reader's tensors (names, dtypes, shapes, bytes), the
+// summary's pickle verdict is "dangerous" exactly for the malicious files, and previews of
+// tensors in every format show the reference's first values. No expected value is written here.
+//
+// UI contract: [data-testid=pickle-verdict][data-value=safe|unknown|dangerous] in the summary;
+// the preview contract of preview.test.mjs.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, readCounters, resetCounters,
+  requireFile, repoRoot, screenshotDir,
+} from './helpers.mjs';
+
+const dir = path.join(repoRoot, 'target', 'torch-fixtures');
+
+function kindOf(dtype) {
+  if (dtype === 'BOOL') return 'boolean';
+  if (dtype === 'C64') return 'complex';
+  return /^[IU]/.test(dtype) ? 'integer' : 'float';
+}
+
+function same(kind, raw, want) {
+  if (kind === 'integer') return BigInt(raw) === BigInt(want);
+  if (kind === 'boolean') return raw === (want === 'true' ? '1' : '0');
+  if (kind === 'complex') {
+    const [re, im] = raw.split(',');
+    return Object.is(Number(re), Number(want[0])) && Object.is(Number(im), Number(want[1]));
+  }
+  return Object.is(Number(raw), Number(want));
+}
+
+async function downloadJson(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
+  return JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+}
+
+async function findRow(page, name) {
+  await page.fill('.tensors input.filter', name);
+  const handle = await page.waitForFunction(
+    (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,
+    name,
+    { timeout: 10_000 },
+  );
+  return `tr[data-file-index="${await handle.jsonValue()}"]`;
+}
+
+async function previewValues(page, name) {
+  await page.click(await findRow(page, name));
+  await page.waitForFunction(
+    (name) => {
+      const p = document.querySelector('[data-testid=preview]');
+      return p && p.dataset.tensor === name && ['ready', 'error'].includes(p.dataset.state);
+    },
+    name,
+    { timeout: 30_000 },
+  );
+  const state = await page.getAttribute('[data-testid=preview]', 'data-state');
+  if (state !== 'ready') assert.fail(`preview of ${name}: ${await page.textContent('[data-testid=preview-error]')}`);
+  return page.$$eval('[data-testid=preview-values] tr[data-index]', (els) => els.map((e) => e.dataset.value));
+}
+
+describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
+  let browser; let server; let doc;
+  before(async () => {
+    requireFile(path.join(dir, 'expected.json'), 'run tests/reference/torch_fixtures.py; scripts/test.sh does');
+    doc = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
+    browser = await launchBrowser();
+    server = await startAppServer();
+  });
+  after(async () => { await browser?.close(); await server?.close(); });
+
+  it('every file lists the reference tensors, with the right pickle verdict', async () => {
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    let previewed = 0;
+    for (const [file, f] of Object.entries(doc.files)) {
+      if (file === 'big.pt') continue; // the remote tests' 500 MB file
+      await resetCounters(page);
+      await dropFile(page, f.path);
+      assert.equal(await waitForSettled(page), 'ready', file);
+      const j = await downloadJson(page);
+      assert.equal(j.format, f.format, file);
+      assert.deepEqual(j.tensors.map((t) => t.name), f.tensors.map((t) => t.name), `${file}: names`);
+      assert.deepEqual(j.tensors.map((t) => t.dtype), f.tensors.map((t) => t.dtype), `${file}: dtypes`);
+      assert.deepEqual(j.tensors.map((t) => t.shape), f.tensors.map((t) => t.shape), `${file}: shapes`);
+      assert.deepEqual(j.tensors.map((t) => t.bytes), f.tensors.map((t) => t.bytes), `${file}: bytes`);
+      const verdict = await page.getAttribute('[data-testid=pickle-verdict]', 'data-value');
+      if (file.startsWith('malicious-')) assert.equal(verdict, 'dangerous', file);
+      else if (file.startsWith('silero')) assert.equal(verdict, 'unknown', `${file}: TorchScript classes are not known imports`);
+      else assert.equal(verdict, 'safe', file);
+      const size = fs.statSync(f.path).size;
+      const c = await readCounters(page);
+      assert.ok(c.slicedBytes <= Math.max(512 * 1024, size / 2) || c.slicedBytes <= size, `${file}: sliced ${c.slicedBytes} of ${size}`);
+      if (['state-dict.pt', 'rezipped.pt', 'legacy.pth', 'silero_vad.jit', 'zip64.pt'].includes(file)) {
+        for (const t of f.tensors.filter((t) => t.first).slice(0, 4)) {
+          const shown = await previewValues(page, t.name);
+          assert.equal(shown.length, t.first.length, `${file} ${t.name}: first values`);
+          const kind = kindOf(t.dtype);
+          shown.forEach((raw, k) => assert.ok(same(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+          previewed += 1;
+        }
+      }
+      if (['malicious-os-system.pt', 'silero_vad.jit', 'state-dict.pt'].includes(file)) {
+        await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/torch-${file.replace(/\W+/g, '-')}-summary.png` });
+        await page.locator('[data-testid=checks]').screenshot({ path: `${screenshotDir}/torch-${file.replace(/\W+/g, '-')}-checks.png` });
+      }
+    }
+    assert.ok(previewed >= 12, `${previewed} previews`);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,242 @@
+//! Issue #12: PyTorch checkpoints, read without running them. The files that
+//! `tests/reference/torch_fixtures.py` writes (zip-format state dicts and checkpoints, a
+//! re-zipped archive, ZIP64, the legacy format, malicious pickles; under
+//! `target/torch-fixtures` or `$WEIGHTPEEK_TORCH_FIXTURES`) and the real lpips (legacy) and
+//! silero-vad (TorchScript) files list the tensors the script's reference reader (zipfile, an
+//! inert Unpickler, numpy) finds: names, dtypes, shapes, byte sizes; and every contiguous
+//! tensor's first values and last row, previewed here, equal the reference's. No expected
+//! value is written here.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{kind_of, open_model, run_cli, same};
+use serde_json::Value as J;
+use weightpeek::check::check;
+use weightpeek::preview::{preview_tensor, WindowRequest};
+use weightpeek::source::block_on_ready;
+
+fn fixtures() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEIGHTPEEK_TORCH_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/torch-fixtures"));
+    common::real_file(dir.join("expected.json")).map(|_| dir)
+}
+
+fn expected(dir: &Path) -> J {
+    serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn every_file_lists_the_reference_tensors_and_values() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let mut values = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let path = PathBuf::from(f["path"].as_str().unwrap());
+        let (m, mut src) = open_model(&path);
+        assert!(m.error.is_none(), "{file}: {:?}", m.error);
+        assert_eq!(m.format.name(), f["format"], "{file}");
+        let want = f["tensors"].as_array().unwrap();
+        let names: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
+        let want_names: Vec<&str> = want.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, want_names, "{file}: tensor names in order");
+        // Listing reads the pickles and the zip directory, never the storages.
+        let storage_bytes: u64 = want.iter().map(|t| t["bytes"].as_u64().unwrap()).sum();
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(
+            src.bytes <= (256 << 10) * 2 || src.bytes < size - storage_bytes / 2,
+            "{file}: read {} of {size} bytes to list",
+            src.bytes
+        );
+        for (t, w) in m.tensors.iter().zip(want) {
+            let label = format!("{file} {}", t.name);
+            let dtype = w["dtype"].as_str().unwrap();
+            assert_eq!(t.dtype.label(), dtype, "{label}");
+            let shape: Vec<u64> = w["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap())
+                .collect();
+            assert_eq!(t.shape, shape, "{label}");
+            // numel × element size (torch's nbytes), strided views too.
+            assert_eq!(t.bytes, w["bytes"].as_u64(), "{label}: bytes");
+            if !w["contiguous"].as_bool().unwrap() {
+                let e = block_on_ready(preview_tensor(
+                    &m,
+                    &mut src,
+                    &t.name,
+                    &WindowRequest::default(),
+                ))
+                .unwrap_err();
+                assert!(e.to_string().contains("strided view"), "{label}: {e}");
+            }
+            let Some(first) = w.get("first").and_then(J::as_array) else {
+                continue;
+            };
+            let kind = kind_of(dtype);
+            let p = block_on_ready(preview_tensor(
+                &m,
+                &mut src,
+                &t.name,
+                &WindowRequest::default(),
+            ))
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+            for (k, (v, want)) in p.first_values.iter().zip(first).enumerate() {
+                assert!(
+                    same(kind, v.value, want),
+                    "{label}: value {k} {:?}, reference {want}",
+                    v.value
+                );
+            }
+            assert_eq!(
+                p.first_values.len(),
+                first.len().min(p.stats.count as usize),
+                "{label}"
+            );
+            let last = p.window.geometry.rows - 1;
+            let req = WindowRequest {
+                rows: Some(last..last + 1),
+                cols: None,
+            };
+            let p = block_on_ready(preview_tensor(&m, &mut src, &t.name, &req)).unwrap();
+            for (k, (v, want)) in p
+                .first_values
+                .iter()
+                .zip(w["last_row"].as_array().unwrap())
+                .enumerate()
+            {
+                assert!(
+                    same(kind, v.value, want),
+                    "{label}: last row value {k} {:?}, reference {want}",
+                    v.value
+                );
+            }
+            values += 1;
+        }
+    }
+    assert!(values >= 60, "{values} tensors previewed");
+}
+
+/// The safety verdicts: the malicious pickles' dangerous imports are errors, with the byte of
+/// the import; the clean files get the "nothing in it runs code" note; the imports listed are
+/// the reference's (pickletools order is file order).
+#[test]
+fn dangerous_imports_are_errors_and_clean_files_say_so() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let path = PathBuf::from(f["path"].as_str().unwrap());
+        let (m, _) = open_model(&path);
+        let a = m.archive.as_ref().expect("an archive");
+        let mut got: Vec<(String, String)> = a
+            .imports()
+            .map(|i| (i.module.clone(), i.name.clone()))
+            .collect();
+        let mut want: Vec<(String, String)> = f["imports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p[0].as_str().unwrap().to_string(),
+                    p[1].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        got.sort();
+        got.dedup();
+        want.sort();
+        want.dedup();
+        assert_eq!(got, want, "{file}: imports");
+        let findings = check(&m);
+        let dangerous: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == "pickle-dangerous")
+            .collect();
+        if file.starts_with("malicious-") {
+            assert!(!dangerous.is_empty(), "{file}: {findings:?}");
+            assert!(dangerous.iter().all(|d| d.offset.is_some()));
+        } else {
+            assert!(dangerous.is_empty(), "{file}: {dangerous:?}");
+        }
+        if file.starts_with("malicious-import-only") {
+            assert!(
+                dangerous[0].message.contains("not called"),
+                "{}",
+                dangerous[0].message
+            );
+        }
+        if file.ends_with(".pt") && !file.starts_with("malicious") || file.starts_with("lpips") {
+            assert!(
+                findings.iter().any(|f| f.code == "pickle-safe"),
+                "{file}: {findings:?}"
+            );
+        }
+    }
+}
+
+/// The CLI lists a checkpoint, exits 0, and its --check exits non-zero for a malicious one.
+#[test]
+fn the_cli_lists_and_checks_checkpoints() {
+    let Some(dir) = fixtures() else { return };
+    let sd = dir.join("state-dict.pt");
+    let (code, out, err) = run_cli(&[sd.to_str().unwrap(), "--json"], None, None);
+    assert_eq!(code, 0, "{err}");
+    let j: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["format"], "pytorch");
+    let bad = dir.join("malicious-os-system.pt");
+    let (code, out, _) = run_cli(&[bad.to_str().unwrap(), "--check"], None, None);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("posix.system"), "{out}");
+}
+
+/// Over HTTP Range (the Rust range server, whose log counts every byte sent): the 500 MB zip
+/// checkpoint and the ZIP64 one list the reference tensors reading under 1 MiB in at most 3
+/// requests; a preview reads its storage's local header and exactly its window.
+#[test]
+fn remote_checkpoints_list_from_a_few_ranges() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let server = common::range_server::Server::files(&dir);
+    for file in ["big.pt", "zip64.pt", "legacy.pth"] {
+        let Some(f) = doc["files"].get(file) else {
+            assert!(file != "big.pt" || !common::required(), "big.pt missing: run torch_fixtures.py --big");
+            continue;
+        };
+        let url = format!("{}/{file}", server.url);
+        let before = (server.requests().len(), server.bytes());
+        let (code, out, err) = run_cli(&[&url, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let j: J = serde_json::from_str(&out).unwrap();
+        let names: Vec<&str> = j["tensors"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let want: Vec<&str> = f["tensors"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, want, "{file}");
+        let requests = server.requests().len() - before.0;
+        let bytes = server.bytes() - before.1;
+        assert!(bytes < 1 << 20, "{file}: {bytes} bytes to list");
+        assert!(requests <= 3, "{file}: {requests} requests to list");
+        let size = std::fs::metadata(dir.join(file)).unwrap().len();
+        println!("{file}: listed {} tensors of a {size}-byte file from {requests} requests, {bytes} bytes", names.len());
+        // A preview: the local header (when not read to list) and the window.
+        let t = &f["tensors"][0];
+        let name = t["name"].as_str().unwrap();
+        let before = (server.requests().len(), server.bytes());
+        let (code, out, err) = run_cli(&[&url, "--tensor", name, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let p: J = serde_json::from_str(&out).unwrap();
+        let window = p["window"]["read_len"].as_u64().unwrap();
+        let first: Vec<String> = p["first_values"].as_array().unwrap().iter().take(8).map(|v| v["text"].as_str().unwrap().to_string()).collect();
+        assert!(!first.is_empty(), "{file}");
+        for (v, w) in p["first_values"].as_array().unwrap().iter().zip(t["first"].as_array().unwrap()) {
+            let got = v["text"].as_str().unwrap().parse::<f64>().unwrap();
+            assert_eq!(got as f32, common::float(w) as f32, "{file} {name}");
+        }
+        let listing_again = server.bytes() - before.1;
+        let preview_requests = server.requests().len() - before.0 - requests;
+        assert!(preview_requests <= 2, "{file}: {preview_requests} requests for the preview");
+        assert!(listing_again <= bytes + window + 1024, "{file}: {listing_again} bytes for listing + a {window}-byte window");
+    }
+}
