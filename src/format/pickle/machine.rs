@@ -555,7 +555,7 @@ impl<'a> Machine<'a, '_> {
     }
 
     fn pairs(&self, items: Vec<NodeId>, what: &str) -> R<Vec<(NodeId, NodeId)>> {
-        if !items.len().is_multiple_of(2) {
+        if items.len() % 2 != 0 {
             return Err(self.invalid(format!("odd number of items for {what}")));
         }
         Ok(items.chunks_exact(2).map(|p| (p[0], p[1])).collect())

@@ -57,7 +57,8 @@ pub type NodeId = u32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Values built plus entries put in containers (each element of a tuple, list or set,
-    /// each key–value pair, each item of a call) plus values on the stack. A state dict costs
+    /// each key–value pair, each item of a call); the stack holds at most as many. A state
+    /// dict costs
     /// about 30 per tensor, so a checkpoint of 10,000 tensors needs 300,000; the default,
     /// 2²¹, keeps a hostile pickle's tree under ~200 MB (a node is at most 96 bytes).
     pub max_nodes: u32,
