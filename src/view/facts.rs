@@ -213,20 +213,25 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
         s
     };
     let total = a.imports().count();
+    let imports = |n: usize| if n == 1 { "1 import" } else { "imports" };
     let (value, detail, hook) = if dangerous > 0 {
         (
-            format!("dangerous: {dangerous} import(s) run code"),
+            "dangerous".to_string(),
             format!(
-                "{}; loading it with torch.load runs them (weightpeek only reads it)",
+                "{dangerous} {} that can run code: {}; torch.load would run it (weightpeek only \
+                 reads the file)",
+                imports(dangerous).trim_start_matches("1 "),
                 names(Verdict::Dangerous)
             ),
             "dangerous",
         )
     } else if unknown > 0 {
         (
-            format!("{unknown} unknown import(s)"),
+            "unknown imports".to_string(),
             format!(
-                "{}; torch.load(weights_only=True) refuses them",
+                "{unknown} {} not known to this tool: {}; torch.load(weights_only=True) \
+                 refuses them",
+                imports(unknown).trim_start_matches("1 "),
                 names(Verdict::Unknown)
             ),
             "unknown",
