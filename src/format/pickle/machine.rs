@@ -584,7 +584,7 @@ impl<'a> Machine<'a, '_> {
                         "pickle (no STOP opcode)",
                         self.base + self.op_at,
                         ErrorKind::Truncated {
-                            needed_end: self.base + self.len + 1,
+                            needed_end: (self.base + self.len).saturating_add(1),
                             file_size: self.base + self.len,
                         },
                     ))

@@ -46,6 +46,17 @@
 //!   makes it Dangerous, whatever the module.
 //! - Python 2 module names are read as Python 3 maps them (`__builtin__` is `builtins`,
 //!   `copy_reg` is `copyreg`).
+//!
+//! How this compares on the 45 files of `pickle_cases.py` (20 benign, 25 malicious): every
+//! malicious file has a Dangerous import here, and no benign one does. picklescan finds 24 of
+//! the 25 (it calls `builtins.object.__subclasses__`, a dotted name, only suspicious) and
+//! calls every import it knows as dangerous Dangerous here too; it calls suspicious (neither
+//! list) what is Safe here: the `builtins` data types, `_codecs.encode`,
+//! `copy_reg._reconstructor`, `torch._utils._rebuild_parameter`, `torch.device`, dtypes,
+//! `torch.Tensor`, `torch._tensor._rebuild_from_type_v2`. fickling rates the same 25 files
+//! LIKELY_OVERTLY_MALICIOUS or OVERTLY_MALICIOUS (the levels counted as dangerous); it rates
+//! benign state dicts and any call outside the standard library LIKELY_UNSAFE, and cannot read
+//! five of the benign files (out-of-band buffers, some protocol 4–5 values).
 
 use super::Verdict::{self, Dangerous, Safe, Unknown};
 

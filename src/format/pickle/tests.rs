@@ -445,6 +445,20 @@ fn errors_name_the_opcode_and_its_offset() {
     assert_eq!(e.to_string(), "pickle opcode 0xb0 at byte 2: not a pickle opcode (protocols 0 to 5; damaged data, or not a pickle)");
     let e = fails(b"I12");
     assert!(e.field.contains("INT"), "{e}");
+    // At the top of u64 nothing wraps.
+    let (_, e) = parse_partial(b"N", u64::MAX - 1, &Limits::DEFAULT);
+    assert!(matches!(
+        e.unwrap().kind,
+        ErrorKind::Truncated {
+            needed_end: u64::MAX,
+            ..
+        }
+    ));
+    let (_, e) = parse_partial(b"X\x09\x00\x00\x00ab", u64::MAX - 7, &Limits::DEFAULT);
+    assert!(matches!(
+        e.unwrap().kind,
+        ErrorKind::CountTooLarge { count: 9, .. }
+    ));
     // parse_partial keeps what came before, the root a None node.
     let (p, e) = parse_partial(b"\x80\x02cos\nsystem\n)R\xb0", 0, &Limits::DEFAULT);
     assert_eq!(e.unwrap().offset, 15);
