@@ -17,6 +17,8 @@ pub enum Format {
     Pytorch,
     /// A PyTorch checkpoint in the legacy format (`torch.save` before 1.6).
     PytorchLegacy,
+    /// An ONNX model (a protobuf `ModelProto`).
+    Onnx,
 }
 
 impl Format {
@@ -27,6 +29,7 @@ impl Format {
             Format::Safetensors => "safetensors",
             Format::Pytorch => "pytorch",
             Format::PytorchLegacy => "pytorch-legacy",
+            Format::Onnx => "onnx",
         }
     }
 }
@@ -55,6 +58,9 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     }
     if head.starts_with(&super::torch::LEGACY_MAGIC) {
         return Ok(Format::PytorchLegacy);
+    }
+    if super::onnx::sniff(head) {
+        return Ok(Format::Onnx);
     }
     if head.starts_with(b"\x80") && head.get(1).is_some_and(|&p| p <= 5) {
         return not("this is a Python pickle, but not a PyTorch checkpoint (it does not start with PyTorch's magic number); weightpeek reads PyTorch's zip and legacy formats");
@@ -115,7 +121,7 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         // Safetensors-shaped, but the header runs past the end: the parser names the field.
         return Ok(Format::Safetensors);
     }
-    not("not a GGUF, safetensors or PyTorch file (unrecognised first bytes)")
+    not("not a GGUF, safetensors, PyTorch or ONNX file (unrecognised first bytes)")
 }
 
 fn old_ggml(head: &[u8]) -> Option<&'static str> {

@@ -226,6 +226,9 @@ pub async fn read_model<S: ByteSource>(
     let format = sniff(&buf, size)?;
     match format {
         Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
+        Format::Onnx => {
+            return Ok(read_ranges(src, policy, buf, stats, Format::Onnx, format::onnx::step).await)
+        }
         Format::PytorchLegacy => return Ok(read_legacy(src, policy, buf, stats).await),
         Format::Gguf | Format::Safetensors => {}
     }
@@ -234,7 +237,7 @@ pub async fn read_model<S: ByteSource>(
         let step = match format {
             Format::Gguf => gguf.step(&buf, size).map(|()| None),
             Format::Safetensors => safetensors::parse(&buf, size).map(Some),
-            Format::Pytorch | Format::PytorchLegacy => {
+            Format::Pytorch | Format::PytorchLegacy | Format::Onnx => {
                 return Err(Error::new(
                     "format",
                     0,
@@ -283,16 +286,38 @@ async fn read_zip<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,
     buf: Vec<u8>,
+    stats: ReadStats,
+) -> (Model, ReadStats) {
+    read_ranges(
+        src,
+        policy,
+        buf,
+        stats,
+        Format::Pytorch,
+        format::torch::zip_step,
+    )
+    .await
+}
+
+/// The driver loop of the formats read by ranges rather than as a prefix (a zip archive from
+/// its end; an ONNX protobuf that skips its inline weights): `step` says which bytes it needs
+/// next, or gives the model; each range is read once, at most [`MAX_ZIP_READS`] of them.
+async fn read_ranges<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+    buf: Vec<u8>,
     mut stats: ReadStats,
+    format: Format,
+    step: fn(&format::torch::Held, u64, &[u8]) -> Result<Model, format::zip::ZipStop>,
 ) -> (Model, ReadStats) {
     let size = src.size();
     let mut held = format::torch::Held::default();
     held.add(0, buf.clone());
     loop {
-        match format::torch::zip_step(&held, size, &buf) {
+        match step(&held, size, &buf) {
             Ok(m) => return (m, stats),
             Err(format::zip::ZipStop::Fail(e)) => {
-                return (format::torch::failed(Format::Pytorch, size, buf, e), stats)
+                return (format::torch::failed(format, size, buf, e), stats)
             }
             Err(format::zip::ZipStop::Need(n)) => {
                 let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
@@ -308,7 +333,7 @@ async fn read_zip<S: ByteSource>(
                             n.len, n.offset, stats.reads
                         )),
                     );
-                    return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                    return (format::torch::failed(format, size, buf, e), stats);
                 }
                 match src.read(n.offset, n.len).await {
                     Ok(b) if b.len() as u64 == n.len => {
@@ -326,11 +351,11 @@ async fn read_zip<S: ByteSource>(
                                 b.len()
                             )),
                         );
-                        return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                        return (format::torch::failed(format, size, buf, e), stats);
                     }
                     Err(why) => {
                         let e = Error::new("read", n.offset, ErrorKind::Source(why.to_string()));
-                        return (format::torch::failed(Format::Pytorch, size, buf, e), stats);
+                        return (format::torch::failed(format, size, buf, e), stats);
                     }
                 }
             }
@@ -427,7 +452,7 @@ fn finish(
             m
         }
         (Format::Gguf, _) => format::model_from_gguf(gguf.into_header(), buf, size, error),
-        (Format::Pytorch | Format::PytorchLegacy, _) => format::torch::failed(
+        (Format::Pytorch | Format::PytorchLegacy | Format::Onnx, _) => format::torch::failed(
             format,
             size,
             buf,

@@ -46,6 +46,7 @@ pub fn format_label(s: &Summary) -> String {
         ("gguf", None) => "GGUF".into(),
         ("pytorch", _) => "PyTorch (zip)".into(),
         ("pytorch-legacy", _) => "PyTorch (legacy format)".into(),
+        ("onnx", _) => "ONNX".into(),
         (other, _) => other.to_string(),
     }
 }

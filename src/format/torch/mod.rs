@@ -267,6 +267,7 @@ pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model
         "zip"
     };
     let mut m = base(kind, file_size, bytes);
+    m.format = format;
     m.error = Some(e);
     m
 }
