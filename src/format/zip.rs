@@ -164,19 +164,17 @@ pub fn find_end(
         .into());
     }
     // Search backwards for a signature whose comment ends exactly at the end of the file.
-    let mut at = len - END_LEN;
-    let found = loop {
-        if le.u32(at) == Some(END_SIG) {
-            let comment = u64::from(le.u16(at + 20).unwrap_or(0));
-            if at + END_LEN + comment == len {
-                break Some(at);
-            }
-        }
-        if at == 0 || len - at >= MAX_END_SEARCH {
-            break None;
-        }
-        at -= 1;
-    };
+    let lowest = len.saturating_sub(MAX_END_SEARCH) as usize;
+    let last = (len - END_LEN) as usize;
+    let found = tail
+        .get(lowest..last + 4)
+        .unwrap_or(&[])
+        .windows(4)
+        .enumerate()
+        .rev()
+        .filter(|(_, w)| *w == END_SIG.to_le_bytes())
+        .map(|(i, _)| (lowest + i) as u64)
+        .find(|&at| at + END_LEN + u64::from(le.u16(at + 20).unwrap_or(0)) == len);
     let Some(at) = found else {
         return Err(err(
             "zip end record",
@@ -372,7 +370,8 @@ pub fn central_directory(cd: &[u8], end: &EndRecord) -> Result<Vec<Entry>, Error
         });
         at = at
             .checked_add(CENTRAL_LEN + name_len + extra_len + comment_len)
-            .ok_or_else(|| Error::new(field(), abs, ErrorKind::Overflow("central directory")))?;
+            .filter(|&next| next <= cd.len() as u64)
+            .ok_or_else(|| err(field(), abs, "the entry runs past the central directory"))?;
     }
     Ok(out)
 }

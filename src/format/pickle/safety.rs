@@ -97,6 +97,11 @@ pub fn verdict(module: &str, name: &str) -> (Verdict, &'static str) {
     if let Some(why) = dangerous_name(module, name, head) {
         return (Dangerous, why);
     }
+    // TorchScript's data.pkl builds typed lists with these (torch/jit/_pickle.py): plain list
+    // and tag builders, though the rest of torch.jit compiles code.
+    if module == "torch.jit._pickle" && TORCHSCRIPT_BUILDERS.contains(&name) {
+        return (Safe, "builds a list of numbers or tensors (TorchScript)");
+    }
     let mut parent = module;
     loop {
         if let Some(why) = dangerous_module(parent) {
@@ -389,6 +394,17 @@ const BUILTIN_DATA: &[&str] = &[
     "range",
     "unicode",
     "long",
+];
+
+/// torch/jit/_pickle.py's builders, which TorchScript archives' pickles call.
+const TORCHSCRIPT_BUILDERS: &[&str] = &[
+    "build_intlist",
+    "build_tensorlist",
+    "build_doublelist",
+    "build_boollist",
+    "build_complexlist",
+    "build_tensor_from_id",
+    "restore_type_tag",
 ];
 
 fn legacy_type(name: &str) -> bool {
