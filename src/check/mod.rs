@@ -128,6 +128,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
             sidecar: Default::default(),
             set: None,
             archive: None,
+            onnx: None,
         };
         for mut f in check_file(&part) {
             if !first || f.tensor.is_some() {

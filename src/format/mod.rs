@@ -124,6 +124,9 @@ pub struct Model {
     /// PyTorch files: the pickles with their imports (the safety report) and where each
     /// tensor's storage is. `None` for GGUF and safetensors.
     pub archive: Option<torch::Archive>,
+    /// ONNX models: opsets, where each tensor was found, and which tensors' values are not one
+    /// byte range of the file (varint-encoded, external, sparse). `None` for other formats.
+    pub onnx: Option<onnx::OnnxInfo>,
 }
 
 /// A given file that is not part of the model opened, and why.
@@ -383,6 +386,7 @@ pub fn model_from_gguf(
         sidecar: Sidecar::default(),
         set: None,
         archive: None,
+        onnx: None,
     }
 }
 
@@ -486,5 +490,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         sidecar: Sidecar::default(),
         set: None,
         archive: None,
+        onnx: None,
     }
 }

@@ -207,6 +207,9 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             t.shape
         )));
     }
+    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
+        return Err(PreviewError::Shape(why.to_string()));
+    }
     let tensor_bytes = g
         .rows
         .checked_mul(g.row_bytes)

@@ -235,6 +235,7 @@ fn base(kind: &'static str, file_size: u64, bytes: Vec<u8>) -> Model {
         sidecar: Sidecar::default(),
         set: None,
         archive: None,
+        onnx: None,
     }
 }
 
