@@ -5,6 +5,7 @@
 # Usage: bash scripts/bench.sh      (after scripts/test.sh has installed everything and built dist/)
 #        bash scripts/bench.sh dequant [REPEATS]   only the dequantisation table (issue #4), each
 #        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
+#        bash scripts/bench.sh torch   only the PyTorch listing table (issue #12)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$WP_ROOT"
@@ -15,7 +16,7 @@ DIST="${WEIGHTPEEK_DIST:-dist}"
 ONLY="${1:-all}"
 REPEATS="${2:-3}"
 
-if [ "$ONLY" != dequant ]; then
+if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ]; then
 GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
 VOCAB=$(ls -S "$WEIGHTPEEK_SHARED"/data/vocab/*.gguf | head -n 1)
 FILES=("$GEMMA" "$VOCAB")
@@ -58,6 +59,7 @@ cargo build --quiet --release --bin weightpeek
 node bench/remote.mjs target/remote-fixtures
 fi
 
+if [ "$ONLY" != torch ]; then
 # --- Dequantisation throughput (issue #4) --------------------------------------------------------
 # Elements per second per ggml type: natively (examples/bench_dequant.rs), as wasm in headless
 # Chromium (bench/dequant_wasm.mjs -> the web build's bench_dequant hook), and gguf-py's numpy
@@ -106,3 +108,33 @@ for t, n in native.items():
         ratio = lambda a: f"{a / g:.0f}×" if (a and g) else "–"
     print(f"| {t} | {fmt(n)} | {fmt(w)} | {fmt(g) if t != 'F32' else 'view'} | {ratio(n)} | {ratio(w)} |")
 PY
+fi
+
+# PyTorch listing (issue #12): `weightpeek FILE --json` (a whole process: start, read the
+# pickles and the zip directory, print) next to the reference listing in Python (zipfile and an
+# inert Unpickler, bench/torch_list.py, also a whole process), on the generated 500 MB
+# checkpoint, the real TorchScript archive and a real legacy .pth. Medians of 5 runs of each.
+if [ "$ONLY" = torch ] || [ "$ONLY" = all ]; then
+"$WP_VENV/bin/python" tests/reference/torch_fixtures.py --out target/torch-fixtures --big >/dev/null
+cargo build --quiet --release --bin weightpeek
+python3 - "$WP_VENV/bin/python" target/torch-fixtures/big.pt "$WEIGHTPEEK_DATA/silero-vad/silero_vad.jit" "$WEIGHTPEEK_DATA/lpips/v0.1/vgg.pth" <<'PY'
+import json, statistics, subprocess, sys, time
+py, files = sys.argv[1], sys.argv[2:]
+def run(cmd):
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times), out
+print("| file | tensors | weightpeek (process) | Python zipfile + inert Unpickler (process) | ratio | the Python listing alone (in-process) |")
+print("|---|---:|---:|---:|---:|---:|")
+for f in files:
+    w, out = run(["target/release/weightpeek", f, "--json"])
+    n = json.loads(out)["tensor_count"]
+    p, pout = run([py, "bench/torch_list.py", f, "5"])
+    r = json.loads(pout)
+    assert r["tensors"] == n, (f, pout, n)
+    print(f"| {f.rsplit('/', 1)[-1]} | {n} | {w:.1f} ms | {p:.1f} ms | {p / w:.1f}× | {r['median_ms']:.2f} ms |")
+PY
+fi

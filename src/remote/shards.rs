@@ -26,7 +26,15 @@ pub enum EntryKind {
     Safetensors,
     /// Several safetensors shards (with or without an index file).
     SafetensorsShards,
+    /// One PyTorch checkpoint (`.bin`, `.pt`, `.pth`, `.ckpt`, TorchScript `.jit`), read by its
+    /// bytes: a `.bin` that is safetensors or GGUF opens as that.
+    Pytorch,
+    /// One ONNX model (`.onnx`).
+    Onnx,
 }
+
+/// File endings of PyTorch checkpoints listed as models of a repository.
+pub const PYTORCH_EXTS: [&str; 5] = [".bin", ".pt", ".pth", ".ckpt", ".jit"];
 
 /// One pickable model in a repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -141,6 +149,10 @@ pub fn group(files: &[RepoFile]) -> Vec<Entry> {
             EntryKind::Gguf
         } else if f.path.ends_with(".safetensors") {
             EntryKind::Safetensors
+        } else if f.path.ends_with(".onnx") {
+            EntryKind::Onnx
+        } else if PYTORCH_EXTS.iter().any(|e| f.path.ends_with(e)) {
+            EntryKind::Pytorch
         } else {
             continue;
         };
