@@ -136,6 +136,15 @@ else
   echo "PyTorch fixtures are up to date"
 fi
 
+# NumPy .npy and .npz files written with numpy, and what numpy reads back (rebuilt when the
+# script is newer).
+NUMPY_OUT="$WP_ROOT/target/numpy-fixtures"
+if [ ! -f "$NUMPY_OUT/expected.json" ] || [ tests/reference/numpy_fixtures.py -nt "$NUMPY_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/numpy_fixtures.py --out "$NUMPY_OUT"
+else
+  echo "NumPy fixtures are up to date"
+fi
+
 # --- 3. formatting, lints, native tests -------------------------------------------------------
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"

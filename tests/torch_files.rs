@@ -11,11 +11,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{kind_of, open_model, run_cli, same};
+use common::{open_model, run_cli};
 use serde_json::Value as J;
 use weightpeek::check::check;
-use weightpeek::preview::{preview_tensor, WindowRequest};
-use weightpeek::source::block_on_ready;
 
 fn fixtures() -> Option<PathBuf> {
     let dir = std::env::var_os("WEIGHTPEEK_TORCH_FIXTURES")
@@ -50,72 +48,7 @@ fn every_file_lists_the_reference_tensors_and_values() {
             "{file}: read {} of {size} bytes to list",
             src.bytes
         );
-        for (t, w) in m.tensors.iter().zip(want) {
-            let label = format!("{file} {}", t.name);
-            let dtype = w["dtype"].as_str().unwrap();
-            assert_eq!(t.dtype.label(), dtype, "{label}");
-            let shape: Vec<u64> = w["shape"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d.as_u64().unwrap())
-                .collect();
-            assert_eq!(t.shape, shape, "{label}");
-            // numel × element size (torch's nbytes), strided views too.
-            assert_eq!(t.bytes, w["bytes"].as_u64(), "{label}: bytes");
-            if !w["contiguous"].as_bool().unwrap() {
-                let e = block_on_ready(preview_tensor(
-                    &m,
-                    &mut src,
-                    &t.name,
-                    &WindowRequest::default(),
-                ))
-                .unwrap_err();
-                assert!(e.to_string().contains("strided view"), "{label}: {e}");
-            }
-            let Some(first) = w.get("first").and_then(J::as_array) else {
-                continue;
-            };
-            let kind = kind_of(dtype);
-            let p = block_on_ready(preview_tensor(
-                &m,
-                &mut src,
-                &t.name,
-                &WindowRequest::default(),
-            ))
-            .unwrap_or_else(|e| panic!("{label}: {e}"));
-            for (k, (v, want)) in p.first_values.iter().zip(first).enumerate() {
-                assert!(
-                    same(kind, v.value, want),
-                    "{label}: value {k} {:?}, reference {want}",
-                    v.value
-                );
-            }
-            assert_eq!(
-                p.first_values.len(),
-                first.len().min(p.stats.count as usize),
-                "{label}"
-            );
-            let last = p.window.geometry.rows - 1;
-            let req = WindowRequest {
-                rows: Some(last..last + 1),
-                cols: None,
-            };
-            let p = block_on_ready(preview_tensor(&m, &mut src, &t.name, &req)).unwrap();
-            for (k, (v, want)) in p
-                .first_values
-                .iter()
-                .zip(w["last_row"].as_array().unwrap())
-                .enumerate()
-            {
-                assert!(
-                    same(kind, v.value, want),
-                    "{label}: last row value {k} {:?}, reference {want}",
-                    v.value
-                );
-            }
-            values += 1;
-        }
+        values += common::check_tensors(file, &m, &mut src, want);
     }
     assert!(values >= 60, "{values} tensors previewed");
 }
@@ -203,7 +136,10 @@ fn remote_checkpoints_list_from_a_few_ranges() {
     let server = common::range_server::Server::files(&dir);
     for file in ["big.pt", "zip64.pt", "legacy.pth"] {
         let Some(f) = doc["files"].get(file) else {
-            assert!(file != "big.pt" || !common::required(), "big.pt missing: run torch_fixtures.py --big");
+            assert!(
+                file != "big.pt" || !common::required(),
+                "big.pt missing: run torch_fixtures.py --big"
+            );
             continue;
         };
         let url = format!("{}/{file}", server.url);
@@ -211,8 +147,18 @@ fn remote_checkpoints_list_from_a_few_ranges() {
         let (code, out, err) = run_cli(&[&url, "--json"], None, None);
         assert_eq!(code, 0, "{file}: {err}");
         let j: J = serde_json::from_str(&out).unwrap();
-        let names: Vec<&str> = j["tensors"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        let want: Vec<&str> = f["tensors"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = j["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = f["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, want, "{file}");
         let requests = server.requests().len() - before.0;
         let bytes = server.bytes() - before.1;
@@ -228,15 +174,32 @@ fn remote_checkpoints_list_from_a_few_ranges() {
         assert_eq!(code, 0, "{file}: {err}");
         let p: J = serde_json::from_str(&out).unwrap();
         let window = p["window"]["read_len"].as_u64().unwrap();
-        let first: Vec<String> = p["first_values"].as_array().unwrap().iter().take(8).map(|v| v["text"].as_str().unwrap().to_string()).collect();
+        let first: Vec<String> = p["first_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(8)
+            .map(|v| v["text"].as_str().unwrap().to_string())
+            .collect();
         assert!(!first.is_empty(), "{file}");
-        for (v, w) in p["first_values"].as_array().unwrap().iter().zip(t["first"].as_array().unwrap()) {
+        for (v, w) in p["first_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(t["first"].as_array().unwrap())
+        {
             let got = v["text"].as_str().unwrap().parse::<f64>().unwrap();
             assert_eq!(got as f32, common::float(w) as f32, "{file} {name}");
         }
         let listing_again = server.bytes() - before.1;
         let preview_requests = server.requests().len() - before.0 - requests;
-        assert!(preview_requests <= 2, "{file}: {preview_requests} requests for the preview");
-        assert!(listing_again <= bytes + window + 1024, "{file}: {listing_again} bytes for listing + a {window}-byte window");
+        assert!(
+            preview_requests <= 2,
+            "{file}: {preview_requests} requests for the preview"
+        );
+        assert!(
+            listing_again <= bytes + window + 1024,
+            "{file}: {listing_again} bytes for listing + a {window}-byte window"
+        );
     }
 }

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod error;
 pub mod ggml_type;
 pub mod gguf;
+pub mod numpy;
 pub mod onnx;
 pub mod pickle;
 pub mod safetensors;

@@ -19,6 +19,8 @@ pub enum Format {
     PytorchLegacy,
     /// An ONNX model (a protobuf `ModelProto`).
     Onnx,
+    /// NumPy: an `.npy` array, or an `.npz` zip of them.
+    Numpy,
 }
 
 impl Format {
@@ -30,6 +32,7 @@ impl Format {
             Format::Pytorch => "pytorch",
             Format::PytorchLegacy => "pytorch-legacy",
             Format::Onnx => "onnx",
+            Format::Numpy => "numpy",
         }
     }
 }
@@ -55,6 +58,9 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     // A zip archive starts with a local file header (an empty one with its end record).
     if head.starts_with(b"PK\x03\x04") {
         return Ok(Format::Pytorch);
+    }
+    if head.starts_with(super::numpy::NPY_MAGIC) {
+        return Ok(Format::Numpy);
     }
     if head.starts_with(&super::torch::LEGACY_MAGIC) {
         return Ok(Format::PytorchLegacy);
@@ -121,7 +127,7 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
         // Safetensors-shaped, but the header runs past the end: the parser names the field.
         return Ok(Format::Safetensors);
     }
-    not("not a GGUF, safetensors, PyTorch or ONNX file (unrecognised first bytes)")
+    not("not a GGUF, safetensors, PyTorch, ONNX or NumPy file (unrecognised first bytes)")
 }
 
 fn old_ggml(head: &[u8]) -> Option<&'static str> {

@@ -50,6 +50,8 @@ pub struct Need {
 pub enum ZipStop {
     /// Read these bytes, then call again.
     Need(Need),
+    /// Read all these ranges (one round of reads), then call again.
+    NeedMany(Vec<Need>),
     /// The archive is bad.
     Fail(Error),
 }

@@ -187,7 +187,7 @@ pub fn merge(
         kind: match m.format {
             Format::Gguf => "gguf-split",
             Format::Safetensors => "safetensors-shards",
-            Format::Pytorch | Format::PytorchLegacy | Format::Onnx => "files",
+            Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy => "files",
         },
         files_expected: u32::try_from(expected).unwrap_or(u32::MAX),
         files_read: read,

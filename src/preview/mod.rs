@@ -249,7 +249,7 @@ pub async fn locate<S: ByteSource>(
     let real = match zip::data_offset(&head, &entry, src.size()) {
         Ok(d) => d,
         Err(zip::ZipStop::Fail(e)) => return Err(PreviewError::Read(e.to_string())),
-        Err(zip::ZipStop::Need(_)) => {
+        Err(zip::ZipStop::Need(_) | zip::ZipStop::NeedMany(_)) => {
             return Err(PreviewError::Read(format!(
                 "the local header of {} at byte {} is longer than expected",
                 s.member, s.header

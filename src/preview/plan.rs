@@ -196,7 +196,19 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .tensors
         .get(index)
         .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
+    // An ONNX tensor whose values are not one byte range (varints, another file, sparse):
+    // its reason comes before any about its type.
+    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
+        return Err(PreviewError::Shape(why.to_string()));
+    }
     let g = geometry(model, t)?;
+    if let Some((_, why)) = model
+        .archive
+        .as_ref()
+        .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
+    {
+        return Err(PreviewError::Shape(why.clone()));
+    }
     if let Some((_, stride)) = model
         .archive
         .as_ref()
@@ -206,9 +218,6 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             "a strided view (stride {stride:?} for shape {:?}): its values are not one byte range",
             t.shape
         )));
-    }
-    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
-        return Err(PreviewError::Shape(why.to_string()));
     }
     let tensor_bytes = g
         .rows

@@ -226,6 +226,7 @@ pub async fn read_model<S: ByteSource>(
     let format = sniff(&buf, size)?;
     match format {
         Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
+        Format::Numpy => return Ok(read_npy(src, policy, buf, stats).await),
         Format::Onnx => {
             return Ok(read_ranges(src, policy, buf, stats, Format::Onnx, format::onnx::step).await)
         }
@@ -237,7 +238,7 @@ pub async fn read_model<S: ByteSource>(
         let step = match format {
             Format::Gguf => gguf.step(&buf, size).map(|()| None),
             Format::Safetensors => safetensors::parse(&buf, size).map(Some),
-            Format::Pytorch | Format::PytorchLegacy | Format::Onnx => {
+            Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy => {
                 return Err(Error::new(
                     "format",
                     0,
@@ -276,8 +277,9 @@ pub async fn read_model<S: ByteSource>(
     }
 }
 
-/// Most separate reads a zip archive's listing takes (its start, its end, a central directory
-/// or ZIP64 record outside those, each pickle): a hostile archive cannot make it loop.
+/// Most rounds of reads a listing by ranges takes (a zip archive's start, its end, a central
+/// directory or ZIP64 record outside those, each pickle; an `.npz`'s member headers are one
+/// round): a hostile file cannot make it loop.
 pub const MAX_ZIP_READS: u32 = 12;
 
 /// A PyTorch zip archive: the first read holds its start (where `torch.save` puts data.pkl);
@@ -313,50 +315,86 @@ async fn read_ranges<S: ByteSource>(
     let size = src.size();
     let mut held = format::torch::Held::default();
     held.add(0, buf.clone());
+    let mut rounds = 0u32;
     loop {
-        match step(&held, size, &buf) {
+        let needs = match step(&held, size, &buf) {
             Ok(m) => return (m, stats),
             Err(format::zip::ZipStop::Fail(e)) => {
                 return (format::torch::failed(format, size, buf, e), stats)
             }
-            Err(format::zip::ZipStop::Need(n)) => {
-                let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
-                if stats.reads >= MAX_ZIP_READS
-                    || too_much
-                    || n.offset.checked_add(n.len).is_none_or(|e| e > size)
-                {
-                    let e = Error::new(
-                        "zip archive",
+            Err(format::zip::ZipStop::Need(n)) => vec![n],
+            Err(format::zip::ZipStop::NeedMany(v)) => v,
+        };
+        rounds += 1;
+        for n in needs {
+            let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
+            if rounds > MAX_ZIP_READS
+                || too_much
+                || n.offset.checked_add(n.len).is_none_or(|e| e > size)
+            {
+                let e = Error::new(
+                    "file structure",
+                    n.offset.min(size),
+                    ErrorKind::Invalid(format!(
+                        "listing it would need {} more bytes at byte {} after {} reads in {} \
+                         rounds; this tool stops there",
+                        n.len,
                         n.offset,
-                        ErrorKind::Invalid(format!(
-                            "listing it would need {} more bytes at byte {} after {} reads;                              this tool stops there",
-                            n.len, n.offset, stats.reads
-                        )),
+                        stats.reads,
+                        rounds - 1
+                    )),
+                );
+                return (format::torch::failed(format, size, buf, e), stats);
+            }
+            if held.get(n.offset, n.len).is_some() {
+                continue;
+            }
+            match src.read(n.offset, n.len).await {
+                Ok(b) if b.len() as u64 == n.len => {
+                    stats.reads += 1;
+                    stats.bytes += n.len;
+                    held.add(n.offset, b);
+                }
+                Ok(b) => {
+                    let e = Error::new(
+                        "read",
+                        n.offset,
+                        ErrorKind::Source(format!("asked for {} bytes, got {}", n.len, b.len())),
                     );
                     return (format::torch::failed(format, size, buf, e), stats);
                 }
-                match src.read(n.offset, n.len).await {
-                    Ok(b) if b.len() as u64 == n.len => {
-                        stats.reads += 1;
-                        stats.bytes += n.len;
-                        held.add(n.offset, b);
-                    }
-                    Ok(b) => {
-                        let e = Error::new(
-                            "read",
-                            n.offset,
-                            ErrorKind::Source(format!(
-                                "asked for {} bytes, got {}",
-                                n.len,
-                                b.len()
-                            )),
-                        );
-                        return (format::torch::failed(format, size, buf, e), stats);
-                    }
-                    Err(why) => {
-                        let e = Error::new("read", n.offset, ErrorKind::Source(why.to_string()));
-                        return (format::torch::failed(format, size, buf, e), stats);
-                    }
+                Err(why) => {
+                    let e = Error::new("read", n.offset, ErrorKind::Source(why.to_string()));
+                    return (format::torch::failed(format, size, buf, e), stats);
+                }
+            }
+        }
+    }
+}
+
+/// An `.npy` array: its header is at the start, read as a growing prefix; an `.npz` is a zip
+/// and goes through [`read_zip`].
+async fn read_npy<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+    mut buf: Vec<u8>,
+    mut stats: ReadStats,
+) -> (Model, ReadStats) {
+    let size = src.size();
+    loop {
+        match format::numpy::npy_step(&buf, size) {
+            Ok(m) => return (m, stats),
+            Err(Stop::Fail(e)) => {
+                return (format::torch::failed(Format::Numpy, size, buf, e), stats)
+            }
+            Err(Stop::NeedMore(end)) => {
+                let len = policy.next_len(buf.len() as u64, end, size);
+                if len == 0 {
+                    let e = Error::new("npy header", 0, ErrorKind::Invalid("cut short".into()));
+                    return (format::torch::failed(Format::Numpy, size, buf, e), stats);
+                }
+                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
+                    return (format::torch::failed(Format::Numpy, size, buf, e), stats);
                 }
             }
         }
@@ -452,18 +490,20 @@ fn finish(
             m
         }
         (Format::Gguf, _) => format::model_from_gguf(gguf.into_header(), buf, size, error),
-        (Format::Pytorch | Format::PytorchLegacy | Format::Onnx, _) => format::torch::failed(
-            format,
-            size,
-            buf,
-            error.unwrap_or_else(|| {
-                Error::new(
-                    "format",
-                    0,
-                    ErrorKind::Invalid("not a header format".into()),
-                )
-            }),
-        ),
+        (Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy, _) => {
+            format::torch::failed(
+                format,
+                size,
+                buf,
+                error.unwrap_or_else(|| {
+                    Error::new(
+                        "format",
+                        0,
+                        ErrorKind::Invalid("not a header format".into()),
+                    )
+                }),
+            )
+        }
     }
 }
 

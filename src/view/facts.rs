@@ -47,6 +47,7 @@ pub fn format_label(s: &Summary) -> String {
         ("pytorch", _) => "PyTorch (zip)".into(),
         ("pytorch-legacy", _) => "PyTorch (legacy format)".into(),
         ("onnx", _) => "ONNX".into(),
+        ("numpy", _) => "NumPy".into(),
         (other, _) => other.to_string(),
     }
 }
@@ -186,7 +187,12 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(q) = q {
         out.push(quant_fact(q));
     }
-    if let Some(f) = model.archive.as_ref().map(pickle_fact) {
+    if let Some(f) = model
+        .archive
+        .as_ref()
+        .filter(|a| !a.pickles.is_empty())
+        .map(pickle_fact)
+    {
         out.push(f);
     }
     out

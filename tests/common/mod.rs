@@ -351,3 +351,74 @@ pub fn kind_of(dtype: &str) -> &'static str {
         _ => "float",
     }
 }
+
+/// Checks a model's tensors against a reference script's list (`want`: objects with `name`,
+/// `dtype`, `shape`, `bytes`, and optionally `contiguous` or `previewable` false — a preview must
+/// then refuse it —, `first` and `last_row` values as text): the same names in order, dtypes,
+/// shapes and byte sizes, and the previews of the default window and of the last row show the
+/// reference's values exactly. Returns how many tensors were previewed.
+pub fn check_tensors<S: ByteSource>(
+    file: &str,
+    m: &Model,
+    src: &mut S,
+    want: &[serde_json::Value],
+) -> usize {
+    use weightpeek::preview::{preview_tensor, WindowRequest};
+    let names: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
+    let want_names: Vec<&str> = want.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, want_names, "{file}: tensor names in order");
+    let mut previewed = 0;
+    for (t, w) in m.tensors.iter().zip(want) {
+        let label = format!("{file} {}", t.name);
+        let dtype = w["dtype"].as_str().unwrap();
+        assert_eq!(t.dtype.label().replace(" (unknown)", ""), dtype, "{label}");
+        let shape: Vec<u64> = w["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap())
+            .collect();
+        assert_eq!(t.shape, shape, "{label}");
+        assert_eq!(t.bytes, w["bytes"].as_u64(), "{label}: bytes");
+        let default = WindowRequest::default();
+        let refused = w["contiguous"] == false || w["previewable"] == false;
+        if refused {
+            let e = block_on_ready(preview_tensor(m, src, &t.name, &default)).unwrap_err();
+            assert!(!e.to_string().is_empty(), "{label}");
+        }
+        let Some(first) = w.get("first").and_then(serde_json::Value::as_array) else {
+            continue;
+        };
+        let kind = kind_of(dtype);
+        let p = block_on_ready(preview_tensor(m, src, &t.name, &default))
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(
+            p.first_values.len(),
+            first.len().min(p.stats.count as usize),
+            "{label}"
+        );
+        for (k, (v, want)) in p.first_values.iter().zip(first).enumerate() {
+            assert!(
+                same(kind, v.value, want),
+                "{label}: value {k} {:?}, reference {want}",
+                v.value
+            );
+        }
+        let last = p.window.geometry.rows - 1;
+        let req = WindowRequest {
+            rows: Some(last..last + 1),
+            cols: None,
+        };
+        let p = block_on_ready(preview_tensor(m, src, &t.name, &req)).unwrap();
+        let last_row = w["last_row"].as_array().unwrap();
+        for (k, (v, want)) in p.first_values.iter().zip(last_row).enumerate() {
+            assert!(
+                same(kind, v.value, want),
+                "{label}: last row value {k} {:?}, reference {want}",
+                v.value
+            );
+        }
+        previewed += 1;
+    }
+    previewed
+}

@@ -97,6 +97,9 @@ describe('the same JSON from the CLI, inspect() and the page', { timeout: 20 * 6
     const torch = path.join(repoRoot, 'target', 'torch-fixtures');
     requireFile(path.join(torch, 'expected.json'), 'run tests/reference/torch_fixtures.py');
     for (const f of ['state-dict.pt', 'legacy.pth', 'zip64.pt', 'malicious-os-system.pt']) local.push({ label: f, dir: torch, names: [f] });
+    const numpy = path.join(repoRoot, 'target', 'numpy-fixtures');
+    requireFile(path.join(numpy, 'expected.json'), 'run tests/reference/numpy_fixtures.py');
+    for (const f of ['f32.npy', 'fortran.npy', 'weights.npz', 'compressed.npz']) local.push({ label: f, dir: numpy, names: [f] });
     const silero = path.join(dataDir, 'silero-vad');
     requireFile(path.join(silero, 'silero_vad.jit'), 'run ../shared/scripts/fetch-real-models.py');
     local.push({ label: 'silero_vad.jit', dir: silero, names: ['silero_vad.jit'] });

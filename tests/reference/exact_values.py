@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import struct
 import sys
 from importlib.metadata import version
@@ -41,6 +40,9 @@ import numpy as np
 from gguf import GGMLQuantizationType as T
 from gguf import GGUFEndian, GGUFReader, GGUFWriter
 from safetensors import safe_open
+
+sys.path.insert(0, str(Path(__file__).parent))
+from textvals import ftext, vtext  # noqa: E402
 
 RNG = np.random.default_rng(1111)
 ROWS, COLS = 4, 24
@@ -224,25 +226,6 @@ def kind_of(dtype: str) -> str:
     if dtype in KINDS:
         return KINDS[dtype]
     return "integer" if dtype[0] in "IU" else "float"
-
-
-def ftext(x: float) -> str:
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return repr(x)
-
-
-def vtext(kind: str, v):
-    if kind == "integer":
-        return str(int(v))
-    if kind == "boolean":
-        return "true" if bool(v) else "false"
-    if kind == "complex":
-        return [ftext(np.float32(v.real)), ftext(np.float32(v.imag))]
-    return ftext(np.float64(v))
 
 
 def stats(kind: str, m: np.ndarray) -> dict:

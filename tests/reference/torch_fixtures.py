@@ -40,7 +40,6 @@ import argparse
 import collections
 import io
 import json
-import math
 import os
 import pickle
 import struct
@@ -52,6 +51,9 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from textvals import kind_of, vtext  # noqa: E402
 
 DATA = Path(os.environ.get("WEIGHTPEEK_DATA", Path.home() / ".cache" / "weightpeek-data"))
 RNG = np.random.default_rng(1212)
@@ -354,25 +356,6 @@ def walk(obj, path, out, seen):
             walk(obj.args, path, out, seen)
 
 
-def ftext(x: float) -> str:
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return repr(x)
-
-
-def vtext(dt: str, v):
-    if dt == "BOOL":
-        return "true" if bool(v) else "false"
-    if dt[0] in "IU":
-        return str(int(v))
-    if dt == "C64":
-        return [ftext(np.float32(v.real)), ftext(np.float32(v.imag))]
-    return ftext(np.float64(v))
-
-
 def describe(path: str, found, dtypes) -> list[dict]:
     out = []
     for name, r in found:
@@ -382,8 +365,8 @@ def describe(path: str, found, dtypes) -> list[dict]:
         e = dict(name=name or "tensor", dtype=dt, shape=list(a.shape), bytes=r.nbytes,
                  contiguous=bool(r.contiguous))
         if r.contiguous and a.size:
-            e["first"] = [vtext(dt, v) for v in rows.ravel()[:FIRST]]
-            e["last_row"] = [vtext(dt, v) for v in rows[-1][:FIRST]]
+            e["first"] = [vtext(kind_of(dt), v) for v in rows.ravel()[:FIRST]]
+            e["last_row"] = [vtext(kind_of(dt), v) for v in rows[-1][:FIRST]]
         out.append(e)
     return out
 

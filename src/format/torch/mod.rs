@@ -118,7 +118,7 @@ pub struct StorageInfo {
 /// each tensor's storage is.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct Archive {
-    /// `zip`, `torchscript` or `legacy`.
+    /// `zip`, `torchscript` or `legacy` (PyTorch), `npy` or `npz` (NumPy).
     pub kind: &'static str,
     /// The pickles read, in file order.
     pub pickles: Vec<PickleInfo>,
@@ -130,6 +130,9 @@ pub struct Archive {
     pub skipped: Vec<(String, u64, String)>,
     /// Tensors whose view is strided (not one byte range): `(index in Model::tensors, stride)`.
     pub strided: Vec<(usize, Vec<u64>)>,
+    /// Tensors whose values are not in the file as they are (a deflated `.npz` member): `(index,
+    /// why)`; previews refuse them with that text.
+    pub not_in_place: Vec<(usize, String)>,
 }
 
 impl Archive {
@@ -337,19 +340,22 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
     let main = entries
         .iter()
         .filter(|e| e.name.ends_with("/data.pkl") || e.name == "data.pkl")
-        .min_by_key(|e| e.name.matches('/').count())
-        .ok_or_else(|| {
-            let names: Vec<&str> = entries.iter().take(5).map(|e| e.name.as_str()).collect();
-            Error::new(
-                "zip central directory",
-                end.cd_offset,
-                ErrorKind::NotAModel(format!(
-                    "a zip archive without data.pkl, so not a PyTorch checkpoint (its first \
+        .min_by_key(|e| e.name.matches('/').count());
+    if main.is_none() && entries.iter().any(|e| e.name.ends_with(".npy")) {
+        return super::numpy::npz_step(held, size, prefix, &entries, end.cd_offset);
+    }
+    let main = main.ok_or_else(|| {
+        let names: Vec<&str> = entries.iter().take(5).map(|e| e.name.as_str()).collect();
+        Error::new(
+            "zip central directory",
+            end.cd_offset,
+            ErrorKind::NotAModel(format!(
+                "a zip archive without data.pkl, so not a PyTorch checkpoint (its first \
                      members: {})",
-                    names.join(", ")
-                )),
-            )
-        })?;
+                names.join(", ")
+            )),
+        )
+    })?;
     let root = dir_of(&main.name).to_string();
     let slash = if root.is_empty() { "" } else { "/" };
     let constants = by_name(&format!("{root}{slash}constants.pkl"));
