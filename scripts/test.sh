@@ -136,6 +136,19 @@ else
   echo "PyTorch fixtures are up to date"
 fi
 
+# ONNX models written with the onnx package (every data type, the data fields, external data,
+# sparse initializers, subgraphs, many and large initializers) and what the onnx package and
+# numpy read in them and in the real silero-vad exports, with the weights they share with the
+# TorchScript and safetensors files (rebuilt when the script, or what it imports, is newer).
+ONNX_OUT="$WP_ROOT/target/onnx-fixtures"
+if [ ! -f "$ONNX_OUT/expected.json" ] || [ tests/reference/onnx_fixtures.py -nt "$ONNX_OUT/expected.json" ] \
+   || [ tests/reference/torch_fixtures.py -nt "$ONNX_OUT/expected.json" ] \
+   || [ tests/reference/textvals.py -nt "$ONNX_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/onnx_fixtures.py --out "$ONNX_OUT"
+else
+  echo "ONNX fixtures are up to date"
+fi
+
 # NumPy .npy and .npz files written with numpy, and what numpy reads back (rebuilt when the
 # script is newer).
 NUMPY_OUT="$WP_ROOT/target/numpy-fixtures"

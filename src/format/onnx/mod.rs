@@ -22,9 +22,10 @@
 //!   marked in [`OnnxInfo::not_in_place`], which previews refuse.
 //! - **Reads** ([`step`]): the payloads of `raw_data`, `float_data`, `double_data` and the
 //!   varint data fields are skipped by their length prefix, never asked for. When a byte past
-//!   the ranges held is needed, the next read starts there and spreads the rest of the file
-//!   over the reads the driver still allows ([`READ_BUDGET`]), at least [`MIN_READ`]: a file
-//!   always lists within the budget, and a file whose tensor headers are spread wider than the
+//!   the ranges held is needed, the next read starts there: [`MIN_READ`] bytes while the
+//!   driver's budget ([`READ_BUDGET`]) has reads to spare, then half the rest of the file, a
+//!   quarter with two reads left, …, the whole rest with the last one ([`plan_read`]). A file
+//!   always lists within the budget; one whose tensor headers are spread wider than the
 //!   budget's reads can skip is read through some payloads instead.
 //!
 //! Every length and count comes from the file and is checked against its message's end (and
@@ -43,9 +44,10 @@ use super::zip::{Need, ZipStop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};
 use wire::{Bytes, Tag, WireError, WireType};
 
-/// Reads the driver allows for one listing, the first one included (as
-/// [`crate::source::MAX_ZIP_READS`]): the read size is planned against it.
-pub const READ_BUDGET: u32 = 12;
+/// Reads the driver allows for one listing: the first read and
+/// [`crate::source::MAX_ZIP_READS`] rounds after it, one read each here. The read size is
+/// planned against it ([`plan_read`]).
+pub const READ_BUDGET: u32 = 13;
 
 /// Smallest read asked for after a skipped payload: 1 MiB. Over HTTP a read costs a round
 /// trip, about what 1 MiB takes to arrive (100 ms at 10 MB/s), so a read should bring at least
@@ -252,16 +254,20 @@ pub fn step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop> {
 }
 
 /// The read to make when byte `at` is missing (and bytes up to `min_end` are needed), after
-/// `reads` reads of a `size`-byte file: the rest of the file spread over the reads left, at
-/// least [`MIN_READ`] and `min_end`, at most the file's end.
+/// `reads` reads of a `size`-byte file, with `left` = [`READ_BUDGET`] − `reads` reads left
+/// (this one included): the rest of the file / 2^(left − 1), at least [`MIN_READ`] and
+/// `min_end`, at most the file's end. The last read takes the whole rest, so the listing
+/// always ends within the budget; until the budget runs short, reads stay small and each can
+/// skip the next large payload (halving rather than spreading the rest evenly: a file with
+/// eight 4 MiB payloads lists reading 8 MiB of them, not 14).
 pub fn plan_read(at: u64, min_end: u64, reads: u32, size: u64) -> Need {
     let rest = size.saturating_sub(at);
-    let left = u64::from(READ_BUDGET.saturating_sub(reads));
-    let len = if left <= 1 {
-        rest
-    } else {
-        rest.div_ceil(left).max(MIN_READ)
-    };
+    let left = READ_BUDGET.saturating_sub(reads).max(1);
+    let len = rest
+        .checked_shr(left - 1)
+        .unwrap_or(0)
+        .max(MIN_READ)
+        .max(u64::from(left == 1) * rest);
     Need {
         offset: at,
         len: len.max(min_end.saturating_sub(at)).min(rest),

@@ -370,18 +370,21 @@ fn reads_skip_payloads_and_ask_for_what_follows() {
 }
 
 #[test]
-fn read_plans_spread_the_rest_over_the_budget() {
+fn read_plans_halve_the_rest_as_the_budget_runs_out() {
     let mib = 1u64 << 20;
-    // Early: the rest over the 11 reads left, at least MIN_READ.
-    assert_eq!(plan_read(mib, mib + 1, 1, 12 * mib).len, mib);
-    assert_eq!(plan_read(mib, mib + 1, 1, 6 * mib).len, MIN_READ);
-    assert_eq!(plan_read(mib, mib + 1, 1, 1101 * mib).len, 100 * mib);
+    // Early: MIN_READ, or the rest / 2^11 with 12 reads left.
+    assert_eq!(plan_read(mib, mib + 1, 1, 12 * mib).len, MIN_READ);
+    assert_eq!(plan_read(mib, mib + 1, 1, 4097 * mib).len, 2 * mib);
+    // Then half, a quarter, …
+    assert_eq!(plan_read(mib, mib + 1, 11, 101 * mib).len, 50 * mib);
+    assert_eq!(plan_read(mib, mib + 1, 10, 101 * mib).len, 25 * mib);
     // The last read allowed takes the rest; never past the end; at least what is needed.
-    assert_eq!(plan_read(mib, mib + 1, 11, 500 * mib).len, 499 * mib);
+    assert_eq!(plan_read(mib, mib + 1, 12, 500 * mib).len, 499 * mib);
+    assert_eq!(plan_read(mib, mib + 1, 12, mib + 10).len, 10);
     assert_eq!(plan_read(mib, mib + 1, 20, 3 * mib).len, 2 * mib);
     assert_eq!(plan_read(10, 11, 1, 20).len, 10);
-    assert_eq!(plan_read(mib, 9 * mib, 1, 100 * mib).len, 9 * mib);
-    assert_eq!(READ_BUDGET, crate::source::MAX_ZIP_READS);
+    assert_eq!(plan_read(mib, 9 * mib, 1, 100 * mib).len, 8 * mib);
+    assert_eq!(READ_BUDGET, 1 + crate::source::MAX_ZIP_READS);
 }
 
 #[test]

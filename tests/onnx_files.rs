@@ -1,0 +1,416 @@
+//! Issue #12: ONNX models. The files `tests/reference/onnx_fixtures.py` writes with the `onnx`
+//! package (every data type, the data fields, external data, sparse initializers, subgraphs,
+//! many small constants, large initializers; under `target/onnx-fixtures` or
+//! `$WEIGHTPEEK_ONNX_FIXTURES`) and the six real silero-vad exports list the tensors the
+//! `onnx` package finds, in the same order, with their dtypes, shapes, byte sizes and the
+//! models' metadata; every tensor stored in place previews the values numpy reads (first
+//! values and last row), the others refuse with their reason; listing never reads the skipped
+//! payloads (fewer bytes than the file, within the driver's reads). The silero-vad weights that are
+//! the same in the ONNX exports, the TorchScript archive and the safetensors file preview the
+//! same values in all three. Hostile inputs (every cut, lengths past the end, long varints,
+//! deep nesting, huge counts) give errors, never a panic. No expected value is written here.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{open_model, CountingFile};
+use serde_json::Value as J;
+use weightpeek::format::{Model, Value};
+use weightpeek::preview::{preview_tensor, Preview, PreviewError, WindowRequest};
+use weightpeek::source::{block_on_ready, parse_bytes, MAX_ZIP_READS};
+
+fn fixtures() -> Option<PathBuf> {
+    let dir = std::env::var_os("WEIGHTPEEK_ONNX_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/onnx-fixtures"));
+    common::real_file(dir.join("expected.json")).map(|_| dir)
+}
+
+fn expected(dir: &Path) -> J {
+    serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap()
+}
+
+fn meta_text(v: &Value) -> String {
+    match v {
+        Value::String(t) => t.text.clone(),
+        Value::I64(i) => i.to_string(),
+        Value::U64(u) => u.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn preview(
+    m: &Model,
+    src: &mut CountingFile,
+    name: &str,
+    rows: Option<std::ops::Range<u64>>,
+) -> Result<Preview, PreviewError> {
+    let req = WindowRequest { rows, cols: None };
+    block_on_ready(preview_tensor(m, src, name, &req))
+}
+
+/// The default window and the last row of tensor `name`.
+fn windows(m: &Model, src: &mut CountingFile, name: &str) -> (Preview, Preview) {
+    let first = preview(m, src, name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let last = first.window.geometry.rows - 1;
+    let row = preview(m, src, name, Some(last..last + 1)).unwrap();
+    (first, row)
+}
+
+#[test]
+fn every_file_lists_the_reference_tensors_and_values() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let (mut previewed, mut refused) = (0, 0);
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let path = PathBuf::from(f["path"].as_str().unwrap());
+        let (m, mut src) = open_model(&path);
+        assert!(m.error.is_none(), "{file}: {:?}", m.error);
+        assert_eq!(m.format.name(), "onnx", "{file}");
+        let size = f["size"].as_u64().unwrap();
+        assert_eq!(m.file_size, size, "{file}");
+        // Listing skips the payloads: at most the driver's reads, fewer bytes than the file.
+        let reads = src.reads.len() as u32;
+        assert!(reads <= 1 + MAX_ZIP_READS, "{file}: {reads} reads");
+        if size > 256 << 10 {
+            assert!(
+                src.bytes < size,
+                "{file}: read {} of {size} bytes",
+                src.bytes
+            );
+        }
+        println!(
+            "{file}: {} tensors from {reads} reads, {} of {size} bytes; header {}",
+            m.tensors.len(),
+            src.bytes,
+            m.header_size
+        );
+        let meta: Vec<(String, String)> = m
+            .metadata
+            .iter()
+            .map(|e| (e.key.clone(), meta_text(&e.value)))
+            .collect();
+        let want_meta: Vec<(String, String)> = f["metadata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p[0].as_str().unwrap().to_string(),
+                    p[1].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(meta, want_meta, "{file}: metadata");
+        let want = f["tensors"].as_array().unwrap();
+        let listed = src.bytes;
+        // Names in order, dtypes, shapes, bytes, and the values of every previewable tensor.
+        previewed += common::check_tensors(file, &m, &mut src, want);
+        let info = m.onnx.as_ref().expect("ONNX facts");
+        for (i, (t, w)) in m.tensors.iter().zip(want).enumerate() {
+            let label = format!("{file} {}", t.name);
+            assert_eq!(t.elements, w["elements"].as_u64(), "{label}: elements");
+            assert!(t.note.is_none(), "{label}: {:?}", t.note);
+            let (source, depth) = info.sources[i];
+            assert_eq!(format!("{source:?}"), w["source"], "{label}");
+            assert_eq!(u64::from(depth), w["depth"].as_u64().unwrap(), "{label}");
+            let in_place = w["previewable"].as_bool().unwrap();
+            assert_eq!(info.not_in_place(i).is_none(), in_place, "{label}");
+            let p = preview(&m, &mut src, &t.name, None);
+            if !in_place {
+                // The preview names the reason (varint, external, sparse, strings).
+                let e = p.unwrap_err();
+                let why = w["why"].as_str().unwrap();
+                assert!(e.to_string().contains(why), "{label}: {e}");
+                refused += 1;
+            } else if w.get("first").is_none() {
+                // Unknown or undecodable dtypes, odd F4 rows: refused; empty tensors: 0 values.
+                match p {
+                    Ok(p) => assert_eq!((t.elements, p.stats.count), (Some(0), 0), "{label}"),
+                    Err(e) => assert!(t.elements != Some(0), "{label}: {e}"),
+                }
+            }
+        }
+        // A preview reads its window (the reads after listing), never re-lists.
+        assert!(src.bytes >= listed);
+    }
+    println!("{previewed} tensors previewed, {refused} refused as not in place");
+    assert!(previewed >= 400, "{previewed} previewed");
+    assert!(refused >= 10, "{refused} refused");
+}
+
+/// The silero-vad weights stored in several formats (ONNX exports, the TorchScript archive,
+/// the safetensors file; matched by the reference by dtype, shape and values) preview the
+/// same values in each.
+#[test]
+fn the_same_weights_preview_alike_across_formats() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let silero = common::data_dir().join("silero-vad");
+    let mut opened: BTreeMap<String, (Model, CountingFile)> = BTreeMap::new();
+    let groups = doc["same"].as_array().unwrap();
+    let mut all_three = 0;
+    for g in groups {
+        let members = g["members"].as_array().unwrap();
+        let mut seen: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+        for mem in members {
+            let (file, name) = (mem[0].as_str().unwrap(), mem[1].as_str().unwrap());
+            let (m, src) = opened.entry(file.to_string()).or_insert_with(|| {
+                let path = doc["files"].get(file).map_or_else(
+                    || silero.join(file),
+                    |f| PathBuf::from(f["path"].as_str().unwrap()),
+                );
+                open_model(&path)
+            });
+            let t = m
+                .tensors
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("{file}: {name}"));
+            assert_eq!(t.dtype.label(), g["dtype"], "{file} {name}");
+            let (p, row) = windows(m, src, name);
+            let text = |p: &Preview| {
+                p.first_values
+                    .iter()
+                    .map(|v| format!("{:?}", v.value))
+                    .collect::<Vec<_>>()
+            };
+            seen.push((file.to_string(), text(&p), text(&row)));
+        }
+        for (file, first, last) in &seen[1..] {
+            assert_eq!(
+                first, &seen[0].1,
+                "{file} vs {}: {:?}",
+                seen[0].0, g["shape"]
+            );
+            assert_eq!(last, &seen[0].2, "{file} vs {}: last row", seen[0].0);
+        }
+        let exts: std::collections::BTreeSet<&str> = seen
+            .iter()
+            .filter_map(|(f, _, _)| Path::new(f).extension().and_then(|e| e.to_str()))
+            .collect();
+        if exts.len() == 3 {
+            all_three += 1;
+        }
+    }
+    println!(
+        "{} groups compared, {all_three} in all three formats",
+        groups.len()
+    );
+    assert!(groups.len() >= 20, "{} groups", groups.len());
+    assert!(all_three >= 1);
+}
+
+/// The CLI lists an ONNX model as such.
+#[test]
+fn the_cli_lists_an_onnx_model() {
+    let Some(dir) = fixtures() else { return };
+    let p = dir.join("subgraphs.onnx");
+    let (code, out, err) = common::run_cli(&[p.to_str().unwrap(), "--json"], None, None);
+    assert_eq!(code, 0, "{err}");
+    let j: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["format"], "onnx");
+    assert_eq!(j["tensors"].as_array().unwrap().len(), 10);
+}
+
+// --- hostile inputs ----------------------------------------------------------------------------
+
+fn varint(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return out;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A length-delimited field.
+fn fl(field: u64, payload: &[u8]) -> Vec<u8> {
+    [
+        varint(field << 3 | 2),
+        varint(payload.len() as u64),
+        payload.to_vec(),
+    ]
+    .concat()
+}
+
+/// A varint field.
+fn fv(field: u64, v: u64) -> Vec<u8> {
+    [varint(field << 3), varint(v)].concat()
+}
+
+fn model(graph: &[u8]) -> Vec<u8> {
+    [fv(1, 9), fl(2, b"hostile"), fl(7, graph), fl(8, &fv(2, 17))].concat()
+}
+
+fn initializer(name: &str, raw: &[u8]) -> Vec<u8> {
+    fl(
+        5,
+        &[
+            fv(1, raw.len() as u64 / 4),
+            fv(2, 1),
+            fl(8, name.as_bytes()),
+            fl(9, raw),
+        ]
+        .concat(),
+    )
+}
+
+/// Opens `b` as the app does, and summarises and checks what it gives (no panic anywhere).
+fn open(b: &[u8]) -> Result<Model, weightpeek::format::Error> {
+    let r = parse_bytes(b);
+    if let Ok(m) = &r {
+        let _ = weightpeek::check::check(m);
+        let _ = weightpeek::summary::summarize(m);
+        if let Some(e) = &m.error {
+            assert!(e.offset <= b.len() as u64, "{e}");
+        }
+    }
+    r
+}
+
+fn error_text(b: &[u8]) -> String {
+    let m = open(b).expect("an ONNX model");
+    m.error
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("no error: {:?}", m.tensors))
+}
+
+#[test]
+fn every_cut_of_a_small_model_is_an_error_or_the_whole_listing() {
+    let mut inputs = vec![model(
+        &[
+            initializer("a", &[0; 16]),
+            fl(
+                1,
+                &[
+                    fl(2, b"c"),
+                    fl(4, b"Constant"),
+                    fl(
+                        5,
+                        &[fl(1, b"value"), fl(5, &[fv(2, 7), fl(9, &[1; 8])].concat())].concat(),
+                    ),
+                ]
+                .concat(),
+            ),
+        ]
+        .concat(),
+    )];
+    if let Some(dir) = fixtures() {
+        inputs.push(std::fs::read(dir.join("subgraphs.onnx")).unwrap());
+    }
+    for b in &inputs {
+        let whole = open(b).unwrap();
+        assert!(whole.error.is_none() && !whole.tensors.is_empty());
+        // Cut between two of the model's own fields after the graph, a file is a smaller valid
+        // model (protobuf has no end marker); every other cut is an error inside the file.
+        for n in 0..b.len() {
+            match open(&b[..n]) {
+                Err(_) => {}
+                Ok(m) => assert!(
+                    m.error.is_some() || m.tensors == whole.tensors,
+                    "cut at {n} of {}",
+                    b.len()
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn lengths_past_the_file_are_errors_with_their_offset() {
+    // A raw_data that claims 1 GiB in a small file.
+    let t = [
+        fv(2, 1),
+        fl(8, b"t"),
+        varint(9 << 3 | 2),
+        varint(1 << 30),
+        vec![0; 8],
+    ]
+    .concat();
+    let b = model(&fl(5, &t));
+    let e = error_text(&b);
+    assert!(e.contains("truncated") || e.contains("past the end"), "{e}");
+    // A graph whose length is 2^63.
+    let b = [fv(1, 9), varint(7 << 3 | 2), varint(1 << 63), vec![0; 32]].concat();
+    let e = error_text(&b);
+    assert!(
+        e.contains("ModelProto.graph") && e.contains("at byte 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_eleven_byte_varint_is_an_error() {
+    let t = [vec![2 << 3], vec![0xff; 10], vec![0x01]].concat();
+    let b = model(&fl(5, &t));
+    let e = error_text(&b);
+    assert!(e.contains("longer than 10 bytes"), "{e}");
+    assert!(e.contains("initializer[0].data_type"), "{e}");
+}
+
+#[test]
+fn nesting_ten_thousand_deep_is_bounded() {
+    // If nodes whose then_branch holds the next If, 10,000 deep.
+    let mut g = initializer("bottom", &[0; 4]);
+    for _ in 0..10_000 {
+        g = fl(
+            1,
+            &[
+                fl(4, b"If"),
+                fl(5, &[fl(1, b"then_branch"), fl(6, &g)].concat()),
+            ]
+            .concat(),
+        );
+    }
+    let m = open(&model(&g)).unwrap();
+    assert!(m.error.is_none(), "{:?}", m.error);
+    assert!(m.tensors.is_empty());
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.message.contains("nested deeper than")),
+        "{:?}",
+        m.warnings
+    );
+    // Messages nested 10,000 deep where only skipped fields are (a type of sequences of
+    // sequences): never walked.
+    let mut ty = fl(1, &fv(1, 1));
+    for _ in 0..10_000 {
+        ty = fl(4, &fl(1, &ty));
+    }
+    let g = fl(11, &[fl(1, b"x"), fl(2, &ty)].concat());
+    let m = open(&model(&g)).unwrap();
+    assert!(m.error.is_none(), "{:?}", m.error);
+    assert_eq!(
+        m.get("onnx.graph.inputs").map(meta_text).as_deref(),
+        Some("x: sequence")
+    );
+}
+
+#[test]
+fn a_dims_count_of_two_to_the_forty_is_an_error() {
+    // Packed dims claiming 2^40 bytes of varints.
+    let t = [varint(1 << 3 | 2), varint(1 << 40), vec![1; 64]].concat();
+    let e = error_text(&model(&fl(5, &t)));
+    assert!(e.contains("dims"), "{e}");
+    // 2^40 written as one dimension: listed, its size 2^40 × 4 bytes, past the file.
+    let t = [fv(1, 1 << 40), fv(2, 1), fl(8, b"huge"), fl(9, &[0; 4])].concat();
+    let m = open(&model(&fl(5, &t))).unwrap();
+    assert_eq!(m.tensors[0].elements, Some(1 << 40));
+    assert!(m.tensors[0]
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("raw_data holds 4 bytes"));
+    // As many dims as fit in the file (more than 64): an error, not 2^20 dims.
+    let t: Vec<u8> = (0..1 << 20).flat_map(|_| fv(1, 1)).collect();
+    let e = error_text(&model(&fl(5, &t)));
+    assert!(e.contains("more than 64 dimensions"), "{e}");
+}
