@@ -44,23 +44,62 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
                         None,
                     ));
                 }
-                Verdict::Unknown => {
-                    unknown += 1;
-                    out.push(finding(
-                        Warning,
-                        "pickle-unknown",
-                        format!(
-                            "{} imports {what} ({called}), which this tool does not know: a \
-                             full torch.load imports it, torch.load(weights_only=True) refuses it",
-                            p.name
-                        ),
-                        Some(i.offset),
-                        None,
-                    ));
-                }
+                Verdict::Unknown => unknown += 1,
                 Verdict::Safe => {}
             }
         }
+    }
+    // Unknown imports: one warning per pickle, naming a few (a TorchScript archive imports a
+    // class per module of the model).
+    for p in &a.pickles {
+        let names: Vec<String> = p
+            .imports
+            .iter()
+            .filter(|i| i.verdict == Verdict::Unknown)
+            .map(|i| format!("{}.{}", i.module, i.name))
+            .collect();
+        let Some(first) = p.imports.iter().find(|i| i.verdict == Verdict::Unknown) else {
+            continue;
+        };
+        let shown = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+        let more = if names.len() > 3 {
+            format!(" and {} more", names.len() - 3)
+        } else {
+            String::new()
+        };
+        let torchscript = p
+            .imports
+            .iter()
+            .filter(|i| i.verdict == Verdict::Unknown)
+            .all(|i| i.module == "__torch__" || i.module.starts_with("__torch__."));
+        let what = if names.len() == 1 {
+            "an import"
+        } else {
+            "imports"
+        };
+        let message = if torchscript {
+            format!(
+                "{} imports {} TorchScript class{} ({shown}{more}): torch.jit.load builds them \
+                 from the archive's TorchScript code (code/), which is not Python; \
+                 torch.load(weights_only=True) refuses such a file",
+                p.name,
+                names.len(),
+                if names.len() == 1 { "" } else { "es" }
+            )
+        } else {
+            format!(
+                "{} has {what} this tool does not know ({shown}{more}): a full torch.load \
+                 imports and may call them, torch.load(weights_only=True) refuses them",
+                p.name
+            )
+        };
+        out.push(finding(
+            Warning,
+            "pickle-unknown",
+            message,
+            Some(first.offset),
+            None,
+        ));
     }
     if !a.pickles.is_empty() && dangerous == 0 && unknown == 0 {
         let n: usize = a.pickles.iter().map(|p| p.imports.len()).sum();

@@ -211,8 +211,8 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
             .map(|i| text::escape(&format!("{}.{}", i.module, i.name)))
             .collect();
         n.dedup();
-        let more = n.len().saturating_sub(4);
-        n.truncate(4);
+        let more = n.len().saturating_sub(3);
+        n.truncate(3);
         let mut s = n.join(", ");
         if more > 0 {
             s.push_str(&format!(" and {more} more"));
