@@ -414,3 +414,83 @@ fn a_dims_count_of_two_to_the_forty_is_an_error() {
     let e = error_text(&model(&fl(5, &t)));
     assert!(e.contains("more than 64 dimensions"), "{e}");
 }
+
+/// Sniffing: every real `.onnx` file is ONNX, no other real model file (GGUF, safetensors,
+/// PyTorch, NumPy, the vocabularies) is; an ONNX model named `.bin` opens as ONNX.
+#[test]
+fn only_onnx_files_sniff_as_onnx() {
+    let mut files = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![
+        common::data_dir(),
+        common::shared_dir().join("data"),
+        root.join("tests/data"),
+    ];
+    for d in ["onnx", "torch", "numpy", "exact", "quant", "remote"] {
+        dirs.push(root.join(format!("target/{d}-fixtures")));
+    }
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    let mut onnx = 0;
+    for p in &files {
+        use std::io::Read;
+        let mut head = Vec::new();
+        let f = std::fs::File::open(p).unwrap();
+        let size = f.metadata().unwrap().len();
+        f.take(256 << 10).read_to_end(&mut head).unwrap();
+        let is_onnx =
+            weightpeek::format::sniff(&head, size).ok() == Some(weightpeek::format::Format::Onnx);
+        let named = p.extension().is_some_and(|e| e == "onnx");
+        assert_eq!(is_onnx, named, "{}", p.display());
+        onnx += usize::from(named);
+    }
+    println!("{} files sniffed, {onnx} ONNX", files.len());
+    let Some(dir) = fixtures() else { return };
+    let tmp = std::env::temp_dir().join(format!("weightpeek-onnx-{}.bin", std::process::id()));
+    std::fs::copy(dir.join("subgraphs.onnx"), &tmp).unwrap();
+    let (m, _) = open_model(&tmp);
+    std::fs::remove_file(&tmp).unwrap();
+    assert_eq!(m.format.name(), "onnx");
+    assert_eq!(m.tensors.len(), 10);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Random bytes after an ONNX start, and a small model with bytes overwritten anywhere:
+    /// a model or an error, never a panic; every tensor's preview answers.
+    #[test]
+    fn hostile_bytes_never_panic(
+        rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        flips in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 1..8),
+    ) {
+        let b = [vec![0x08, 0x09, 0x12, 0x01, b'x'], rest].concat();
+        let _ = open(&b);
+        let mut m = model(&[
+            initializer("a", &[0; 16]),
+            fl(1, &[fl(2, b"c"), fl(4, b"Constant"), fl(5, &[fl(1, b"value"), fl(5, &[fv(1, 2), fv(2, 7), fl(9, &[1; 16])].concat())].concat())].concat()),
+            fl(15, &[fl(1, &[fv(2, 1), fl(8, b"s"), fl(4, &[0; 8])].concat()), fv(3, 4)].concat()),
+        ].concat());
+        for (at, v) in flips {
+            let n = m.len();
+            m[at % n] = v;
+        }
+        if let Ok(model) = open(&m) {
+            let mut src = weightpeek::source::MemSource::new(&m);
+            for t in &model.tensors {
+                let _ = block_on_ready(preview_tensor(&model, &mut src, &t.name, &WindowRequest::default()));
+            }
+        }
+    }
+}

@@ -189,9 +189,11 @@ impl OnnxInfo {
 }
 
 /// Whether the first bytes look like an ONNX `ModelProto`: field 1 `ir_version` (tag 0x08, a
-/// varint of at most 1000) first, as every protobuf writer puts it, then only `ModelProto`
-/// fields with their wire types as far as `head` goes (at least one). A safetensors length,
-/// GGUF or zip magic, or text fails the walk.
+/// varint of 1 to 1000) first, as every protobuf writer puts it, then at least one more
+/// field, and as far as `head` goes only `ModelProto`'s fields with their wire types, or
+/// fields numbered past the known ones (27 and up: added by a later ONNX). A safetensors
+/// length (zeros after its first bytes), GGUF or zip magic, or text (single-byte tags of the
+/// numbers 1–15) fails the walk.
 pub fn sniff(head: &[u8]) -> bool {
     let mut h = Held::default();
     h.add(0, head.to_vec());
@@ -205,11 +207,12 @@ pub fn sniff(head: &[u8]) -> bool {
             return fields >= 2 && pos >= end.saturating_sub(wire::MAX_VARINT_LEN);
         };
         let want = match t.field {
-            1 | 5 => WireType::Varint,
-            2 | 3 | 4 | 6 | 7 | 8 | 14 | 20 | 25 | 26 => WireType::Len,
+            1 | 5 => Some(WireType::Varint),
+            2 | 3 | 4 | 6 | 7 | 8 | 14 | 20 | 25 | 26 => Some(WireType::Len),
+            27.. if fields > 0 => None,
             _ => return false,
         };
-        if fields == 0 && t.field != 1 || t.wire != want {
+        if fields == 0 && t.field != 1 || want.is_some_and(|w| w != t.wire) {
             return false;
         }
         match t.wire {
@@ -218,11 +221,14 @@ pub fn sniff(head: &[u8]) -> bool {
                 Ok(_) => return false,
                 Err(_) => return fields >= 1,
             },
-            _ => match wire::varint(&mut b, &mut pos, end) {
+            WireType::Len => match wire::varint(&mut b, &mut pos, end) {
                 // A length-delimited field: its payload may run past `head` (the graph does).
                 Ok(n) => pos = pos.saturating_add(n),
                 Err(_) => return fields >= 1,
             },
+            WireType::I64 | WireType::I32 => {
+                pos = pos.saturating_add(t.wire.fixed_len().unwrap_or(8));
+            }
         }
         fields += 1;
     }

@@ -406,8 +406,21 @@ fn sniffs_models_and_nothing_else() {
     assert!(!sniff(&[]));
     // ir_version must come first.
     assert!(!sniff(&[0x12, 0x01, b'a', 0x08, 0x07]));
-    // Wrong wire type for a known field.
+    // Wrong wire type for a known field; an unknown field below 27.
     assert!(!sniff(&[0x08, 0x07, 0x10, 0x01]));
+    assert!(!sniff(&[0x08, 0x07, 0x4a, 0x00]));
+    // A field a later ONNX may add (number 30), after ir_version.
+    assert!(sniff(
+        &[
+            [0x08, 0x07, 0xf2, 0x01, 0x01, b'x'].as_slice(),
+            &sample()[2..]
+        ]
+        .concat()
+    ));
+    // Heads cut anywhere after the second tag.
+    for n in [1, 2, 3, 6, 64] {
+        assert!(sniff(&sample()[..n]) == (n >= 3), "{n}");
+    }
 }
 
 fn error_of(b: &[u8]) -> Error {
