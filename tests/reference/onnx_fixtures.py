@@ -9,7 +9,8 @@ Writing (onnx.helper, onnx.numpy_helper, onnx.save):
                      extremes among them), a scalar, an empty tensor, an odd-length F4 one, and
                      the types it lists as unknown (STRING, COMPLEX128, INT4, UINT4, INT2) and
                      FLOAT6E2M3 (listed, not previewed)
-  data-fields.onnx   values in float_data, double_data (in place: packed little-endian), and in
+  data-fields.onnx   values in float_data, double_data (in place: packed little-endian; a
+                     COMPLEX128 one is in place but of a dtype weightpeek does not decode), and in
                      int32_data, int64_data, uint64_data (varints: listed, not previewed), also
                      as a Constant node's value
   external.onnx      initializers in a side file, external.onnx.data (listed, not previewed)
@@ -211,6 +212,7 @@ def write_data_fields(path: Path) -> None:
         mk("f16_int32_data", TensorProto.FLOAT16, [2, 2], floats(np.float16, 4, special=False)),
         mk("u64_uint64_data", TensorProto.UINT64, [3], ints(np.uint64, 3).tolist()),
         mk("bool_int32_data", TensorProto.BOOL, [4], [True, False, True, True]),
+        mk("c128_double_data", TensorProto.COMPLEX128, [2], [1 + 2j, 3 - 4j]),
     ]
     for t in inits:
         assert not t.HasField("raw_data"), t.name
@@ -386,7 +388,7 @@ def stored_bytes(t: onnx.TensorProto) -> tuple[int | None, bool, str | None]:
     if len(t.float_data):
         return 4 * len(t.float_data), t.data_type in (TensorProto.FLOAT, TensorProto.COMPLEX64), None
     if len(t.double_data):
-        return 8 * len(t.double_data), t.data_type == TensorProto.DOUBLE, None
+        return 8 * len(t.double_data), t.data_type in (TensorProto.DOUBLE, TensorProto.COMPLEX128), None
     if len(t.int32_data) or len(t.int64_data) or len(t.uint64_data):
         return st_bytes(st, elements), False, "varint"
     if len(t.string_data):

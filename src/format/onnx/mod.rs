@@ -1544,9 +1544,10 @@ fn tensor_of(f: &Found, index: usize, info: &mut OnnxInfo, warnings: &mut Vec<Wa
                 (o, Some(n))
             }
             Data::Fixed { field, offset, len } => {
+                // FLOAT, COMPLEX64 (pairs of floats); DOUBLE, COMPLEX128 (an unknown dtype here).
                 let fits = matches!(
                     (field, t.data_type),
-                    ("float_data", 1 | 14) | ("double_data", 11)
+                    ("float_data", 1 | 14) | ("double_data", 11 | 15)
                 );
                 if !fits {
                     refuse(format!(
