@@ -494,3 +494,67 @@ proptest::proptest! {
         }
     }
 }
+
+/// Over HTTP Range (the Rust range server, whose log counts every byte sent): the generated
+/// models list the reference's tensors within the driver's reads, the 32 MiB one from a
+/// quarter of its bytes; a preview reads its window.
+#[test]
+fn remote_models_list_from_a_few_ranges() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let server = common::range_server::Server::files(&dir);
+    for file in ["large.onnx", "many.onnx", "subgraphs.onnx"] {
+        let f = &doc["files"][file];
+        let url = format!("{}/{file}", server.url);
+        let before = (server.requests().len(), server.bytes());
+        let (code, out, err) = common::run_cli(&[&url, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let j: J = serde_json::from_str(&out).unwrap();
+        let names: Vec<&str> = j["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = f["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, want, "{file}");
+        let requests = server.requests().len() - before.0;
+        let bytes = server.bytes() - before.1;
+        let size = f["size"].as_u64().unwrap();
+        println!(
+            "{file}: {} tensors of a {size}-byte file from {requests} requests, {bytes} bytes",
+            names.len()
+        );
+        assert!(
+            requests as u32 <= 1 + MAX_ZIP_READS,
+            "{file}: {requests} requests"
+        );
+        if file == "large.onnx" {
+            assert!(bytes < size / 4, "{file}: {bytes} bytes");
+        }
+        let t = &f["tensors"][0];
+        let name = t["name"].as_str().unwrap();
+        let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let p: J = serde_json::from_str(&out).unwrap();
+        for (v, w) in p["first_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(t["first"].as_array().unwrap())
+        {
+            let got = v["text"].as_str().unwrap().parse::<f64>().unwrap();
+            // The CLI writes an F32 value's shortest text as an f32.
+            let (got, want) = (f64::from(got as f32), f64::from(common::float(w) as f32));
+            assert!(
+                common::same_float(got, want),
+                "{file} {name}: {got} vs {want}"
+            );
+        }
+    }
+}
