@@ -25,8 +25,9 @@
 //!   the ranges held is needed, the next read starts there: [`MIN_READ`] bytes while the
 //!   driver's budget ([`READ_BUDGET`]) has reads to spare, then half the rest of the file, a
 //!   quarter with two reads left, …, the whole rest with the last one ([`plan_read`]). A file
-//!   always lists within the budget; one whose tensor headers are spread wider than the
-//!   budget's reads can skip is read through some payloads instead.
+//!   always lists within the budget (up to the driver's cap on the bytes read); one whose
+//!   tensor headers are spread wider than the budget's reads can skip is read through some
+//!   payloads instead.
 //!
 //! Every length and count comes from the file and is checked against its message's end (and
 //! so the file's size) before anything is read or allocated; offsets are `u64` with checked
@@ -54,8 +55,8 @@ pub const READ_BUDGET: u32 = 13;
 /// that much: the headers and payloads of the next tensors when they are small (a graph of
 /// many small constants takes few reads), the next header and the start of a payload to skip
 /// when they are large. On the silero-vad exports (1.2–2.8 MB, 43–341 tensors, payloads of up
-/// to 260 KB) this lists each file in 2–4 reads; 256 KiB would take 5–10 reads and read ~10 %
-/// fewer bytes.
+/// to 260 KB) this lists each file in 2–4 reads; 256 KiB would take 5–10 reads and read
+/// 10–15 % fewer bytes.
 pub const MIN_READ: u64 = 1 << 20;
 
 /// Deepest subgraph nesting read (the main graph is depth 0). Real models nest If/Loop bodies
