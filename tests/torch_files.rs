@@ -203,3 +203,34 @@ fn remote_checkpoints_list_from_a_few_ranges() {
         );
     }
 }
+
+/// Files `torch.load` runs code from, shaped to slip past a scanner (tests/reference/
+/// torch_fixtures.py `write_attacks`: a second data.pkl, another case, a deflated pickle, a
+/// dotted path to os, a Python 2 module name, a name computed by a call, a plain pickle, a
+/// protocol 0 pickle): every one has a dangerous import, and `--check` exits non-zero.
+#[test]
+fn attacks_that_hide_from_scanners_are_dangerous() {
+    let Some(dir) = fixtures() else { return };
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("attack-") {
+            continue;
+        }
+        let (m, _) = open_model(&path);
+        let findings = check(&m);
+        assert!(
+            findings.iter().any(|f| f.code == "pickle-dangerous"),
+            "{name}: {findings:?}"
+        );
+        assert_eq!(
+            findings[0].code, "pickle-dangerous",
+            "{name}: the first finding"
+        );
+        let (code, out, _) = run_cli(&[path.to_str().unwrap(), "--check"], None, None);
+        assert_ne!(code, 0, "{name}: {out}");
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} attack files");
+}

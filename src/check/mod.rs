@@ -169,7 +169,14 @@ pub fn check_file(m: &Model) -> Vec<Finding> {
     names(m, &mut out);
     metadata_types(m, &mut out);
     pickle::pickle_findings(m, &mut out);
-    out.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+    // A pickle that runs code comes first of all: it is what a person must not miss.
+    let runs_code = |f: &Finding| f.code != "pickle-dangerous";
+    out.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then(runs_code(a).cmp(&runs_code(b)))
+            .then(a.offset.cmp(&b.offset))
+    });
     out
 }
 

@@ -68,8 +68,33 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     if super::onnx::sniff(head) {
         return Ok(Format::Onnx);
     }
-    if head.starts_with(b"\x80") && head.get(1).is_some_and(|&p| p <= 5) {
-        return not("this is a Python pickle, but not a PyTorch checkpoint (it does not start with PyTorch's magic number); weightpeek reads PyTorch's zip and legacy formats");
+    // A protocol 0 or 1 pickle that starts with an import (`cos\nsystem\n`, or a MARK first).
+    let text_pickle = |h: &[u8]| {
+        let h = h.strip_prefix(b"(").unwrap_or(h);
+        let Some(rest) = h.strip_prefix(b"c") else {
+            return false;
+        };
+        let ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.';
+        let mut lines = rest.splitn(3, |&b| b == b'\n');
+        let (Some(m), Some(n)) = (lines.next(), lines.next()) else {
+            return false;
+        };
+        !m.is_empty()
+            && !n.is_empty()
+            && m.iter().all(ident)
+            && n.iter().all(ident)
+            && lines.next().is_some()
+    };
+    if text_pickle(head) {
+        return Ok(Format::PytorchLegacy);
+    }
+    if head.get(257..262) == Some(b"ustar") {
+        return not("this is a tar archive (PyTorch's format before version 0.1.10 was one); weightpeek does not read tar archives, and their pickles are not checked");
+    }
+    // Any pickle of protocol 2 to 5 (a legacy checkpoint saved with another protocol, or a
+    // plain pickle): read for its imports; the reader tells which it is.
+    if head.starts_with(b"\x80") && head.get(1).is_some_and(|&p| (2..=5).contains(&p)) {
+        return Ok(Format::PytorchLegacy);
     }
     if head.len() < 4 && file_size < 4 && b"GGUF".starts_with(head) {
         return not(&format!(

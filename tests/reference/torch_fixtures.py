@@ -266,6 +266,59 @@ def malicious(kind: str):
     return sd
 
 
+def write_attacks(out: Path):
+    """Files torch.load runs code from, shaped to slip past a scanner (found by trying to break
+    weightpeek): attack-*.pt. tests/torch_files.rs asserts each has a dangerous import."""
+    evil = pickle.dumps(Evil((os.system, ("echo pwned",))), protocol=2)
+    sd = collections.OrderedDict(w=t(Storage("0", np.arange(6, dtype=np.float32)), (2, 3)))
+    b = io.BytesIO()
+    p = Pickler(b)
+    p.dump(sd)
+    good = b.getvalue()
+    data0 = p.storages["0"].arr.tobytes()
+
+    def zipped(path, members, method=zipfile.ZIP_STORED):
+        with zipfile.ZipFile(path, "w", method) as z:
+            for name, data in members:
+                with warnings_off():
+                    z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, compress_type=method)
+
+    # Two data.pkl members: torch reads the last.
+    zipped(out / "attack-duplicate.pt", [("archive/data.pkl", good), ("archive/data/0", data0),
+                                          ("archive/data.pkl", evil)])
+    # Another case: torch's reader compares names without case.
+    zipped(out / "attack-case.pt", [("archive/DATA.PKL", evil), ("archive/data/0", data0)])
+    # A deflated data.pkl: torch inflates it.
+    zipped(out / "attack-deflated.pt", [("archive/data.pkl", evil), ("archive/data/0", data0)], zipfile.ZIP_DEFLATED)
+    # os reached through another module's attribute (protocol 4 dotted names).
+    dotted = b"\x80\x04\x8c\x08argparse\x8c\x0a_os.system\x93\x8c\x0aecho pwned\x85R."
+    zipped(out / "attack-dotted.pt", [("archive/data.pkl", dotted)])
+    # A Python 2 module name Python 3 maps to http.server.
+    py2 = b"\x80\x02cSimpleHTTPServer\ntest\n)R."
+    zipped(out / "attack-py2-name.pt", [("archive/data.pkl", py2)])
+    # An import name computed by a call (rot13) while loading.
+    rot = (b"\x80\x04c_codecs\nencode\n\x8c\x02bf\x8c\x05rot13\x86R"
+           b"c_codecs\nencode\n\x8c\x06flfgrz\x8c\x05rot13\x86R\x93\x8c\x0aecho pwned\x85R.")
+    zipped(out / "attack-computed-name.pt", [("archive/data.pkl", rot)])
+    # A plain pickle (no PyTorch magic number): torch.load unpickles it first.
+    (out / "attack-plain.pt").write_bytes(evil)
+    # A protocol 0 pickle.
+    (out / "attack-protocol0.pt").write_bytes(pickle.dumps(Evil((os.system, ("echo pwned",))), protocol=0))
+
+
+class warnings_off:
+    """zipfile warns about duplicate names; the duplicate is the point."""
+
+    def __enter__(self):
+        import warnings
+        self.w = warnings.catch_warnings()
+        self.w.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *a):
+        self.w.__exit__(*a)
+
+
 # --- reading: the reference ------------------------------------------------------------------
 
 class StandBase:
@@ -447,6 +500,7 @@ def main() -> int:
     write_legacy(a.out / "legacy.pth", sd)
     for kind in ("os-system", "eval", "import-only"):
         write_torch_zip(a.out / f"malicious-{kind}.pt", malicious(kind))
+    write_attacks(a.out)
     if a.big:
         big = collections.OrderedDict()
         for i in range(25):  # 25 x 20 MB of F32
@@ -456,7 +510,8 @@ def main() -> int:
     files = {}
     real = {"lpips-alex.pth": DATA / "lpips/v0.1/alex.pth", "lpips-squeeze.pth": DATA / "lpips/v0.1/squeeze.pth",
             "lpips-vgg.pth": DATA / "lpips/v0.1/vgg.pth", "silero_vad.jit": DATA / "silero-vad/silero_vad.jit"}
-    local = sorted(p.name for p in a.out.iterdir() if p.suffix in (".pt", ".ckpt", ".pth"))
+    local = sorted(p.name for p in a.out.iterdir()
+                   if p.suffix in (".pt", ".ckpt", ".pth") and not p.name.startswith("attack-"))
     for name in local + list(real):
         path = real.get(name, a.out / name)
         if not path.is_file():

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::text::{self, Int};
-use super::{ops, CallKind, Import, Limits, Node, NodeId, Pickle, MAX_WARNINGS};
+use super::{ops, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
 use crate::format::error::{Error, ErrorKind, Warning};
 
 /// Runs the machine over `bytes` (at absolute offset `base`) until STOP or an error.
@@ -883,13 +883,24 @@ impl<'a> Machine<'a, '_> {
             0x93 => {
                 let name = self.pop()?;
                 let module = self.pop()?;
-                let (Node::Str(module), Node::Str(name)) =
-                    (&self.nodes[module as usize], &self.nodes[name as usize])
-                else {
-                    return Err(self.invalid("STACK_GLOBAL needs two str values (module, name)"));
+                let text = |n: NodeId| match &self.nodes[n as usize] {
+                    Node::Str(s) => Some(s.clone()),
+                    _ => None,
                 };
-                let (module, name) = (module.clone(), name.clone());
+                let (m, n) = (text(module), text(name));
+                let computed = m.is_none() || n.is_none();
+                let module = m.unwrap_or_else(|| "(computed)".into());
+                let name = n.unwrap_or_else(|| "(computed)".into());
                 let id = self.import(module, name, "STACK_GLOBAL")?;
+                if computed {
+                    // The name is the result of a call (rot13 of a string, str(bytes)…): what
+                    // it imports is known only by running the pickle.
+                    if let Some(i) = self.globals.last_mut() {
+                        i.verdict = Verdict::Dangerous;
+                        i.why = "imports a name computed while loading (by a call), which only \
+                                 running the pickle would reveal";
+                    }
+                }
                 self.push(id)?
             }
             0x82..=0x84 => {

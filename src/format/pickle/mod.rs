@@ -59,8 +59,9 @@ pub struct Limits {
     /// Values built plus entries put in containers (each element of a tuple, list or set,
     /// each key–value pair, each item of a call); the stack holds at most as many. A state
     /// dict costs
-    /// about 30 per tensor, so a checkpoint of 10,000 tensors needs 300,000; the default,
-    /// 2²¹, keeps a hostile pickle's tree under ~200 MB (a node is at most 96 bytes).
+    /// about 20–30 per tensor, so a checkpoint of 100,000 tensors needs ~2.5 million; the
+    /// default, 2²², takes ~150,000 tensors and keeps a hostile pickle's tree under ~400 MB (a
+    /// node is at most 96 bytes).
     pub max_nodes: u32,
     /// Nesting of the tree (a value inside a container is one deeper than the container) and
     /// of open MARKs. Python's pickler recurses once per level and stops at its recursion
@@ -86,7 +87,7 @@ pub struct Limits {
 impl Limits {
     /// The defaults (see each field).
     pub const DEFAULT: Limits = Limits {
-        max_nodes: 1 << 21,
+        max_nodes: 1 << 22,
         max_depth: 1000,
         max_memo: 1 << 20,
         max_bytes_value: 1 << 30,

@@ -76,12 +76,82 @@ const SPECIAL: &str =
     "reaches Python's internals through a special attribute (__globals__, __builtins__, …)";
 
 /// The verdict for an import (`module`, `name`) and a short reason.
+///
+/// The module is first renamed as Python 3 renames Python 2 modules when it loads a protocol
+/// 0–2 pickle (Lib/_compat_pickle.py: `SimpleHTTPServer.test` is `http.server.test`,
+/// `__builtin__.reduce` is `functools.reduce`). A dotted name (protocol 4) is resolved attribute
+/// by attribute: every split of `module.name` is judged (`torch` `serialization.load` is
+/// `torch.serialization.load`), and a path through another module (`argparse` `_os.system`,
+/// `torch` `os.system`) is dangerous when that module is.
 pub fn verdict(module: &str, name: &str) -> (Verdict, &'static str) {
-    let module = match module {
-        "__builtin__" | "__builtins__" => "builtins",
-        "copy_reg" => "copyreg",
-        m => m,
-    };
+    let (module, name) = py3_name(module, name);
+    let v = flat_verdict(module, name);
+    if v.0 == Dangerous || !name.contains('.') {
+        return v;
+    }
+    let parts: Vec<&str> = name.split('.').collect();
+    for i in 1..parts.len() {
+        let m = format!("{module}.{}", parts[..i].join("."));
+        let n = parts[i..].join(".");
+        let (pv, why) = flat_verdict(&m, &n);
+        if pv == Dangerous {
+            return (Dangerous, why);
+        }
+        let bare = parts[i - 1].trim_start_matches('_');
+        if dangerous_module(bare).is_some() || dangerous_module(parts[i - 1]).is_some() {
+            return (
+                Dangerous,
+                "reaches a dangerous module (os, sys, subprocess, …) through another module's attribute",
+            );
+        }
+    }
+    v
+}
+
+/// Python 3's module (and name) for a Python 2 one that `pickle` maps when loading a protocol
+/// 0–2 pickle (Lib/_compat_pickle.py `IMPORT_MAPPING` and `NAME_MAPPING`), for the modules
+/// whose verdict the mapping decides.
+fn py3_name<'a>(module: &'a str, name: &'a str) -> (&'a str, &'a str) {
+    match (module, name) {
+        ("__builtin__", "reduce") => ("functools", "reduce"),
+        ("__builtin__", "intern") => ("sys", "intern"),
+        ("__builtin__", "raw_input") => ("builtins", "input"),
+        ("__builtin__", "unicode") => ("builtins", "str"),
+        _ => (
+            match module {
+                "__builtin__" | "__builtins__" | "exceptions" => "builtins",
+                "copy_reg" => "copyreg",
+                "SimpleHTTPServer" | "BaseHTTPServer" | "CGIHTTPServer" => "http.server",
+                "httplib" => "http.client",
+                "Cookie" => "http.cookies",
+                "cookielib" => "http.cookiejar",
+                "SocketServer" => "socketserver",
+                "xmlrpclib" => "xmlrpc.client",
+                "SimpleXMLRPCServer" | "DocXMLRPCServer" => "xmlrpc.server",
+                "urllib2" => "urllib.request",
+                "urlparse" => "urllib.parse",
+                "robotparser" => "urllib.robotparser",
+                "thread" => "_thread",
+                "dummy_thread" => "_dummy_thread",
+                "anydbm" | "whichdb" | "dbhash" => "dbm",
+                "dumbdbm" => "dbm.dumb",
+                "gdbm" => "dbm.gnu",
+                "cPickle" => "pickle",
+                "StringIO" | "cStringIO" => "io",
+                "ConfigParser" => "configparser",
+                "Queue" => "queue",
+                "repr" => "reprlib",
+                "Tkinter" => "tkinter",
+                "commands" => "subprocess",
+                m => m,
+            },
+            name,
+        ),
+    }
+}
+
+/// [`verdict`] of a module and name taken as they are.
+fn flat_verdict(module: &str, name: &str) -> (Verdict, &'static str) {
     let head = name.split('.').next().unwrap_or(name);
     if module == "builtins" {
         if let Some(why) = dangerous_builtin(head) {

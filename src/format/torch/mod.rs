@@ -37,6 +37,9 @@ pub const ZIP_TAIL: u64 = 256 << 10;
 /// ~15 MB; the central directory of 100,000 members is ~10 MB).
 pub const MAX_PICKLE_BYTES: u64 = 64 << 20;
 
+/// Pickles besides data.pkl and constants.pkl read for their imports (a loader may read any).
+const MAX_OTHER_PICKLES: usize = 16;
+
 /// Slack read past a member's name for the local header's extra field (PyTorch's is at most
 /// 4 + 63 bytes of padding, plus 28 of ZIP64).
 const LOCAL_EXTRA_GUESS: u64 = 256;
@@ -118,7 +121,8 @@ pub struct StorageInfo {
 /// each tensor's storage is.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct Archive {
-    /// `zip`, `torchscript` or `legacy` (PyTorch), `npy` or `npz` (NumPy).
+    /// `zip`, `torchscript` or `legacy` (PyTorch), `pickle` (a plain pickle), `npy` or `npz`
+    /// (NumPy).
     pub kind: &'static str,
     /// The pickles read, in file order.
     pub pickles: Vec<PickleInfo>,
@@ -196,10 +200,15 @@ fn tensor_of(t: &TensorRef, data: Option<(u64, u64)>) -> Tensor {
                 .unwrap_or(u64::MAX)
         }
         None => {
-            warn(format!("its storage {} is not in the file", t.storage.key));
-            u64::MAX
+            warn(format!(
+                "its storage {} is not in the file: its values cannot be read",
+                t.storage.key
+            ));
+            0
         }
     };
+    // Without its storage the tensor has no bytes in this file.
+    let bytes = bytes.filter(|_| data.is_some());
     Tensor {
         name: t.name.clone(),
         dtype,
@@ -276,13 +285,6 @@ pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model
     m
 }
 
-fn parse_pickle(b: &[u8], base: u64, what: &str) -> Result<Pickle, Error> {
-    pickle::parse(b, base, &Limits::DEFAULT).map_err(|mut e| {
-        e.field = format!("{what}: {}", e.field);
-        e
-    })
-}
-
 fn info(name: String, p: &Pickle, offset: u64) -> PickleInfo {
     PickleInfo {
         name,
@@ -336,11 +338,34 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
         }));
     };
     let entries = zip::central_directory(cd, &end)?;
-    let by_name = |n: &str| entries.iter().find(|e| e.name == n);
-    let main = entries
+    // Members by name, as PyTorch's reader finds them: case-insensitively, the last of
+    // several with one name.
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    let mut dup_names: Vec<&str> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if index.insert(e.name.to_lowercase(), i).is_some() {
+            dup_names.push(&e.name);
+        }
+    }
+    let by_name = |n: &str| index.get(&n.to_lowercase()).map(|&i| &entries[i]);
+    let is_pkl = |e: &&Entry, file: &str| {
+        let l = e.name.to_lowercase();
+        l == file || l.ends_with(&format!("/{file}"))
+    };
+    let depth = |e: &Entry| e.name.matches('/').count();
+    let shallowest = entries
         .iter()
-        .filter(|e| e.name.ends_with("/data.pkl") || e.name == "data.pkl")
-        .min_by_key(|e| e.name.matches('/').count());
+        .filter(|e| is_pkl(e, "data.pkl"))
+        .map(depth)
+        .min();
+    let main = shallowest.and_then(|d| {
+        by_name(
+            &entries
+                .iter()
+                .rfind(|e| is_pkl(e, "data.pkl") && depth(e) == d)?
+                .name,
+        )
+    });
     if main.is_none() && entries.iter().any(|e| e.name.ends_with(".npy")) {
         return super::numpy::npz_step(held, size, prefix, &entries, end.cd_offset);
     }
@@ -363,28 +388,28 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
         || entries
             .iter()
             .any(|e| e.name.starts_with(&format!("{root}{slash}code/")));
+    // Every other pickle in the archive is read for its imports too: a loader may read it.
+    let others: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.name.to_lowercase().ends_with(".pkl"))
+        .filter(|e| !std::ptr::eq(*e, main) && constants.is_none_or(|c| !std::ptr::eq(*e, c)))
+        .take(MAX_OTHER_PICKLES)
+        .collect();
     // Read each pickle member (data.pkl first, which torch.save writes first).
     let mut pickles: Vec<(&Entry, u64, Pickle)> = Vec::new();
-    for e in std::iter::once(main).chain(constants) {
-        if !e.is_stored() {
-            return Err(Error::new(
-                format!("zip member \"{}\"", e.name),
-                e.local_header,
-                ErrorKind::Invalid(format!(
-                    "compressed (method {}): PyTorch stores its pickles uncompressed, and this \
-                     tool reads stored members only",
-                    e.method
-                )),
-            )
-            .into());
-        }
-        if e.compressed > MAX_PICKLE_BYTES {
+    let mut errors: Vec<Error> = Vec::new();
+    for (k, e) in std::iter::once(main)
+        .chain(constants)
+        .chain(others)
+        .enumerate()
+    {
+        if e.compressed > MAX_PICKLE_BYTES || e.size > MAX_PICKLE_BYTES {
             return Err(Error::new(
                 format!("zip member \"{}\"", e.name),
                 e.local_header,
                 ErrorKind::Invalid(format!(
                     "a {}-byte pickle, more than this tool reads ({MAX_PICKLE_BYTES})",
-                    e.compressed
+                    e.compressed.max(e.size)
                 )),
             )
             .into());
@@ -409,7 +434,43 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
                 len: start - e.local_header + e.compressed,
             }));
         };
-        let p = parse_pickle(b, start, &e.name)?;
+        let inflated;
+        let b = if e.is_stored() {
+            b
+        } else if e.method == zip::METHOD_DEFLATE && e.flags & 1 == 0 {
+            // PyTorch's reader inflates a deflated pickle: so do we, to judge it (offsets are
+            // then within the inflated bytes).
+            inflated =
+                miniz_oxide::inflate::decompress_to_vec_with_limit(b, MAX_PICKLE_BYTES as usize)
+                    .map_err(|_| {
+                        Error::new(
+                            format!("zip member \"{}\"", e.name),
+                            e.local_header,
+                            ErrorKind::Invalid("a deflated pickle that does not inflate".into()),
+                        )
+                    })?;
+            &inflated[..]
+        } else {
+            return Err(Error::new(
+                format!("zip member \"{}\"", e.name),
+                e.local_header,
+                ErrorKind::Invalid(format!(
+                    "compression method {} (or encryption): this pickle cannot be read, so its \
+                     safety is not known",
+                    e.method
+                )),
+            )
+            .into());
+        };
+        let (p, err) = pickle::parse_partial(b, start, &Limits::DEFAULT);
+        if let Some(mut err) = err {
+            err.field = format!("{}: {}", e.name, err.field);
+            if k == 0 {
+                errors.insert(0, err);
+            } else {
+                errors.push(err);
+            }
+        }
         pickles.push((e, start, p));
     }
     let mut warnings = Vec::new();
@@ -435,6 +496,9 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
         else {
             continue;
         };
+        if !e.is_stored() {
+            continue;
+        }
         let local = held.from(e.local_header).unwrap_or(&[]);
         let v = zip::data_offset(local, e, end.cd_offset)
             .ok()
@@ -479,8 +543,23 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
     };
     let mut tensors = Vec::new();
     let mut storage_index: std::collections::HashMap<String, usize> = Default::default();
+    for name in &dup_names {
+        warnings.push(Warning {
+            field: format!("zip member \"{name}\""),
+            offset: end.cd_offset,
+            message: "the archive has several members of this name (compared without case): \
+                      PyTorch reads the last; every pickle is checked"
+                .into(),
+        });
+    }
     for (e, start, p) in &pickles {
         let stem = e.name.strip_suffix(".pkl").unwrap_or(&e.name).to_string();
+        let lists_tensors =
+            std::ptr::eq(*e, main) || constants.is_some_and(|c| std::ptr::eq(*e, c));
+        if !lists_tensors {
+            archive.pickles.push(info(e.name.clone(), p, *start));
+            continue;
+        }
         let found = find_tensors(p, p.root);
         if found.truncated {
             warnings.push(Warning {
@@ -511,7 +590,7 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
                         member: member.clone(),
                         header: m.local_header,
                         data,
-                        bytes: m.compressed,
+                        bytes: m.size,
                         verified,
                     });
                     let i = archive.storages.len() - 1;
@@ -520,11 +599,14 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
                 }),
             };
             if let Some(m) = by_name(&member).filter(|m| idx.is_some() && !m.is_stored()) {
-                warnings.push(Warning {
-                    field: format!("zip member \"{}\"", m.name),
-                    offset: m.local_header,
-                    message: "compressed: its tensor's values cannot be read in place".into(),
-                });
+                archive.not_in_place.push((
+                    tensors.len(),
+                    format!(
+                        "its storage {} is a compressed zip member (method {}): its values are \
+                         not in the file as they are",
+                        m.name, m.method
+                    ),
+                ));
             }
             let data = idx.map(|i| (archive.storages[i].data, archive.storages[i].bytes));
             let mut t = t.clone();
@@ -552,7 +634,16 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
         .map(|(_, s, p)| p.end.saturating_sub(*s))
         .sum::<u64>()
         .saturating_add(end.cd_size);
-    Ok(model(
+    let mut errors = errors.into_iter();
+    let first = errors.next();
+    for e in errors {
+        warnings.push(Warning {
+            field: e.field.clone(),
+            offset: e.offset,
+            message: e.to_string(),
+        });
+    }
+    let mut m = model(
         kind,
         size,
         prefix.to_vec(),
@@ -563,7 +654,43 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
             archive,
             header_size,
         },
-    ))
+    );
+    m.error = first;
+    Ok(m)
+}
+
+/// PyTorch's magic number, as the first pickle's value (`0x1950a86a20f9469cfc6c`).
+fn is_magic(p: &Pickle) -> bool {
+    matches!(p.node(p.root), Some(pickle::Node::BigInt(d)) if d == "119547037146038801333356")
+}
+
+/// A pickle that is not a PyTorch checkpoint: its imports judged, nothing listed.
+/// `torch.load` unpickles it (running what it calls) before it checks the magic number.
+fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
+    let mut m = base("pickle", size, buf.to_vec());
+    m.format = Format::PytorchLegacy;
+    m.warnings.push(Warning {
+        field: "pickle".into(),
+        offset: 0,
+        message: "a plain Python pickle, not a PyTorch checkpoint (no magic number): \
+                  torch.load and pickle.load unpickle it, running what it calls, before \
+                  anything checks what it is"
+            .into(),
+    });
+    meta(
+        &mut m.metadata,
+        "pickle.protocol",
+        0,
+        Value::U32(u32::from(p.protocol)),
+    );
+    m.metadata_count = 1;
+    m.header_size = p.end;
+    m.archive = Some(Archive {
+        kind: "pickle",
+        pickles: vec![info("pickle".into(), &p, 0)],
+        ..Default::default()
+    });
+    m
 }
 
 /// One step of reading a legacy checkpoint from its first bytes `buf` (the file is `size`
@@ -575,27 +702,47 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         let rest = buf
             .get(usize::try_from(at).unwrap_or(usize::MAX)..)
             .unwrap_or(&[]);
-        match pickle::parse(rest, at, &Limits::DEFAULT) {
-            Ok(p) => {
-                at = p.end;
-                pickles.push(p);
+        let (p, err) = pickle::parse_partial(rest, at, &Limits::DEFAULT);
+        let Some(mut e) = err else {
+            at = p.end;
+            // The first pickle is PyTorch's magic number, or this is a plain pickle.
+            if i == 0 && !is_magic(&p) {
+                return Ok(plain_pickle(p, buf, size));
             }
-            Err(e) => {
-                let need = match e.kind {
-                    ErrorKind::Truncated { needed_end, .. } => Some(needed_end),
-                    _ => None,
-                };
-                let have = buf.len() as u64;
-                if have < size && need.is_some_and(|n| n >= have) {
-                    return Err(Stop::NeedMore(
-                        have.saturating_add(1).max(need.unwrap_or(0)),
-                    ));
-                }
-                let mut e = e;
-                e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
-                return Err(Stop::Fail(e));
-            }
+            pickles.push(p);
+            continue;
+        };
+        let need = match e.kind {
+            ErrorKind::Truncated { needed_end, .. } => Some(needed_end),
+            _ => None,
+        };
+        let have = buf.len() as u64;
+        if have < size && need.is_some_and(|n| n >= have) {
+            return Err(Stop::NeedMore(
+                have.saturating_add(1).max(need.unwrap_or(0)),
+            ));
         }
+        e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
+        // What was read is kept: the imports before the damage are what a loader would run.
+        let start = pickles.last().map_or(0, |q: &Pickle| q.end);
+        let mut m = base("legacy", size, buf.to_vec());
+        let mut archive = Archive {
+            kind: "legacy",
+            ..Default::default()
+        };
+        let mut s0 = 0;
+        for (k, q) in pickles.iter().enumerate() {
+            archive
+                .pickles
+                .push(info(format!("pickle {} of 5", k + 1), q, s0));
+            s0 = q.end;
+        }
+        archive
+            .pickles
+            .push(info(format!("pickle {} of 5", i + 1), &p, start));
+        m.archive = Some(archive);
+        m.error = Some(e);
+        return Ok(m);
     }
     let [magic, version, sys_info, object, keys] =
         <[Pickle; 5]>::try_from(pickles).map_err(|_| {
@@ -690,7 +837,8 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         // The stored count, when read, must be the persistent id's.
         if let Some(c) = buf.get(cursor as usize..(cursor as usize).saturating_add(8)) {
             let stored = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-            if stored != numel {
+            // An untyped storage (with _rebuild_tensor_v3) counts bytes.
+            if stored != numel && Some(stored) != numel.checked_mul(s) {
                 warnings.push(Warning {
                     field: format!("storage {k}"),
                     offset: cursor,

@@ -58,6 +58,36 @@ pub fn storage_dtype(name: &str) -> Option<(DType, u64)> {
     Some((dtype, size))
 }
 
+/// A `torch.<dtype>` (the dtype argument of `_rebuild_tensor_v3`, which `torch.save` uses for
+/// dtypes without a typed storage class): element type and size.
+pub fn torch_dtype(name: &str) -> Option<(DType, u64)> {
+    let st = |n: &str| st_dtype(n).map(DType::St);
+    Some(match name {
+        "float32" | "float" => (st("F32")?, 4),
+        "float64" | "double" => (st("F64")?, 8),
+        "float16" | "half" => (st("F16")?, 2),
+        "bfloat16" => (st("BF16")?, 2),
+        "int64" | "long" => (st("I64")?, 8),
+        "int32" | "int" => (st("I32")?, 4),
+        "int16" | "short" => (st("I16")?, 2),
+        "int8" => (st("I8")?, 1),
+        "uint8" => (st("U8")?, 1),
+        "uint16" => (st("U16")?, 2),
+        "uint32" => (st("U32")?, 4),
+        "uint64" => (st("U64")?, 8),
+        "bool" => (st("BOOL")?, 1),
+        "complex64" | "cfloat" => (st("C64")?, 8),
+        "float8_e4m3fn" => (st("F8_E4M3")?, 1),
+        "float8_e5m2" => (st("F8_E5M2")?, 1),
+        "float8_e4m3fnuz" => (st("F8_E4M3FNUZ")?, 1),
+        "float8_e5m2fnuz" => (st("F8_E5M2FNUZ")?, 1),
+        "float8_e8m0fnu" => (st("F8_E8M0")?, 1),
+        "complex128" | "cdouble" => (DType::StUnknown("complex128".into()), 16),
+        "complex32" | "chalf" => (DType::StUnknown("complex32".into()), 4),
+        _ => return None,
+    })
+}
+
 /// A storage a tensor views, from its persistent id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageRef {
@@ -147,6 +177,7 @@ fn storage_ref(p: &Pickle, id: NodeId) -> Result<StorageRef, String> {
     let (_, type_name) = get(1)
         .and_then(|i| global_of(p, i))
         .ok_or("the storage type is not an import")?;
+    // `UntypedStorage` (with _rebuild_tensor_v3): bytes; its dtype is set by the caller.
     let key = get(2)
         .and_then(|i| match p.node(i)? {
             Node::Str(s) => Some(s.clone()),
@@ -177,9 +208,10 @@ fn tensor_from_args(p: &Pickle, args: NodeId, name: &str, at: u64) -> Result<Ten
     let a = p.items_of(args).ok_or("its arguments are not a tuple")?;
     let arg = |i: usize| a.get(i).copied().ok_or(format!("argument {i} is missing"));
     let storage = storage_ref(p, arg(0)?)?;
-    let storage_offset = uint(p, arg(1)?).ok_or("the storage offset is not a number")?;
-    let shape = uints(p, arg(2)?).ok_or("the size is not a tuple of numbers")?;
-    let stride = uints(p, arg(3)?).ok_or("the stride is not a tuple of numbers")?;
+    let storage_offset =
+        uint(p, arg(1)?).ok_or("the storage offset is not a non-negative integer")?;
+    let shape = uints(p, arg(2)?).ok_or("the size is not a tuple of non-negative integers")?;
+    let stride = uints(p, arg(3)?).ok_or("the stride is not a tuple of non-negative integers")?;
     if stride.len() != shape.len() {
         return Err(format!(
             "{} sizes but {} strides",
@@ -246,6 +278,30 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
             } => {
                 let g = global_of(p, *callable);
                 match g {
+                    Some(("torch._utils", "_rebuild_tensor_v3")) => {
+                        // (storage (untyped: its size in bytes), offset, size, stride,
+                        // requires_grad, hooks, dtype[, metadata])
+                        let dtype = p
+                            .items_of(*args)
+                            .and_then(|a| a.get(6).copied())
+                            .and_then(|d| global_of(p, d))
+                            .filter(|(m, _)| *m == "torch")
+                            .and_then(|(_, n)| torch_dtype(n));
+                        match (tensor_from_args(p, *args, &path, *offset), dtype) {
+                            (Ok(mut t), Some((d, size))) => {
+                                t.storage.numel /= size.max(1);
+                                t.storage.dtype = Some((d, size));
+                                found.tensors.push(t);
+                            }
+                            (Ok(_), None) => found.skipped.push((
+                                path.clone(),
+                                *offset,
+                                "its dtype is not one this tool knows".into(),
+                            )),
+                            (Err(why), _) => found.skipped.push((path.clone(), *offset, why)),
+                        }
+                        continue;
+                    }
                     Some(("torch._utils", "_rebuild_tensor_v2" | "_rebuild_tensor")) => {
                         match tensor_from_args(p, *args, &path, *offset) {
                             Ok(t) => found.tensors.push(t),
@@ -267,7 +323,9 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
                                 offset: at,
                                 ..
                             }) if global_of(p, *c).is_some_and(|(m, n)| {
-                                m == "torch._utils" && n.starts_with("_rebuild_tensor")
+                                m == "torch._utils"
+                                    && n.starts_with("_rebuild_tensor")
+                                    && n != "_rebuild_tensor_v3"
                             }) =>
                             {
                                 match tensor_from_args(p, *a, &path, *at) {
