@@ -446,7 +446,7 @@ def read(path: Path) -> tuple[dict, dict]:
     m = onnx.load(str(path), load_external_data=False)
     out, arrays = [], {}
     tensors_of(m.graph, 0, out, arrays)
-    return dict(path=str(path), size=path.stat().st_size, metadata=metadata(m), tensors=out), arrays
+    return dict(path=str(path.resolve()), size=path.stat().st_size, metadata=metadata(m), tensors=out), arrays
 
 
 def same_groups(onnx_arrays: dict[str, dict]) -> list[dict]:
