@@ -186,8 +186,11 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
     // The furthest end any tensor's data needs, to name a truncated file once.
     let mut needed_end = 0u64;
     let mut beyond = 0usize;
-    for t in &m.tensors {
+    for (i, t) in m.tensors.iter().enumerate() {
         let name = Some(t.name.as_str());
+        // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints): its
+        // offset and size are not a range of this file.
+        let elsewhere = m.onnx.as_ref().is_some_and(|o| o.not_in_place(i).is_some());
         if t.elements.is_none() {
             out.push(finding(
                 Error,
@@ -251,7 +254,7 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             }
         }
         let Some(bytes) = t.bytes else {
-            if t.offset > m.file_size {
+            if t.offset > m.file_size && !elsewhere {
                 needed_end = needed_end.max(t.offset);
                 beyond += 1;
                 out.push(finding(
@@ -268,9 +271,11 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             continue;
         };
         match t.offset.checked_add(bytes) {
+            _ if elsewhere => {}
             // A PyTorch file's storages are zip members or raw blocks with headers between
-            // them, and views share them: overlaps and gaps are normal there.
-            Some(end) if end <= m.file_size && m.archive.is_some() => {}
+            // them, and views share them; an ONNX file's payloads sit between protobuf fields:
+            // overlaps and gaps are normal there.
+            Some(end) if end <= m.file_size && (m.archive.is_some() || m.onnx.is_some()) => {}
             Some(end) if end <= m.file_size => ranges.push((t.offset, end, &t.name)),
             Some(end) => {
                 needed_end = needed_end.max(end);

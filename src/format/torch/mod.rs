@@ -72,10 +72,14 @@ impl Held {
 
     /// The bytes from `offset` to the end of the read holding it.
     pub fn from(&self, offset: u64) -> Option<&[u8]> {
-        self.segs.iter().find_map(|(at, b)| {
-            let rel = usize::try_from(offset.checked_sub(*at)?).ok()?;
-            b.get(rel..)
-        })
+        // The longest run: a read that ends at `offset` gives way to one that starts there.
+        self.segs
+            .iter()
+            .filter_map(|(at, b)| {
+                let rel = usize::try_from(offset.checked_sub(*at)?).ok()?;
+                b.get(rel..)
+            })
+            .max_by_key(|b| b.len())
     }
 
     /// Bytes held in total.
