@@ -103,6 +103,12 @@ describe('the same JSON from the CLI, inspect() and the page', { timeout: 20 * 6
     const silero = path.join(dataDir, 'silero-vad');
     requireFile(path.join(silero, 'silero_vad.jit'), 'run ../shared/scripts/fetch-real-models.py');
     local.push({ label: 'silero_vad.jit', dir: silero, names: ['silero_vad.jit'] });
+    // ONNX: a real export whose weights are Constant nodes (some in If subgraphs), and one
+    // with an initializer of every dtype.
+    for (const f of ['silero_vad.onnx', 'silero_vad_op18_ifless.onnx']) local.push({ label: f, dir: silero, names: [f] });
+    const onnx = path.join(repoRoot, 'target', 'onnx-fixtures');
+    requireFile(path.join(onnx, 'expected.json'), 'run tests/reference/onnx_fixtures.py');
+    local.push({ label: 'dtypes.onnx', dir: onnx, names: ['dtypes.onnx'] });
 
     // The mock Hub serves the same files (Gemma and MiniLM alone in their repositories).
     const only = (file) => {
