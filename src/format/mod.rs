@@ -6,10 +6,12 @@
 //! stopped parsing, if any (everything parsed before it is kept).
 #![forbid(unsafe_code)]
 
+pub mod container;
 pub mod cursor;
 pub mod error;
 pub mod ggml_type;
 pub mod gguf;
+pub mod held;
 pub mod numpy;
 pub mod onnx;
 pub mod pickle;

@@ -12,8 +12,9 @@
 //! so. Big-endian arrays (`>f4`) are listed; their values are not previewed.
 
 use super::error::{Error, ErrorKind, Warning};
+use super::held::Held;
 use super::safetensors::st_dtype;
-use super::torch::{Archive, Held};
+use super::torch::Archive;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
 use super::{element_count, DType, Format, Model, Stop, Tensor};

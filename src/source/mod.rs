@@ -296,7 +296,7 @@ async fn read_zip<S: ByteSource>(
         buf,
         stats,
         Format::Pytorch,
-        format::torch::zip_step,
+        format::container::zip_step,
     )
     .await
 }
@@ -310,10 +310,10 @@ async fn read_ranges<S: ByteSource>(
     buf: Vec<u8>,
     mut stats: ReadStats,
     format: Format,
-    step: fn(&format::torch::Held, u64, &[u8]) -> Result<Model, format::zip::ZipStop>,
+    step: fn(&format::held::Held, u64, &[u8]) -> Result<Model, format::zip::ZipStop>,
 ) -> (Model, ReadStats) {
     let size = src.size();
-    let mut held = format::torch::Held::default();
+    let mut held = format::held::Held::default();
     held.add(0, buf.clone());
     let mut rounds = 0u32;
     loop {

@@ -38,8 +38,8 @@ pub mod wire;
 use std::borrow::Cow;
 
 use super::error::{Error, ErrorKind, Warning};
+use super::held::Held;
 use super::safetensors::st_dtype;
-use super::torch::Held;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{Need, ZipStop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use crate::format::torch::Held;
+use crate::format::held::Held;
 
 /// Longest varint: 10 bytes hold 64 bits (7 per byte).
 pub const MAX_VARINT_LEN: u64 = 10;

@@ -3,7 +3,8 @@
 //! (read by [`crate::format::pickle`], which never executes), each tensor's bytes from its
 //! storage: a stored zip member, or a raw storage of the legacy file.
 //!
-//! - **Zip** ([`zip_step`]): the end records and central directory from the file's end, then
+//! - **Zip** ([`zip_listing`], after [`crate::format::container::zip_step`] read the end records
+//!   and central directory from the file's end):
 //!   `<prefix>/data.pkl` (and TorchScript's `<prefix>/constants.pkl`); storage `K` of a pickle
 //!   `<prefix>/X.pkl` is the member `<prefix>/X/K`, whose bytes follow its local header.
 //!   A local header that was not read is located by PyTorch's writer's 64-byte alignment
@@ -16,6 +17,8 @@ mod tree;
 
 pub use tree::{contiguous_strides, extent, find_tensors, is_contiguous, storage_dtype};
 pub use tree::{Found, StorageRef, TensorRef, MAX_NAME_DEPTH, MAX_VISITS};
+
+pub use super::held::Held;
 
 use super::error::{Error, ErrorKind, Warning};
 use super::pickle::{self, Import, Limits, Pickle};
@@ -43,50 +46,6 @@ const MAX_OTHER_PICKLES: usize = 16;
 /// Slack read past a member's name for the local header's extra field (PyTorch's is at most
 /// 4 + 63 bytes of padding, plus 28 of ZIP64).
 const LOCAL_EXTRA_GUESS: u64 = 256;
-
-/// Byte ranges of a file read so far: what a zip archive is parsed from (its start, its end,
-/// its central directory, its pickles).
-#[derive(Debug, Clone, Default)]
-pub struct Held {
-    segs: Vec<(u64, Vec<u8>)>,
-}
-
-impl Held {
-    /// Adds bytes read at `offset`.
-    pub fn add(&mut self, offset: u64, bytes: Vec<u8>) {
-        self.segs.push((offset, bytes));
-        self.segs.sort_by_key(|s| s.0);
-    }
-
-    /// The `len` bytes at `offset`, when one read holds all of them.
-    pub fn get(&self, offset: u64, len: u64) -> Option<&[u8]> {
-        self.segs.iter().find_map(|(at, b)| {
-            let rel = offset.checked_sub(*at)?;
-            let end = rel.checked_add(len)?;
-            if end > b.len() as u64 {
-                return None;
-            }
-            b.get(usize::try_from(rel).ok()?..usize::try_from(end).ok()?)
-        })
-    }
-
-    /// The bytes from `offset` to the end of the read holding it.
-    pub fn from(&self, offset: u64) -> Option<&[u8]> {
-        // The longest run: a read that ends at `offset` gives way to one that starts there.
-        self.segs
-            .iter()
-            .filter_map(|(at, b)| {
-                let rel = usize::try_from(offset.checked_sub(*at)?).ok()?;
-                b.get(rel..)
-            })
-            .max_by_key(|b| b.len())
-    }
-
-    /// Bytes held in total.
-    pub fn bytes(&self) -> u64 {
-        self.segs.iter().map(|s| s.1.len() as u64).sum()
-    }
-}
 
 /// A pickle read from the file, with its safety report.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -304,44 +263,16 @@ fn dir_of(name: &str) -> &str {
     name.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// One step of reading a zip-format checkpoint from the bytes `held` (the file is `size`
-/// bytes): the model, or the bytes to read next ([`ZipStop::Need`]), or why the archive
-/// cannot be read.
-pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop> {
-    let tail_len = size.min(ZIP_TAIL);
-    let tail_at = size - tail_len;
-    let Some(tail) = held.get(tail_at, tail_len) else {
-        return Err(ZipStop::Need(Need {
-            offset: tail_at,
-            len: tail_len,
-        }));
-    };
-    let end = match zip::find_end(tail, size, None) {
-        // The ZIP64 end record may be before the tail: read it, then look again.
-        Err(ZipStop::Need(n)) => match held.get(n.offset, n.len) {
-            Some(rec) => zip::find_end(tail, size, Some(rec))?,
-            None => return Err(ZipStop::Need(n)),
-        },
-        r => r?,
-    };
-    if end.cd_size > MAX_PICKLE_BYTES {
-        return Err(Error::new(
-            "zip central directory",
-            end.cd_offset,
-            ErrorKind::Invalid(format!(
-                "{} bytes, more than this tool reads ({MAX_PICKLE_BYTES})",
-                end.cd_size
-            )),
-        )
-        .into());
-    }
-    let Some(cd) = held.get(end.cd_offset, end.cd_size) else {
-        return Err(ZipStop::Need(Need {
-            offset: end.cd_offset,
-            len: end.cd_size,
-        }));
-    };
-    let entries = zip::central_directory(cd, &end)?;
+/// The tensors of a zip-format checkpoint whose central directory (`end`, `entries`) was read
+/// from the bytes `held` (the file is `size` bytes; `prefix` its first bytes): the model, or
+/// the bytes to read next ([`ZipStop::Need`]), or why the archive cannot be read.
+pub fn zip_listing(
+    held: &Held,
+    size: u64,
+    prefix: &[u8],
+    end: &zip::EndRecord,
+    entries: &[Entry],
+) -> Result<Model, ZipStop> {
     // Members by name, as PyTorch's reader finds them: case-insensitively, the last of
     // several with one name.
     let mut index: std::collections::HashMap<String, usize> = Default::default();
@@ -370,9 +301,6 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
                 .name,
         )
     });
-    if main.is_none() && entries.iter().any(|e| e.name.ends_with(".npy")) {
-        return super::numpy::npz_step(held, size, prefix, &entries, end.cd_offset);
-    }
     let main = main.ok_or_else(|| {
         let names: Vec<&str> = entries.iter().take(5).map(|e| e.name.as_str()).collect();
         Error::new(
