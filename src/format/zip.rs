@@ -181,8 +181,16 @@ pub fn find_end(
         return Err(err(
             "zip end record",
             base,
-            "no end-of-central-directory record in the last 65,557 bytes: not a zip archive, or \
-             the file is cut short",
+            if len < MAX_END_SEARCH {
+                format!(
+                    "no end-of-central-directory record in the file's {len} bytes: not a zip \
+                     archive, or the file is cut short"
+                )
+            } else {
+                "no end-of-central-directory record in the last 65,557 bytes: not a zip archive, \
+                 or the file is cut short"
+                    .to_string()
+            },
         )
         .into());
     };

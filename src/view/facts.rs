@@ -93,7 +93,13 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(a) = s.alignment {
         fmt_detail.push_str(&format!(" · alignment {a}"));
     }
-    out.push(Fact::new("format", format_label(s), Some(fmt_detail)));
+    let format_text = match model.archive.as_ref().map(|a| a.kind) {
+        Some("torchscript") => "TorchScript (zip)".to_string(),
+        Some("pickle") => "Python pickle".to_string(),
+        Some("npz") => "NumPy (.npz)".to_string(),
+        _ => format_label(s),
+    };
+    out.push(Fact::new("format", format_text, Some(fmt_detail)));
     out.push(Fact::new(
         "file size",
         text::bytes(s.file_size),
