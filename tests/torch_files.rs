@@ -234,3 +234,55 @@ fn attacks_that_hide_from_scanners_are_dangerous() {
     }
     assert!(seen >= 8, "{seen} attack files");
 }
+
+/// transformers' sharded checkpoints (`pytorch_model-0000N-of-0000M.bin` with
+/// `pytorch_model.bin.index.json`) open as one model, from the index or from the parts: every
+/// part's tensors as the reference reads them, in part order, their pickles judged, and a
+/// tensor of the second part previews the reference's values from its own file.
+#[test]
+fn sharded_bin_checkpoints_open_as_one_model() {
+    use weightpeek::open::native::LocalOpener;
+    use weightpeek::open::read::{open, Options};
+    use weightpeek::preview::{preview_tensor, WindowRequest};
+    use weightpeek::source::block_on_ready;
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let shards = PathBuf::from(doc["sharded"]["dir"].as_str().unwrap());
+    let parts = doc["sharded"]["parts"].as_object().unwrap();
+    let want: Vec<&J> = parts.values().flat_map(|p| p.as_array().unwrap()).collect();
+    let index = shards.join("pytorch_model.bin.index.json");
+    let part_paths: Vec<String> = parts
+        .keys()
+        .map(|k| shards.join(k).display().to_string())
+        .collect();
+    for given in [vec![index.display().to_string()], part_paths] {
+        let opened = block_on_ready(open(&LocalOpener, &given, Options::default())).unwrap();
+        let m = &opened.model;
+        assert_eq!(
+            m.set.as_ref().map(|s| s.kind),
+            Some("pytorch-shards"),
+            "{given:?}"
+        );
+        let names: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
+        let want_names: Vec<&str> = want.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, want_names, "{given:?}");
+        assert_eq!(m.archive.as_ref().unwrap().pickles.len(), 2);
+        assert!(
+            check(m).iter().any(|f| f.code == "pickle-safe"),
+            "{given:?}"
+        );
+        // The first tensor of the second part, from its own file.
+        let (second, tensors) = parts.iter().nth(1).unwrap();
+        let t = &tensors[0];
+        let name = t["name"].as_str().unwrap();
+        let mut src = common::CountingFile::open(&shards.join(second));
+        let p =
+            block_on_ready(preview_tensor(m, &mut src, name, &WindowRequest::default())).unwrap();
+        for (v, w) in p.first_values.iter().zip(t["first"].as_array().unwrap()) {
+            assert!(
+                common::same(common::kind_of(t["dtype"].as_str().unwrap()), v.value, w),
+                "{name}"
+            );
+        }
+    }
+}

@@ -127,7 +127,12 @@ pub fn check(m: &Model) -> Vec<Finding> {
             parts: Vec::new(),
             sidecar: Default::default(),
             set: None,
-            archive: None,
+            // PyTorch parts: marked so the range checks know; their pickles are judged once,
+            // on the merged archive, below.
+            archive: m.archive.as_ref().map(|a| crate::format::torch::Archive {
+                kind: a.kind,
+                ..Default::default()
+            }),
             onnx: None,
         };
         for mut f in check_file(&part) {
@@ -137,6 +142,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
             out.push(f);
         }
     }
+    pickle::pickle_findings(m, &mut out);
     set::set_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out

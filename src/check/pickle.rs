@@ -103,11 +103,15 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
     }
     if !a.pickles.is_empty() && dangerous == 0 && unknown == 0 {
         let n: usize = a.pickles.iter().map(|p| p.imports.len()).sum();
+        let of = match a.pickles.len() {
+            1 => "the pickle".to_string(),
+            k => format!("the {k} pickles"),
+        };
         out.push(finding(
             Info,
             "pickle-safe",
             format!(
-                "every one of the {n} imports of the pickle is a known tensor or container \
+                "every one of the {n} imports of {of} is a known tensor or container \
                  rebuild: nothing in it runs code when loaded"
             ),
             a.pickles.first().map(|p| p.offset),

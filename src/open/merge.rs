@@ -12,6 +12,7 @@
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
+use super::recognise::PART_EXTS;
 pub use crate::format::ShardIndex;
 use crate::format::{Format, Model, Part, SetInfo, SplitKeys, Stray};
 use crate::remote::shards::split_name;
@@ -187,7 +188,8 @@ pub fn merge(
         kind: match m.format {
             Format::Gguf => "gguf-split",
             Format::Safetensors => "safetensors-shards",
-            Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy => "files",
+            Format::Pytorch | Format::PytorchLegacy => "pytorch-shards",
+            Format::Onnx | Format::Numpy => "files",
         },
         files_expected: u32::try_from(expected).unwrap_or(u32::MAX),
         files_read: read,
@@ -209,7 +211,7 @@ pub fn merge(
 /// `given_at`.
 fn position_of(name: &str, given_at: usize) -> u64 {
     let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    [".gguf", ".safetensors"]
+    PART_EXTS
         .iter()
         .find_map(|ext| split_name(file, ext))
         .map_or(given_at as u64, |(_, no, _)| {
@@ -231,6 +233,11 @@ fn part(name: String, position: u64, m: &Model, tensors: std::ops::Range<usize>)
 
 fn start(name: String, position: u64, mut m: Model) -> Model {
     prefix_findings(&mut m, &name);
+    if let Some(a) = m.archive.as_mut() {
+        for p in &mut a.pickles {
+            p.name = format!("{name}: {}", p.name);
+        }
+    }
     m.parts = vec![part(name, position, &m, 0..m.tensors.len())];
     m
 }
@@ -248,7 +255,7 @@ fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
     prefix_findings(&mut m, &name);
     let begin = acc.tensors.len();
     acc.tensors.append(&mut m.tensors);
-    let p = part(name, position, &m, begin..acc.tensors.len());
+    let p = part(name.clone(), position, &m, begin..acc.tensors.len());
     acc.parts.push(p);
     acc.file_size = acc.file_size.saturating_add(m.file_size);
     acc.header_size = acc.header_size.saturating_add(m.header_size);
@@ -256,6 +263,24 @@ fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
     acc.warnings.append(&mut m.warnings);
     if acc.error.is_none() {
         acc.error = m.error;
+    }
+    // PyTorch parts: their pickles (each named with its file) and storages, indexes shifted
+    // to the merged table (storage offsets stay within their own part, as tensor offsets do).
+    if let (Some(a), Some(b)) = (acc.archive.as_mut(), m.archive.take()) {
+        let shift = a.storages.len();
+        a.storages.extend(b.storages);
+        a.tensor_storage.resize(begin, None);
+        a.tensor_storage
+            .extend(b.tensor_storage.into_iter().map(|s| s.map(|i| i + shift)));
+        a.strided
+            .extend(b.strided.into_iter().map(|(i, st)| (i + begin, st)));
+        a.not_in_place
+            .extend(b.not_in_place.into_iter().map(|(i, why)| (i + begin, why)));
+        a.skipped.extend(b.skipped);
+        a.pickles.extend(b.pickles.into_iter().map(|mut p| {
+            p.name = format!("{name}: {}", p.name);
+            p
+        }));
     }
     acc
 }

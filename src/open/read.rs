@@ -215,6 +215,8 @@ pub async fn open<O: Opener>(
     }
     let set_kind = match &plan.target {
         Target::Parts { ext: ".gguf", .. } => Some("gguf-split"),
+        Target::Parts { ext: ".bin", .. } => Some("pytorch-shards"),
+        Target::Index(i) if i.ends_with(".bin.index.json") => Some("pytorch-shards"),
         Target::Index(_) | Target::Parts { .. } => Some("safetensors-shards"),
         _ => None,
     };

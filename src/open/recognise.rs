@@ -68,6 +68,10 @@ pub fn normal(name: &str) -> String {
     }
 }
 
+/// Endings of numbered parts: llama.cpp's GGUF splits, safetensors shards, and the PyTorch
+/// shards `pytorch_model-00001-of-00002.bin` that transformers writes.
+pub const PART_EXTS: [&str; 3] = [".gguf", ".safetensors", ".bin"];
+
 /// The role of a file named `name` (a path or a bare file name).
 pub fn role(name: &str) -> Role {
     let file = file_name(name);
@@ -78,7 +82,7 @@ pub fn role(name: &str) -> Role {
     if lower == "config.json" || lower == "quantize_config.json" {
         return Role::Config;
     }
-    for ext in [".gguf", ".safetensors"] {
+    for ext in PART_EXTS {
         if let Some((stem, no, count)) = split_name(file, ext) {
             if count >= 2 && (1..=count).contains(&no) {
                 return Role::Part {

@@ -501,6 +501,17 @@ def main() -> int:
     for kind in ("os-system", "eval", "import-only"):
         write_torch_zip(a.out / f"malicious-{kind}.pt", malicious(kind))
     write_attacks(a.out)
+    # transformers' sharded checkpoint: pytorch_model-0000N-of-00002.bin and the index.
+    shards = a.out / "sharded"
+    shards.mkdir(exist_ok=True)
+    items = list(sd.items())
+    weight_map = {}
+    for i, part in enumerate((items[:7], items[7:])):
+        fname = f"pytorch_model-{i + 1:05d}-of-00002.bin"
+        write_torch_zip(shards / fname, collections.OrderedDict(part))
+        weight_map.update({k: fname for k, _ in part})
+    (shards / "pytorch_model.bin.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": 0}, "weight_map": weight_map}, indent=1))
     if a.big:
         big = collections.OrderedDict()
         for i in range(25):  # 25 x 20 MB of F32
@@ -510,6 +521,10 @@ def main() -> int:
     files = {}
     real = {"lpips-alex.pth": DATA / "lpips/v0.1/alex.pth", "lpips-squeeze.pth": DATA / "lpips/v0.1/squeeze.pth",
             "lpips-vgg.pth": DATA / "lpips/v0.1/vgg.pth", "silero_vad.jit": DATA / "silero-vad/silero_vad.jit"}
+    sharded = {}
+    for fname in sorted(p.name for p in shards.iterdir() if p.suffix == ".bin"):
+        found, imports = read_zip(shards / fname)
+        sharded[fname] = describe(fname, found, dtypes_of(found))
     local = sorted(p.name for p in a.out.iterdir()
                    if p.suffix in (".pt", ".ckpt", ".pth") and not p.name.startswith("attack-"))
     for name in local + list(real):
@@ -522,7 +537,8 @@ def main() -> int:
         files[name] = dict(path=str(path), format="pytorch" if is_zip else "pytorch-legacy",
                            tensors=describe(name, found, dtypes_of(found)), imports=imports)
     doc = dict(generator="tests/reference/torch_fixtures.py",
-               versions={k: version(k) for k in ("numpy", "ml_dtypes")}, files=files)
+               versions={k: version(k) for k in ("numpy", "ml_dtypes")}, files=files,
+               sharded=dict(dir=str(shards), parts=sharded))
     tmp = a.out / "expected.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1, allow_nan=False))
     tmp.replace(a.out / "expected.json")
