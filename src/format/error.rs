@@ -43,7 +43,8 @@ pub enum ErrorKind {
     },
     /// Arithmetic on values from the file overflowed 64 bits.
     Overflow(&'static str),
-    /// Metadata arrays nested deeper than [`crate::format::value::MAX_ARRAY_DEPTH`].
+    /// Metadata arrays nested deeper than [`crate::format::value::MAX_ARRAY_DEPTH`], or a pickle's
+    /// values deeper than its limit.
     TooDeep(u32),
     /// A value is present but not allowed (for example a BOOL byte of 7, or `n_dims` of 9).
     Invalid(String),
@@ -86,7 +87,7 @@ impl fmt::Display for ErrorKind {
                 "{what} is {count}, but at most {max} fit in the bytes that remain (damaged file?)"
             ),
             ErrorKind::Overflow(what) => write!(f, "{what} overflows 64 bits"),
-            ErrorKind::TooDeep(d) => write!(f, "arrays nested more than {d} deep"),
+            ErrorKind::TooDeep(d) => write!(f, "values nested more than {d} deep"),
             ErrorKind::Invalid(why) => write!(f, "{why}"),
             ErrorKind::Json(why) => write!(f, "header JSON: {why}"),
             ErrorKind::Source(why) => write!(f, "reading the file failed: {why}"),
