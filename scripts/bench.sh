@@ -6,6 +6,7 @@
 #        bash scripts/bench.sh dequant [REPEATS]   only the dequantisation table (issue #4), each
 #        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
 #        bash scripts/bench.sh torch   only the PyTorch listing table (issue #12)
+#        bash scripts/bench.sh onnx    only the ONNX listing table (issue #12)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$WP_ROOT"
@@ -16,7 +17,7 @@ DIST="${WEIGHTPEEK_DIST:-dist}"
 ONLY="${1:-all}"
 REPEATS="${2:-3}"
 
-if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ]; then
+if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
 VOCAB=$(ls -S "$WEIGHTPEEK_SHARED"/data/vocab/*.gguf | head -n 1)
 FILES=("$GEMMA" "$VOCAB")
@@ -59,7 +60,7 @@ cargo build --quiet --release --bin weightpeek
 node bench/remote.mjs target/remote-fixtures
 fi
 
-if [ "$ONLY" != torch ]; then
+if [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 # --- Dequantisation throughput (issue #4) --------------------------------------------------------
 # Elements per second per ggml type: natively (examples/bench_dequant.rs), as wasm in headless
 # Chromium (bench/dequant_wasm.mjs -> the web build's bench_dequant hook), and gguf-py's numpy
@@ -136,5 +137,32 @@ for f in files:
     r = json.loads(pout)
     assert r["tensors"] == n, (f, pout, n)
     print(f"| {f.rsplit('/', 1)[-1]} | {n} | {w:.1f} ms | {p:.1f} ms | {p / w:.1f}× | {r['median_ms']:.2f} ms |")
+PY
+fi
+
+# ONNX listing (issue #12): `weightpeek FILE --json` next to onnx.load(load_external_data=False)
+# and a walk of its initializers and Constant values (bench/onnx_list.py), both whole processes,
+# on the real silero-vad exports and the generated 32 MiB model. Medians of 5 runs of each.
+if [ "$ONLY" = onnx ] || [ "$ONLY" = all ]; then
+"$WP_VENV/bin/python" tests/reference/onnx_fixtures.py --out target/onnx-fixtures >/dev/null
+cargo build --quiet --release --bin weightpeek
+python3 - "$WP_VENV/bin/python" "$WEIGHTPEEK_DATA/silero-vad/silero_vad.onnx" "$WEIGHTPEEK_DATA/silero-vad/silero_vad_op18_ifless.onnx" target/onnx-fixtures/large.onnx target/onnx-fixtures/many.onnx <<'PY'
+import json, statistics, subprocess, sys, time
+py, files = sys.argv[1], sys.argv[2:]
+def run(cmd):
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times), out
+print("| file | tensors | weightpeek (process) | onnx.load + walk (process) | ratio | onnx.load + walk alone (in-process) |")
+print("|---|---:|---:|---:|---:|---:|")
+for f in files:
+    w, out = run(["target/release/weightpeek", f, "--json"])
+    n = json.loads(out)["tensor_count"]
+    p, pout = run([py, "bench/onnx_list.py", f, "5"])
+    r = json.loads(pout)
+    print(f"| {f.rsplit('/', 1)[-1]} | {n} (onnx: {r['tensors']}) | {w:.1f} ms | {p:.1f} ms | {p / w:.1f}× | {r['median_ms']:.2f} ms |")
 PY
 fi
