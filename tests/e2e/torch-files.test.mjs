@@ -1,4 +1,6 @@
-// End-to-end (issue #12): PyTorch checkpoints in the page, read without running them. Each file
+// End-to-end (issue #12): PyTorch checkpoints, NumPy arrays and ONNX models in the page, read
+// without running anything. NumPy and ONNX: a few files of their reference scripts, listed and
+// previewed with numpy's / the onnx package's values. PyTorch: each file
 // tests/reference/torch_fixtures.py wrote or checked (zip state dicts and checkpoints, a
 // re-zipped archive, ZIP64, the legacy format, malicious pickles, the real lpips legacy .pth and
 // silero-vad TorchScript archive; target/torch-fixtures/expected.json) is dropped on the page:
@@ -65,6 +67,52 @@ async function previewValues(page, name) {
   if (state !== 'ready') assert.fail(`preview of ${name}: ${await page.textContent('[data-testid=preview-error]')}`);
   return page.$$eval('[data-testid=preview-values] tr[data-index]', (els) => els.map((e) => e.dataset.value));
 }
+
+/** NumPy and ONNX files in the page: the listing and previews of their reference's tensors
+ * (tests/reference/numpy_fixtures.py: numpy; tests/reference/onnx_fixtures.py: the onnx
+ * package), a few tensors of each file. */
+describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
+  let browser; let server;
+  before(async () => {
+    browser = await launchBrowser();
+    server = await startAppServer();
+  });
+  after(async () => { await browser?.close(); await server?.close(); });
+
+  for (const [key, folder, files] of [
+    ['numpy', 'numpy-fixtures', ['f32.npy', 'i64.npy', 'fortran.npy', 'c64.npy', 'weights.npz', 'compressed.npz']],
+    ['onnx', 'onnx-fixtures', ['dtypes.onnx', 'subgraphs.onnx', 'silero_vad.onnx']],
+  ]) {
+    it(`${key}: names, dtypes, shapes and previewed values are the reference's`, async () => {
+      const base = path.join(repoRoot, 'target', folder);
+      requireFile(path.join(base, 'expected.json'), `run the ${key} reference script; scripts/test.sh does`);
+      const ref = JSON.parse(fs.readFileSync(path.join(base, 'expected.json'), 'utf8'));
+      const page = await openApp(browser, server, { width: 1280, height: 1000 });
+      let previewed = 0;
+      for (const file of files) {
+        const f = ref.files[file];
+        assert.ok(f, `${file} in the reference`);
+        await dropFile(page, f.path ?? path.join(base, file));
+        assert.equal(await waitForSettled(page), 'ready', file);
+        const j = await downloadJson(page);
+        assert.deepEqual(j.tensors.map((t) => t.name), f.tensors.map((t) => t.name), `${file}: names`);
+        assert.deepEqual(j.tensors.map((t) => t.shape), f.tensors.map((t) => t.shape.map(Number)), `${file}: shapes`);
+        const wanted = f.tensors.filter((t) => t.first && String(t.previewable) !== 'false' && String(t.previewable) !== 'False').slice(0, 3);
+        for (const t of wanted) {
+          const shown = await previewValues(page, t.name);
+          const kind = kindOf(t.dtype);
+          assert.equal(shown.length, t.first.length, `${file} ${t.name}: first values`);
+          shown.forEach((raw, k) => assert.ok(same(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+          previewed += 1;
+        }
+      }
+      assert.ok(previewed >= files.length, `${previewed} previews`);
+      await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/${key}-summary.png` });
+      assert.deepEqual(page.__wpErrors, []);
+      await page.context().close();
+    });
+  }
+});
 
 describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
   let browser; let server; let doc;
