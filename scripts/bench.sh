@@ -118,26 +118,8 @@ fi
 if [ "$ONLY" = torch ] || [ "$ONLY" = all ]; then
 "$WP_VENV/bin/python" tests/reference/torch_fixtures.py --out target/torch-fixtures --big >/dev/null
 cargo build --quiet --release --bin weightpeek
-python3 - "$WP_VENV/bin/python" target/torch-fixtures/big.pt "$WEIGHTPEEK_DATA/silero-vad/silero_vad.jit" "$WEIGHTPEEK_DATA/lpips/v0.1/vgg.pth" <<'PY'
-import json, statistics, subprocess, sys, time
-py, files = sys.argv[1], sys.argv[2:]
-def run(cmd):
-    times = []
-    for _ in range(5):
-        t = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times), out
-print("| file | tensors | weightpeek (process) | Python zipfile + inert Unpickler (process) | ratio | the Python listing alone (in-process) |")
-print("|---|---:|---:|---:|---:|---:|")
-for f in files:
-    w, out = run(["target/release/weightpeek", f, "--json"])
-    n = json.loads(out)["tensor_count"]
-    p, pout = run([py, "bench/torch_list.py", f, "5"])
-    r = json.loads(pout)
-    assert r["tensors"] == n, (f, pout, n)
-    print(f"| {f.rsplit('/', 1)[-1]} | {n} | {w:.1f} ms | {p:.1f} ms | {p / w:.1f}× | {r['median_ms']:.2f} ms |")
-PY
+python3 bench/listing_table.py "$WP_VENV/bin/python" bench/torch_list.py "Python zipfile + inert Unpickler" \
+  target/torch-fixtures/big.pt "$WEIGHTPEEK_DATA/silero-vad/silero_vad.jit" "$WEIGHTPEEK_DATA/lpips/v0.1/vgg.pth"
 fi
 
 # ONNX listing (issue #12): `weightpeek FILE --json` next to onnx.load(load_external_data=False)
@@ -146,23 +128,7 @@ fi
 if [ "$ONLY" = onnx ] || [ "$ONLY" = all ]; then
 "$WP_VENV/bin/python" tests/reference/onnx_fixtures.py --out target/onnx-fixtures >/dev/null
 cargo build --quiet --release --bin weightpeek
-python3 - "$WP_VENV/bin/python" "$WEIGHTPEEK_DATA/silero-vad/silero_vad.onnx" "$WEIGHTPEEK_DATA/silero-vad/silero_vad_op18_ifless.onnx" target/onnx-fixtures/large.onnx target/onnx-fixtures/many.onnx <<'PY'
-import json, statistics, subprocess, sys, time
-py, files = sys.argv[1], sys.argv[2:]
-def run(cmd):
-    times = []
-    for _ in range(5):
-        t = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times), out
-print("| file | tensors | weightpeek (process) | onnx.load + walk (process) | ratio | onnx.load + walk alone (in-process) |")
-print("|---|---:|---:|---:|---:|---:|")
-for f in files:
-    w, out = run(["target/release/weightpeek", f, "--json"])
-    n = json.loads(out)["tensor_count"]
-    p, pout = run([py, "bench/onnx_list.py", f, "5"])
-    r = json.loads(pout)
-    print(f"| {f.rsplit('/', 1)[-1]} | {n} (onnx: {r['tensors']}) | {w:.1f} ms | {p:.1f} ms | {p / w:.1f}× | {r['median_ms']:.2f} ms |")
-PY
+python3 bench/listing_table.py "$WP_VENV/bin/python" bench/onnx_list.py "onnx.load + walk" \
+  "$WEIGHTPEEK_DATA/silero-vad/silero_vad.onnx" "$WEIGHTPEEK_DATA/silero-vad/silero_vad_op18_ifless.onnx" \
+  target/onnx-fixtures/large.onnx target/onnx-fixtures/many.onnx
 fi

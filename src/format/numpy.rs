@@ -348,13 +348,7 @@ fn fortran_warning(name: &str, h: &NpyHeader, at: u64) -> Warning {
 
 /// An empty NumPy model (`.npy` or `.npz`) of a file of `size` bytes.
 fn base(size: u64, bytes: Vec<u8>, kind: &'static str) -> Model {
-    let mut m = super::torch::failed(
-        Format::Numpy,
-        size,
-        bytes,
-        Error::new("", 0, ErrorKind::Invalid(String::new())),
-    );
-    m.error = None;
+    let mut m = super::torch::base(Format::Numpy, size, bytes);
     m.archive = Some(Archive {
         kind,
         ..Default::default()

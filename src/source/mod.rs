@@ -226,11 +226,17 @@ pub async fn read_model<S: ByteSource>(
     let format = sniff(&buf, size)?;
     match format {
         Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
-        Format::Numpy => return Ok(read_npy(src, policy, buf, stats).await),
+        Format::Numpy => {
+            let step = format::numpy::npy_step;
+            return Ok(read_prefix(src, policy, buf, stats, format, step).await);
+        }
         Format::Onnx => {
             return Ok(read_ranges(src, policy, buf, stats, Format::Onnx, format::onnx::step).await)
         }
-        Format::PytorchLegacy => return Ok(read_legacy(src, policy, buf, stats).await),
+        Format::PytorchLegacy => {
+            let step = format::torch::legacy_step;
+            return Ok(read_prefix(src, policy, buf, stats, format, step).await);
+        }
         Format::Gguf | Format::Safetensors => {}
     }
     let mut gguf = GgufParser::new();
@@ -372,76 +378,39 @@ async fn read_ranges<S: ByteSource>(
     }
 }
 
-/// An `.npy` array: its header is at the start, read as a growing prefix; an `.npz` is a zip
-/// and goes through [`read_zip`].
-async fn read_npy<S: ByteSource>(
+/// The prefix-read formats besides GGUF and safetensors (an `.npy` array, a legacy PyTorch
+/// checkpoint's pickles): `step` parses the bytes read so far and says how far they must
+/// reach; reads grow as [`ReadPolicy::next_len`] says, up to [`ReadPolicy::max_header`].
+async fn read_prefix<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,
     mut buf: Vec<u8>,
     mut stats: ReadStats,
+    format: Format,
+    step: fn(&[u8], u64) -> Result<Model, Stop>,
 ) -> (Model, ReadStats) {
     let size = src.size();
     loop {
-        match format::numpy::npy_step(&buf, size) {
+        let end = match step(&buf, size) {
             Ok(m) => return (m, stats),
-            Err(Stop::Fail(e)) => {
-                return (format::torch::failed(Format::Numpy, size, buf, e), stats)
-            }
-            Err(Stop::NeedMore(end)) => {
-                let len = policy.next_len(buf.len() as u64, end, size);
-                if len == 0 {
-                    let e = Error::new("npy header", 0, ErrorKind::Invalid("cut short".into()));
-                    return (format::torch::failed(Format::Numpy, size, buf, e), stats);
-                }
-                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
-                    return (format::torch::failed(Format::Numpy, size, buf, e), stats);
-                }
-            }
+            Err(Stop::Fail(e)) => return (format::torch::failed(format, size, buf, e), stats),
+            Err(Stop::NeedMore(end)) => end,
+        };
+        let have = buf.len() as u64;
+        if end > policy.max_header || have >= size {
+            let e = Error::new(
+                "header",
+                have,
+                ErrorKind::Invalid(format!(
+                    "the header needs {end} bytes, over this tool's limit of {} bytes",
+                    policy.max_header
+                )),
+            );
+            return (format::torch::failed(format, size, buf, e), stats);
         }
-    }
-}
-
-/// A legacy PyTorch checkpoint: its pickles are at the start, read as a growing prefix.
-async fn read_legacy<S: ByteSource>(
-    src: &mut S,
-    policy: &ReadPolicy,
-    mut buf: Vec<u8>,
-    mut stats: ReadStats,
-) -> (Model, ReadStats) {
-    let size = src.size();
-    loop {
-        match format::torch::legacy_step(&buf, size) {
-            Ok(m) => return (m, stats),
-            Err(Stop::Fail(e)) => {
-                return (
-                    format::torch::failed(Format::PytorchLegacy, size, buf, e),
-                    stats,
-                )
-            }
-            Err(Stop::NeedMore(end)) => {
-                let have = buf.len() as u64;
-                if end > policy.max_header || have >= size {
-                    let e = Error::new(
-                        "pickle",
-                        have,
-                        ErrorKind::Invalid(format!(
-                            "the pickles need {end} bytes, over this tool's limit of {} bytes",
-                            policy.max_header
-                        )),
-                    );
-                    return (
-                        format::torch::failed(Format::PytorchLegacy, size, buf, e),
-                        stats,
-                    );
-                }
-                let len = policy.next_len(have, end, size);
-                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
-                    return (
-                        format::torch::failed(Format::PytorchLegacy, size, buf, e),
-                        stats,
-                    );
-                }
-            }
+        let len = policy.next_len(have, end, size);
+        if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
+            return (format::torch::failed(format, size, buf, e), stats);
         }
     }
 }

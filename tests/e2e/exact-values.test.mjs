@@ -16,30 +16,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   launchBrowser, startAppServer, openApp, dropFile, waitForSettled, readCounters, resetCounters,
-  requireFile, repoRoot, screenshotDir,
+  requireFile, repoRoot, screenshotDir, sameValue, tensorRow,
 } from './helpers.mjs';
 
 const dir = path.join(repoRoot, 'target', 'exact-fixtures');
-
-function same(kind, raw, want) {
-  if (kind === 'integer') return BigInt(raw) === BigInt(want);
-  if (kind === 'boolean') return raw === (want === 'true' ? '1' : '0');
-  if (kind === 'complex' && Array.isArray(want)) {
-    const [re, im] = raw.split(',');
-    return Object.is(Number(re), Number(want[0])) && Object.is(Number(im), Number(want[1]));
-  }
-  return Object.is(Number(raw), Number(want));
-}
-
-async function findRow(page, name) {
-  await page.fill('.tensors input.filter', name);
-  const handle = await page.waitForFunction(
-    (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,
-    name,
-    { timeout: 10_000 },
-  );
-  return `tr[data-file-index="${await handle.jsonValue()}"]`;
-}
 
 async function waitPreview(page, name, firstIndex) {
   await page.waitForFunction(
@@ -59,11 +39,11 @@ async function waitPreview(page, name, firstIndex) {
 async function checkWindow(page, label, kind, w) {
   const values = await page.$$eval('[data-testid=preview-values] tr[data-index]', (els) => els.map((e) => e.dataset.value));
   assert.equal(values.length, w.first.length, `${label}: first values`);
-  values.forEach((raw, k) => assert.ok(same(kind, raw, w.first[k]), `${label}: value ${k} shown ${raw}, numpy ${w.first[k]}`));
+  values.forEach((raw, k) => assert.ok(sameValue(kind, raw, w.first[k]), `${label}: value ${k} shown ${raw}, numpy ${w.first[k]}`));
   const stats = await page.$$eval('[data-testid=preview-stats] [data-stat]', (els) => Object.fromEntries(els.map((e) => [e.dataset.stat, e.dataset.value])));
   const s = w.stats;
   for (const k of ['count', 'zeros', 'nan', 'pos_inf', 'neg_inf']) assert.equal(Number(stats[k]), s[k], `${label}: ${k}`);
-  for (const k of ['min', 'max']) assert.ok(same(kind === 'complex' ? 'float' : kind, stats[k], s[k]), `${label}: ${k} shown ${stats[k]}, numpy ${s[k]}`);
+  for (const k of ['min', 'max']) assert.ok(sameValue(kind === 'complex' ? 'float' : kind, stats[k], s[k]), `${label}: ${k} shown ${stats[k]}, numpy ${s[k]}`);
   for (const k of ['mean', 'std', 'mean_abs']) {
     const got = Number(stats[k]);
     assert.ok(Math.abs(got - s[k]) <= 1e-12 * Math.max(Math.abs(s[k]), 1e-300) || got === s[k], `${label}: ${k} ${got} vs ${s[k]}`);
@@ -94,7 +74,7 @@ describe('exact values of every dtype in the page', { timeout: 10 * 60_000 }, ()
         const label = `${key} ${t.tensor}`;
         const [w0, last] = t.windows;
         await resetCounters(page);
-        await page.click(await findRow(page, t.tensor));
+        await page.click(await tensorRow(page, t.tensor));
         await waitPreview(page, t.tensor, null);
         if (w0.stats.count === 0) {
           const empty = await page.textContent('[data-testid=preview-empty]');

@@ -262,3 +262,37 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/** The kind of a dtype's values as the reference scripts name it (tests/reference/textvals.py). */
+export function kindOf(dtype) {
+  if (dtype === 'BOOL') return 'boolean';
+  if (dtype === 'C64') return 'complex';
+  return /^[IU]/.test(dtype) ? 'integer' : 'float';
+}
+
+/**
+ * Whether a value the page shows (`raw`: a data-value attribute) is the reference's `want`
+ * (text from tests/reference/textvals.py), exactly: integers as BigInt (JavaScript numbers
+ * stop at 2^53), booleans as 0/1, complex values as "re,im", floats with Object.is (so -0 and
+ * NaN count).
+ */
+export function sameValue(kind, raw, want) {
+  if (kind === 'integer') return BigInt(raw) === BigInt(want);
+  if (kind === 'boolean') return raw === (want === 'true' ? '1' : '0');
+  if (kind === 'complex' && Array.isArray(want)) {
+    const [re, im] = raw.split(',');
+    return Object.is(Number(re), Number(want[0])) && Object.is(Number(im), Number(want[1]));
+  }
+  return Object.is(Number(raw), Number(want));
+}
+
+/** Shows the tensor named `name` in the tensor table (filter box); its row's selector. */
+export async function tensorRow(page, name) {
+  await page.fill('.tensors input.filter', name);
+  const handle = await page.waitForFunction(
+    (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,
+    name,
+    { timeout: 10_000 },
+  );
+  return `tr[data-file-index="${await handle.jsonValue()}"]`;
+}

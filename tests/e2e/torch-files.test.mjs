@@ -17,44 +17,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   launchBrowser, startAppServer, openApp, dropFile, waitForSettled, readCounters, resetCounters,
-  requireFile, repoRoot, screenshotDir,
+  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow,
 } from './helpers.mjs';
 
 const dir = path.join(repoRoot, 'target', 'torch-fixtures');
-
-function kindOf(dtype) {
-  if (dtype === 'BOOL') return 'boolean';
-  if (dtype === 'C64') return 'complex';
-  return /^[IU]/.test(dtype) ? 'integer' : 'float';
-}
-
-function same(kind, raw, want) {
-  if (kind === 'integer') return BigInt(raw) === BigInt(want);
-  if (kind === 'boolean') return raw === (want === 'true' ? '1' : '0');
-  if (kind === 'complex') {
-    const [re, im] = raw.split(',');
-    return Object.is(Number(re), Number(want[0])) && Object.is(Number(im), Number(want[1]));
-  }
-  return Object.is(Number(raw), Number(want));
-}
 
 async function downloadJson(page) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
   return JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
 }
 
-async function findRow(page, name) {
-  await page.fill('.tensors input.filter', name);
-  const handle = await page.waitForFunction(
-    (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,
-    name,
-    { timeout: 10_000 },
-  );
-  return `tr[data-file-index="${await handle.jsonValue()}"]`;
-}
-
 async function previewValues(page, name) {
-  await page.click(await findRow(page, name));
+  await page.click(await tensorRow(page, name));
   await page.waitForFunction(
     (name) => {
       const p = document.querySelector('[data-testid=preview]');
@@ -102,7 +76,7 @@ describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
           const shown = await previewValues(page, t.name);
           const kind = kindOf(t.dtype);
           assert.equal(shown.length, t.first.length, `${file} ${t.name}: first values`);
-          shown.forEach((raw, k) => assert.ok(same(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+          shown.forEach((raw, k) => assert.ok(sameValue(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
           previewed += 1;
         }
       }
@@ -150,7 +124,7 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
           const shown = await previewValues(page, t.name);
           assert.equal(shown.length, t.first.length, `${file} ${t.name}: first values`);
           const kind = kindOf(t.dtype);
-          shown.forEach((raw, k) => assert.ok(same(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+          shown.forEach((raw, k) => assert.ok(sameValue(kind, raw, t.first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
           previewed += 1;
         }
       }

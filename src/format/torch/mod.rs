@@ -185,14 +185,11 @@ fn tensor_of(t: &TensorRef, data: Option<(u64, u64)>) -> Tensor {
     }
 }
 
-/// An empty PyTorch model of `kind` for a file of `file_size` bytes (`bytes`: its first bytes).
-fn base(kind: &'static str, file_size: u64, bytes: Vec<u8>) -> Model {
+/// An empty model of a container format (PyTorch, a plain pickle, NumPy) for a file of
+/// `file_size` bytes (`bytes`: its first bytes), with no error.
+pub(crate) fn base(format: Format, file_size: u64, bytes: Vec<u8>) -> Model {
     Model {
-        format: if kind == "legacy" {
-            Format::PytorchLegacy
-        } else {
-            Format::Pytorch
-        },
+        format,
         version: None,
         endian: Endian::Little,
         file_size,
@@ -224,7 +221,12 @@ struct Listed {
 }
 
 fn model(kind: &'static str, file_size: u64, bytes: Vec<u8>, l: Listed) -> Model {
-    let mut m = base(kind, file_size, bytes);
+    let format = if kind == "legacy" {
+        Format::PytorchLegacy
+    } else {
+        Format::Pytorch
+    };
+    let mut m = base(format, file_size, bytes);
     m.metadata_count = l.metadata.len() as u64;
     m.metadata = l.metadata;
     m.tensor_count = l.tensors.len() as u64;
@@ -237,13 +239,7 @@ fn model(kind: &'static str, file_size: u64, bytes: Vec<u8>, l: Listed) -> Model
 
 /// A model holding only the error that stopped reading (nothing could be listed).
 pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model {
-    let kind = if format == Format::PytorchLegacy {
-        "legacy"
-    } else {
-        "zip"
-    };
-    let mut m = base(kind, file_size, bytes);
-    m.format = format;
+    let mut m = base(format, file_size, bytes);
     m.error = Some(e);
     m
 }
@@ -599,8 +595,7 @@ fn is_magic(p: &Pickle) -> bool {
 /// A pickle that is not a PyTorch checkpoint: its imports judged, nothing listed.
 /// `torch.load` unpickles it (running what it calls) before it checks the magic number.
 fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
-    let mut m = base("pickle", size, buf.to_vec());
-    m.format = Format::PytorchLegacy;
+    let mut m = base(Format::PytorchLegacy, size, buf.to_vec());
     m.warnings.push(Warning {
         field: "pickle".into(),
         offset: 0,
@@ -657,7 +652,7 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
         // What was read is kept: the imports before the damage are what a loader would run.
         let start = pickles.last().map_or(0, |q: &Pickle| q.end);
-        let mut m = base("legacy", size, buf.to_vec());
+        let mut m = base(Format::PytorchLegacy, size, buf.to_vec());
         let mut archive = Archive {
             kind: "legacy",
             ..Default::default()
