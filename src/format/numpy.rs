@@ -401,7 +401,8 @@ const NPZ_BATCH: usize = 4096;
 /// An `.npz` archive: each `.npy` member's header, from its local header and first bytes (a
 /// deflated member's first compressed bytes, inflated). `entries` are the archive's members,
 /// `cd_offset` where its central directory starts. Missing bytes are one [`ZipStop::NeedMany`]
-/// per round, for every member at once.
+/// per round, for every member at once. The model's `header_size` counts the members' local
+/// and `.npy` headers and the central directory.
 pub fn npz_step(
     held: &Held,
     size: u64,
@@ -412,6 +413,7 @@ pub fn npz_step(
     let mut m = base(size, prefix.to_vec(), "npz");
     let mut needs = Vec::new();
     let mut listed = Vec::new();
+    let mut header = 0u64;
     for e in entries.iter().filter(|e| e.name.ends_with(".npy")) {
         let name = e.name.strip_suffix(".npy").unwrap_or(&e.name).to_string();
         let guess = zip::LOCAL_LEN + e.name.len() as u64 + 256 + 4096;
@@ -444,7 +446,14 @@ pub fn npz_step(
             continue;
         };
         match parse_header(&head, start) {
-            Ok(h) => listed.push((name, h, start, stored, e.compressed)),
+            Ok(h) => {
+                // The member's local header and its .npy header (in the stored bytes).
+                header = header.saturating_add(start - e.local_header);
+                if stored {
+                    header = header.saturating_add(h.data_start);
+                }
+                listed.push((name, h, start, stored, e.compressed))
+            }
             Err(NpyStop::Need(n)) => {
                 let more = if stored { n } else { (n * 2).max(1 << 16) }.min(e.compressed);
                 if (have.len() as u64) >= more || (have.len() as u64) >= e.compressed {
@@ -516,7 +525,11 @@ pub fn npz_step(
     }
     m.metadata_count = m.metadata.len() as u64;
     m.tensor_count = m.tensors.len() as u64;
-    m.header_size = held.bytes().min(size);
+    // Headers: every member's local and .npy header, and the central directory with the end
+    // records (from the directory's start to the end of the file).
+    m.header_size = header
+        .saturating_add(size.saturating_sub(cd_offset))
+        .min(size);
     Ok(m)
 }
 
