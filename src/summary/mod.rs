@@ -6,6 +6,7 @@
 
 pub mod arch;
 pub mod diff;
+pub mod fit;
 pub mod layers;
 pub mod memory;
 pub mod quant_st;
