@@ -26,6 +26,7 @@ pub mod colors;
 pub mod compare;
 pub mod export;
 pub mod facts;
+pub mod fit;
 pub mod histogram;
 pub mod layer_grid;
 pub mod memory;

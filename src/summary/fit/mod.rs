@@ -237,7 +237,8 @@ impl Eval {
         let slots = self.costs.layers.len() as u64 + 1;
         let dense = (&self.dense, verdict(&self.dense, slots, ram));
         match &self.moe {
-            Some(moe) if dense.1 != Fits::Gpu => {
+            // Moving experts is worth it only when more layers then run on the GPUs.
+            Some(moe) if dense.1 != Fits::Gpu && moe.gpu_layers > self.dense.gpu_layers => {
                 let v = verdict(moe, slots, ram);
                 if v != Fits::No || dense.1 == Fits::No {
                     (moe, v)
