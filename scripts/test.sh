@@ -158,6 +158,15 @@ else
   echo "NumPy fixtures are up to date"
 fi
 
+# Small GGUF models for the fit planner (dense, MoE with a shared expert, MLA; a repository of
+# twelve quantisations) and their per-layer bytes from gguf-py (rebuilt when the script is newer).
+FIT_OUT="$WP_ROOT/target/fit-fixtures"
+if [ ! -f "$FIT_OUT/expected.json" ] || [ tests/reference/fit_fixtures.py -nt "$FIT_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/fit_fixtures.py --out "$FIT_OUT" --shared "$WEIGHTPEEK_SHARED" --gemma "$GEMMA"
+else
+  echo "fit fixtures are up to date"
+fi
+
 # --- 3. formatting, lints, native tests -------------------------------------------------------
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"

@@ -13,6 +13,9 @@ llama.cpp loads them; see tests/reference/llama_cpp_memory.py --fit):
 
 The vocabulary of each is the real llama-spm vocabulary of ../shared/data/vocab.
 
+repo/: one small llama model at twelve tensor types (a repository of quantisations; the Q8_0
+one as a split set of two parts), tensor data zero, for the repo table over the mock Hub.
+
 expected.json holds, for each of them and for the real Gemma 3 GGUF given with --gemma: the bytes
 of every tensor as gguf-py's reader gives them (`n_bytes`), grouped by llama.cpp's layers — the
 input layer (token_embd, token_types, position_embd, per_layer_token_embd, masked_embd_*), each
@@ -34,13 +37,14 @@ UNNUMBERED = {"token_embd_norm", "rope_freqs", "rope_factors_long", "rope_factor
 LAYER = re.compile(r"^blk\.(\d+)\.")
 
 
-def group(path: Path, block_count: int) -> dict:
+def group(path, block_count: int) -> dict:
+    """Per-layer bytes of a file, or of a split set given as a list of its parts."""
     from gguf import GGUFReader
-    r = GGUFReader(str(path))
+    tensors = [t for p in (path if isinstance(path, list) else [path]) for t in GGUFReader(str(p)).tensors]
     layers = [{"dense": 0, "experts": 0} for _ in range(block_count)]
     doc = {"input": 0, "output": 0, "tied_output": 0, "layers": layers}
     token_embd, has_output = 0, False
-    for t in r.tensors:
+    for t in tensors:
         name, n = t.name, int(t.n_bytes)
         stem = name.split(".")[0]
         m = LAYER.match(name)
@@ -239,6 +243,56 @@ def mla_deepseek2(out: Path, shared: Path) -> tuple[Path, int]:
     return p, n_layer
 
 
+REPO_TYPES = ["F32", "F16", "BF16", "Q8_0", "Q6_K", "Q5_K", "Q5_0", "Q4_K", "Q4_0", "IQ4_XS",
+              "Q3_K", "Q2_K"]
+
+
+def repo(out: Path) -> dict:
+    """The repo/ models: name -> (block count, files)."""
+    from gguf import GGMLQuantizationType, GGUFWriter
+    from gguf.constants import GGML_QUANT_SIZES
+    d = out / "repo"
+    d.mkdir(parents=True, exist_ok=True)
+    n_layer, n_embd, n_head, n_ff, n_vocab = 8, 256, 8, 768, 2048
+    made = {}
+    for tname in REPO_TYPES:
+        ty = GGMLQuantizationType[tname]
+        block, size = GGML_QUANT_SIZES[ty]
+        split = tname == "Q8_0"
+        name = f"tiny-{tname}.gguf"
+        w = GGUFWriter(d / name, "llama", **({"split_max_tensors": 40} if split else {}))
+        w.add_name(f"fit repo test {tname}")
+        w.add_block_count(n_layer)
+        w.add_context_length(16384)
+        w.add_embedding_length(n_embd)
+        w.add_feed_forward_length(n_ff)
+        w.add_head_count(n_head)
+        w.add_head_count_kv(n_head)
+
+        def add(t: str, ne0: int, ne1: int, q: bool) -> None:
+            if not q or ty == GGMLQuantizationType.F32:
+                w.add_tensor(t, np.zeros((ne1, ne0), dtype=np.float32))
+                return
+            w.add_tensor(t, np.zeros((ne1, ne0 // block * size), dtype=np.uint8),
+                         raw_shape=(ne1, ne0 // block * size), raw_dtype=ty)
+
+        add("token_embd.weight", n_embd, n_vocab, True)
+        for i in range(n_layer):
+            w.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(n_embd, dtype=np.float32))
+            for t in ("attn_q", "attn_k", "attn_v", "attn_output"):
+                add(f"blk.{i}.{t}.weight", n_embd, n_embd, True)
+            w.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(n_embd, dtype=np.float32))
+            add(f"blk.{i}.ffn_gate.weight", n_embd, n_ff, True)
+            add(f"blk.{i}.ffn_up.weight", n_embd, n_ff, True)
+            add(f"blk.{i}.ffn_down.weight", n_ff, n_embd, True)
+        w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
+        add("output.weight", n_embd, n_vocab, True)
+        finish(w)
+        files = sorted(p.name for p in d.glob(f"tiny-{tname}*.gguf"))
+        made[tname] = {"block_count": n_layer, "files": files}
+    return made
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path)
@@ -255,7 +309,10 @@ def main() -> None:
         r = GGUFReader(str(a.gemma))
         n = int(r.fields["gemma3.block_count"].parts[-1][0])
         models[a.gemma.name] = group(a.gemma, n)
-    doc = {"generator": "tests/reference/fit_fixtures.py", "models": models}
+    made = repo(a.out)
+    for tname, r in made.items():
+        models[f"repo/{r['files'][0]}"] = group([a.out / "repo" / f for f in r["files"]], r["block_count"])
+    doc = {"generator": "tests/reference/fit_fixtures.py", "models": models, "repo": made}
     (a.out / "expected.json").write_text(json.dumps(doc, indent=1))
     print(f"fit fixtures: {len(models)} models in {a.out}")
 
