@@ -314,11 +314,32 @@ fn the_cli_exit_status_says_whether_it_fits() {
     assert!(out.contains("GPU 0: RTX 3060 (12 GiB)"), "{out}");
     assert!(out.contains("-ctk q8_0 -ctv q8_0"), "{out}");
     assert!(out.contains(" -ts "), "{out}");
-    // A safetensors file has no llama.cpp plan.
-    if let Some(st) = real_file(common::data_dir().join("all-MiniLM-L6-v2/model.safetensors")) {
-        let (code, _, err) = run_cli(&["fit", st.to_str().unwrap()], None, None);
-        assert_eq!(code, 2);
-        assert!(err.contains("no plan"), "{err}");
+    // A safetensors model (with its config.json beside it) gets vLLM's plan: its weights are
+    // the tensor bytes the reference counts; an encoder keeps no KV cache.
+    if let (Some(st), Some(r)) = (
+        real_file(common::data_dir().join("all-MiniLM-L6-v2/model.safetensors")),
+        common::reference("all-MiniLM-L6-v2"),
+    ) {
+        let (code, j) = cli_json(&["fit", st.to_str().unwrap(), "--gpu", "rtx4060", "--json"]);
+        assert_eq!(code, 0);
+        assert_eq!(j["runtime"], "vllm");
+        assert_eq!(j["devices"][0]["load"]["weights"], r["tensor_bytes"]);
+        assert_eq!(j["devices"][0]["load"]["kv"], 0);
+        let dir = st.parent().unwrap().to_str().unwrap();
+        assert_eq!(
+            j["command"],
+            format!("vllm serve {dir} --max-model-len 512")
+        );
+        let (code, j) = cli_json(&[
+            "fit",
+            st.to_str().unwrap(),
+            "--gpu",
+            "0",
+            "--ram",
+            "50MiB",
+            "--json",
+        ]);
+        assert_eq!((code, &j["fits"]), (3, &Json::from("no")));
     }
 }
 

@@ -270,13 +270,13 @@ mod cli {
 
     /// The read options of the CLI: the config of a quantised safetensors layout (unless
     /// `--config` names one) and the small tensors whose data holds logical shapes.
-    fn options(explicit_config: bool) -> read::Options {
+    /// [`options`] with `wants` deciding whether to read `config.json`.
+    fn options_wanting(
+        explicit_config: bool,
+        wants: fn(&weightpeek::format::Model) -> bool,
+    ) -> read::Options {
         read::Options {
-            wants_config: if explicit_config {
-                None
-            } else {
-                Some(quant_st::wants_config)
-            },
+            wants_config: if explicit_config { None } else { Some(wants) },
             tensor_data: Some(|m| {
                 quant_st::wanted_tensor_data(m)
                     .into_iter()
@@ -293,12 +293,23 @@ mod cli {
         config: Option<&std::path::Path>,
         token: Option<&str>,
     ) -> Result<Loaded, String> {
+        load_wanting(inputs, file, config, token, quant_st::wants_config)
+    }
+
+    /// [`load`] with `wants` deciding whether to read the model's `config.json`.
+    fn load_wanting(
+        inputs: &[String],
+        file: Option<&str>,
+        config: Option<&std::path::Path>,
+        token: Option<&str>,
+        wants: fn(&weightpeek::format::Model) -> bool,
+    ) -> Result<Loaded, String> {
         let (endpoint, token) = hub_settings(token)?;
         let remote: Vec<Option<Target>> = inputs
             .iter()
             .map(|i| remote_target(i, &endpoint))
             .collect::<Result<_, _>>()?;
-        let opts = options(config.is_some());
+        let opts = options_wanting(config.is_some(), wants);
         let mut loaded = if remote.iter().all(Option::is_none) {
             let opened =
                 block_on(read::open(&LocalOpener, inputs, opts)).map_err(|e| e.to_string())?;
@@ -625,7 +636,7 @@ mod cli {
         use weightpeek::view::cli as render;
         use weightpeek::view::fit as fit_view;
 
-        use super::{hub_settings, load, options, print, FitArgs, Loaded};
+        use super::{hub_settings, load_wanting, options_wanting, print, FitArgs, Loaded};
 
         /// Most models of a repository opened at once.
         const CONCURRENT_OPENS: usize = 4;
@@ -657,11 +668,12 @@ mod cli {
                 return Err("--ctx 0: a context needs at least 1 token".into());
             }
             let inputs = std::slice::from_ref(&args.input);
-            let (name, model) = match load(
+            let (name, model) = match load_wanting(
                 inputs,
                 args.file.as_deref(),
                 None,
                 args.token.as_deref(),
+                fit::wants_config,
             )? {
                 Loaded::Local(o) => (args.input.clone(), o.model),
                 Loaded::Remote(o) => (o.name.clone(), o.model),
@@ -688,9 +700,13 @@ mod cli {
                                         let names: Vec<String> =
                                             given.iter().map(|(n, _)| n.clone()).collect();
                                         let opener = NetOpener::new(client, &given);
-                                        block_on(read::open(&opener, &names, options(true)))
-                                            .map(|o| o.model)
-                                            .map_err(|e| e.to_string())
+                                        block_on(read::open(
+                                            &opener,
+                                            &names,
+                                            options_wanting(false, fit::wants_config),
+                                        ))
+                                        .map(|o| o.model)
+                                        .map_err(|e| e.to_string())
                                     })
                                 })
                                 .collect();

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::summary::fit::{DeviceUse, FitPlan, Fits};
+use crate::summary::fit::{DeviceUse, FitPlan, Fits, Runtime};
 use crate::text;
 
 /// One labelled figure of a plan.
@@ -40,13 +40,38 @@ fn tokens(n: Option<u64>) -> String {
 pub fn rows(p: &FitPlan) -> Vec<Row> {
     let slots = p.block_count + 1;
     let mut out = vec![row("verdict", p.fits.label().to_string())];
-    out.push(row(
-        "GPU layers (-ngl)",
-        format!(
-            "{} of {} ({} repeating layers + the output layer)",
-            p.gpu_layers, slots, p.block_count
-        ),
-    ));
+    if p.runtime == Runtime::Vllm {
+        let gpus = p.devices.len().saturating_sub(1);
+        out.push(row(
+            "runtime",
+            format!(
+                "vLLM, {}",
+                match gpus {
+                    0 => "on the CPU".to_string(),
+                    1 => "one GPU".to_string(),
+                    n => format!("tensor parallel over {n} GPUs"),
+                }
+            ),
+        ));
+        if p.cpu_offload_gib > 0 {
+            out.push(row(
+                "CPU offload (--cpu-offload-gb)",
+                format!(
+                    "{} GiB of weights per GPU in system memory",
+                    p.cpu_offload_gib
+                ),
+            ));
+        }
+    }
+    if p.runtime == Runtime::LlamaCpp {
+        out.push(row(
+            "GPU layers (-ngl)",
+            format!(
+                "{} of {} ({} repeating layers + the output layer)",
+                p.gpu_layers, slots, p.block_count
+            ),
+        ));
+    }
     if p.cpu_moe > 0 {
         out.push(row(
             "experts in RAM (--n-cpu-moe)",
@@ -139,14 +164,22 @@ pub fn device_rows(p: &FitPlan) -> Vec<DeviceRow> {
         .map(|d: &DeviceUse| {
             let ram = d.name == "RAM";
             let mut holds: Vec<String> = Vec::new();
-            if ram {
+            if p.runtime == Runtime::Vllm {
+                holds.push(if ram && d.load.kv == 0 {
+                    "offloaded weights".to_string()
+                } else {
+                    "a share of every layer and its KV cache".to_string()
+                });
+            } else if ram {
                 holds.push("input layer".into());
             }
-            if !d.load.layers.is_empty() {
-                holds.push(ranges(&d.load.layers));
-            }
-            if d.load.output {
-                holds.push("output layer".into());
+            if p.runtime == Runtime::LlamaCpp {
+                if !d.load.layers.is_empty() {
+                    holds.push(ranges(&d.load.layers));
+                }
+                if d.load.output {
+                    holds.push("output layer".into());
+                }
             }
             if ram && p.cpu_moe > 0 {
                 holds.push(format!("experts of blk.0–{}", p.cpu_moe - 1));

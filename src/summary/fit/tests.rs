@@ -299,3 +299,97 @@ fn the_largest_context_search_is_exact() {
     assert_eq!(q.max_context, Some(4096));
     assert_eq!(p.context_limit, 4096);
 }
+
+/// A safetensors model of one `bytes`-byte U8 tensor with `config` attached.
+fn safetensors(bytes: u64, config: serde_json::Value) -> Model {
+    let header =
+        format!(r#"{{"w":{{"dtype":"U8","shape":[{bytes}],"data_offsets":[0,{bytes}]}}}}"#);
+    let mut b = (header.len() as u64).to_le_bytes().to_vec();
+    b.extend(header.as_bytes());
+    b.resize(b.len() + bytes as usize, 0);
+    let mut m = parse_bytes(&b).unwrap();
+    m.sidecar
+        .attach_config(config.to_string().as_bytes(), "config.json");
+    m
+}
+
+#[test]
+fn a_safetensors_model_is_planned_as_vllm_runs_it() {
+    let config = serde_json::json!({"model_type": "llama", "num_hidden_layers": 4,
+        "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 16,
+        "max_position_embeddings": 8192});
+    let m = safetensors(1 << 20, config);
+    let opts = FitOptions {
+        context: Some(4096),
+        margin: 0,
+        ..FitOptions::default()
+    };
+    // KV: 4 layers × 4096 tokens × 2 × 2 heads × 16 dims × 2 B = 2 MiB.
+    let kv = 4 * 4096 * 2 * 2 * 16 * 2;
+    let p = plan(
+        &m,
+        "dir/model.safetensors",
+        &devices(&[3 << 20], 1 << 30),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!((p.runtime, p.fits), (Runtime::Vllm, Fits::Gpu));
+    assert_eq!(p.devices[0].bytes, (1 << 20) + kv);
+    assert_eq!(p.command, "vllm serve dir --max-model-len 4096");
+    // Two GPUs: half each, tensor parallel.
+    let two = plan(
+        &m,
+        "dir/model.safetensors",
+        &devices(&[3 << 19, 3 << 19], 1 << 30),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(two.fits, Fits::Gpu);
+    assert_eq!(two.devices[0].bytes, ((1 << 20) + kv) / 2);
+    assert!(two.command.ends_with(" --tensor-parallel-size 2"));
+    // A GPU too small by 1 byte: whole GiB of weights offloaded — more than the weights.
+    let small = plan(
+        &m,
+        "m.safetensors",
+        &devices(&[(1 << 20) + kv - 1], 1 << 30),
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(small.fits, Fits::No);
+    assert_eq!(small.max_context_gpu, Some(4096 - 256));
+    // q8_0 is vLLM's fp8 cache: half the KV.
+    let fp8 = FitOptions {
+        kv: KvType::Q8_0,
+        ..opts.clone()
+    };
+    let p8 = plan(&m, "m.safetensors", &devices(&[3 << 20], 1 << 30), &fp8).unwrap();
+    assert_eq!(p8.devices[0].load.kv, kv / 2);
+    assert!(p8.command.contains(" --kv-cache-dtype fp8"));
+    let mut bare = safetensors(16, serde_json::json!({}));
+    bare.sidecar.config = None;
+    assert!(matches!(
+        plan(&bare, "m.safetensors", &devices(&[], 1 << 30), &opts),
+        Err(FitError::NoConfig(_))
+    ));
+}
+
+#[test]
+fn vllm_offloads_whole_gib_of_weights() {
+    let gib = 1u64 << 30;
+    // 10 GiB of weights + 1 GiB KV on one 8 GiB GPU: 3 GiB offloaded.
+    assert_eq!(
+        super::vllm_fit(10 * gib, gib, &[8 * gib], 16 * gib),
+        (Fits::Offload, 3)
+    );
+    // Not enough RAM for the offload.
+    assert_eq!(
+        super::vllm_fit(10 * gib, gib, &[8 * gib], 2 * gib),
+        (Fits::No, 3)
+    );
+    // Two GPUs: 5.5 GiB each.
+    assert_eq!(
+        super::vllm_fit(10 * gib, gib, &[6 * gib, 6 * gib], 0),
+        (Fits::Gpu, 0)
+    );
+    assert_eq!(super::vllm_fit(gib, 0, &[], 2 * gib), (Fits::Offload, 0));
+}
