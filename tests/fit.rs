@@ -443,3 +443,67 @@ fn a_repo_table_reads_only_headers() {
         assert!(q.bytes <= MIB / 2, "{}: {} bytes", q.path, q.bytes);
     }
 }
+
+/// llama.cpp's own report (tests/reference/llama_cpp_fit.json, recorded by
+/// `llama_cpp_memory.py --fit` from the same generated files and the real Gemma 3).
+fn llama_cpp() -> Json {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/llama_cpp_fit.json");
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+#[test]
+fn kv_and_compute_agree_with_llama_cpp_for_four_architectures() {
+    let Some(root) = fixtures() else { return };
+    let report = llama_cpp();
+    let e = expected(&root);
+    let models = report["models"].as_object().unwrap();
+    assert!(models.len() >= 4);
+    let mut archs = std::collections::BTreeSet::new();
+    for (name, r) in models {
+        let path = if name.starts_with("gemma") {
+            match gemma() {
+                Some(p) => p,
+                None => continue,
+            }
+        } else {
+            root.join(name)
+        };
+        assert_eq!(
+            e["models"][name]["sha256"],
+            r["sha256"],
+            "{name} differs from the file llama.cpp measured: re-record tests/reference/llama_cpp_fit.json"
+        );
+        let m = open(&path);
+        for case in r["cases"].as_array().unwrap() {
+            let kv = weightpeek::summary::memory::KvType::parse(case["kv_type"].as_str().unwrap())
+                .unwrap();
+            let opts = FitOptions {
+                context: Some(u(&case["n_ctx"])),
+                kv,
+                margin: 0,
+            };
+            let p = plan(&m, "m.gguf", &devices(&[], 64 << 30), &opts).unwrap();
+            archs.insert(p.architecture.clone());
+            let caches = case["caches"].as_array().unwrap();
+            let ours: u64 = p.costs.layers.iter().map(|l| l.kv).sum();
+            let theirs: f64 = caches.iter().map(|c| c["mib"].as_f64().unwrap()).sum();
+            // llama.cpp prints MiB with two decimals.
+            let tolerance = 0.005 * caches.len() as f64 + 1e-9;
+            assert!(
+                (ours as f64 / MIB as f64 - theirs).abs() <= tolerance,
+                "{name} {case}: KV {ours} bytes vs llama.cpp {theirs} MiB"
+            );
+            let cells: Vec<u64> = caches.iter().map(|c| u(&c["cells"])).collect();
+            assert_eq!(cells.iter().max().copied(), Some(p.cells), "{name} {case}");
+            // The compute allowance of the CPU running everything: never below llama.cpp's
+            // reservation, at most 5% + 1 MiB above it.
+            let compute = p.devices.last().unwrap().load.compute as f64 / MIB as f64;
+            let measured = case["compute_mib"].as_f64().unwrap();
+            assert!(
+                compute + 0.005 >= measured && compute <= measured * 1.05 + 1.0,
+                "{name} {case}: compute allowance {compute:.2} MiB vs llama.cpp {measured} MiB"
+            );
+        }
+    }
+    assert!(archs.len() >= 4, "{archs:?}");
+}

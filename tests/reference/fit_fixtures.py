@@ -21,9 +21,11 @@ of every tensor as gguf-py's reader gives them (`n_bytes`), grouped by llama.cpp
 input layer (token_embd, token_types, position_embd, per_layer_token_embd, masked_embd_*), each
 repeating layer blk.N (the expert tensors matching llama.cpp's LLM_FFN_EXPS_REGEX apart; the
 unnumbered repeating tensors token_embd_norm and rope_* in layer 0), and the output layer
-(everything else) — and the token embedding's bytes when there is no output.weight.
+(everything else) — and the token embedding's bytes when there is no output.weight, and the
+file's sha256 (tests/fit.rs checks that llama.cpp's recorded report is of these very bytes).
 """
 import argparse
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -59,6 +61,10 @@ def group(path, block_count: int) -> dict:
             has_output |= name == "output.weight"
             doc["output"] += n
     doc["tied_output"] = 0 if has_output else token_embd
+    h = hashlib.sha256()
+    for p in (path if isinstance(path, list) else [path]):
+        h.update(Path(p).read_bytes())
+    doc["sha256"] = h.hexdigest()
     return doc
 
 
@@ -102,7 +108,7 @@ def dense_llama(out: Path, shared: Path) -> tuple[Path, int]:
     from gguf import GGUFWriter
     p = out / "dense-llama.gguf"
     rng = np.random.default_rng(1)
-    n_layer, n_embd, n_head, n_head_kv, n_ff = 6, 128, 8, 2, 384
+    n_layer, n_embd, n_head, n_head_kv, n_ff = 6, 256, 8, 2, 384
     w = GGUFWriter(p, "llama")
     w.add_name("fit test dense llama")
     w.add_block_count(n_layer)
@@ -184,7 +190,7 @@ def mla_deepseek2(out: Path, shared: Path) -> tuple[Path, int]:
     p = out / "mla-deepseek2.gguf"
     rng = np.random.default_rng(3)
     n_layer, n_embd, n_head = 3, 128, 4
-    kv_lora, q_lora, rope, nope, v_head = 64, 96, 16, 32, 32
+    kv_lora, q_lora, rope, nope, v_head = 96, 96, 32, 32, 32
     k_mla = nope + rope
     n_expert, n_used, n_ff_exp, n_shared, n_ff = 8, 2, 64, 1, 256
     w = GGUFWriter(p, "deepseek2")

@@ -16,6 +16,12 @@ run it by hand and commit its output (tests/reference/llama_cpp_memory.json):
     CMAKE_ARGS="-DGGML_NATIVE=OFF" /tmp/llamavenv/bin/pip install llama-cpp-python==0.3.36
     /tmp/llamavenv/bin/python tests/reference/llama_cpp_memory.py MODEL.gguf > tests/reference/llama_cpp_memory.json
 
+With --fit MODEL..., records for each model the KV caches and the CPU compute buffer with
+flash attention on and swa_full off (tests/reference/llama_cpp_fit.json, for tests/fit.rs):
+
+    /tmp/llamavenv/bin/python tests/reference/llama_cpp_memory.py --fit target/fit-fixtures/*.gguf \
+        GEMMA.gguf > tests/reference/llama_cpp_fit.json
+
 Settings: context lengths (including one that is not a multiple of 256), KV cache types f16,
 q8_0, q4_0, and llama.cpp's `swa_full` on (the C API default: every sliding-window layer at the
 full context) and off (llama-cli/llama-server default: the window plus one ubatch).
@@ -72,7 +78,58 @@ def run(model: str, ctx: int, kv: str, swa_full: bool) -> dict:
             "caches": caches, "weights_mib": weights[0]}
 
 
+# --fit: (n_ctx, KV type) with flash attention on and swa_full off (llama-server's settings,
+# which the fit planner assumes), for the KV cache and the CPU compute buffer of every model.
+FIT_SETTINGS = [(4096, "f16"), (1000, "q8_0"), (8192, "q4_0"), (512, "f16")]
+
+FIT_CHILD = r"""
+import sys
+from llama_cpp import Llama
+ctx, kv = int(sys.argv[2]), int(sys.argv[3])
+Llama(model_path=sys.argv[1], n_ctx=ctx, type_k=kv, type_v=kv, swa_full=False,
+      flash_attn=True, n_gpu_layers=0, verbose=True)
+"""
+COMPUTE = re.compile(r"CPU compute buffer size = +([\d.]+) MiB")
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fit(models: list[str]) -> None:
+    import llama_cpp
+    result = {"generator": "tests/reference/llama_cpp_memory.py --fit",
+              "llama_cpp_python": llama_cpp.__version__, "models": {}}
+    for model in models:
+        cases = []
+        for ctx, kv in FIT_SETTINGS:
+            out = subprocess.run(
+                [sys.executable, "-c", FIT_CHILD, model, str(ctx), str(GGML_TYPE[kv])],
+                capture_output=True, text=True, check=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
+            log = out.stderr + out.stdout
+            caches = [
+                {"mib": float(m[0]), "cells": int(m[1]), "layers": int(m[2]), "k_type": m[5],
+                 "k_mib": float(m[6]), "v_type": m[7], "v_mib": float(m[8])}
+                for m in CACHE.findall(log)
+            ]
+            compute = [float(c) for c in COMPUTE.findall(log)]
+            if not caches or not compute:
+                sys.exit(f"no KV cache or compute line for {model} {ctx} {kv}:\n{log[-3000:]}")
+            cases.append({"n_ctx": ctx, "kv_type": kv, "caches": caches, "compute_mib": compute[0]})
+        result["models"][os.path.basename(model)] = {"sha256": sha256(model), "cases": cases}
+    json.dump(result, sys.stdout, indent=1)
+    print()
+
+
 def main() -> None:
+    if sys.argv[1] == "--fit":
+        fit(sys.argv[2:])
+        return
     model = sys.argv[1]
     import llama_cpp
 

@@ -221,6 +221,40 @@ struct Eval {
     moe: Option<Placement>,
 }
 
+/// llama.cpp refuses a quantised KV cache whose block does not divide every head dimension
+/// (`llama_init_from_model`, src/llama-context.cpp: "K cache type … does not divide
+/// n_embd_head_k"). Head dimensions are `{arch}.attention.key_length` / `value_length` (and
+/// their `_swa` forms), default `embedding_length / head_count`.
+fn check_kv_blocks(m: &Model, arch: &str, kv: KvType) -> Result<(), FitError> {
+    let block = match kv {
+        KvType::F16 => return Ok(()),
+        KvType::Q8_0 | KvType::Q4_0 => 32,
+    };
+    let k = |name: &str| m.get(&format!("{arch}.{name}")).and_then(Value::as_u64);
+    let default = k("embedding_length")
+        .zip(k("attention.head_count"))
+        .and_then(|(e, h)| e.checked_div(h));
+    for (cache, key) in [
+        ("K", "attention.key_length"),
+        ("V", "attention.value_length"),
+        ("K", "attention.key_length_swa"),
+        ("V", "attention.value_length_swa"),
+    ] {
+        let (dim, from) = match k(key) {
+            Some(d) => (Some(d), format!("{arch}.{key}")),
+            None if key.ends_with("_swa") => (None, String::new()),
+            None => (default, format!("{arch}.embedding_length / head_count")),
+        };
+        if let Some(d) = dim.filter(|d| d % block != 0) {
+            return Err(FitError::NoEstimate(format!(
+                "llama.cpp refuses a {} {cache} cache for this model: its block of {block} values does not divide the head dimension {d} ({from}); use f16",
+                kv.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn evaluate(
     m: &Model,
     arch: &str,
@@ -363,6 +397,7 @@ pub fn plan(
             )))
         }
     };
+    check_kv_blocks(m, &arch, opts.kv)?;
     let eval = evaluate(m, &arch, devices, opts, ctx)?;
     let n = eval.costs.layers.len() as u64;
     let slots = n + 1;

@@ -252,10 +252,12 @@ fn a_plan_reads_its_figures_from_the_header() {
         kv: KvType::Q8_0,
         ..opts.clone()
     };
-    assert!(plan(&m, "m.gguf", &devices(&[1 << 30], 1 << 30), &q8)
-        .unwrap()
-        .command
-        .contains(" -ctk q8_0 -ctv q8_0"));
+    // Heads of 64 / 4 = 16 dims: llama.cpp refuses a q8_0 cache (block of 32).
+    let e = plan(&m, "m.gguf", &devices(&[1 << 30], 1 << 30), &q8).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no plan: llama.cpp refuses a q8_0 K cache for this model: its block of 32 values does not divide the head dimension 16 (llama.embedding_length / head_count); use f16"
+    );
 }
 
 #[test]
