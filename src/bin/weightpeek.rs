@@ -148,16 +148,16 @@ mod cli {
         /// repeat for several GPUs in llama.cpp's device order. Default: one 8 GiB GPU; --gpu 0 for none.
         #[arg(long, value_name = "SIZE")]
         gpu: Vec<String>,
-        /// System RAM (default 16GiB).
+        /// System RAM.
         #[arg(long, value_name = "SIZE", default_value = "16GiB")]
         ram: String,
         /// Context length in tokens (default: the model's own).
         #[arg(long, value_name = "TOKENS")]
         ctx: Option<u64>,
-        /// KV cache type: f16 (default), q8_0 or q4_0.
+        /// KV cache type: f16, q8_0 or q4_0.
         #[arg(long, value_name = "TYPE", default_value = "f16")]
         kv: String,
-        /// Memory kept free on every GPU (default 1GiB, llama.cpp's --fit margin).
+        /// Memory kept free on every GPU (llama.cpp's --fit margin).
         #[arg(long, value_name = "SIZE", default_value = "1GiB")]
         margin: String,
         /// With a repo id: plan only this model file.

@@ -380,18 +380,21 @@ fn vllm_offloads_whole_gib_of_weights() {
     let gib = 1u64 << 30;
     // 10 GiB of weights + 1 GiB KV on one 8 GiB GPU: 3 GiB offloaded.
     assert_eq!(
-        super::vllm_fit(10 * gib, gib, &[8 * gib], 16 * gib),
+        super::vllm::vllm_fit(10 * gib, gib, &[8 * gib], 16 * gib),
         (Fits::Offload, 3)
     );
     // Not enough RAM for the offload.
     assert_eq!(
-        super::vllm_fit(10 * gib, gib, &[8 * gib], 2 * gib),
+        super::vllm::vllm_fit(10 * gib, gib, &[8 * gib], 2 * gib),
         (Fits::No, 3)
     );
     // Two GPUs: 5.5 GiB each.
     assert_eq!(
-        super::vllm_fit(10 * gib, gib, &[6 * gib, 6 * gib], 0),
+        super::vllm::vllm_fit(10 * gib, gib, &[6 * gib, 6 * gib], 0),
         (Fits::Gpu, 0)
     );
-    assert_eq!(super::vllm_fit(gib, 0, &[], 2 * gib), (Fits::Offload, 0));
+    assert_eq!(
+        super::vllm::vllm_fit(gib, 0, &[], 2 * gib),
+        (Fits::Offload, 0)
+    );
 }
