@@ -236,11 +236,9 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             ))
         }
     }
-    // In a model merged from several files, the offset is within the tensor's own part.
-    let file_size = model
-        .part_of(index)
-        .and_then(|p| model.parts.get(p))
-        .map_or(model.file_size, |p| p.file_size);
+    // In a model merged from several files, the offset is within the tensor's own part; an
+    // ONNX external tensor's, within its side file.
+    let file_size = model.data_file_size(index);
     let end = t.offset.checked_add(tensor_bytes);
     if end.is_none_or(|e| e > file_size) {
         return Err(PreviewError::BeyondEnd {

@@ -169,6 +169,21 @@ impl Client {
             .map_err(|p| self.error(p, url))
     }
 
+    /// A reader of `url` that has asked nothing yet (an ONNX side file): its size is unknown
+    /// (`u64::MAX`), and every read is one ranged GET of exactly the bytes asked, which the
+    /// server refuses past the file's end.
+    pub fn unopened(self: &Arc<Self>, url: &str) -> NetSource {
+        NetSource {
+            client: self.clone(),
+            url: url.to_string(),
+            direct: url.to_string(),
+            size: u64::MAX,
+            first: Vec::new(),
+            stream: None,
+            no_range: false,
+        }
+    }
+
     fn open_inner(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
         let end = first_len.max(1) - 1;
         let resp = self.get(url, Some((0, end)))?;

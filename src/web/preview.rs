@@ -434,7 +434,7 @@ pub async fn window_bytes(
     source: &SourceFactory,
     plan: &mut crate::preview::Plan,
 ) -> Result<Vec<u8>, PreviewError> {
-    let mut src = BoxedSource(source(model.part_of(plan.tensor_index).unwrap_or(0)));
+    let mut src = BoxedSource(source(model.source_of(plan.tensor_index)));
     *plan = preview::locate(model, &mut src, plan.clone()).await?;
     read_window(&mut src, plan).await
 }
