@@ -385,6 +385,90 @@ fn external_data_previews_from_its_side_file() {
     assert!(refused >= 6, "{refused}");
 }
 
+/// Over HTTP Range (the range server's log counts every byte): a model URL lists without any
+/// request for its side files; a preview of an external tensor is one ranged GET of exactly
+/// its window of the sibling URL, with the onnx package's values; a tensor past the side
+/// file's end is refused (from the one answer that gives the side file's size).
+#[test]
+fn remote_external_data_reads_only_the_window() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let server = common::range_server::Server::files(&dir);
+    for file in [
+        "external.onnx",
+        "external-sub.onnx",
+        "external-outside.onnx",
+    ] {
+        let url = format!("{}/{file}", server.url);
+        let start = server.requests().len();
+        let (code, out, err) = common::run_cli(&[&url, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let j: J = serde_json::from_str(&out).unwrap();
+        let want = doc["files"][file]["tensors"].as_array().unwrap();
+        assert_eq!(j["tensors"].as_array().unwrap().len(), want.len(), "{file}");
+        let side_requests = |from: usize| -> Vec<common::range_server::Logged> {
+            server.requests()[from..]
+                .iter()
+                .filter(|r| !r.path.ends_with(".onnx"))
+                .cloned()
+                .collect()
+        };
+        assert!(
+            side_requests(start).is_empty(),
+            "{file}: {:?}",
+            side_requests(start)
+        );
+        for w in want.iter().filter(|w| w.get("external").is_some()) {
+            let name = w["name"].as_str().unwrap();
+            let before = server.requests().len();
+            let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
+            let side = side_requests(before);
+            if w.get("side_refused").is_some() {
+                // The side file's size is learnt from this one answer (nothing was asked of
+                // it to list): the bytes it holds of the range are dropped, the rest never
+                // asked for.
+                assert_ne!(code, 0, "{file} {name}: {out}");
+                let loc = w["external"]["location"].as_str().unwrap();
+                let size = std::fs::metadata(dir.join(loc)).unwrap().len();
+                let says = format!("past the end of the {size}-byte file");
+                assert!(err.contains(&says), "{file} {name}: {err}");
+                assert!(side.len() <= 1, "{file} {name}: {side:?}");
+                continue;
+            }
+            assert_eq!(code, 0, "{file} {name}: {err}");
+            let p: J = serde_json::from_str(&out).unwrap();
+            let window = p["window"]["read_len"].as_u64().unwrap();
+            assert_eq!(side.len(), 1, "{file} {name}: {side:?}");
+            assert_eq!(side[0].bytes, window, "{file} {name}");
+            let loc = w["external"]["location"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("./");
+            assert!(side[0].path.ends_with(loc), "{:?}", side[0]);
+            let kind = common::kind_of(w["dtype"].as_str().unwrap());
+            for (v, want) in p["first_values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(w["side_first"].as_array().unwrap())
+            {
+                let text = v["text"].as_str().unwrap();
+                let ok = match (kind, v["value"].as_f64()) {
+                    ("integer", _) => want.as_str() == Some(text),
+                    // NaN and infinities are null in JSON: their text says which.
+                    (_, None) => common::float(want).to_string().eq_ignore_ascii_case(text),
+                    (_, Some(x)) => x as f32 == common::float(want) as f32,
+                };
+                assert!(ok, "{file} {name}: {text} vs {want}");
+            }
+            println!(
+                "{file} {name}: preview read {} bytes of the side file in 1 request",
+                side[0].bytes
+            );
+        }
+    }
+}
+
 /// The CLI lists an ONNX model as such.
 #[test]
 fn the_cli_lists_an_onnx_model() {

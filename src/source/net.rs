@@ -17,8 +17,8 @@ use std::time::Duration;
 use ureq::{Agent, Body, ResponseExt};
 
 use super::http::{
-    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, token_allowed,
-    Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
+    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, size_from_answer,
+    token_allowed, Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
 
@@ -388,6 +388,11 @@ impl NetSource {
             other => other?,
         };
         let cr = header(&resp, "content-range");
+        if self.size == u64::MAX {
+            if let Some(total) = size_from_answer(&cr, (offset, end))? {
+                self.size = total;
+            }
+        }
         check_later_range(resp.status().as_u16(), &cr, (offset, end))?;
         self.client.body(resp, (offset, end))
     }
