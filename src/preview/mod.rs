@@ -168,6 +168,11 @@ pub struct Preview {
     /// Per-block scales (block-quantised GGUF types with a single scale field).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_scales: Option<BlockScales>,
+    /// Where the bytes came from when it is not the model file's byte range: the ONNX side
+    /// file (`from the side file "w.bin"`), a deflated `.npz` member (`deflated member: N
+    /// compressed bytes read`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_note: Option<String>,
 }
 
 /// Reads the window's bytes: one `read` of exactly `plan.read_len` bytes at `plan.read_offset`
@@ -352,6 +357,7 @@ pub struct Job {
     p1: Pass1,
     p2: Option<Pass2>,
     heat: HeatmapBuilder,
+    read_note: Option<String>,
 }
 
 impl Job {
@@ -419,6 +425,14 @@ impl Job {
             _ => None,
         };
         let heat = HeatmapBuilder::new(plan.n_rows(), plan.n_cols());
+        let read_note = model
+            .onnx
+            .as_ref()
+            .and_then(|o| o.side_file_of(plan.tensor_index))
+            .map(|f| {
+                let path = crate::format::onnx::side_path(&f.location);
+                format!("from the side file \"{path}\"")
+            });
         Ok(Job {
             tensor: t.name.clone(),
             dtype: t.dtype.label(),
@@ -439,6 +453,7 @@ impl Job {
             p2: None,
             heat,
             plan,
+            read_note,
         })
     }
 
@@ -654,6 +669,7 @@ impl Job {
             heatmap: self.heat.finish(),
             first_values,
             block_scales,
+            read_note: self.read_note,
         };
         Ok((preview, values))
     }

@@ -459,10 +459,8 @@ pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<J
 fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     dom::set_hidden(&els.status, true);
     els.window_line.set_text_content(Some(&pv::window_text(p)));
-    els.bytes_line.set_text_content(Some(&pv::bytes_read_text(
-        p.bytes_read,
-        p.window.tensor_bytes,
-    )));
+    els.bytes_line
+        .set_text_content(Some(&pv::bytes_read_line(p)));
     attr(&els.bytes_line, "data-value", &p.bytes_read.to_string());
     attr(
         &els.bytes_line,
