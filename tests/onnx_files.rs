@@ -352,7 +352,7 @@ fn external_data_previews_from_its_side_file() {
             }
         }
         // Alone, with nothing beside it: listed; each preview names its side file.
-        let o = open_with(&[path.clone()], &[]);
+        let o = open_with(std::slice::from_ref(&path), &[]);
         let m = &o.model;
         assert_eq!(o.sources.len(), 1, "{file}");
         let findings = weightpeek::check::check(m);

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod heatmap;
+mod inflate;
 mod plan;
 mod scales;
 mod stats;
@@ -37,8 +38,9 @@ use crate::format::{DType, Model};
 use crate::source::ByteSource;
 
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
+pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
-    geometry, parse_range, plan, Geometry, Plan, WindowRequest, DEFAULT_WINDOW_VALUES,
+    geometry, parse_range, plan, Geometry, Inflate, Plan, WindowRequest, DEFAULT_WINDOW_VALUES,
     MAX_READ_BYTES, MAX_WINDOW_VALUES,
 };
 pub use scales::{read_scale, scale_field, ScaleField};
@@ -176,10 +178,17 @@ pub struct Preview {
 }
 
 /// Reads the window's bytes: one `read` of exactly `plan.read_len` bytes at `plan.read_offset`
-/// (none for an empty window).
+/// (none for an empty window); for a tensor in a deflated member, the member's compressed
+/// bytes up to the window's end, inflated (`plan.inflate.read` then says how many were read).
 /// Errors: the source failed or returned another length, or the length does not fit `usize`.
-pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<u8>, PreviewError> {
+pub async fn read_window<S: ByteSource>(
+    src: &mut S,
+    plan: &mut Plan,
+) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
+    if plan.inflate.is_some() && plan.read_len > 0 {
+        return inflate::inflate_window(src, plan).await;
+    }
     if plan.read_len == 0 {
         // An empty window (a tensor with a zero dimension) reads nothing.
         return Ok(Vec::new());
@@ -425,7 +434,7 @@ impl Job {
             _ => None,
         };
         let heat = HeatmapBuilder::new(plan.n_rows(), plan.n_cols());
-        let read_note = model
+        let side = model
             .onnx
             .as_ref()
             .and_then(|o| o.side_file_of(plan.tensor_index))
@@ -433,6 +442,14 @@ impl Job {
                 let path = crate::format::onnx::side_path(&f.location);
                 format!("from the side file \"{path}\"")
             });
+        let read_note = side.or_else(|| {
+            plan.inflate.map(|i| {
+                format!(
+                    "deflated member: {} compressed bytes read",
+                    crate::text::thousands(i.read)
+                )
+            })
+        });
         Ok(Job {
             tensor: t.name.clone(),
             dtype: t.dtype.label(),
@@ -655,7 +672,11 @@ impl Job {
         } else {
             std::mem::replace(&mut self.values, WindowValues::F32(Vec::new()))
         };
-        let bytes_read = self.bytes.len() as u64;
+        // From the file: the window's bytes, or a deflated member's compressed bytes.
+        let bytes_read = self
+            .plan
+            .inflate
+            .map_or(self.bytes.len() as u64, |i| i.read);
         let preview = Preview {
             tensor: self.tensor,
             dtype: self.dtype,
@@ -714,7 +735,7 @@ pub async fn preview_tensor<S: ByteSource>(
         .iter()
         .position(|t| t.name == name)
         .ok_or_else(|| PreviewError::NoTensor(format!("\"{name}\"")))?;
-    let plan = locate(model, src, plan(model, index, req)?).await?;
-    let bytes = read_window(src, &plan).await?;
+    let mut plan = locate(model, src, plan(model, index, req)?).await?;
+    let bytes = read_window(src, &mut plan).await?;
     Job::new(model, plan, bytes)?.run()
 }

@@ -97,9 +97,35 @@ pub struct Archive {
     pub skipped: Vec<(String, u64, String)>,
     /// Tensors whose view is strided (not one byte range): `(index in Model::tensors, stride)`.
     pub strided: Vec<(usize, Vec<u64>)>,
-    /// Tensors whose values are not in the file as they are (a deflated `.npz` member): `(index,
-    /// why)`; previews refuse them with that text.
+    /// Tensors whose values are not in the file as they are: `(index, why)`; previews refuse
+    /// them with that text.
     pub not_in_place: Vec<(usize, String)>,
+    /// Tensors in deflated `.npz` members (`np.savez_compressed`): previews inflate the
+    /// member's compressed bytes up to their window.
+    pub deflated: Vec<DeflatedMember>,
+}
+
+/// An array inside a deflated zip member: its values are at `data_start` of the inflated
+/// member, whose compressed bytes are `compressed` bytes at `start` of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct DeflatedMember {
+    /// Index in [`Model::tensors`].
+    pub tensor: usize,
+    /// Absolute offset of the member's compressed bytes.
+    pub start: u64,
+    /// The member's compressed size.
+    pub compressed: u64,
+    /// The member's size inflated (the central directory's).
+    pub size: u64,
+    /// Offset of the array's first byte in the inflated member (after its `.npy` header).
+    pub data_start: u64,
+}
+
+impl Archive {
+    /// The deflated member holding tensor `index`, if it is in one.
+    pub fn deflated_of(&self, index: usize) -> Option<&DeflatedMember> {
+        self.deflated.iter().find(|d| d.tensor == index)
+    }
 }
 
 impl Archive {
