@@ -63,7 +63,9 @@ fn check(label: &str, kind: &str, p: &Preview, w: &J) {
             Exact::Int(_) | Exact::UInt(_) | Exact::Bool(_) => {
                 assert_eq!(Some(v.text.as_str()), want.as_str(), "{label}")
             }
-            Exact::Complex(..) => assert!(v.text.ends_with('i'), "{}", v.text),
+            Exact::Complex(..) | Exact::Complex128(..) => {
+                assert!(v.text.ends_with('i'), "{}", v.text)
+            }
         }
     }
     let s = &w["stats"];

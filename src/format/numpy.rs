@@ -15,7 +15,7 @@
 
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
-use super::safetensors::st_dtype;
+use super::safetensors::any_dtype;
 use super::torch::Archive;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
@@ -273,9 +273,10 @@ pub fn descr_dtype(descr: &str) -> (DType, bool) {
         "u1" => "U8",
         "b1" => "BOOL",
         "c8" => "C64",
+        "c16" => "C128",
         _ => "",
     };
-    match st_dtype(name) {
+    match any_dtype(name) {
         Some(d) if !order || d.bits <= 8 => (DType::St(d), false),
         Some(_) => (DType::StUnknown(format!("{descr} (big-endian)")), true),
         None => (DType::StUnknown(descr.to_string()), order),

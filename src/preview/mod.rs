@@ -295,8 +295,10 @@ pub enum WindowValues {
     F32(Vec<f32>),
     /// One `f64` per value (a 64-bit integer beyond 2^53 is its nearest double).
     F64(Vec<f64>),
-    /// C64: two `f32` per value, `re` then `im`.
+    /// C64 and C32: two `f32` per value, `re` then `im`.
     Complex(Vec<f32>),
+    /// C128: two `f64` per value, `re` then `im`.
+    Complex128(Vec<f64>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -510,7 +512,7 @@ impl Job {
         let decoded = match &self.values {
             WindowValues::F32(v) => v.get(k).map(|&x| f64::from(x)),
             WindowValues::F64(v) => v.get(k).copied(),
-            WindowValues::Complex(_) => None,
+            WindowValues::Complex(_) | WindowValues::Complex128(_) => None,
         };
         if self.kind == ElementKind::Float32 {
             return Exact::F32(decoded.unwrap_or(f64::NAN) as f32);
@@ -582,7 +584,7 @@ impl Job {
             WindowValues::F64(v) => {
                 pass2_rows(self.p2.as_mut(), &mut self.heat, v, w, grid);
             }
-            WindowValues::Complex(_) => {}
+            WindowValues::Complex(_) | WindowValues::Complex128(_) => {}
         }
         self.next += rows_now;
         if self.next == rows {
@@ -607,9 +609,11 @@ impl Job {
             ElementKind::Float32 => Exact::F32(v as f32),
             ElementKind::Bool => Exact::Bool(v != 0.0),
             // Integers are replaced by their exact range below.
-            ElementKind::Float64 | ElementKind::Complex64 | ElementKind::Int { .. } => {
-                Exact::F64(v)
-            }
+            ElementKind::Float64
+            | ElementKind::Complex64
+            | ElementKind::Complex128
+            | ElementKind::Complex32
+            | ElementKind::Int { .. } => Exact::F64(v),
         }
     }
 
@@ -661,7 +665,15 @@ impl Job {
                 stats: stats_of(&grid).0,
             }
         });
-        let values = if self.kind == ElementKind::Complex64 {
+        let values = if self.kind == ElementKind::Complex128 {
+            let mut pairs = Vec::with_capacity(self.len().saturating_mul(2));
+            for k in 0..self.len() {
+                if let Exact::Complex128(re, im) = self.exact(k) {
+                    pairs.extend([re, im]);
+                }
+            }
+            WindowValues::Complex128(pairs)
+        } else if self.kind.is_complex() {
             let mut pairs = Vec::with_capacity(self.len().saturating_mul(2));
             for k in 0..self.len() {
                 if let Exact::Complex(re, im) = self.exact(k) {
@@ -700,7 +712,7 @@ impl Job {
     pub fn values_f64(&self) -> Vec<f64> {
         match &self.values {
             WindowValues::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-            WindowValues::F64(v) => v.clone(),
+            WindowValues::F64(v) | WindowValues::Complex128(v) => v.clone(),
             WindowValues::Complex(v) => v.iter().map(|&x| f64::from(x)).collect(),
         }
     }

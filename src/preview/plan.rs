@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::dequant::{st_elements, st_kind, ElementKind};
+use crate::dequant::{st_elements, st_kind};
 use crate::format::{DType, Endian, Model, Tensor};
 
 use super::PreviewError;
@@ -79,7 +79,7 @@ pub fn geometry(model: &Model, t: &Tensor) -> Result<Geometry, PreviewError> {
             };
             let unit_values = st_elements(d, unit_bytes as usize).map_err(PreviewError::Dequant)?;
             // A C64 element decodes to two f32 (re, im) but is one complex value.
-            let unit_values = if st_kind(d) == ElementKind::Complex64 {
+            let unit_values = if st_kind(d).is_complex() {
                 1
             } else {
                 unit_values as u64

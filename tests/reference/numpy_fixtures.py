@@ -37,7 +37,7 @@ RNG = np.random.default_rng(1313)
 FIRST = 64
 NAMES = {"<f4": "F32", "<f8": "F64", "<f2": "F16", "<i8": "I64", "<i4": "I32", "<i2": "I16",
          "|i1": "I8", "<u8": "U64", "<u4": "U32", "<u2": "U16", "|u1": "U8", "|b1": "BOOL",
-         "<c8": "C64"}
+         "<c8": "C64", "<c16": "C128"}
 
 
 def arrays() -> dict[str, np.ndarray]:
@@ -61,6 +61,7 @@ def arrays() -> dict[str, np.ndarray]:
         "bigendian": RNG.normal(size=(3, 4)).astype(">f4"),
         "scalar": np.array(1 / 3),
         "empty": np.zeros((0, 3), np.float32),
+        "c128": (RNG.normal(size=(3, 4)) + 1j * RNG.normal(scale=1e-200, size=(3, 4))),
     }
 
 
@@ -92,7 +93,7 @@ def main() -> int:
         back = np.load(a.out / f"{name}.npy")
         assert back.dtype == arr.dtype and np.array_equal(back, arr, equal_nan=arr.dtype.kind in "fc")
         files[f"{name}.npy"] = dict(tensors=[describe("array", back)])
-    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "fortran", "scalar")}
+    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "c128", "fortran", "scalar")}
     some["layer/weight"] = RNG.normal(size=(2, 3)).astype(np.float32)  # a name with a slash
     np.savez(a.out / "weights.npz", **some)
     np.savez_compressed(a.out / "compressed.npz", **some)

@@ -6,11 +6,11 @@ Writing (onnx.helper, onnx.numpy_helper, onnx.save):
 
   dtypes.onnx        an initializer of every TensorProto data type weightpeek maps to a
                      safetensors dtype, in raw_data (NaN, infinities, -0.0 and the integer
-                     extremes among them), a scalar, an empty tensor, an odd-length F4 one, and
-                     the types it lists as unknown (STRING, COMPLEX128, INT4, UINT4, INT2) and
-                     FLOAT6E2M3 (listed, not previewed)
+                     extremes among them), a scalar, an empty tensor, an odd-length F4 one, a
+                     COMPLEX128 one (pairs of doubles), and the types it lists as unknown
+                     (STRING, INT4, UINT4, INT2) and FLOAT6E2M3 (listed, not previewed)
   data-fields.onnx   values in float_data, double_data (in place: packed little-endian; a
-                     COMPLEX128 one is in place but of a dtype weightpeek does not decode), and in
+                     COMPLEX128 one is in place: pairs of doubles), and in
                      int32_data, int64_data, uint64_data (varints: listed, not previewed), also
                      as a Constant node's value
   external.onnx      initializers in a side file, external.onnx.data (listed, not previewed
@@ -99,7 +99,7 @@ ST_NAME = {
     TensorProto.UINT16: "U16", TensorProto.INT16: "I16", TensorProto.INT32: "I32",
     TensorProto.INT64: "I64", TensorProto.BOOL: "BOOL", TensorProto.FLOAT16: "F16",
     TensorProto.DOUBLE: "F64", TensorProto.UINT32: "U32", TensorProto.UINT64: "U64",
-    TensorProto.COMPLEX64: "C64", TensorProto.BFLOAT16: "BF16",
+    TensorProto.COMPLEX64: "C64", TensorProto.COMPLEX128: "C128", TensorProto.BFLOAT16: "BF16",
     TensorProto.FLOAT8E4M3FN: "F8_E4M3", TensorProto.FLOAT8E4M3FNUZ: "F8_E4M3FNUZ",
     TensorProto.FLOAT8E5M2: "F8_E5M2", TensorProto.FLOAT8E5M2FNUZ: "F8_E5M2FNUZ",
     TensorProto.FLOAT4E2M1: "F4", TensorProto.FLOAT8E8M0: "F8_E8M0",
@@ -109,7 +109,7 @@ ST_NAME = {
 BITS = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8,
         "F8_E4M3FNUZ": 8, "F8_E5M2": 8, "F8_E5M2FNUZ": 8, "F8_E8M0": 8, "U16": 16, "I16": 16,
         "F16": 16, "BF16": 16, "U32": 32, "I32": 32, "F32": 32, "U64": 64, "I64": 64,
-        "F64": 64, "C64": 64}
+        "F64": 64, "C64": 64, "C128": 128}
 # weightpeek decodes these (not F6, whose packing it does not know).
 PREVIEWED = set(BITS) - {"F6_E2M3", "F6_E3M2"}
 

@@ -66,7 +66,7 @@ STORAGES = {
     "LongStorage": (np.int64, "I64"), "IntStorage": (np.int32, "I32"),
     "ShortStorage": (np.int16, "I16"), "CharStorage": (np.int8, "I8"),
     "ByteStorage": (np.uint8, "U8"), "BoolStorage": (np.bool_, "BOOL"),
-    "ComplexFloatStorage": (np.complex64, "C64"),
+    "ComplexFloatStorage": (np.complex64, "C64"), "ComplexDoubleStorage": (np.complex128, "C128"),
 }
 NP_TO_STORAGE = {np.dtype(v[0]): k for k, v in STORAGES.items()}
 
@@ -174,6 +174,9 @@ def state_dict():
     c.real, c.imag = RNG.normal(0, 1, 6), RNG.normal(0, 1, 6)
     sd["freqs_cis"] = t(s(c), (2, 3))
     sd["empty"] = t(s(np.zeros(0, np.float32)), (0, 4))
+    c2 = np.empty(8, np.complex128)
+    c2.real, c2.imag = RNG.normal(0, 1, 8), RNG.normal(0, 1e-300, 8)  # digits an f32 cannot hold
+    sd["freqs_cis_f64"] = t(s(c2), (2, 4))
     return sd
 
 

@@ -39,7 +39,7 @@ use std::borrow::Cow;
 
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
-use super::safetensors::st_dtype;
+use super::safetensors::any_dtype;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{Need, ZipStop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};
@@ -97,7 +97,7 @@ pub const DATA_TYPES: [(i32, &str, Option<&str>); 29] = [
     (12, "UINT32", Some("U32")),
     (13, "UINT64", Some("U64")),
     (14, "COMPLEX64", Some("C64")),
-    (15, "COMPLEX128", None),
+    (15, "COMPLEX128", Some("C128")),
     (16, "BFLOAT16", Some("BF16")),
     (17, "FLOAT8E4M3FN", Some("F8_E4M3")),
     (18, "FLOAT8E4M3FNUZ", Some("F8_E4M3FNUZ")),
@@ -125,7 +125,7 @@ pub fn data_type_name(id: i32) -> Cow<'static, str> {
 /// weightpeek's dtype for an ONNX `data_type`.
 pub fn dtype_of(id: i32) -> DType {
     match DATA_TYPES.iter().find(|d| d.0 == id) {
-        Some((_, _, Some(st))) => st_dtype(st).map_or(DType::StUnknown((*st).into()), DType::St),
+        Some((_, _, Some(st))) => any_dtype(st).map_or(DType::StUnknown((*st).into()), DType::St),
         _ => DType::StUnknown(data_type_name(id).into_owned()),
     }
 }
@@ -1719,7 +1719,7 @@ fn tensor_of(f: &Found, index: usize, info: &mut OnnxInfo, warnings: &mut Vec<Wa
                 (o, Some(n))
             }
             Data::Fixed { field, offset, len } => {
-                // FLOAT, COMPLEX64 (pairs of floats); DOUBLE, COMPLEX128 (an unknown dtype here).
+                // FLOAT, COMPLEX64 (pairs of floats); DOUBLE, COMPLEX128 (pairs of doubles).
                 let fits = matches!(
                     (field, t.data_type),
                     ("float_data", 1 | 14) | ("double_data", 11 | 15)
