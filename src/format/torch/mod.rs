@@ -121,6 +121,33 @@ pub struct DeflatedMember {
     pub data_start: u64,
 }
 
+/// Top-level keys of a training checkpoint under which an optimizer's `state_dict()` is saved:
+/// `optimizer` and `optimizer_state_dict` (PyTorch's recipes), `optimizer_states` (a list of
+/// them: PyTorch Lightning).
+pub const OPTIMIZER_KEYS: [&str; 3] = ["optimizer", "optimizer_state_dict", "optimizer_states"];
+
+/// Whether a tensor named `name` (a dotted path in the pickled object) is optimizer state, not
+/// a parameter of the model: it lies in an optimizer's `state` or `param_groups` under one of
+/// [`OPTIMIZER_KEYS`] at the top of the checkpoint (`optimizer.state.0.exp_avg`,
+/// `optimizer_states.0.state.3.momentum_buffer`).
+pub fn is_optimizer_state(name: &str) -> bool {
+    let mut seg = name.split('.');
+    let Some(first) = seg.next() else {
+        return false;
+    };
+    if !OPTIMIZER_KEYS.contains(&first) {
+        return false;
+    }
+    let next = match seg.next() {
+        // Lightning's list: optimizer_states.<i>.state…
+        Some(i) if first == "optimizer_states" && i.bytes().all(|b| b.is_ascii_digit()) => {
+            seg.next()
+        }
+        other => other,
+    };
+    matches!(next, Some("state" | "param_groups"))
+}
+
 impl Archive {
     /// The deflated member holding tensor `index`, if it is in one.
     pub fn deflated_of(&self, index: usize) -> Option<&DeflatedMember> {
@@ -866,4 +893,31 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
             header_size: keys.end,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_optimizer_state;
+
+    #[test]
+    fn optimizer_state_is_told_by_its_path() {
+        for yes in [
+            "optimizer.state.0.exp_avg",
+            "optimizer_state_dict.state.12.momentum_buffer",
+            "optimizer_states.0.state.3.exp_avg_sq",
+            "optimizer.param_groups.0.lr",
+        ] {
+            assert!(is_optimizer_state(yes), "{yes}");
+        }
+        for no in [
+            "model.optimizer.state.weight",
+            "optimizer.weight",
+            "optimizer_states.x.state.0",
+            "state_dict.fc.weight",
+            "optimizers.state.0",
+            "",
+        ] {
+            assert!(!is_optimizer_state(no), "{no}");
+        }
+    }
 }
