@@ -14,11 +14,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   launchBrowser, startAppServer, openApp, dropFile, dropFiles, waitForSettled, readCounters, resetCounters,
-  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow,
+  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow, screenshot,
 } from './helpers.mjs';
+import { startMockHub } from './mock-hub.mjs';
 
 const dir = path.join(repoRoot, 'target', 'torch-fixtures');
 
@@ -239,6 +241,65 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
       }
     }
     assert.ok(previewed >= 12, `${previewed} previews`);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+});
+
+/** A PyTorch repository over the mock Hub (tests/e2e/mock-hub.mjs): the repo URL pasted, its
+ * pytorch_model.bin (the reference script's 500 MB big.pt) picked from the listing, its tensors
+ * and pickle verdict shown from under 1 MiB of the file (the mock's log), and a preview of one
+ * tensor with the reference's values. */
+describe('a PyTorch repository over the mock Hub', { timeout: 10 * 60_000 }, () => {
+  let browser; let server; let hub; let repoDir; let doc;
+  before(async () => {
+    requireFile(path.join(dir, 'big.pt'), 'run tests/reference/torch_fixtures.py --big; scripts/test.sh does');
+    doc = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
+    repoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-torch-repo-'));
+    fs.symlinkSync(path.join(dir, 'big.pt'), path.join(repoDir, 'pytorch_model.bin'));
+    fs.writeFileSync(path.join(repoDir, 'README.md'), '# a PyTorch model\n');
+    server = await startAppServer();
+    hub = await startMockHub({ repos: { 'weightpeek/torch-model': { dir: repoDir } } });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close(); await server?.close(); await hub?.close();
+    if (repoDir) fs.rmSync(repoDir, { recursive: true, force: true });
+  });
+
+  it('lists pytorch_model.bin with its pickle verdict reading under 1 MiB', async () => {
+    const ref = doc.files['big.pt'];
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    await page.evaluate(() => { document.querySelector('details.hub-settings').open = true; });
+    await page.fill('[data-testid=hub-endpoint]', hub.endpoint);
+    await page.fill('[data-testid=url-input]', `${hub.endpoint}/weightpeek/torch-model`);
+    await page.click('[data-testid=url-open]');
+    await page.waitForSelector('[data-testid=repo-files] [data-path="pytorch_model.bin"]', { timeout: 30_000 });
+    hub.clearLog();
+    await resetCounters(page);
+    await page.click('[data-testid=repo-files] [data-path="pytorch_model.bin"]');
+    assert.equal(await waitForSettled(page, { timeout: 90_000 }), 'ready');
+    await hub.idle(10_000);
+    const bytes = hub.log.reduce((n, r) => n + r.bytes, 0);
+    const size = fs.statSync(path.join(dir, 'big.pt')).size;
+    assert.ok(bytes < 1024 * 1024, `listing read ${bytes} bytes of the ${size}-byte file: ${JSON.stringify(hub.log.map((r) => [r.server, r.range, r.bytes]))}`);
+    assert.equal(await page.getAttribute('[data-testid=tensor-count]', 'data-value'), String(ref.tensors.length));
+    assert.equal(await page.getAttribute('[data-testid=pickle-verdict]', 'data-value'), 'safe');
+    const j = await downloadJson(page);
+    assert.deepEqual(j.tensors.map((t) => t.name), ref.tensors.map((t) => t.name), 'names');
+    assert.deepEqual(j.tensors.map((t) => t.shape), ref.tensors.map((t) => t.shape), 'shapes');
+    await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/torch-hub-summary.png` });
+    // A preview: the window only (and the storage's local header), with the reference's values.
+    hub.clearLog();
+    const t = ref.tensors[3];
+    const shown = await previewValues(page, t.name);
+    shown.forEach((raw, k) => assert.ok(sameValue(kindOf(t.dtype), raw, t.first[k]), `${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+    await hub.idle(10_000);
+    const window = Number(await page.getAttribute('[data-testid=preview-bytes-read]', 'data-value'));
+    const previewBytes = hub.log.reduce((n, r) => n + r.bytes, 0);
+    assert.ok(previewBytes <= window + 4096, `preview read ${previewBytes} bytes for a ${window}-byte window`);
+    await screenshot(page, 'torch-hub-preview');
+    console.log(`pytorch_model.bin (${size} bytes): listed from ${bytes} bytes; a ${window}-byte window read ${previewBytes} bytes`);
     assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
   });
