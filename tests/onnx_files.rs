@@ -203,6 +203,272 @@ fn the_same_weights_preview_alike_across_formats() {
     assert!(all_three >= 1);
 }
 
+/// Local files through the engine's opener contract, each source counting its reads; only
+/// the files named in `beside` can be found without being given.
+struct Counting {
+    beside: Vec<String>,
+}
+
+impl weightpeek::open::read::Opener for Counting {
+    type Source = CountingFile;
+    fn policy(&self) -> weightpeek::source::ReadPolicy {
+        weightpeek::source::ReadPolicy::LOCAL
+    }
+    fn available(&self, name: &str) -> bool {
+        self.beside.iter().any(|b| b == name) && Path::new(name).is_file()
+    }
+    async fn open(
+        &self,
+        name: &str,
+        _first: u64,
+    ) -> Result<CountingFile, weightpeek::source::SourceError> {
+        Ok(CountingFile::open(Path::new(name)))
+    }
+    async fn open_unread(
+        &self,
+        name: &str,
+    ) -> Result<CountingFile, weightpeek::source::SourceError> {
+        Ok(CountingFile::open(Path::new(name)))
+    }
+    async fn read_all(
+        &self,
+        name: &str,
+        _cap: u64,
+    ) -> Result<Vec<u8>, weightpeek::source::SourceError> {
+        Ok(std::fs::read(name).unwrap())
+    }
+}
+
+fn open_with(names: &[String], beside: &[String]) -> weightpeek::open::read::Opened<CountingFile> {
+    let opener = Counting {
+        beside: beside.to_vec(),
+    };
+    block_on_ready(weightpeek::open::read::open(
+        &opener,
+        names,
+        weightpeek::open::read::Options::default(),
+    ))
+    .unwrap()
+}
+
+/// External data (issue #12): the side file found beside the model, or given with it in
+/// either order, is opened without reading any of it; a preview of an external tensor reads
+/// exactly its window from the side file and shows the values the `onnx` package reads
+/// (load_external_data_for_tensor, to_array), first values and last row; the tensors the
+/// package refuses (bytes past the side file's end, a location outside the folder) are
+/// refused with a finding, never read elsewhere. Without its side file, the previews name it.
+#[test]
+fn external_data_previews_from_its_side_file() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let (mut previewed, mut refused) = (0, 0);
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let want = f["tensors"].as_array().unwrap();
+        if !want.iter().any(|t| t.get("external").is_some()) {
+            continue;
+        }
+        let path = f["path"].as_str().unwrap().to_string();
+        let sides: Vec<String> = want
+            .iter()
+            .filter_map(|t| t["external"]["location"].as_str())
+            .map(|l| format!("{}/{l}", dir.display()))
+            .collect();
+        // Found beside the model; given with it (after or before).
+        let given_side = sides.first().cloned().unwrap();
+        for (names, beside) in [
+            (vec![path.clone()], sides.clone()),
+            (vec![path.clone(), given_side.clone()], vec![]),
+            (vec![given_side.clone(), path.clone()], vec![]),
+        ] {
+            let mut o = open_with(&names, &beside);
+            let m = &o.model;
+            assert!(m.error.is_none(), "{file}: {:?}", m.error);
+            // A side file given is part of the model, not a stray (one outside the folder
+            // is never opened: it stays a stray).
+            let escapes = sides.iter().any(|s| s.contains("/../") || s.contains("//"));
+            assert_eq!(
+                m.set.as_ref().is_none_or(|s| s.strays.is_empty()),
+                !escapes || names.len() == 1,
+                "{file}: {:?}",
+                m.set
+            );
+            // Listing read none of any side file.
+            assert!(o.sources[1..].iter().all(|s| s.bytes == 0), "{file}");
+            let findings = weightpeek::check::check(m);
+            for (i, (t, w)) in m.tensors.iter().zip(want).enumerate() {
+                if w.get("external").is_none() {
+                    continue;
+                }
+                let label = format!("{file} {} ({names:?})", t.name);
+                let at = m.source_of(i);
+                let src = &mut o.sources[at];
+                let before = src.bytes;
+                let r = preview(m, src, &t.name, None);
+                if let Some(why) = w["side_refused"].as_str() {
+                    let e = r.unwrap_err().to_string();
+                    assert!(src.bytes == before, "{label}: read {}", src.bytes - before);
+                    let code = if why.contains("outside the directory") || why.contains("absolute")
+                    {
+                        "onnx-external-location"
+                    } else {
+                        "onnx-external-beyond-eof"
+                    };
+                    assert!(
+                        findings
+                            .iter()
+                            .any(|f| f.code == code && f.tensor.as_deref() == Some(&t.name)),
+                        "{label}: {e}; {findings:?}"
+                    );
+                    refused += 1;
+                    continue;
+                }
+                assert!(at >= 1, "{label}: previewed from the model file");
+                let p = r.unwrap_or_else(|e| panic!("{label}: {e}"));
+                // Exactly the window, from the side file.
+                assert_eq!(src.bytes - before, p.window.read_len, "{label}");
+                assert_eq!(p.bytes_read, p.window.read_len, "{label}");
+                let kind = common::kind_of(w["dtype"].as_str().unwrap());
+                let first = w["side_first"].as_array().unwrap();
+                assert_eq!(p.first_values.len(), first.len(), "{label}");
+                for (v, want) in p.first_values.iter().zip(first) {
+                    assert!(
+                        common::same(kind, v.value, want),
+                        "{label}: {v:?} vs {want}"
+                    );
+                }
+                let last = p.window.geometry.rows - 1;
+                let row = preview(m, &mut o.sources[at], &t.name, Some(last..last + 1)).unwrap();
+                for (v, want) in row
+                    .first_values
+                    .iter()
+                    .zip(w["side_last_row"].as_array().unwrap())
+                {
+                    assert!(
+                        common::same(kind, v.value, want),
+                        "{label}: last row {v:?} vs {want}"
+                    );
+                }
+                previewed += 1;
+            }
+        }
+        // Alone, with nothing beside it: listed; each preview names its side file.
+        let o = open_with(std::slice::from_ref(&path), &[]);
+        let m = &o.model;
+        assert_eq!(o.sources.len(), 1, "{file}");
+        let findings = weightpeek::check::check(m);
+        for (t, w) in m.tensors.iter().zip(want) {
+            let Some(loc) = w["external"]["location"].as_str() else {
+                continue;
+            };
+            let e = block_on_ready(preview_tensor(
+                m,
+                &mut CountingFile::open(Path::new(&path)),
+                &t.name,
+                &WindowRequest::default(),
+            ))
+            .unwrap_err()
+            .to_string();
+            let file_part = loc.trim_start_matches("./");
+            assert!(e.contains(file_part), "{file} {}: {e}", t.name);
+        }
+        if want.iter().any(|t| t.get("side_first").is_some()) {
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f.code == "onnx-external-not-opened"),
+                "{file}: {findings:?}"
+            );
+        }
+    }
+    println!("{previewed} external previews, {refused} refused");
+    assert!(previewed >= 12, "{previewed}");
+    assert!(refused >= 6, "{refused}");
+}
+
+/// Over HTTP Range (the range server's log counts every byte): a model URL lists without any
+/// request for its side files; a preview of an external tensor is one ranged GET of exactly
+/// its window of the sibling URL, with the onnx package's values; a tensor past the side
+/// file's end is refused (from the one answer that gives the side file's size).
+#[test]
+fn remote_external_data_reads_only_the_window() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let server = common::range_server::Server::files(&dir);
+    for file in [
+        "external.onnx",
+        "external-sub.onnx",
+        "external-outside.onnx",
+    ] {
+        let url = format!("{}/{file}", server.url);
+        let start = server.requests().len();
+        let (code, out, err) = common::run_cli(&[&url, "--json"], None, None);
+        assert_eq!(code, 0, "{file}: {err}");
+        let j: J = serde_json::from_str(&out).unwrap();
+        let want = doc["files"][file]["tensors"].as_array().unwrap();
+        assert_eq!(j["tensors"].as_array().unwrap().len(), want.len(), "{file}");
+        let side_requests = |from: usize| -> Vec<common::range_server::Logged> {
+            server.requests()[from..]
+                .iter()
+                .filter(|r| !r.path.ends_with(".onnx"))
+                .cloned()
+                .collect()
+        };
+        assert!(
+            side_requests(start).is_empty(),
+            "{file}: {:?}",
+            side_requests(start)
+        );
+        for w in want.iter().filter(|w| w.get("external").is_some()) {
+            let name = w["name"].as_str().unwrap();
+            let before = server.requests().len();
+            let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
+            let side = side_requests(before);
+            if w.get("side_refused").is_some() {
+                // The side file's size is learnt from this one answer (nothing was asked of
+                // it to list): the bytes it holds of the range are dropped, the rest never
+                // asked for.
+                assert_ne!(code, 0, "{file} {name}: {out}");
+                let loc = w["external"]["location"].as_str().unwrap();
+                let size = std::fs::metadata(dir.join(loc)).unwrap().len();
+                let says = format!("past the end of the {size}-byte file");
+                assert!(err.contains(&says), "{file} {name}: {err}");
+                assert!(side.len() <= 1, "{file} {name}: {side:?}");
+                continue;
+            }
+            assert_eq!(code, 0, "{file} {name}: {err}");
+            let p: J = serde_json::from_str(&out).unwrap();
+            let window = p["window"]["read_len"].as_u64().unwrap();
+            assert_eq!(side.len(), 1, "{file} {name}: {side:?}");
+            assert_eq!(side[0].bytes, window, "{file} {name}");
+            let loc = w["external"]["location"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("./");
+            assert!(side[0].path.ends_with(loc), "{:?}", side[0]);
+            let kind = common::kind_of(w["dtype"].as_str().unwrap());
+            for (v, want) in p["first_values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(w["side_first"].as_array().unwrap())
+            {
+                let text = v["text"].as_str().unwrap();
+                let ok = match (kind, v["value"].as_f64()) {
+                    ("integer", _) => want.as_str() == Some(text),
+                    // NaN and infinities are null in JSON: their text says which.
+                    (_, None) => common::float(want).to_string().eq_ignore_ascii_case(text),
+                    (_, Some(x)) => x as f32 == common::float(want) as f32,
+                };
+                assert!(ok, "{file} {name}: {text} vs {want}");
+            }
+            println!(
+                "{file} {name}: preview read {} bytes of the side file in 1 request",
+                side[0].bytes
+            );
+        }
+    }
+}
+
 /// The CLI lists an ONNX model as such.
 #[test]
 fn the_cli_lists_an_onnx_model() {

@@ -190,7 +190,7 @@ fn gemma_rows_equal_the_dequant_reference_vectors() {
         };
         let p = plan(&model, i, &req).unwrap();
         src.bytes = 0;
-        let bytes = block_on_ready(read_window(&mut src, &p)).unwrap();
+        let bytes = block_on_ready(read_window(&mut src, &mut p.clone())).unwrap();
         assert_eq!(src.bytes, p.read_len);
         let mut job = Job::new(&model, p, bytes).unwrap();
         while !job.step(1000).unwrap() {}

@@ -126,6 +126,63 @@ fn the_cli_lists_and_checks_checkpoints() {
     assert!(out.contains("posix.system"), "{out}");
 }
 
+/// A training checkpoint's optimizer state (torch's `{"model", "optimizer"}`, Lightning's
+/// `optimizer_states`, the nested checkpoint's one step) is counted apart, not in the
+/// parameters: its tensors and values are those the reference finds in the optimizer state
+/// dicts by the object's structure, and the parameters are every other tensor's elements.
+#[test]
+fn optimizer_state_is_not_parameters() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let mut with_state = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        if file == "big.pt" {
+            continue;
+        }
+        let path = PathBuf::from(f["path"].as_str().unwrap());
+        let (m, _) = common::open_model(&path);
+        let s = weightpeek::summary::summarize(&m);
+        let want = &f["optimizer_state"];
+        let (tensors, values) = (
+            want["tensors"].as_u64().unwrap(),
+            want["values"].as_u64().unwrap(),
+        );
+        let got = s.optimizer_state.unwrap_or_default();
+        assert_eq!((got.tensors, got.values), (tensors, values), "{file}");
+        let all: u64 = f["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_u64().unwrap())
+                    .product::<u64>()
+            })
+            .sum();
+        assert_eq!(s.parameter_count, all - values, "{file}: parameters");
+        if tensors > 0 {
+            with_state += 1;
+            let facts = weightpeek::view::facts::summary_facts(&s, &m);
+            let fact = facts
+                .iter()
+                .find(|f| f.label == "optimizer state")
+                .expect(file);
+            assert_eq!(
+                fact.value.as_deref(),
+                Some(values.to_string().as_str()),
+                "{file}"
+            );
+        }
+    }
+    assert!(
+        with_state >= 3,
+        "{with_state} checkpoints with optimizer state"
+    );
+}
+
 /// Over HTTP Range (the Rust range server, whose log counts every byte sent): the 500 MB zip
 /// checkpoint and the ZIP64 one list the reference tensors reading under 1 MiB in at most 3
 /// requests; a preview reads its storage's local header and exactly its window.

@@ -122,10 +122,13 @@ export interface ModelSummary {
   header_size: number;
   tensor_count: number;
   metadata_count: number;
-  /** Parameters (elements of all tensors). */
+  /** Parameters (elements of all tensors; a training checkpoint's optimizer state apart). */
   parameter_count: number;
-  /** Bytes of tensor data. */
+  /** Bytes of tensor data (the optimizer state's apart). */
   tensor_bytes: number;
+  /** A PyTorch training checkpoint's optimizer state (optimizer.state…, Lightning's
+   * optimizer_states…), not counted in the parameters. */
+  optimizer_state?: { tensors: number; values: number; bytes: number };
   /** Bits per weight over all tensors (tensor_bytes × 8 / parameters). */
   bits_per_weight: number | null;
   dtypes: DtypeRow[];
@@ -207,10 +210,15 @@ export interface TensorPreview {
   heatmap: { [field: string]: unknown };
   /** Per-block scales, for block-quantised GGUF types with one scale per block. */
   block_scales?: { field: string; block_values: number; stats: Stats; [field: string]: unknown };
+  /** Where the bytes came from when not the model file's range: `from the side file "w.bin"`
+   * (ONNX external data), `deflated member: N compressed bytes read` (then bytes_read counts
+   * the compressed bytes). */
+  read_note?: string;
   /**
    * The window's values, row-major (rows × cols), dequantised as ggml does: a Float32Array, a
    * Float64Array for F64 and 32-/64-bit integers (a 64-bit integer past 2^53 is its nearest
-   * double), or for C64 a Float32Array of 2 × rows × cols numbers (re, im pairs).
+   * double), or for C64 and C32 a Float32Array, for C128 a Float64Array, of 2 × rows × cols
+   * numbers (re, im pairs).
    */
   values: Float32Array | Float64Array;
   [field: string]: unknown;

@@ -591,7 +591,7 @@ mod cli {
             .enumerate()
             .find(|(_, t)| t.name == name)
             .ok_or_else(|| render::preview::missing_tensor_text(model, name))?;
-        let part = model.part_of(index).unwrap_or(0);
+        let part = model.source_of(index);
         let src = sources
             .get_mut(part)
             .ok_or_else(|| format!("{name}: the file holding it was not read"))?;

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+mod onnx;
 mod pickle;
 pub mod quant;
 mod set;
@@ -175,6 +176,7 @@ pub fn check_file(m: &Model) -> Vec<Finding> {
     names(m, &mut out);
     metadata_types(m, &mut out);
     pickle::pickle_findings(m, &mut out);
+    onnx::external_findings(m, &mut out);
     // A pickle that runs code comes first of all: it is what a person must not miss.
     let runs_code = |f: &Finding| f.code != "pickle-dangerous";
     out.sort_by(|a, b| {
@@ -196,7 +198,10 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
         let name = Some(t.name.as_str());
         // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints): its
         // offset and size are not a range of this file.
-        let elsewhere = m.onnx.as_ref().is_some_and(|o| o.not_in_place(i).is_some());
+        let elsewhere = m
+            .onnx
+            .as_ref()
+            .is_some_and(|o| o.not_in_place(i).is_some() || o.external_of(i).is_some());
         if t.elements.is_none() {
             out.push(finding(
                 Error,

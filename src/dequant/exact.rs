@@ -10,8 +10,9 @@
 //!   as stored, `re` and `im` of a complex value, a boolean);
 //! - [`decode_wide`] decodes a run of elements to `f64` for statistics and the heatmap: exact for
 //!   F64 and 32-bit integers, the nearest double for 64-bit integers beyond 2^53 (numpy's
-//!   `astype(float64)`), and `|z| = sqrt(re² + im²)` in `f64` for C64 (each square is exact, so
-//!   the result is the correctly rounded magnitude on every platform).
+//!   `astype(float64)`), and `|z| = sqrt(re² + im²)` in `f64` for C64 and C32 (each square is
+//!   exact, so the result is the correctly rounded magnitude on every platform), `hypot(re, im)`
+//!   for C128 (numpy's `abs` of a `complex128`).
 
 use crate::format::ggml_type::GgmlType;
 use crate::format::safetensors::StDtype;
@@ -37,6 +38,11 @@ pub enum ElementKind {
     Bool,
     /// Two little-endian `f32`, real then imaginary (safetensors C64, numpy `complex64`).
     Complex64,
+    /// Two little-endian `f64`, real then imaginary (numpy `complex128`, ONNX `COMPLEX128`,
+    /// torch `complex128`).
+    Complex128,
+    /// Two little-endian `f16`, real then imaginary (torch `complex32` / `ComplexHalf`).
+    Complex32,
 }
 
 impl ElementKind {
@@ -47,7 +53,16 @@ impl ElementKind {
             ElementKind::Float32 | ElementKind::Bool => false,
             ElementKind::Int { bytes, .. } => bytes > 2,
             ElementKind::Float64 | ElementKind::Complex64 => true,
+            ElementKind::Complex128 | ElementKind::Complex32 => true,
         }
+    }
+
+    /// Whether the values are complex numbers (the statistics are then of `|z|`).
+    pub fn is_complex(self) -> bool {
+        matches!(
+            self,
+            ElementKind::Complex64 | ElementKind::Complex128 | ElementKind::Complex32
+        )
     }
 
     /// Bytes per element for the element-wise kinds (`None` for [`ElementKind::Float32`], which
@@ -56,6 +71,8 @@ impl ElementKind {
         match self {
             ElementKind::Float32 => None,
             ElementKind::Float64 | ElementKind::Complex64 => Some(8),
+            ElementKind::Complex128 => Some(16),
+            ElementKind::Complex32 => Some(4),
             ElementKind::Int { bytes, .. } => Some(usize::from(bytes)),
             ElementKind::Bool => Some(1),
         }
@@ -67,7 +84,7 @@ impl ElementKind {
             ElementKind::Float32 | ElementKind::Float64 => "float",
             ElementKind::Int { .. } => "integer",
             ElementKind::Bool => "boolean",
-            ElementKind::Complex64 => "complex",
+            ElementKind::Complex64 | ElementKind::Complex128 | ElementKind::Complex32 => "complex",
         }
     }
 }
@@ -104,6 +121,8 @@ pub fn st_kind(dtype: &StDtype) -> ElementKind {
         "I64" => int(8, true),
         "F64" => ElementKind::Float64,
         "C64" => ElementKind::Complex64,
+        "C128" => ElementKind::Complex128,
+        "C32" => ElementKind::Complex32,
         _ => ElementKind::Float32,
     }
 }
@@ -121,8 +140,11 @@ pub enum Exact {
     UInt(u64),
     /// A boolean.
     Bool(bool),
-    /// A complex value: real and imaginary part.
+    /// A complex value of `f32` parts (C64; C32's `f16` parts, exact in `f32`): real and
+    /// imaginary part.
     Complex(f32, f32),
+    /// A complex value of `f64` parts (C128).
+    Complex128(f64, f64),
 }
 
 impl Exact {
@@ -135,6 +157,7 @@ impl Exact {
             Exact::UInt(v) => v as f64,
             Exact::Bool(b) => f64::from(u8::from(b)),
             Exact::Complex(re, im) => magnitude(re, im),
+            Exact::Complex128(re, im) => re.hypot(im),
         }
     }
 }
@@ -155,6 +178,12 @@ impl serde::Serialize for Exact {
                 let mut t = s.serialize_tuple(2)?;
                 t.serialize_element(&Exact::F32(re))?;
                 t.serialize_element(&Exact::F32(im))?;
+                t.end()
+            }
+            Exact::Complex128(re, im) => {
+                let mut t = s.serialize_tuple(2)?;
+                t.serialize_element(&Exact::F64(re))?;
+                t.serialize_element(&Exact::F64(im))?;
                 t.end()
             }
         }
@@ -188,6 +217,16 @@ pub fn element_at(kind: ElementKind, big_endian: bool, bytes: &[u8]) -> Option<E
         ElementKind::Complex64 => {
             let re = f32::from_le_bytes(word(bytes, big_endian)?);
             let im = f32::from_le_bytes(word(bytes.get(4..)?, big_endian)?);
+            Exact::Complex(re, im)
+        }
+        ElementKind::Complex128 => {
+            let re = f64::from_le_bytes(word(bytes, big_endian)?);
+            let im = f64::from_le_bytes(word(bytes.get(8..)?, big_endian)?);
+            Exact::Complex128(re, im)
+        }
+        ElementKind::Complex32 => {
+            let re = super::f16_to_f32(u16::from_le_bytes(word(bytes, big_endian)?));
+            let im = super::f16_to_f32(u16::from_le_bytes(word(bytes.get(2..)?, big_endian)?));
             Exact::Complex(re, im)
         }
         ElementKind::Int { bytes: n, signed } => {
@@ -296,6 +335,20 @@ mod tests {
             Some(Exact::F64(0.1))
         );
         assert!(decode_wide(ElementKind::Float32, false, &[], &mut []).is_err());
+        // C128: f64 parts, |z| as numpy's hypot; C32: f16 parts.
+        let z = [0.1f64.to_le_bytes(), (-1e300f64).to_le_bytes()].concat();
+        assert_eq!(
+            element_at(ElementKind::Complex128, false, &z),
+            Some(Exact::Complex128(0.1, -1e300))
+        );
+        decode_wide(ElementKind::Complex128, false, &z, &mut out).unwrap();
+        assert_eq!(out, [1e300]);
+        let h = [0x3e00u16.to_le_bytes(), 0xc400u16.to_le_bytes()].concat(); // 1.5, -4
+        assert_eq!(
+            element_at(ElementKind::Complex32, false, &h),
+            Some(Exact::Complex(1.5, -4.0))
+        );
+        assert_eq!(ElementKind::Complex32.width(), Some(4));
         assert!(decode_wide(ElementKind::Float64, false, &[0; 9], &mut [0.0]).is_err());
     }
 }

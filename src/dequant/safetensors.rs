@@ -126,6 +126,9 @@ fn geometry(name: &str) -> Result<(usize, usize), DequantError> {
         "I32" | "U32" | "F32" => (4, 1),
         "F64" | "I64" | "U64" => (8, 1),
         "C64" => (8, 2),
+        // Decoded element-wise to f64 (their |z|) by `decode_wide`, never to f32 here.
+        "C128" => (16, 2),
+        "C32" => (4, 2),
         "F6_E2M3" | "F6_E3M2" => {
             return Err(DequantError::Unsupported {
                 ty: name.to_string(),

@@ -304,6 +304,27 @@ impl Model {
     pub fn part_of(&self, index: usize) -> Option<usize> {
         self.parts.iter().position(|p| p.tensors.contains(&index))
     }
+
+    /// The byte source holding tensor `index`'s data, among the opened files' sources
+    /// ([`crate::open::read::Opened::sources`]): its part of a merged model, the ONNX side file
+    /// opened for it, else 0 (the one file).
+    pub fn source_of(&self, index: usize) -> usize {
+        if let Some(f) = self.onnx.as_ref().and_then(|o| o.side_file_of(index)) {
+            return f.source;
+        }
+        self.part_of(index).unwrap_or(0)
+    }
+
+    /// The size of the file holding tensor `index`'s data (see [`Model::source_of`]);
+    /// `u64::MAX` for a remote side file whose size is not known yet.
+    pub fn data_file_size(&self, index: usize) -> u64 {
+        if let Some(f) = self.onnx.as_ref().and_then(|o| o.side_file_of(index)) {
+            return f.size.unwrap_or(u64::MAX);
+        }
+        self.part_of(index)
+            .and_then(|p| self.parts.get(p))
+            .map_or(self.file_size, |p| p.file_size)
+    }
 }
 
 impl Model {

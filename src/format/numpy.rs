@@ -9,11 +9,13 @@
 //!
 //! A Fortran-ordered array's bytes are column-major: it is listed with its shape and previewed
 //! as its transpose (the shape reversed), which is what its bytes hold row by row; a note says
-//! so. Big-endian arrays (`>f4`) are listed; their values are not previewed.
+//! so. Big-endian arrays (`>f4`) are listed; their values are not previewed. A deflated `.npz`
+//! member (`np.savez_compressed`) is previewed by inflating its compressed bytes up to the
+//! window ([`super::torch::DeflatedMember`], `crate::preview`).
 
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
-use super::safetensors::st_dtype;
+use super::safetensors::any_dtype;
 use super::torch::Archive;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
@@ -271,9 +273,10 @@ pub fn descr_dtype(descr: &str) -> (DType, bool) {
         "u1" => "U8",
         "b1" => "BOOL",
         "c8" => "C64",
+        "c16" => "C128",
         _ => "",
     };
-    match st_dtype(name) {
+    match any_dtype(name) {
         Some(d) if !order || d.bits <= 8 => (DType::St(d), false),
         Some(_) => (DType::StUnknown(format!("{descr} (big-endian)")), true),
         None => (DType::StUnknown(descr.to_string()), order),
@@ -452,7 +455,7 @@ pub fn npz_step(
                 if stored {
                     header = header.saturating_add(h.data_start);
                 }
-                listed.push((name, h, start, stored, e.compressed))
+                listed.push((name, h, start, stored, e.compressed, e.size))
             }
             Err(NpyStop::Need(n)) => {
                 let more = if stored { n } else { (n * 2).max(1 << 16) }.min(e.compressed);
@@ -483,23 +486,25 @@ pub fn npz_step(
         return Err(ZipStop::NeedMany(needs));
     }
     let mut deflated = 0usize;
-    for (name, h, start, stored, compressed) in listed {
+    for (name, h, start, stored, compressed, inflated) in listed {
         if h.fortran_order {
             m.warnings.push(fortran_warning(&name, &h, start));
         }
         let index = m.tensors.len();
         let mut t = tensor(name, &h, start.saturating_add(h.data_start));
         if !stored {
+            // Its values are inside the compressed bytes: a preview inflates them up to its
+            // window (`t.offset` is the compressed bytes' start).
             deflated += 1;
             t.offset = start;
             if let Some(a) = m.archive.as_mut() {
-                a.not_in_place.push((
-                    index,
-                    format!(
-                        "a deflated .npz member (np.savez_compressed): its values are inside \
-                         {compressed} compressed bytes, not read in place"
-                    ),
-                ));
+                a.deflated.push(super::torch::DeflatedMember {
+                    tensor: index,
+                    start,
+                    compressed,
+                    size: inflated,
+                    data_start: h.data_start,
+                });
             }
         } else if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
             if end > compressed {

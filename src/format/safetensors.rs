@@ -127,6 +127,27 @@ pub fn st_dtype(name: &str) -> Option<StDtype> {
     ST_DTYPES.iter().copied().find(|d| d.name == name)
 }
 
+/// Element types that other formats store and safetensors does not define: `C128` (two
+/// little-endian `f64`: NumPy `complex128`, ONNX `COMPLEX128`, torch `complex128`) and `C32`
+/// (two `f16`: torch `complex32` / `ComplexHalf`). [`st_dtype`] does not find them, so a
+/// safetensors header naming them stays an unknown dtype.
+pub const OTHER_DTYPES: [StDtype; 2] = [
+    StDtype {
+        name: "C128",
+        bits: 128,
+    },
+    StDtype {
+        name: "C32",
+        bits: 32,
+    },
+];
+
+/// Looks a dtype name up in [`ST_DTYPES`], then [`OTHER_DTYPES`] (for the NumPy, ONNX and
+/// PyTorch readers).
+pub fn any_dtype(name: &str) -> Option<StDtype> {
+    st_dtype(name).or_else(|| OTHER_DTYPES.iter().copied().find(|d| d.name == name))
+}
+
 /// One tensor entry as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StEntry {

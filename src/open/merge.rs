@@ -276,6 +276,10 @@ fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
             .extend(b.strided.into_iter().map(|(i, st)| (i + begin, st)));
         a.not_in_place
             .extend(b.not_in_place.into_iter().map(|(i, why)| (i + begin, why)));
+        a.deflated.extend(b.deflated.into_iter().map(|mut d| {
+            d.tensor += begin;
+            d
+        }));
         a.skipped.extend(b.skipped);
         a.pickles.extend(b.pickles.into_iter().map(|mut p| {
             p.name = format!("{name}: {}", p.name);

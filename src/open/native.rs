@@ -32,6 +32,10 @@ impl Opener for LocalOpener {
         FileSource::open(Path::new(name)).map_err(|e| SourceError::Unavailable(e.to_string()))
     }
 
+    async fn open_unread(&self, name: &str) -> Result<FileSource, SourceError> {
+        FileSource::open(Path::new(name)).map_err(|e| SourceError::Unavailable(e.to_string()))
+    }
+
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
         let meta = std::fs::metadata(name).map_err(|e| SourceError::Unavailable(e.to_string()))?;
         if !meta.is_file() {
@@ -104,6 +108,11 @@ impl Opener for NetOpener {
 
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
         self.client.get_all(&self.url_of(name), cap)
+    }
+
+    /// No request: the first preview's ranged GET is the first one.
+    async fn open_unread(&self, name: &str) -> Result<NetSource, SourceError> {
+        Ok(self.client.unopened(&self.url_of(name)))
     }
 
     /// On a worker thread: the requests block, and a set's files are read

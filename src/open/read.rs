@@ -9,7 +9,7 @@
 use super::merge::{merge, parse_index, shard_first_read, ShardIndex};
 use super::pool::{bounded, POOL_SIZE};
 use super::recognise::{file_name, index_shards, normal, not_in_index, plan, Plan, Target};
-use crate::format::{Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
+use crate::format::{onnx, Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
 use crate::source::{read_model, ByteSource, ReadPolicy, ReadStats, SourceError};
 
 /// Most bytes of a safetensors index read: 256 MiB (diffusers' indexes of models with
@@ -44,6 +44,15 @@ pub trait Opener {
     /// Whether the person cancelled (the rest is then not read).
     fn cancelled(&self) -> bool {
         false
+    }
+    /// Opens `name` for reads of exact ranges without reading any of it: an ONNX model's side
+    /// file of external data, of which only a preview's window is ever read. A local file or
+    /// Blob knows its size; a remote one's is `u64::MAX` until its first answer (a range
+    /// past its end is then refused by the server). The default: not available.
+    async fn open_unread(&self, name: &str) -> Result<Self::Source, SourceError> {
+        Err(SourceError::Unavailable(format!(
+            "{name} cannot be opened here"
+        )))
     }
 }
 
@@ -332,6 +341,11 @@ pub async fn open<O: Opener>(
             }
         })?
     };
+    if single && model.onnx.as_ref().is_some_and(|o| !o.external.is_empty()) {
+        let model_name = present.first().map_or("", String::as_str);
+        let used = open_side_files(opener, &mut model, model_name, names, &mut sources).await;
+        strays.retain(|s| !used.iter().any(|u| normal(u) == normal(&s.name)));
+    }
     model.set = match model.set.take() {
         // Merged: what merge recorded, with the strays and the index's name.
         Some(mut set) => {
@@ -443,6 +457,73 @@ fn set_info(
         shard_index: index.map(|(_, ix)| ix.clone()),
         ..SetInfo::default()
     })
+}
+
+/// Opens the side files of an ONNX model's external data ([`Opener::open_unread`]: none of
+/// their bytes is read) and records them in the model ([`onnx::attach_side_file`]); their
+/// sources follow the model file's in `sources`. A side file is the location beside the model
+/// file (`dir/` + location), a file given with the model under that name, or one given whose
+/// file name is the location's (files dropped together on the page); a location outside the
+/// model's folder is never opened ([`onnx::location_problem`]). Returns the names opened.
+async fn open_side_files<O: Opener>(
+    opener: &O,
+    model: &mut Model,
+    model_name: &str,
+    names: &[String],
+    sources: &mut Vec<O::Source>,
+) -> Vec<String> {
+    let Some(mut info) = model.onnx.take() else {
+        return Vec::new();
+    };
+    let dir = super::recognise::dir_prefix(model_name);
+    let mut used = Vec::new();
+    for location in onnx::side_locations(&info) {
+        let rel = onnx::side_path(&location);
+        let beside = format!("{dir}{rel}");
+        let name = given_as(names, &beside)
+            .map(str::to_string)
+            .or_else(|| {
+                names
+                    .iter()
+                    .find(|n| file_name(n) == file_name(&rel) && normal(n) != normal(model_name))
+                    .cloned()
+            })
+            .or_else(|| opener.available(&beside).then(|| beside.clone()));
+        let Some(name) = name else {
+            onnx::side_file_missing(
+                &mut info,
+                &location,
+                &format!(
+                    "\"{rel}\" was not given with the model and is not beside it: give it too \
+                     (drop both files together, or keep it beside the .onnx)"
+                ),
+            );
+            continue;
+        };
+        match opener.open_unread(&name).await {
+            Ok(src) => {
+                let size = src.size();
+                let known = (size != u64::MAX).then_some(size);
+                onnx::attach_side_file(
+                    &mut info,
+                    &model.tensors,
+                    &location,
+                    &name,
+                    known,
+                    sources.len(),
+                );
+                sources.push(src);
+                used.push(name);
+            }
+            Err(e) => onnx::side_file_missing(
+                &mut info,
+                &location,
+                &format!("\"{rel}\" could not be opened ({name}: {e})"),
+            ),
+        }
+    }
+    model.onnx = Some(info);
+    used
 }
 
 /// Opens one file and reads its header (the default [`Opener::read_header`]).

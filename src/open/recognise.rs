@@ -176,7 +176,12 @@ pub fn plan(names: &[String]) -> Plan {
         _ => None,
     };
     let single = if index.is_none() && set.is_none() {
-        roles.iter().position(|r| *r == Role::Model)
+        // An ONNX model given with the side file of its external data (whose name says
+        // nothing) is the model, whichever comes first.
+        let onnx = names.iter().zip(&roles).position(|(n, r)| {
+            *r == Role::Model && file_name(n).to_ascii_lowercase().ends_with(".onnx")
+        });
+        onnx.or_else(|| roles.iter().position(|r| *r == Role::Model))
     } else {
         None
     };

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod heatmap;
+mod inflate;
 mod plan;
 mod scales;
 mod stats;
@@ -37,8 +38,9 @@ use crate::format::{DType, Model};
 use crate::source::ByteSource;
 
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
+pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
-    geometry, parse_range, plan, Geometry, Plan, WindowRequest, DEFAULT_WINDOW_VALUES,
+    geometry, parse_range, plan, Geometry, Inflate, Plan, WindowRequest, DEFAULT_WINDOW_VALUES,
     MAX_READ_BYTES, MAX_WINDOW_VALUES,
 };
 pub use scales::{read_scale, scale_field, ScaleField};
@@ -168,13 +170,25 @@ pub struct Preview {
     /// Per-block scales (block-quantised GGUF types with a single scale field).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_scales: Option<BlockScales>,
+    /// Where the bytes came from when it is not the model file's byte range: the ONNX side
+    /// file (`from the side file "w.bin"`), a deflated `.npz` member (`deflated member: N
+    /// compressed bytes read`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_note: Option<String>,
 }
 
 /// Reads the window's bytes: one `read` of exactly `plan.read_len` bytes at `plan.read_offset`
-/// (none for an empty window).
+/// (none for an empty window); for a tensor in a deflated member, the member's compressed
+/// bytes up to the window's end, inflated (`plan.inflate.read` then says how many were read).
 /// Errors: the source failed or returned another length, or the length does not fit `usize`.
-pub async fn read_window<S: ByteSource>(src: &mut S, plan: &Plan) -> Result<Vec<u8>, PreviewError> {
+pub async fn read_window<S: ByteSource>(
+    src: &mut S,
+    plan: &mut Plan,
+) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
+    if plan.inflate.is_some() && plan.read_len > 0 {
+        return inflate::inflate_window(src, plan).await;
+    }
     if plan.read_len == 0 {
         // An empty window (a tensor with a zero dimension) reads nothing.
         return Ok(Vec::new());
@@ -281,8 +295,10 @@ pub enum WindowValues {
     F32(Vec<f32>),
     /// One `f64` per value (a 64-bit integer beyond 2^53 is its nearest double).
     F64(Vec<f64>),
-    /// C64: two `f32` per value, `re` then `im`.
+    /// C64 and C32: two `f32` per value, `re` then `im`.
     Complex(Vec<f32>),
+    /// C128: two `f64` per value, `re` then `im`.
+    Complex128(Vec<f64>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,6 +368,7 @@ pub struct Job {
     p1: Pass1,
     p2: Option<Pass2>,
     heat: HeatmapBuilder,
+    read_note: Option<String>,
 }
 
 impl Job {
@@ -419,6 +436,22 @@ impl Job {
             _ => None,
         };
         let heat = HeatmapBuilder::new(plan.n_rows(), plan.n_cols());
+        let side = model
+            .onnx
+            .as_ref()
+            .and_then(|o| o.side_file_of(plan.tensor_index))
+            .map(|f| {
+                let path = crate::format::onnx::side_path(&f.location);
+                format!("from the side file \"{path}\"")
+            });
+        let read_note = side.or_else(|| {
+            plan.inflate.map(|i| {
+                format!(
+                    "deflated member: {} compressed bytes read",
+                    crate::text::thousands(i.read)
+                )
+            })
+        });
         Ok(Job {
             tensor: t.name.clone(),
             dtype: t.dtype.label(),
@@ -439,6 +472,7 @@ impl Job {
             p2: None,
             heat,
             plan,
+            read_note,
         })
     }
 
@@ -478,7 +512,7 @@ impl Job {
         let decoded = match &self.values {
             WindowValues::F32(v) => v.get(k).map(|&x| f64::from(x)),
             WindowValues::F64(v) => v.get(k).copied(),
-            WindowValues::Complex(_) => None,
+            WindowValues::Complex(_) | WindowValues::Complex128(_) => None,
         };
         if self.kind == ElementKind::Float32 {
             return Exact::F32(decoded.unwrap_or(f64::NAN) as f32);
@@ -550,7 +584,7 @@ impl Job {
             WindowValues::F64(v) => {
                 pass2_rows(self.p2.as_mut(), &mut self.heat, v, w, grid);
             }
-            WindowValues::Complex(_) => {}
+            WindowValues::Complex(_) | WindowValues::Complex128(_) => {}
         }
         self.next += rows_now;
         if self.next == rows {
@@ -575,9 +609,11 @@ impl Job {
             ElementKind::Float32 => Exact::F32(v as f32),
             ElementKind::Bool => Exact::Bool(v != 0.0),
             // Integers are replaced by their exact range below.
-            ElementKind::Float64 | ElementKind::Complex64 | ElementKind::Int { .. } => {
-                Exact::F64(v)
-            }
+            ElementKind::Float64
+            | ElementKind::Complex64
+            | ElementKind::Complex128
+            | ElementKind::Complex32
+            | ElementKind::Int { .. } => Exact::F64(v),
         }
     }
 
@@ -629,7 +665,15 @@ impl Job {
                 stats: stats_of(&grid).0,
             }
         });
-        let values = if self.kind == ElementKind::Complex64 {
+        let values = if self.kind == ElementKind::Complex128 {
+            let mut pairs = Vec::with_capacity(self.len().saturating_mul(2));
+            for k in 0..self.len() {
+                if let Exact::Complex128(re, im) = self.exact(k) {
+                    pairs.extend([re, im]);
+                }
+            }
+            WindowValues::Complex128(pairs)
+        } else if self.kind.is_complex() {
             let mut pairs = Vec::with_capacity(self.len().saturating_mul(2));
             for k in 0..self.len() {
                 if let Exact::Complex(re, im) = self.exact(k) {
@@ -640,7 +684,11 @@ impl Job {
         } else {
             std::mem::replace(&mut self.values, WindowValues::F32(Vec::new()))
         };
-        let bytes_read = self.bytes.len() as u64;
+        // From the file: the window's bytes, or a deflated member's compressed bytes.
+        let bytes_read = self
+            .plan
+            .inflate
+            .map_or(self.bytes.len() as u64, |i| i.read);
         let preview = Preview {
             tensor: self.tensor,
             dtype: self.dtype,
@@ -654,6 +702,7 @@ impl Job {
             heatmap: self.heat.finish(),
             first_values,
             block_scales,
+            read_note: self.read_note,
         };
         Ok((preview, values))
     }
@@ -663,7 +712,7 @@ impl Job {
     pub fn values_f64(&self) -> Vec<f64> {
         match &self.values {
             WindowValues::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-            WindowValues::F64(v) => v.clone(),
+            WindowValues::F64(v) | WindowValues::Complex128(v) => v.clone(),
             WindowValues::Complex(v) => v.iter().map(|&x| f64::from(x)).collect(),
         }
     }
@@ -698,7 +747,7 @@ pub async fn preview_tensor<S: ByteSource>(
         .iter()
         .position(|t| t.name == name)
         .ok_or_else(|| PreviewError::NoTensor(format!("\"{name}\"")))?;
-    let plan = locate(model, src, plan(model, index, req)?).await?;
-    let bytes = read_window(src, &plan).await?;
+    let mut plan = locate(model, src, plan(model, index, req)?).await?;
+    let bytes = read_window(src, &mut plan).await?;
     Job::new(model, plan, bytes)?.run()
 }

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::dequant::{st_elements, st_kind, ElementKind};
+use crate::dequant::{st_elements, st_kind};
 use crate::format::{DType, Endian, Model, Tensor};
 
 use super::PreviewError;
@@ -79,7 +79,7 @@ pub fn geometry(model: &Model, t: &Tensor) -> Result<Geometry, PreviewError> {
             };
             let unit_values = st_elements(d, unit_bytes as usize).map_err(PreviewError::Dequant)?;
             // A C64 element decodes to two f32 (re, im) but is one complex value.
-            let unit_values = if st_kind(d) == ElementKind::Complex64 {
+            let unit_values = if st_kind(d).is_complex() {
                 1
             } else {
                 unit_values as u64
@@ -161,6 +161,22 @@ pub struct Plan {
     pub unit_start: u64,
     /// Units per row covering the crop.
     pub units: u64,
+    /// For a tensor in a deflated zip member: `read_offset` and `read_len` are offsets in the
+    /// member inflated, and these its compressed bytes ([`super::read_window`] inflates them
+    /// up to the window's end).
+    #[serde(skip)]
+    pub inflate: Option<Inflate>,
+}
+
+/// The compressed bytes of a deflated member holding a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inflate {
+    /// Absolute offset of the member's compressed bytes in the file.
+    pub start: u64,
+    /// The member's compressed size.
+    pub compressed: u64,
+    /// Compressed bytes read for the window (set by [`super::read_window`]).
+    pub read: u64,
 }
 
 impl Plan {
@@ -236,15 +252,27 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             ))
         }
     }
-    // In a model merged from several files, the offset is within the tensor's own part.
-    let file_size = model
-        .part_of(index)
-        .and_then(|p| model.parts.get(p))
-        .map_or(model.file_size, |p| p.file_size);
-    let end = t.offset.checked_add(tensor_bytes);
+    // In a model merged from several files, the offset is within the tensor's own part; an
+    // ONNX external tensor's, within its side file; a deflated member's, within the member
+    // inflated (whose compressed bytes the window's read inflates).
+    let deflated = model
+        .archive
+        .as_ref()
+        .and_then(|a| a.deflated_of(index))
+        .copied();
+    let (base, file_size) = match deflated {
+        Some(d) => (d.data_start, d.size),
+        None => (t.offset, model.data_file_size(index)),
+    };
+    let inflate = deflated.map(|d| Inflate {
+        start: d.start,
+        compressed: d.compressed,
+        read: 0,
+    });
+    let end = base.checked_add(tensor_bytes);
     if end.is_none_or(|e| e > file_size) {
         return Err(PreviewError::BeyondEnd {
-            offset: t.offset,
+            offset: base,
             bytes: tensor_bytes,
             file_size,
         });
@@ -258,11 +286,12 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
                 geometry: g,
                 rows: 0..0,
                 cols: 0..0,
-                read_offset: t.offset,
+                read_offset: base,
                 read_len: 0,
                 tensor_bytes,
                 unit_start: 0,
                 units: 0,
+                inflate,
             });
         }
         return Err(PreviewError::Window(format!(
@@ -322,7 +351,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             "the window's rows span {read_len} bytes, more than one preview reads ({MAX_READ_BYTES}); choose fewer rows"
         )));
     }
-    let read_offset = t.offset.checked_add(first).ok_or(PreviewError::Overflow)?;
+    let read_offset = base.checked_add(first).ok_or(PreviewError::Overflow)?;
     Ok(Plan {
         tensor_index: index,
         geometry: g,
@@ -333,6 +362,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         tensor_bytes,
         unit_start,
         units,
+        inflate,
     })
 }
 

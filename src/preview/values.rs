@@ -42,6 +42,18 @@ pub fn exact_text(v: Exact) -> String {
             };
             format!("{} {sign} {}i", value_text(re), value_text(im.abs()))
         }
+        Exact::Complex128(re, im) => {
+            let sign = if im.is_sign_negative() && !im.is_nan() {
+                '-'
+            } else {
+                '+'
+            };
+            format!(
+                "{} {sign} {}i",
+                value_text_f64(re),
+                value_text_f64(im.abs())
+            )
+        }
     }
 }
 
@@ -68,6 +80,7 @@ pub fn exact_raw(v: Exact) -> String {
         Exact::Complex(re, im) => {
             format!("{},{}", float_raw(f64::from(re)), float_raw(f64::from(im)))
         }
+        Exact::Complex128(re, im) => format!("{},{}", float_raw(re), float_raw(im)),
     }
 }
 
@@ -92,5 +105,7 @@ mod tests {
         assert_eq!(exact_raw(Exact::F32(0.1)), "0.10000000149011612");
         assert_eq!(exact_raw(Exact::Bool(false)), "0");
         assert_eq!(exact_raw(Exact::Complex(1.0, -0.5)), "1.0,-0.5");
+        assert_eq!(exact_text(Exact::Complex128(0.1, -1e-300)), "0.1 - 1e-300i");
+        assert_eq!(exact_raw(Exact::Complex128(0.1, 2.0)), "0.1,2.0");
     }
 }

@@ -173,6 +173,22 @@ pub fn check_later_range(
     }
 }
 
+/// For a source whose size was not known before this answer (an ONNX side file opened
+/// without a request): the file's size from the answer's `Content-Range`, or an error when the
+/// range asked (`range`, inclusive) runs past it — the bytes the server sent of it are
+/// dropped, never used as the tensor's.
+pub fn size_from_answer(content_range: &str, range: (u64, u64)) -> Result<Option<u64>, Problem> {
+    match parse_content_range(content_range) {
+        Some((_, _, Some(total))) if range.1 >= total => Err(Problem::BadAnswer(format!(
+            "bytes {}..{} are past the end of the {total}-byte file",
+            range.0,
+            range.1.saturating_add(1)
+        ))),
+        Some((_, _, total)) => Ok(total),
+        None => Ok(None),
+    }
+}
+
 /// Whether a request to `url` may carry the access token: only when its origin is exactly
 /// the configured Hub endpoint's (scheme, host and port), never a CDN it redirects to or any
 /// other server.

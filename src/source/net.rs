@@ -17,8 +17,8 @@ use std::time::Duration;
 use ureq::{Agent, Body, ResponseExt};
 
 use super::http::{
-    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, token_allowed,
-    Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
+    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, size_from_answer,
+    token_allowed, Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
 
@@ -167,6 +167,21 @@ impl Client {
     pub fn open(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, SourceError> {
         self.open_inner(url, first_len)
             .map_err(|p| self.error(p, url))
+    }
+
+    /// A reader of `url` that has asked nothing yet (an ONNX side file): its size is unknown
+    /// (`u64::MAX`), and every read is one ranged GET of exactly the bytes asked, which the
+    /// server refuses past the file's end.
+    pub fn unopened(self: &Arc<Self>, url: &str) -> NetSource {
+        NetSource {
+            client: self.clone(),
+            url: url.to_string(),
+            direct: url.to_string(),
+            size: u64::MAX,
+            first: Vec::new(),
+            stream: None,
+            no_range: false,
+        }
     }
 
     fn open_inner(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
@@ -373,6 +388,11 @@ impl NetSource {
             other => other?,
         };
         let cr = header(&resp, "content-range");
+        if self.size == u64::MAX {
+            if let Some(total) = size_from_answer(&cr, (offset, end))? {
+                self.size = total;
+            }
+        }
         check_later_range(resp.status().as_u16(), &cr, (offset, end))?;
         self.client.body(resp, (offset, end))
     }

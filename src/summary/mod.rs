@@ -79,12 +79,18 @@ pub struct Summary {
     pub metadata_count: u64,
     /// Tensors.
     pub tensor_count: u64,
-    /// Sum of element counts of the tensors parsed; for a quantised safetensors layout
+    /// Sum of element counts of the tensors parsed (a training checkpoint's optimizer state
+    /// apart: [`Summary::optimizer_state`]); for a quantised safetensors layout
     /// ([`quant_st`]) the logical parameters: packed weights unpacked, scales, zero points and
     /// other companions not counted.
     pub parameter_count: u64,
-    /// Sum of the byte sizes of the tensors parsed.
+    /// Sum of the byte sizes of the tensors parsed (the optimizer state's apart).
     pub tensor_bytes: u64,
+    /// A PyTorch training checkpoint's optimizer state (`optimizer.state…`, Lightning's
+    /// `optimizer_states…`, see [`crate::format::torch::is_optimizer_state`]): counted here,
+    /// not in the parameters, bytes or bits per weight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimizer_state: Option<OptimizerState>,
     /// tensor_bytes × 8 / parameter_count, over the tensors whose byte size is known (`None`
     /// with no such parameters); for a quantised safetensors layout the effective bits per
     /// logical weight, companions' bytes included.
@@ -119,6 +125,17 @@ pub struct Summary {
     pub error: Option<String>,
 }
 
+/// The tensors of a checkpoint's optimizer state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct OptimizerState {
+    /// Tensors.
+    pub tensors: u64,
+    /// Their elements.
+    pub values: u64,
+    /// Their bytes (when known).
+    pub bytes: u64,
+}
+
 /// Summarises a parsed model.
 pub fn summarize(m: &Model) -> Summary {
     let mut dtypes: Vec<DtypeRow> = Vec::new();
@@ -129,10 +146,17 @@ pub fn summarize(m: &Model) -> Summary {
     let mut sized_params = 0u64;
     let mut warnings = m.warnings.clone();
     let mut overflow = false;
+    let mut optimizer = OptimizerState::default();
     for t in &m.tensors {
         let label = t.dtype.label();
         let el = t.elements.unwrap_or(0);
         let by = t.bytes.unwrap_or(0);
+        if m.archive.is_some() && crate::format::torch::is_optimizer_state(&t.name) {
+            optimizer.tensors += 1;
+            optimizer.values = optimizer.values.saturating_add(el);
+            optimizer.bytes = optimizer.bytes.saturating_add(by);
+            continue;
+        }
         match params.checked_add(el).zip(bytes.checked_add(by)) {
             Some((p, b)) => (params, bytes) = (p, b),
             None => overflow = true,
@@ -186,6 +210,7 @@ pub fn summarize(m: &Model) -> Summary {
         tensor_count: m.tensor_count,
         parameter_count: params,
         tensor_bytes: bytes,
+        optimizer_state: (optimizer.tensors > 0).then_some(optimizer),
         bits_per_weight,
         quantization,
         dtypes,

@@ -162,6 +162,24 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         )
         .hook("parameter-count", Some(s.parameter_count.to_string())),
     );
+    if let Some(o) = &s.optimizer_state {
+        out.push(
+            Fact::new(
+                "optimizer state",
+                format!(
+                    "{} tensor{}, {} values",
+                    text::thousands(o.tensors),
+                    if o.tensors == 1 { "" } else { "s" },
+                    text::thousands(o.values)
+                ),
+                Some(format!(
+                    "{}: a training checkpoint's optimizer state, not counted in the parameters",
+                    text::bytes(o.bytes)
+                )),
+            )
+            .hook("optimizer-state", Some(o.values.to_string())),
+        );
+    }
     out.push(Fact::new(
         label((
             "tensor bytes",

@@ -87,6 +87,16 @@ pub fn bytes_read_text(read: u64, tensor_bytes: u64) -> String {
     )
 }
 
+/// [`bytes_read_text`] of a preview, with where the bytes came from when that is not the
+/// model file's range (the ONNX side file, a deflated `.npz` member).
+pub fn bytes_read_line(p: &Preview) -> String {
+    let read = bytes_read_text(p.bytes_read, p.window.tensor_bytes);
+    match &p.read_note {
+        Some(n) => format!("{read}; {n}"),
+        None => read,
+    }
+}
+
 /// The window in words: "rows 0..640 of 640 × columns 0..1024 of 1024 (655,360 values)".
 pub fn window_text(p: &Preview) -> String {
     let w = &p.window;

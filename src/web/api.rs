@@ -268,7 +268,9 @@ pub async fn preview(
     out.push(&json.into());
     out.push(&match values {
         WindowValues::F32(v) | WindowValues::Complex(v) => Float32Array::from(v.as_slice()).into(),
-        WindowValues::F64(v) => js_sys::Float64Array::from(v.as_slice()).into(),
+        WindowValues::F64(v) | WindowValues::Complex128(v) => {
+            js_sys::Float64Array::from(v.as_slice()).into()
+        }
     });
     Ok(out)
 }

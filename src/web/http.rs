@@ -43,7 +43,7 @@ use web_sys::{
 use super::blob::js_error_text;
 use crate::source::http::{
     check_first_range, check_later_range, origin_of, range_len, read_timeout_ms, retry_delay_ms,
-    token_allowed, Problem, Watchdog, NO_RANGE_CAP,
+    size_from_answer, token_allowed, Problem, Watchdog, NO_RANGE_CAP,
 };
 use crate::source::{ByteSource, SourceError};
 
@@ -747,6 +747,11 @@ impl HttpSource {
             .ok()
             .flatten()
             .unwrap_or_default();
+        if self.size == u64::MAX {
+            if let Some(total) = size_from_answer(&cr, (offset, end))? {
+                self.size = total;
+            }
+        }
         check_later_range(resp.status(), &cr, (offset, end))?;
         self.body(resp, (offset, end)).await
     }

@@ -205,6 +205,10 @@ impl Opener for LocalFiles {
         ))
     }
 
+    async fn open_unread(&self, name: &str) -> Result<BlobSource, SourceError> {
+        self.open(name, 0).await
+    }
+
     /// A small file read whole (an index, a config); one larger than `cap` is refused before
     /// any of it is read.
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
@@ -367,6 +371,19 @@ impl Opener for RemoteFiles {
 
     fn cancelled(&self) -> bool {
         self.fetcher.is_cancelled()
+    }
+
+    /// No request: the first preview's ranged GET is the first one (its size unknown until
+    /// then).
+    async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
+        let url = self.urls.url_of(name);
+        let at = Location {
+            url: url.clone(),
+            direct: url.clone(),
+            size: u64::MAX,
+            no_range: false,
+        };
+        HttpSource::reopen(self.fetcher.clone(), &at).map_err(|p| self.error(p, &url))
     }
 }
 

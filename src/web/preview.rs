@@ -434,7 +434,7 @@ pub async fn window_bytes(
     source: &SourceFactory,
     plan: &mut crate::preview::Plan,
 ) -> Result<Vec<u8>, PreviewError> {
-    let mut src = BoxedSource(source(model.part_of(plan.tensor_index).unwrap_or(0)));
+    let mut src = BoxedSource(source(model.source_of(plan.tensor_index)));
     *plan = preview::locate(model, &mut src, plan.clone()).await?;
     read_window(&mut src, plan).await
 }
@@ -459,10 +459,8 @@ pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<J
 fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     dom::set_hidden(&els.status, true);
     els.window_line.set_text_content(Some(&pv::window_text(p)));
-    els.bytes_line.set_text_content(Some(&pv::bytes_read_text(
-        p.bytes_read,
-        p.window.tensor_bytes,
-    )));
+    els.bytes_line
+        .set_text_content(Some(&pv::bytes_read_line(p)));
     attr(&els.bytes_line, "data-value", &p.bytes_read.to_string());
     attr(
         &els.bytes_line,

@@ -335,6 +335,9 @@ pub fn same(kind: &str, got: Exact, want: &serde_json::Value) -> bool {
         ("complex", Exact::Complex(re, im)) => {
             same_float(f64::from(re), float(&want[0])) && same_float(f64::from(im), float(&want[1]))
         }
+        ("complex", Exact::Complex128(re, im)) => {
+            same_float(re, float(&want[0])) && same_float(im, float(&want[1]))
+        }
         // A float kind, or a complex tensor's statistics (of |z|).
         ("float" | "complex", Exact::F32(v)) => same_float(f64::from(v), float(want)),
         ("float" | "complex", Exact::F64(v)) => same_float(v, float(want)),
@@ -346,7 +349,7 @@ pub fn same(kind: &str, got: Exact, want: &serde_json::Value) -> bool {
 pub fn kind_of(dtype: &str) -> &'static str {
     match dtype {
         "BOOL" => "boolean",
-        "C64" => "complex",
+        "C64" | "C128" | "C32" => "complex",
         d if d.starts_with('I') || d.starts_with('U') => "integer",
         _ => "float",
     }

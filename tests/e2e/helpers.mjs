@@ -266,7 +266,7 @@ export async function screenshot(page, name) {
 /** The kind of a dtype's values as the reference scripts name it (tests/reference/textvals.py). */
 export function kindOf(dtype) {
   if (dtype === 'BOOL') return 'boolean';
-  if (dtype === 'C64') return 'complex';
+  if (/^C\d+$/.test(dtype)) return 'complex';
   return /^[IU]/.test(dtype) ? 'integer' : 'float';
 }
 

@@ -14,11 +14,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
-  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, readCounters, resetCounters,
-  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow,
+  launchBrowser, startAppServer, openApp, dropFile, dropFiles, waitForSettled, readCounters, resetCounters,
+  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow, screenshot,
 } from './helpers.mjs';
+import { startMockHub } from './mock-hub.mjs';
 
 const dir = path.join(repoRoot, 'target', 'torch-fixtures');
 
@@ -88,6 +90,111 @@ describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
   }
 });
 
+/** A preview that must fail: its error text. */
+async function previewError(page, name) {
+  await page.click(await tensorRow(page, name));
+  await page.waitForFunction(
+    (name) => {
+      const p = document.querySelector('[data-testid=preview]');
+      return p && p.dataset.tensor === name && ['ready', 'error'].includes(p.dataset.state);
+    },
+    name,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.getAttribute('[data-testid=preview]', 'data-state'), 'error', `${name} previewed`);
+  return (await page.textContent('[data-testid=preview-error]')).trim();
+}
+
+/** ONNX external data (tests/reference/onnx_fixtures.py: the onnx package's
+ * load_external_data_for_tensor): the side file dropped with the model, or beside a pasted
+ * URL, is read only for a preview, exactly its window; alone, a preview names the file to add. */
+describe('ONNX external data in the page', { timeout: 10 * 60_000 }, () => {
+  const base = path.join(repoRoot, 'target', 'onnx-fixtures');
+  let browser; let server; let ref;
+  before(async () => {
+    requireFile(path.join(base, 'expected.json'), 'run the onnx reference script; scripts/test.sh does');
+    ref = JSON.parse(fs.readFileSync(path.join(base, 'expected.json'), 'utf8'));
+    browser = await launchBrowser();
+    server = await startAppServer({ mounts: { '/onnx/': base } });
+  });
+  after(async () => { await browser?.close(); await server?.close(); });
+
+  const external = (file) => ref.files[file].tensors.filter((t) => t.external && t.side_first);
+
+  async function sideValues(page, file, t, readSide) {
+    await resetCounters(page);
+    const shown = await previewValues(page, t.name);
+    const kind = kindOf(t.dtype);
+    assert.equal(shown.length, t.side_first.length, `${file} ${t.name}: first values`);
+    shown.forEach((raw, k) => assert.ok(sameValue(kind, raw, t.side_first[k]), `${file} ${t.name}: value ${k} shown ${raw}, reference ${t.side_first[k]}`));
+    const window = Number(await page.getAttribute('[data-testid=preview-bytes-read]', 'data-value'));
+    assert.equal(await readSide(), window, `${file} ${t.name}: bytes read for the preview`);
+  }
+
+  it('dropped together (either order), previews read only their window of the side file', async () => {
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    let previewed = 0;
+    for (const file of ['external.onnx', 'external-sub.onnx']) {
+      const sides = [...new Set(external(file).map((t) => path.join(base, t.external.location)))];
+      const onnxSize = fs.statSync(path.join(base, file)).size;
+      for (const list of [[path.join(base, file), ...sides], [...sides, path.join(base, file)]]) {
+        await dropFiles(page, list);
+        assert.equal(await waitForSettled(page), 'ready', file);
+        const listed = await readCounters(page);
+        assert.ok(listed.slicedBytes <= onnxSize, `${file}: listing sliced ${listed.slicedBytes} bytes (the model has ${onnxSize})`);
+        for (const t of external(file)) {
+          await sideValues(page, file, t, async () => (await readCounters(page)).slicedBytes);
+          previewed += 1;
+        }
+      }
+      await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/onnx-external-${file.replace(/\W+/g, '-')}-summary.png` });
+    }
+    assert.ok(previewed >= 8, `${previewed} previews`);
+    // The model alone: listed, and a preview names the side file to add.
+    await dropFile(page, path.join(base, 'external.onnx'));
+    assert.equal(await waitForSettled(page), 'ready');
+    const t = external('external.onnx')[0];
+    const e = await previewError(page, t.name);
+    assert.match(e, new RegExp(t.external.location.replace(/\./g, '\\.')), e);
+    assert.match(e, /drop both files together/, e);
+    await page.locator('[data-testid=preview]').screenshot({ path: `${screenshotDir}/onnx-external-missing.png` });
+    // A tensor past its side file's end: refused, an error in the checks.
+    await dropFiles(page, [path.join(base, 'external-outside.onnx'), path.join(base, 'external-outside.onnx.data')]);
+    assert.equal(await waitForSettled(page), 'ready');
+    const sideSize = fs.statSync(path.join(base, 'external-outside.onnx.data')).size;
+    assert.match(await previewError(page, 'outside'), new RegExp(`outside the ${sideSize}-byte side file`));
+    assert.match(await page.textContent('[data-testid=checks]'), /onnx-external-beyond-eof|lies outside/);
+    await page.locator('[data-testid=checks]').screenshot({ path: `${screenshotDir}/onnx-external-checks.png` });
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+
+  it('a pasted URL reads its sibling side file only for a preview, one request of the window', async () => {
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    for (const file of ['external.onnx', 'external-sub.onnx']) {
+      const start = server.requests.length;
+      await resetCounters(page);
+      await page.fill('[data-testid=url-input]', `${server.url}onnx/${file}`);
+      await page.click('[data-testid=url-open]');
+      assert.equal(await waitForSettled(page), 'ready', file);
+      const side = (from) => server.requests.slice(from).filter((r) => r.path.startsWith('/onnx/') && !r.path.endsWith('.onnx'));
+      assert.deepEqual(side(start), [], `${file}: the listing asked nothing of the side file`);
+      for (const t of external(file)) {
+        const from = server.requests.length;
+        await sideValues(page, file, t, async () => {
+          const got = side(from);
+          assert.equal(got.length, 1, `${file} ${t.name}: ${JSON.stringify(got)}`);
+          assert.ok(got[0].path.endsWith(t.external.location.replace(/^\.\//, '')), got[0].path);
+          return got[0].bytes;
+        });
+      }
+    }
+    await page.locator('[data-testid=preview]').screenshot({ path: `${screenshotDir}/onnx-external-remote-preview.png` });
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+});
+
 describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
   let browser; let server; let doc;
   before(async () => {
@@ -134,6 +241,65 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
       }
     }
     assert.ok(previewed >= 12, `${previewed} previews`);
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
+});
+
+/** A PyTorch repository over the mock Hub (tests/e2e/mock-hub.mjs): the repo URL pasted, its
+ * pytorch_model.bin (the reference script's 500 MB big.pt) picked from the listing, its tensors
+ * and pickle verdict shown from under 1 MiB of the file (the mock's log), and a preview of one
+ * tensor with the reference's values. */
+describe('a PyTorch repository over the mock Hub', { timeout: 10 * 60_000 }, () => {
+  let browser; let server; let hub; let repoDir; let doc;
+  before(async () => {
+    requireFile(path.join(dir, 'big.pt'), 'run tests/reference/torch_fixtures.py --big; scripts/test.sh does');
+    doc = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
+    repoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-torch-repo-'));
+    fs.symlinkSync(path.join(dir, 'big.pt'), path.join(repoDir, 'pytorch_model.bin'));
+    fs.writeFileSync(path.join(repoDir, 'README.md'), '# a PyTorch model\n');
+    server = await startAppServer();
+    hub = await startMockHub({ repos: { 'weightpeek/torch-model': { dir: repoDir } } });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close(); await server?.close(); await hub?.close();
+    if (repoDir) fs.rmSync(repoDir, { recursive: true, force: true });
+  });
+
+  it('lists pytorch_model.bin with its pickle verdict reading under 1 MiB', async () => {
+    const ref = doc.files['big.pt'];
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    await page.evaluate(() => { document.querySelector('details.hub-settings').open = true; });
+    await page.fill('[data-testid=hub-endpoint]', hub.endpoint);
+    await page.fill('[data-testid=url-input]', `${hub.endpoint}/weightpeek/torch-model`);
+    await page.click('[data-testid=url-open]');
+    await page.waitForSelector('[data-testid=repo-files] [data-path="pytorch_model.bin"]', { timeout: 30_000 });
+    hub.clearLog();
+    await resetCounters(page);
+    await page.click('[data-testid=repo-files] [data-path="pytorch_model.bin"]');
+    assert.equal(await waitForSettled(page, { timeout: 90_000 }), 'ready');
+    await hub.idle(10_000);
+    const bytes = hub.log.reduce((n, r) => n + r.bytes, 0);
+    const size = fs.statSync(path.join(dir, 'big.pt')).size;
+    assert.ok(bytes < 1024 * 1024, `listing read ${bytes} bytes of the ${size}-byte file: ${JSON.stringify(hub.log.map((r) => [r.server, r.range, r.bytes]))}`);
+    assert.equal(await page.getAttribute('[data-testid=tensor-count]', 'data-value'), String(ref.tensors.length));
+    assert.equal(await page.getAttribute('[data-testid=pickle-verdict]', 'data-value'), 'safe');
+    const j = await downloadJson(page);
+    assert.deepEqual(j.tensors.map((t) => t.name), ref.tensors.map((t) => t.name), 'names');
+    assert.deepEqual(j.tensors.map((t) => t.shape), ref.tensors.map((t) => t.shape), 'shapes');
+    await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/torch-hub-summary.png` });
+    // A preview: the window only (and the storage's local header), with the reference's values.
+    hub.clearLog();
+    const t = ref.tensors[3];
+    const shown = await previewValues(page, t.name);
+    shown.forEach((raw, k) => assert.ok(sameValue(kindOf(t.dtype), raw, t.first[k]), `${t.name}: value ${k} shown ${raw}, reference ${t.first[k]}`));
+    await hub.idle(10_000);
+    const window = Number(await page.getAttribute('[data-testid=preview-bytes-read]', 'data-value'));
+    const previewBytes = hub.log.reduce((n, r) => n + r.bytes, 0);
+    assert.ok(previewBytes <= window + 4096, `preview read ${previewBytes} bytes for a ${window}-byte window`);
+    await screenshot(page, 'torch-hub-preview');
+    console.log(`pytorch_model.bin (${size} bytes): listed from ${bytes} bytes; a ${window}-byte window read ${previewBytes} bytes`);
     assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
   });

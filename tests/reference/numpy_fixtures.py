@@ -2,16 +2,19 @@
 """NumPy files written with numpy itself, and what numpy reads back from them, for
 tests/numpy_files.rs: `.npy` arrays of every dtype weightpeek reads (and a Fortran-ordered, a
 big-endian, a scalar and an empty one), an `.npz` written by np.savez (stored members) and one by
-np.savez_compressed (deflated members).
+np.savez_compressed (deflated members), and big-compressed.npz (np.savez_compressed: a 4 MiB
+array of random floats, whose first rows are inflated from the start of its compressed bytes,
+and a small array after it).
 
 Writes DIR/<file> and DIR/expected.json:
   {"files": {file: {"tensors": [{"name", "dtype", "shape", "bytes", "previewable",
-    "first": [64 values as text], "last_row": [...]}]}}}
+    "deflated", "first": [64 values as text], "last_row": [...]}]}}}
 
 A tensor's shape is the array's shape, reversed for a Fortran-ordered array (weightpeek lists
 it as the transpose its bytes hold); its values are those of the array as its bytes lie
 (np.load, then .T for a Fortran-ordered one). Values as text: tests/reference/textvals.py.
-`previewable` is false for big-endian arrays and deflated members.
+`previewable` is false for big-endian arrays; `deflated` says the member is deflated (its
+values are read by inflating its compressed bytes).
 
 Usage: numpy_fixtures.py --out DIR
 """
@@ -34,7 +37,7 @@ RNG = np.random.default_rng(1313)
 FIRST = 64
 NAMES = {"<f4": "F32", "<f8": "F64", "<f2": "F16", "<i8": "I64", "<i4": "I32", "<i2": "I16",
          "|i1": "I8", "<u8": "U64", "<u4": "U32", "<u2": "U16", "|u1": "U8", "|b1": "BOOL",
-         "<c8": "C64"}
+         "<c8": "C64", "<c16": "C128"}
 
 
 def arrays() -> dict[str, np.ndarray]:
@@ -58,6 +61,7 @@ def arrays() -> dict[str, np.ndarray]:
         "bigendian": RNG.normal(size=(3, 4)).astype(">f4"),
         "scalar": np.array(1 / 3),
         "empty": np.zeros((0, 3), np.float32),
+        "c128": (RNG.normal(size=(3, 4)) + 1j * RNG.normal(scale=1e-200, size=(3, 4))),
     }
 
 
@@ -67,7 +71,7 @@ def describe(name: str, a: np.ndarray, deflated=False) -> dict:
     laid = a.T if a.flags.f_contiguous and not a.flags.c_contiguous and a.ndim > 1 else a
     e = dict(name=name, dtype=dt or f"{descr} (big-endian)" if descr.startswith(">") else dt,
              shape=list(laid.shape), bytes=int(a.nbytes),
-             previewable=bool(dt) and not deflated)
+             previewable=bool(dt), deflated=deflated)
     if e["dtype"] is None:
         e["dtype"] = descr
     if e["previewable"] and a.size:
@@ -89,11 +93,13 @@ def main() -> int:
         back = np.load(a.out / f"{name}.npy")
         assert back.dtype == arr.dtype and np.array_equal(back, arr, equal_nan=arr.dtype.kind in "fc")
         files[f"{name}.npy"] = dict(tensors=[describe("array", back)])
-    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "fortran", "scalar")}
+    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "c128", "fortran", "scalar")}
     some["layer/weight"] = RNG.normal(size=(2, 3)).astype(np.float32)  # a name with a slash
     np.savez(a.out / "weights.npz", **some)
     np.savez_compressed(a.out / "compressed.npz", **some)
-    for f, deflated in (("weights.npz", False), ("compressed.npz", True)):
+    np.savez_compressed(a.out / "big-compressed.npz", big=RNG.normal(size=(2048, 512)).astype(np.float32),
+                        after=np.arange(12, dtype=np.int64).reshape(3, 4))
+    for f, deflated in (("weights.npz", False), ("compressed.npz", True), ("big-compressed.npz", True)):
         with np.load(a.out / f) as z, zipfile.ZipFile(a.out / f) as zf:
             order = [n[:-4] for n in zf.namelist()]
             assert all(zf.getinfo(n + ".npy").compress_type == (8 if deflated else 0) for n in order)

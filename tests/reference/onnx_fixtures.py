@@ -6,14 +6,20 @@ Writing (onnx.helper, onnx.numpy_helper, onnx.save):
 
   dtypes.onnx        an initializer of every TensorProto data type weightpeek maps to a
                      safetensors dtype, in raw_data (NaN, infinities, -0.0 and the integer
-                     extremes among them), a scalar, an empty tensor, an odd-length F4 one, and
-                     the types it lists as unknown (STRING, COMPLEX128, INT4, UINT4, INT2) and
-                     FLOAT6E2M3 (listed, not previewed)
+                     extremes among them), a scalar, an empty tensor, an odd-length F4 one, a
+                     COMPLEX128 one (pairs of doubles), and the types it lists as unknown
+                     (STRING, INT4, UINT4, INT2) and FLOAT6E2M3 (listed, not previewed)
   data-fields.onnx   values in float_data, double_data (in place: packed little-endian; a
-                     COMPLEX128 one is in place but of a dtype weightpeek does not decode), and in
+                     COMPLEX128 one is in place: pairs of doubles), and in
                      int32_data, int64_data, uint64_data (varints: listed, not previewed), also
                      as a Constant node's value
-  external.onnx      initializers in a side file, external.onnx.data (listed, not previewed)
+  external.onnx      initializers in a side file, external.onnx.data (listed, not previewed
+                     alone; previewed from the side file opened with it)
+  external-sub.onnx  a side file in a subfolder (weights/external-sub.bin), tensors at offsets
+                     other than 0, a location spelled with ./
+  external-outside.onnx  one tensor inside its side file, one whose offset and length run past
+                     its end (the onnx package refuses it)
+  external-escape.onnx   locations outside the model's folder (../, absolute): never opened
   sparse.onnx        a sparse initializer next to a dense one
   subgraphs.onnx     If nodes (nested) and a Loop whose bodies hold Constants, inputs and outputs
                      with symbolic, unknown and no shapes, metadata_props, doc_string, domain,
@@ -37,7 +43,10 @@ float_data / double_data; elements × element size for varint fields (and for an
 tensor without a length key); the length key of an external tensor; string_data's bytes; a
 sparse tensor's values and indices together. Values (first 64 of the row-major tensor and
 the last row's first 64) are text as tests/reference/exact_values.py writes them, for the
-tensors weightpeek previews in place.
+tensors weightpeek previews in place. An external tensor also has `external` (location,
+offset) and either `side_first` / `side_last_row` (the values
+onnx.external_data_helper.load_external_data_for_tensor and to_array read from the side file)
+or `side_refused` (the onnx package's error).
 
 Metadata: onnx.ir_version, onnx.producer (name and version), onnx.domain, onnx.model_version,
 onnx.doc_string, onnx.opset.<domain or ai.onnx>, onnx.graph.name, onnx.graph.inputs and
@@ -70,7 +79,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, external_data_helper, helper, numpy_helper
 from safetensors.numpy import load_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -90,7 +99,7 @@ ST_NAME = {
     TensorProto.UINT16: "U16", TensorProto.INT16: "I16", TensorProto.INT32: "I32",
     TensorProto.INT64: "I64", TensorProto.BOOL: "BOOL", TensorProto.FLOAT16: "F16",
     TensorProto.DOUBLE: "F64", TensorProto.UINT32: "U32", TensorProto.UINT64: "U64",
-    TensorProto.COMPLEX64: "C64", TensorProto.BFLOAT16: "BF16",
+    TensorProto.COMPLEX64: "C64", TensorProto.COMPLEX128: "C128", TensorProto.BFLOAT16: "BF16",
     TensorProto.FLOAT8E4M3FN: "F8_E4M3", TensorProto.FLOAT8E4M3FNUZ: "F8_E4M3FNUZ",
     TensorProto.FLOAT8E5M2: "F8_E5M2", TensorProto.FLOAT8E5M2FNUZ: "F8_E5M2FNUZ",
     TensorProto.FLOAT4E2M1: "F4", TensorProto.FLOAT8E8M0: "F8_E8M0",
@@ -100,7 +109,7 @@ ST_NAME = {
 BITS = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8,
         "F8_E4M3FNUZ": 8, "F8_E5M2": 8, "F8_E5M2FNUZ": 8, "F8_E8M0": 8, "U16": 16, "I16": 16,
         "F16": 16, "BF16": 16, "U32": 32, "I32": 32, "F32": 32, "U64": 64, "I64": 64,
-        "F64": 64, "C64": 64}
+        "F64": 64, "C64": 64, "C128": 128}
 # weightpeek decodes these (not F6, whose packing it does not know).
 PREVIEWED = set(BITS) - {"F6_E2M3", "F6_E3M2"}
 
@@ -234,6 +243,41 @@ def write_external(path: Path) -> None:
     (path.parent / side).unlink(missing_ok=True)
     save(m, path, save_as_external_data=True, all_tensors_to_one_file=True, location=side,
          size_threshold=1024)
+
+
+def external_tensor(a: np.ndarray, name: str, location: str, offset: int, length: int) -> onnx.TensorProto:
+    """A tensor of `a`'s dtype and shape whose data is `length` bytes at `offset` of `location`."""
+    t = numpy_helper.from_array(a, name)
+    external_data_helper.set_external_data(t, location, offset=offset, length=length)
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    return t
+
+
+def write_external_sub(path: Path) -> None:
+    """A side file in a subfolder, its tensors at offsets that are not 0."""
+    side = Path("weights") / (path.stem + ".bin")
+    (path.parent / side.parent).mkdir(exist_ok=True)
+    a, b = floats(np.float16, (3, 40)), ints(np.int32, (2, 5, 7))
+    pad = b"\xee" * 24
+    (path.parent / side).write_bytes(pad + a.tobytes() + pad + b.tobytes())
+    inits = [external_tensor(a, "sub_f16", side.as_posix(), len(pad), a.nbytes),
+             external_tensor(b, "sub_i32", "./" + side.as_posix(), 2 * len(pad) + a.nbytes, b.nbytes)]
+    save(model_of(helper.make_graph([], "external-sub", [], [], initializer=inits)), path)
+
+
+def write_external_bad(path: Path) -> None:
+    """external-outside.onnx: one tensor inside its 72-byte side file, one past its end;
+    external-escape.onnx: a location outside the model's folder (never opened)."""
+    a = floats(np.float32, (4, 4), special=False)
+    side = path.name + ".data"
+    (path.parent / side).write_bytes(a.tobytes() + b"\0" * 8)
+    inits = [external_tensor(a, "inside", side, 0, 64), external_tensor(a, "outside", side, 60, 64)]
+    save(model_of(helper.make_graph([], "external-outside", [], [], initializer=inits)), path)
+    inits = [external_tensor(a, "escapes", "../escape.data", 0, 64),
+             external_tensor(a, "absolute", "/etc/hostname", 0, 64)]
+    save(model_of(helper.make_graph([], "external-escape", [], [], initializer=inits)),
+         path.parent / "external-escape.onnx")
 
 
 def write_sparse(path: Path) -> None:
@@ -403,7 +447,7 @@ def values(st: str, a: np.ndarray) -> tuple[list, list]:
 
 
 def describe(name: str, t: onnx.TensorProto, source: str, depth: int, arrays: dict,
-             sparse: onnx.SparseTensorProto | None = None) -> dict:
+             sparse: onnx.SparseTensorProto | None = None, base: Path = Path(".")) -> dict:
     st = ST_NAME.get(t.data_type)
     shape = list(sparse.dims) if sparse is not None else list(t.dims)
     elements = int(np.prod(shape, dtype=np.int64)) if shape else 1
@@ -414,6 +458,18 @@ def describe(name: str, t: onnx.TensorProto, source: str, depth: int, arrays: di
         in_place, why = False, "sparse"
     e = dict(name=name, dtype=dtype_label(t.data_type), shape=shape, elements=elements,
              bytes=nbytes, source=source, depth=depth, previewable=in_place, why=why)
+    if t.data_location == TensorProto.EXTERNAL and st is not None:
+        # The values the onnx package reads from the side file (or why it refuses to).
+        ext = {x.key: x.value for x in t.external_data}
+        e["external"] = dict(location=ext.get("location"), offset=int(ext.get("offset", 0)))
+        loaded = onnx.TensorProto()
+        loaded.CopyFrom(t)
+        try:
+            external_data_helper.load_external_data_for_tensor(loaded, str(base))
+            a = numpy_helper.to_array(loaded)
+            e["side_first"], e["side_last_row"] = values(st, a)
+        except Exception as exc:  # noqa: BLE001  (the refusal is the reference)
+            e["side_refused"] = f"{type(exc).__name__}: {exc}"
     if not in_place or st is None:
         return e
     if t.data_location != TensorProto.EXTERNAL:
@@ -426,18 +482,18 @@ def describe(name: str, t: onnx.TensorProto, source: str, depth: int, arrays: di
     return e
 
 
-def tensors_of(g: onnx.GraphProto, depth: int, out: list, arrays: dict) -> None:
+def tensors_of(g: onnx.GraphProto, depth: int, out: list, arrays: dict, base: Path) -> None:
     for node in g.node:
         for s in subgraphs_of(node):
-            tensors_of(s, depth + 1, out, arrays)
+            tensors_of(s, depth + 1, out, arrays, base)
         if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
             vals = [a for a in node.attribute if a.name == "value" and a.HasField("t")]
             if vals:
                 t = vals[-1].t
                 name = next((n for n in (node.output[0] if node.output else "", t.name, node.name) if n), "constant")
-                out.append(describe(name, t, "Constant", depth, arrays))
+                out.append(describe(name, t, "Constant", depth, arrays, base=base))
     for t in g.initializer:
-        out.append(describe(t.name, t, "Initializer", depth, arrays))
+        out.append(describe(t.name, t, "Initializer", depth, arrays, base=base))
     for sp in g.sparse_initializer:
         out.append(describe(sp.values.name or "sparse", sp.values, "SparseInitializer", depth, arrays, sparse=sp))
 
@@ -445,7 +501,7 @@ def tensors_of(g: onnx.GraphProto, depth: int, out: list, arrays: dict) -> None:
 def read(path: Path) -> tuple[dict, dict]:
     m = onnx.load(str(path), load_external_data=False)
     out, arrays = [], {}
-    tensors_of(m.graph, 0, out, arrays)
+    tensors_of(m.graph, 0, out, arrays, path.parent)
     return dict(path=str(path.resolve()), size=path.stat().st_size, metadata=metadata(m), tensors=out), arrays
 
 
@@ -483,11 +539,12 @@ def main() -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     writers = {"dtypes.onnx": write_dtypes, "data-fields.onnx": write_data_fields,
                "external.onnx": write_external, "sparse.onnx": write_sparse,
-               "subgraphs.onnx": write_subgraphs, "many.onnx": write_many, "large.onnx": write_large}
+               "subgraphs.onnx": write_subgraphs, "many.onnx": write_many, "large.onnx": write_large,
+               "external-sub.onnx": write_external_sub, "external-outside.onnx": write_external_bad}
     for name, w in writers.items():
         w(a.out / name)
     files, arrays = {}, {}
-    for name in list(writers) + REAL:
+    for name in list(writers) + ["external-escape.onnx"] + REAL:
         path = SILERO / name if name in REAL else a.out / name
         if not path.is_file():
             print(f"error: {path} missing", file=sys.stderr)

@@ -14,6 +14,10 @@ member's bytes at a multiple of 64 (torch's `FB` padding extra field). Cases:
                       tensor, tied weights (two names, one storage), a slice at a storage offset,
                       a transposed (strided) view, Parameters
   checkpoint.ckpt     a nested checkpoint: {"state_dict": ..., "optimizer": {...}, "epoch": 3}
+  optimizer.pt        a training checkpoint: {"model": ..., "optimizer": {"state": {i:
+                      {"step", "exp_avg", "exp_avg_sq"}}, "param_groups": [...]}, "epoch"}
+  lightning.ckpt      PyTorch Lightning's layout: {"state_dict": ..., "optimizer_states":
+                      [{"state": ..., "param_groups": ...}], "lr_schedulers": [...], ...}
   rezipped.pt         the same as state-dict.pt re-zipped by zipfile without padding
   zip64.pt            a small archive written with ZIP64 end records and ZIP64 extra fields
   legacy.pth          the legacy format (five pickles, then raw storages)
@@ -29,7 +33,12 @@ dotted paths of dict keys, list indexes and object attributes (`_parameters`, `_
 
 Writes DIR/<file> and DIR/expected.json:
   {"files": {file: {"path", "format", "tensors": [{"name", "dtype", "shape", "bytes",
-    "contiguous", "first": [64 values as text], "last_row": [...]}], "imports": [[module, name]]}}}
+    "contiguous", "first": [64 values as text], "last_row": [...]}], "imports": [[module, name]],
+    "optimizer_state": {"tensors", "values"}}}}
+
+The optimizer state is what the checkpoint's optimizer state dicts hold (found by the object's
+structure, not by names): the tensors under the top-level "optimizer" or
+"optimizer_state_dict" dict, and under each dict of Lightning's "optimizer_states" list.
 
 Usage: torch_fixtures.py --out DIR [--big]
 """
@@ -66,7 +75,7 @@ STORAGES = {
     "LongStorage": (np.int64, "I64"), "IntStorage": (np.int32, "I32"),
     "ShortStorage": (np.int16, "I16"), "CharStorage": (np.int8, "I8"),
     "ByteStorage": (np.uint8, "U8"), "BoolStorage": (np.bool_, "BOOL"),
-    "ComplexFloatStorage": (np.complex64, "C64"),
+    "ComplexFloatStorage": (np.complex64, "C64"), "ComplexDoubleStorage": (np.complex128, "C128"),
 }
 NP_TO_STORAGE = {np.dtype(v[0]): k for k, v in STORAGES.items()}
 
@@ -174,6 +183,9 @@ def state_dict():
     c.real, c.imag = RNG.normal(0, 1, 6), RNG.normal(0, 1, 6)
     sd["freqs_cis"] = t(s(c), (2, 3))
     sd["empty"] = t(s(np.zeros(0, np.float32)), (0, 4))
+    c2 = np.empty(8, np.complex128)
+    c2.real, c2.imag = RNG.normal(0, 1, 8), RNG.normal(0, 1e-300, 8)  # digits an f32 cannot hold
+    sd["freqs_cis_f64"] = t(s(c2), (2, 4))
     return sd
 
 
@@ -445,6 +457,51 @@ def read_zip(path: Path):
         return found, imports
 
 
+OPTIMIZER_KEYS = ("optimizer", "optimizer_state_dict")
+
+
+def optimizer_state(path: Path) -> dict:
+    """Tensors and values in the optimizer state dicts of a zip checkpoint's main pickle."""
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        main = min((n for n in names if n.endswith("data.pkl")), key=lambda n: n.count("/"))
+        stem = main[:-4]
+        obj = RefUnpickler(io.BytesIO(z.read(main)), lambda key, n: z.read(f"{stem}/{key}")[:n]).load()
+    subtrees = []
+    if isinstance(obj, dict):
+        subtrees += [obj[k] for k in OPTIMIZER_KEYS if isinstance(obj.get(k), dict)]
+        if isinstance(obj.get("optimizer_states"), (list, tuple)):
+            subtrees += [o for o in obj["optimizer_states"] if isinstance(o, dict)]
+    found = []
+    for sub in subtrees:
+        walk(sub, "", found, set())
+    return dict(tensors=len(found), values=int(sum(r.arr.size for _, r in found)))
+
+
+def training_state(k) -> dict:
+    """An Adam optimizer's state for two parameters of shapes (8, 16) and (8,)."""
+    s = lambda arr: Storage(str(next(k)), arr)
+    state = {}
+    for i, shape in enumerate([(8, 16), (8,)]):
+        n = int(np.prod(shape))
+        state[i] = {"step": t(s(np.array([100.0], np.float32)), ()),
+                    "exp_avg": t(s(RNG.normal(0, 0.01, n).astype(np.float32)), shape),
+                    "exp_avg_sq": t(s(RNG.random(n).astype(np.float32) * 1e-4), shape)}
+    return {"state": state, "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), "params": [0, 1]}]}
+
+
+def write_training(out: Path) -> None:
+    k = iter(range(2000, 3000))
+    s = lambda arr: Storage(str(next(k)), arr)
+    model = collections.OrderedDict()
+    model["fc.weight"] = t(s(RNG.normal(0, 0.1, (8, 16)).astype(np.float32)), (8, 16))
+    model["fc.bias"] = t(s(np.zeros(8, np.float32)), (8,))
+    write_torch_zip(out / "optimizer.pt", {"model": model, "optimizer": training_state(k), "epoch": 7})
+    write_torch_zip(out / "lightning.ckpt", {
+        "epoch": 1, "global_step": 10, "pytorch-lightning_version": "2.4.0", "state_dict": model,
+        "optimizer_states": [training_state(k)], "lr_schedulers": [{"step_size": 30}]})
+
+
 def read_legacy(path: Path):
     """torch/serialization.py _legacy_load's layout: three small pickles, the object (its
     storages by persistent id, one array per key), the list of keys, then each storage as an
@@ -497,6 +554,7 @@ def main() -> int:
         "state": {0: {"step": t(Storage("900", np.array([10.0], np.float32)), ())}},
         "param_groups": [{"lr": 0.001, "params": [0]}]}})
     write_zip64(a.out / "zip64.pt", sd)
+    write_training(a.out)
     write_legacy(a.out / "legacy.pth", sd)
     for kind in ("os-system", "eval", "import-only"):
         write_torch_zip(a.out / f"malicious-{kind}.pt", malicious(kind))
@@ -535,7 +593,8 @@ def main() -> int:
         is_zip = zipfile.is_zipfile(path)
         found, imports = read_zip(path) if is_zip else read_legacy(path)
         files[name] = dict(path=str(path), format="pytorch" if is_zip else "pytorch-legacy",
-                           tensors=describe(name, found, dtypes_of(found)), imports=imports)
+                           tensors=describe(name, found, dtypes_of(found)), imports=imports,
+                           optimizer_state=optimizer_state(path) if is_zip else dict(tensors=0, values=0))
     doc = dict(generator="tests/reference/torch_fixtures.py",
                versions={k: version(k) for k in ("numpy", "ml_dtypes")}, files=files,
                sharded=dict(dir=str(shards), parts=sharded))

@@ -207,7 +207,7 @@ fn every_data_type_maps() {
     for (id, onnx, st) in DATA_TYPES {
         let d = dtype_of(id);
         match st {
-            Some(s) => assert_eq!(d, DType::St(st_dtype(s).unwrap()), "{onnx}"),
+            Some(s) => assert_eq!(d, DType::St(any_dtype(s).unwrap()), "{onnx}"),
             None => assert_eq!(d, DType::StUnknown(onnx.into())),
         }
     }
@@ -289,9 +289,84 @@ fn data_that_is_not_in_place_is_marked() {
             tensor: 3,
             location: "weights.bin".into(),
             offset: 4096,
-            length: Some(16)
+            length: Some(16),
+            at: info.external[0].at,
+            problem: None,
         }]
     );
+    assert!(info.external[0].at > 0 && info.external[0].at < e.offset);
+}
+
+#[test]
+fn locations_outside_the_models_folder_are_never_opened() {
+    for bad in [
+        "../weights.bin",
+        "a/../../b",
+        "/etc/passwd",
+        "\\server\\share",
+        "C:\\w.bin",
+        "http://example.com/w",
+        "",
+        "w\u{0}.bin",
+        "..\\w.bin",
+    ] {
+        let why = location_problem(bad).unwrap_or_else(|| panic!("{bad:?} accepted"));
+        assert!(why.contains("never opened"), "{why}");
+    }
+    for good in ["w.bin", "./w.bin", "sub/w.bin", "model.onnx_data", "a..b"] {
+        assert_eq!(location_problem(good), None, "{good}");
+    }
+    assert_eq!(side_path("./sub//w.bin"), "sub/w.bin");
+}
+
+#[test]
+fn a_side_file_lifts_the_refusal_of_the_tensors_inside_it() {
+    let mk = |name: &str, off: u64| Tensor {
+        name: name.into(),
+        dtype: dtype_of(1),
+        shape: vec![4],
+        offset: off,
+        elements: Some(4),
+        bytes: Some(16),
+        note: None,
+    };
+    let tensors = [mk("a", 0), mk("b", 100)];
+    let ext = |tensor, offset| ExternalData {
+        tensor,
+        location: "w.bin".into(),
+        offset,
+        length: Some(16),
+        at: 9,
+        problem: None,
+    };
+    let base = OnnxInfo {
+        not_in_place: vec![(0, "x".into()), (1, "x".into())],
+        external: vec![ext(0, 0), ext(1, 100)],
+        ..Default::default()
+    };
+    // 64 bytes: a (0..16) is inside, b (100..116) is not.
+    let mut info = base.clone();
+    attach_side_file(&mut info, &tensors, "w.bin", "dir/w.bin", Some(64), 1);
+    assert!(info.not_in_place(0).is_none());
+    assert!(info
+        .not_in_place(1)
+        .unwrap()
+        .contains("outside the 64-byte side file"));
+    assert_eq!(
+        info.external[1].problem,
+        Some(SideProblem::Outside { size: 64 })
+    );
+    assert_eq!(info.side_file_of(0).map(|f| f.source), Some(1));
+    // Size unknown (remote): both preview; the server refuses a range past the end.
+    let mut info = base.clone();
+    attach_side_file(&mut info, &tensors, "w.bin", "w.bin", None, 1);
+    assert!(info.not_in_place.is_empty());
+    let mut info = base;
+    side_file_missing(&mut info, "w.bin", "\"w.bin\" was not given");
+    assert!(info
+        .not_in_place(1)
+        .unwrap()
+        .contains("\"w.bin\" was not given"));
 }
 
 #[test]

@@ -97,9 +97,62 @@ pub struct Archive {
     pub skipped: Vec<(String, u64, String)>,
     /// Tensors whose view is strided (not one byte range): `(index in Model::tensors, stride)`.
     pub strided: Vec<(usize, Vec<u64>)>,
-    /// Tensors whose values are not in the file as they are (a deflated `.npz` member): `(index,
-    /// why)`; previews refuse them with that text.
+    /// Tensors whose values are not in the file as they are: `(index, why)`; previews refuse
+    /// them with that text.
     pub not_in_place: Vec<(usize, String)>,
+    /// Tensors in deflated `.npz` members (`np.savez_compressed`): previews inflate the
+    /// member's compressed bytes up to their window.
+    pub deflated: Vec<DeflatedMember>,
+}
+
+/// An array inside a deflated zip member: its values are at `data_start` of the inflated
+/// member, whose compressed bytes are `compressed` bytes at `start` of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct DeflatedMember {
+    /// Index in [`Model::tensors`].
+    pub tensor: usize,
+    /// Absolute offset of the member's compressed bytes.
+    pub start: u64,
+    /// The member's compressed size.
+    pub compressed: u64,
+    /// The member's size inflated (the central directory's).
+    pub size: u64,
+    /// Offset of the array's first byte in the inflated member (after its `.npy` header).
+    pub data_start: u64,
+}
+
+/// Top-level keys of a training checkpoint under which an optimizer's `state_dict()` is saved:
+/// `optimizer` and `optimizer_state_dict` (PyTorch's recipes), `optimizer_states` (a list of
+/// them: PyTorch Lightning).
+pub const OPTIMIZER_KEYS: [&str; 3] = ["optimizer", "optimizer_state_dict", "optimizer_states"];
+
+/// Whether a tensor named `name` (a dotted path in the pickled object) is optimizer state, not
+/// a parameter of the model: it lies in an optimizer's `state` or `param_groups` under one of
+/// [`OPTIMIZER_KEYS`] at the top of the checkpoint (`optimizer.state.0.exp_avg`,
+/// `optimizer_states.0.state.3.momentum_buffer`).
+pub fn is_optimizer_state(name: &str) -> bool {
+    let mut seg = name.split('.');
+    let Some(first) = seg.next() else {
+        return false;
+    };
+    if !OPTIMIZER_KEYS.contains(&first) {
+        return false;
+    }
+    let next = match seg.next() {
+        // Lightning's list: optimizer_states.<i>.state…
+        Some(i) if first == "optimizer_states" && i.bytes().all(|b| b.is_ascii_digit()) => {
+            seg.next()
+        }
+        other => other,
+    };
+    matches!(next, Some("state" | "param_groups"))
+}
+
+impl Archive {
+    /// The deflated member holding tensor `index`, if it is in one.
+    pub fn deflated_of(&self, index: usize) -> Option<&DeflatedMember> {
+        self.deflated.iter().find(|d| d.tensor == index)
+    }
 }
 
 impl Archive {
@@ -840,4 +893,31 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
             header_size: keys.end,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_optimizer_state;
+
+    #[test]
+    fn optimizer_state_is_told_by_its_path() {
+        for yes in [
+            "optimizer.state.0.exp_avg",
+            "optimizer_state_dict.state.12.momentum_buffer",
+            "optimizer_states.0.state.3.exp_avg_sq",
+            "optimizer.param_groups.0.lr",
+        ] {
+            assert!(is_optimizer_state(yes), "{yes}");
+        }
+        for no in [
+            "model.optimizer.state.weight",
+            "optimizer.weight",
+            "optimizer_states.x.state.0",
+            "state_dict.fc.weight",
+            "optimizers.state.0",
+            "",
+        ] {
+            assert!(!is_optimizer_state(no), "{no}");
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! `persistent_id`; the legacy format adds `view_metadata`).
 
 use crate::format::pickle::{CallKind, Node, NodeId, Pickle};
-use crate::format::safetensors::st_dtype;
+use crate::format::safetensors::any_dtype;
 use crate::format::DType;
 
 /// Deepest nesting of containers followed from the root (state dicts are 2–6 deep).
@@ -24,7 +24,7 @@ pub const MAX_VISITS: usize = 4 << 20;
 /// `torch.<Name>Storage` (torch/storage.py `_dtype_to_storage_type_map`). Types without a
 /// safetensors name are kept as [`DType::StUnknown`] with their size.
 pub fn storage_dtype(name: &str) -> Option<(DType, u64)> {
-    let st = |n: &str| st_dtype(n).map(DType::St);
+    let st = |n: &str| any_dtype(n).map(DType::St);
     let (dtype, size) = match name {
         "FloatStorage" => (st("F32")?, 4),
         "DoubleStorage" => (st("F64")?, 8),
@@ -45,8 +45,8 @@ pub fn storage_dtype(name: &str) -> Option<(DType, u64)> {
         "Float8_e4m3fnuzStorage" => (st("F8_E4M3FNUZ")?, 1),
         "Float8_e5m2fnuzStorage" => (st("F8_E5M2FNUZ")?, 1),
         "Float8_e8m0fnuStorage" => (st("F8_E8M0")?, 1),
-        "ComplexDoubleStorage" => (DType::StUnknown("complex128".into()), 16),
-        "ComplexHalfStorage" => (DType::StUnknown("complex32".into()), 4),
+        "ComplexDoubleStorage" => (st("C128")?, 16),
+        "ComplexHalfStorage" => (st("C32")?, 4),
         "QInt8Storage" => (DType::StUnknown("qint8".into()), 1),
         "QUInt8Storage" => (DType::StUnknown("quint8".into()), 1),
         "QInt32Storage" => (DType::StUnknown("qint32".into()), 4),
@@ -61,7 +61,7 @@ pub fn storage_dtype(name: &str) -> Option<(DType, u64)> {
 /// A `torch.<dtype>` (the dtype argument of `_rebuild_tensor_v3`, which `torch.save` uses for
 /// dtypes without a typed storage class): element type and size.
 pub fn torch_dtype(name: &str) -> Option<(DType, u64)> {
-    let st = |n: &str| st_dtype(n).map(DType::St);
+    let st = |n: &str| any_dtype(n).map(DType::St);
     Some(match name {
         "float32" | "float" => (st("F32")?, 4),
         "float64" | "double" => (st("F64")?, 8),
@@ -82,8 +82,8 @@ pub fn torch_dtype(name: &str) -> Option<(DType, u64)> {
         "float8_e4m3fnuz" => (st("F8_E4M3FNUZ")?, 1),
         "float8_e5m2fnuz" => (st("F8_E5M2FNUZ")?, 1),
         "float8_e8m0fnu" => (st("F8_E8M0")?, 1),
-        "complex128" | "cdouble" => (DType::StUnknown("complex128".into()), 16),
-        "complex32" | "chalf" => (DType::StUnknown("complex32".into()), 4),
+        "complex128" | "cdouble" => (st("C128")?, 16),
+        "complex32" | "chalf" => (st("C32")?, 4),
         _ => return None,
     })
 }

@@ -29,10 +29,7 @@ pub fn text(p: &Preview) -> String {
         p.row_is
     );
     field(&mut o, WIDTH, "window", &pv::window_text(p));
-    o.push_str(&format!(
-        "  {}\n",
-        pv::bytes_read_text(p.bytes_read, p.window.tensor_bytes)
-    ));
+    o.push_str(&format!("  {}\n", escape(&pv::bytes_read_line(p))));
     if let Some(empty) = pv::empty_text(p) {
         o.push_str(&format!("  {empty}\n"));
         return o;
