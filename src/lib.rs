@@ -25,6 +25,7 @@
 
 pub mod check;
 pub mod dequant;
+pub mod edit;
 pub mod format;
 pub mod open;
 pub mod preview;

@@ -17,6 +17,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod edit;
 pub mod listing;
 pub mod memory;
 pub mod preview;
