@@ -5,7 +5,7 @@
 //! It also lists which keys the page offers to edit and how ([`editable`]).
 
 use crate::check::Finding;
-use crate::edit::{result_model, Change, ChangeKind, Plan};
+use crate::edit::{result_model, Change, ChangeKind, Edit, NewValue, Plan};
 use crate::format::{Model, Value, ValueType};
 use crate::summary;
 use crate::text::{self, escape};
@@ -173,6 +173,139 @@ pub fn element_text(m: &Model, key: &str, index: u64) -> Option<String> {
     input_text(&v)
 }
 
+/// The key of the chat template, which the editor always offers (adding it when absent).
+pub const TEMPLATE_KEY: &str = "tokenizer.chat_template";
+
+/// One key's editor state: its value as the input shows it, and whether it is to be removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormKey {
+    /// The key.
+    pub key: String,
+    /// Its type name (`–` for the chat template offered to a file without one).
+    pub ty: &'static str,
+    /// How it is edited.
+    pub editor: Editor,
+    /// The value's text as the file holds it (`None`: not in the file).
+    pub original: Option<String>,
+    /// The input's text now.
+    pub value: String,
+    /// Marked for removal.
+    pub delete: bool,
+}
+
+/// The editor's whole state, from which the edits are derived ([`EditForm::edits`]): one
+/// entry per key (plus the chat template when the file has none), the array elements set, and
+/// the keys added.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EditForm {
+    /// The file's keys in file order (arrays included, edited by element).
+    pub keys: Vec<FormKey>,
+    /// Array elements set: (key, index, value text), in the order set (a later one for the
+    /// same element wins).
+    pub elements: Vec<(String, u64, String)>,
+    /// Keys added: (key, type or `None` for "from the value", value text).
+    pub added: Vec<(String, Option<ValueType>, String)>,
+}
+
+impl EditForm {
+    /// The form for `m`: every key with its current value; the chat template offered empty
+    /// when the file has none.
+    pub fn new(m: &Model) -> EditForm {
+        let mut keys: Vec<FormKey> = editable(m)
+            .into_iter()
+            .map(|k| {
+                let original = match &k.editor {
+                    Editor::Line(t) | Editor::Area(t) => Some(t.clone()),
+                    Editor::Elements { .. } => None,
+                };
+                FormKey {
+                    value: original.clone().unwrap_or_default(),
+                    original,
+                    ty: k.ty,
+                    key: k.key,
+                    editor: k.editor,
+                    delete: false,
+                }
+            })
+            .collect();
+        if let Some(k) = keys.iter_mut().find(|k| k.key == TEMPLATE_KEY) {
+            if let Editor::Line(t) = &k.editor {
+                // Always in a textarea, however short.
+                k.editor = Editor::Area(t.clone());
+            }
+        } else {
+            keys.push(FormKey {
+                key: TEMPLATE_KEY.to_string(),
+                ty: "–",
+                editor: Editor::Area(String::new()),
+                original: None,
+                value: String::new(),
+                delete: false,
+            });
+        }
+        EditForm {
+            keys,
+            elements: Vec::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// The edits the form describes, in this order: removals, changed values (a STRING in a
+    /// textarea taken verbatim; a chat template offered to a file without one added when it is
+    /// not empty), array elements, added keys.
+    pub fn edits(&self) -> Vec<Edit> {
+        let mut out = Vec::new();
+        for k in &self.keys {
+            if k.delete && k.original.is_some() {
+                out.push(Edit::Delete { key: k.key.clone() });
+            }
+        }
+        for k in self.keys.iter().filter(|k| !k.delete) {
+            let changed = match &k.original {
+                Some(o) => *o != k.value,
+                None => !k.value.is_empty() && !matches!(k.editor, Editor::Elements { .. }),
+            };
+            if !changed {
+                continue;
+            }
+            let verbatim = matches!(k.editor, Editor::Area(_)) || k.ty == ValueType::String.name();
+            out.push(Edit::Set {
+                key: k.key.clone(),
+                ty: None,
+                value: if verbatim {
+                    NewValue::Verbatim(k.value.clone())
+                } else {
+                    NewValue::Text(k.value.clone())
+                },
+            });
+        }
+        for (key, index, value) in &self.elements {
+            out.push(Edit::SetElement {
+                key: key.clone(),
+                index: *index,
+                value: value.clone(),
+            });
+        }
+        for (key, ty, value) in &self.added {
+            out.push(Edit::Set {
+                key: key.clone(),
+                ty: *ty,
+                value: NewValue::Text(value.clone()),
+            });
+        }
+        out
+    }
+}
+
+/// The saved file's name: `model.gguf` → `model.edited.gguf`.
+pub fn edited_file_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.strip_suffix(".gguf") {
+        Some(stem) => format!("{stem}.edited.gguf"),
+        None => format!("{base}.edited.gguf"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +314,46 @@ mod tests {
     fn line_numbers_count_newlines() {
         assert_eq!(line_numbers("a"), "1");
         assert_eq!(line_numbers("a\nb\n"), "1\n2\n3");
+    }
+
+    #[test]
+    fn the_form_gives_edits_only_for_what_changed() {
+        use crate::view::testutil::{gguf, Kv};
+        let bytes = gguf(
+            &[
+                ("general.architecture", Kv::Str("llama")),
+                ("llama.block_count", Kv::U32(2)),
+                ("tokenizer.ggml.token_type", Kv::I32Array(vec![3, 1])),
+            ],
+            &[("a", 0, vec![4], 16)],
+        );
+        let m = crate::source::parse_bytes(&bytes).unwrap();
+        let mut f = EditForm::new(&m);
+        assert!(f.edits().is_empty(), "an untouched form edits nothing");
+        let t = f.keys.iter().position(|k| k.key == TEMPLATE_KEY).unwrap();
+        f.keys[t].value = "{{ x }}".into();
+        f.keys[0].delete = true;
+        f.added.push(("new.k".into(), None, "3".into()));
+        let e = f.edits();
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(matches!(&e[0], Edit::Delete { key } if *key == f.keys[0].key));
+        assert!(
+            matches!(&e[1], Edit::Set { key, value: NewValue::Verbatim(v), .. } if key == TEMPLATE_KEY && v == "{{ x }}")
+        );
+        assert!(
+            matches!(&e[2], Edit::Set { key, ty: None, value: NewValue::Text(v) } if key == "new.k" && v == "3")
+        );
+        f.keys[1].value = "4".into();
+        f.elements
+            .push(("tokenizer.ggml.token_type".into(), 1, "3".into()));
+        let p = crate::edit::plan(&m.bytes, m.file_size, &f.edits()).unwrap();
+        let r = review("m.gguf", &m, "m.edited.gguf", &p);
+        let kinds: Vec<&str> = r.changes.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["removed", "changed", "added", "changed", "added"]);
+        assert_eq!(r.changes[3].name, "tokenizer.ggml.token_type[1]");
+        assert_eq!(r.compare.counts.keys_removed, 1);
+        assert_eq!(r.compare.counts.keys_added, 2);
+        assert_eq!(r.compare.counts.keys_changed, 2);
+        assert_eq!(edited_file_name("dir/m.gguf"), "m.edited.gguf");
     }
 }
