@@ -759,5 +759,21 @@ fn the_cli_refuses_to_overwrite_its_input_and_writes_nothing_on_a_bad_edit() {
     let m = parsed(&std::fs::read(&out).unwrap());
     assert!(m.get("new.k").is_none());
     assert_eq!(m.get("t.u8"), Some(&Value::U8(9)));
+    // File-derived and typed text is printed escaped.
+    std::fs::remove_file(&out).unwrap();
+    let run = bin()
+        .arg("edit")
+        .arg(&f)
+        .arg(&out)
+        .args(["--set", "general.name=x\u{1b}[31m\u{202e}y"])
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{202e}'),
+        "{stdout}"
+    );
+    assert!(stdout.contains("x\\u{1b}[31m\\u{202e}y"), "{stdout}");
     std::fs::remove_dir_all(dir).ok();
 }
