@@ -74,6 +74,8 @@ struct State {
     last_url: RefCell<Option<String>>,
     /// The open editor's listeners (built on "Open the editor").
     editor_listeners: RefCell<Vec<EventListener>>,
+    /// The last review's "Show all" listeners (replaced by the next review).
+    review_listeners: RefCell<Vec<EventListener>>,
 }
 
 /// Removes the card (a new model is being opened).
@@ -135,6 +137,7 @@ pub(super) fn show(root: &Element, name: &str, model: Rc<Model>, file: Blob) {
         card: card.clone(),
         last_url: RefCell::new(None),
         editor_listeners: RefCell::new(Vec::new()),
+        review_listeners: RefCell::new(Vec::new()),
     });
     let mut ls = Vec::new();
     {
@@ -591,7 +594,7 @@ fn draw_review(s: &State, p: &Plan) {
     attr(&checks, "data-testid", "edit-checks");
     append(&s.review, &checks);
     // The "Show all" listeners live until the next review (or the card goes).
-    s.editor_listeners.borrow_mut().extend(ls);
+    *s.review_listeners.borrow_mut() = ls;
 }
 
 /// Saves `new Blob([header, file.slice(data_offset)])` as `<name>.edited.gguf`.
