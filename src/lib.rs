@@ -11,6 +11,8 @@
 //! - [`open`]: opening a model: what the given files are, one file or a set, read through the
 //!   one driver, merged, with what is missing or does not belong ([`format::SetInfo`]).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
+//! - [`edit`]: the GGUF header editor: the new header bytes for a list of edits (the data
+//!   section follows unchanged), and the CLI's streamed write.
 //! - [`dequant`]: decode tensor bytes (every ggml type, every safetensors dtype) to `f32`, bit for
 //!   bit as ggml / numpy / ml_dtypes do, and the byte window covering a range of rows.
 //! - [`preview`]: a tensor's values for a window of rows/columns: the byte range to read, read
@@ -21,10 +23,11 @@
 //! - `web` (wasm32 only): the DOM layer.
 //!
 //! Imports point one way: `format` → `text` → `check`, `dequant`, `source` → `open`, `preview`,
-//! `remote` → `summary` → `view` → the shells (`web`, the CLI in `src/bin`).
+//! `remote`, `edit` → `summary` → `view` → the shells (`web`, the CLI in `src/bin`).
 
 pub mod check;
 pub mod dequant;
+pub mod edit;
 pub mod format;
 pub mod open;
 pub mod preview;

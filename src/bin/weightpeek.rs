@@ -18,7 +18,12 @@ fn main() -> std::process::ExitCode {
 fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
+#[path = "weightpeek/edit.rs"]
+mod edit;
+
+#[cfg(not(target_arch = "wasm32"))]
 mod cli {
+    use super::edit;
     use std::io::Write;
     use std::path::PathBuf;
     use std::process::ExitCode;
@@ -181,6 +186,9 @@ mod cli {
                     ExitCode::from(2)
                 }
             };
+        }
+        if std::env::args_os().nth(1).is_some_and(|a| a == "edit") {
+            return edit::main(std::env::args_os().skip(1));
         }
         if std::env::args_os().nth(1).is_some_and(|a| a == "diff") {
             let args = DiffArgs::parse_from(std::env::args_os().skip(1));

@@ -24,6 +24,7 @@ pub mod checks;
 pub mod cli;
 pub mod colors;
 pub mod compare;
+pub mod edit;
 pub mod export;
 pub mod facts;
 pub mod fit;

@@ -219,7 +219,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
     CARD.with(|c| *c.borrow_mut() = Some(card));
 }
 
-fn table(class: &str, heads: &[&str]) -> (Element, Element) {
+pub(super) fn table(class: &str, heads: &[&str]) -> (Element, Element) {
     let wrap = el_class(
         "div",
         &format!("table-scroll compare-scroll {class}-scroll"),
@@ -241,7 +241,7 @@ fn table(class: &str, heads: &[&str]) -> (Element, Element) {
 }
 
 /// A list section (metadata or tensors): heading, capped rows, "Show all" button.
-fn row_list(
+pub(super) fn row_list(
     parent: &Element,
     title: &str,
     testid: &str,

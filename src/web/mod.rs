@@ -15,6 +15,7 @@
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
 //!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
+//!   [`edit`]: the "Edit header" card of a local GGUF file (page only);
 //!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
 //!   JavaScript API (`inspect`, `preview`). www/weightpeek.js is the module around both.
 
@@ -23,6 +24,7 @@ mod blob;
 mod checks;
 mod compare;
 mod dom;
+mod edit;
 mod export;
 mod histogram;
 mod http;
@@ -204,6 +206,7 @@ impl App {
         let g = self.generation.get() + 1;
         self.generation.set(g);
         compare::forget();
+        edit::forget();
         self.view.borrow_mut().take();
         dom::clear(&self.report_root);
         self.show_error(None);
@@ -254,6 +257,11 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
     remote::clear_page_url();
     let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
     let name = load::display_name(&names, true);
+    // One file alone can have its header edited (never a set of parts merged into one).
+    let alone = match files.as_slice() {
+        [(_, blob)] => Some(blob.clone()),
+        _ => None,
+    };
     let size = files
         .iter()
         .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
@@ -282,14 +290,20 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 if let Some(e) = &model.error {
                     app.show_error(Some(facts::partial_error_text(e)));
                 }
+                let editable = model.format == crate::format::Format::Gguf
+                    && model.error.is_none()
+                    && model.parts.is_empty();
                 let view = report::Report::show_with_source(
                     &app.report_root,
                     &opened.name,
-                    model,
+                    model.clone(),
                     &opened.stats,
                     Some(opened.source),
                 );
                 *app.view.borrow_mut() = Some(view);
+                if let (true, Some(blob)) = (editable, alone) {
+                    edit::show(&app.report_root, &opened.name, model, blob);
+                }
                 set_body_data("state", if failed { "error" } else { "ready" });
             }
         }

@@ -18,6 +18,7 @@
 pub mod check;
 pub mod diff;
 pub mod fit;
+pub mod edit;
 pub mod listing;
 pub mod memory;
 pub mod preview;
