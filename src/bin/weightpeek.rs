@@ -22,8 +22,12 @@ fn main() {}
 mod edit;
 
 #[cfg(not(target_arch = "wasm32"))]
+#[path = "weightpeek/fit.rs"]
+mod fit;
+
+#[cfg(not(target_arch = "wasm32"))]
 mod cli {
-    use super::edit;
+    use super::{edit, fit};
     use std::io::Write;
     use std::path::PathBuf;
     use std::process::ExitCode;
@@ -135,50 +139,9 @@ mod cli {
         json: bool,
     }
 
-    /// `weightpeek fit MODEL|URL|REPO --gpu SIZE [--gpu SIZE] --ram SIZE [--ctx N] [--kv TYPE]
-    /// [--json]`: where llama.cpp would put every layer on these devices, the command line
-    /// that does it, and for a repo one row per GGUF model.
-    #[derive(Parser, Debug)]
-    #[command(
-        name = "weightpeek fit",
-        bin_name = "weightpeek fit",
-        after_help = "Exit status: 0 the model fits entirely on the GPUs (a repo: at least one model does); 1 it fits only with part in system RAM (or no GPU was given); 3 it does not fit at all (a repo: none fits, or none could be planned); 2 it cannot be opened, or bad usage."
-    )]
-    struct FitArgs {
-        /// A GGUF file (or one part of a split set), its URL, or a Hub repo id owner/repo[@revision]
-        /// (plans every GGUF model of the repo, reading only their headers).
-        #[arg(value_name = "MODEL|URL|REPO")]
-        input: String,
-        /// A GPU's free memory (24GiB, 12 GB, 8192MiB, or a card: rtx4090, rtx3060, a100-80, …);
-        /// repeat for several GPUs in llama.cpp's device order. Default: one 8 GiB GPU; --gpu 0 for none.
-        #[arg(long, value_name = "SIZE")]
-        gpu: Vec<String>,
-        /// System RAM.
-        #[arg(long, value_name = "SIZE", default_value = "16GiB")]
-        ram: String,
-        /// Context length in tokens (default: the model's own).
-        #[arg(long, value_name = "TOKENS")]
-        ctx: Option<u64>,
-        /// KV cache type: f16, q8_0 or q4_0.
-        #[arg(long, value_name = "TYPE", default_value = "f16")]
-        kv: String,
-        /// Memory kept free on every GPU (llama.cpp's --fit margin).
-        #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-        margin: String,
-        /// With a repo id: plan only this model file.
-        #[arg(long, value_name = "NAME")]
-        file: Option<String>,
-        /// Hub access token (default: $HF_TOKEN); sent only to the Hub endpoint.
-        #[arg(long, value_name = "TOKEN")]
-        token: Option<String>,
-        /// Print the plan (or the repo table) as JSON.
-        #[arg(long)]
-        json: bool,
-    }
-
     pub fn main() -> ExitCode {
         if std::env::args_os().nth(1).is_some_and(|a| a == "fit") {
-            let args = FitArgs::parse_from(std::env::args_os().skip(1));
+            let args = fit::FitArgs::parse_from(std::env::args_os().skip(1));
             return match fit::run(&args) {
                 Ok(code) => code,
                 Err(e) => {
@@ -220,7 +183,7 @@ mod cli {
 
     /// What the command line named, opened: a model (local files or remote ones), or a
     /// repository's list of models to pick from.
-    enum Loaded {
+    pub(crate) enum Loaded {
         Local(Opened<FileSource>),
         Remote(Opened<NetSource>),
         Listing { repo: Repo, entries: Vec<Entry> },
@@ -228,7 +191,7 @@ mod cli {
 
     /// The Hub endpoint (`HF_ENDPOINT`, as the Hub's own tools read it) and the token
     /// (`--token`, else `HF_TOKEN`).
-    fn hub_settings(token: Option<&str>) -> Result<(String, Option<String>), String> {
+    pub(crate) fn hub_settings(token: Option<&str>) -> Result<(String, Option<String>), String> {
         let endpoint = endpoint_or_default(std::env::var("HF_ENDPOINT").ok().as_deref());
         let lower = endpoint.to_ascii_lowercase();
         if !(lower.starts_with("http://") || lower.starts_with("https://"))
@@ -246,7 +209,7 @@ mod cli {
     }
 
     /// A line on stderr; a closed stderr is not an error (nothing to tell it to).
-    fn warn(line: &str) {
+    pub(crate) fn warn(line: &str) {
         let _ = writeln!(std::io::stderr(), "{line}");
     }
 
@@ -279,7 +242,7 @@ mod cli {
     /// The read options of the CLI: the config of a quantised safetensors layout (unless
     /// `--config` names one) and the small tensors whose data holds logical shapes.
     /// [`options`] with `wants` deciding whether to read `config.json`.
-    fn options_wanting(
+    pub(crate) fn options_wanting(
         explicit_config: bool,
         wants: fn(&weightpeek::format::Model) -> bool,
     ) -> read::Options {
@@ -305,7 +268,7 @@ mod cli {
     }
 
     /// [`load`] with `wants` deciding whether to read the model's `config.json`.
-    fn load_wanting(
+    pub(crate) fn load_wanting(
         inputs: &[String],
         file: Option<&str>,
         config: Option<&std::path::Path>,
@@ -417,7 +380,7 @@ mod cli {
     }
 
     /// Writes a whole output to stdout (a closed pipe is not an error: [`finish_output`]).
-    fn print(text: &str) -> Result<(), String> {
+    pub(crate) fn print(text: &str) -> Result<(), String> {
         let mut out = std::io::stdout().lock();
         finish_output(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
     }
@@ -626,144 +589,5 @@ mod cli {
             render::preview::text(&p)
         })?;
         Ok(ExitCode::SUCCESS)
-    }
-
-    /// `weightpeek fit`: choose the devices, open the model (or each model of a repo), draw
-    /// the plan.
-    mod fit {
-        use std::process::ExitCode;
-        use std::sync::Arc;
-
-        use weightpeek::open::native::NetOpener;
-        use weightpeek::open::read;
-        use weightpeek::remote::shards::EntryKind;
-        use weightpeek::source::block_on;
-        use weightpeek::source::net::Client;
-        use weightpeek::summary::fit::{self, Devices, FitOptions};
-        use weightpeek::summary::memory::KvType;
-        use weightpeek::view::cli as render;
-        use weightpeek::view::fit as fit_view;
-
-        use super::{hub_settings, load_wanting, options_wanting, print, FitArgs, Loaded};
-
-        /// Most models of a repository opened at once.
-        const CONCURRENT_OPENS: usize = 4;
-
-        fn devices(args: &FitArgs) -> Result<Devices, String> {
-            let mut d = fit::default_devices();
-            if !args.gpu.is_empty() {
-                d.gpus = args
-                    .gpu
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| fit::devices::gpu(g, i).map_err(|e| format!("--gpu: {e}")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                d.gpus.retain(|g| g.bytes > 0);
-            }
-            d.ram = fit::parse_size(&args.ram).map_err(|e| format!("--ram: {e}"))?;
-            Ok(d)
-        }
-
-        pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
-            let devices = devices(args)?;
-            let opts = FitOptions {
-                context: args.ctx,
-                kv: KvType::parse(&args.kv)
-                    .ok_or_else(|| format!("--kv {}: use f16, q8_0 or q4_0", args.kv))?,
-                margin: fit::parse_size(&args.margin).map_err(|e| format!("--margin: {e}"))?,
-            };
-            if args.ctx == Some(0) {
-                return Err("--ctx 0: a context needs at least 1 token".into());
-            }
-            let inputs = std::slice::from_ref(&args.input);
-            let (name, model) = match load_wanting(
-                inputs,
-                args.file.as_deref(),
-                None,
-                args.token.as_deref(),
-                fit::wants_config,
-            )? {
-                Loaded::Local(o) => (args.input.clone(), o.model),
-                Loaded::Remote(o) => (o.name.clone(), o.model),
-                Loaded::Listing { repo, entries } => {
-                    let (endpoint, token) = hub_settings(args.token.as_deref())?;
-                    let client = Client::new(endpoint.clone(), token);
-                    let ggufs: Vec<_> = entries
-                        .iter()
-                        .filter(|e| matches!(e.kind, EntryKind::Gguf | EntryKind::GgufSplit))
-                        .collect();
-                    let mut results = Vec::new();
-                    for chunk in ggufs.chunks(CONCURRENT_OPENS) {
-                        let opened: Vec<_> = std::thread::scope(|s| {
-                            let handles: Vec<_> = chunk
-                                .iter()
-                                .map(|e| {
-                                    let client = Arc::clone(&client);
-                                    let given: Vec<(String, String)> = e
-                                        .files
-                                        .iter()
-                                        .map(|p| (p.clone(), repo.resolve_url(&endpoint, p)))
-                                        .collect();
-                                    s.spawn(move || {
-                                        let names: Vec<String> =
-                                            given.iter().map(|(n, _)| n.clone()).collect();
-                                        let opener = NetOpener::new(client, &given);
-                                        block_on(read::open(
-                                            &opener,
-                                            &names,
-                                            options_wanting(false, fit::wants_config),
-                                        ))
-                                        .map(|o| o.model)
-                                        .map_err(|e| e.to_string())
-                                    })
-                                })
-                                .collect();
-                            handles
-                                .into_iter()
-                                .map(|h| {
-                                    h.join()
-                                        .unwrap_or_else(|_| Err("the reader stopped".into()))
-                                })
-                                .collect()
-                        });
-                        for (e, m) in chunk.iter().zip(opened) {
-                            let file = e.files.first().cloned().unwrap_or_default();
-                            let plan = m.and_then(|m| {
-                                fit::plan(&m, &file, &devices, &opts).map_err(|e| e.to_string())
-                            });
-                            results.push((e.label.clone(), e.size, plan));
-                        }
-                    }
-                    let rows = fit_view::repo_rows(results);
-                    print(&if args.json {
-                        render::json(
-                            &serde_json::json!({ "repo": repo, "devices": devices, "models": rows }),
-                        )
-                    } else {
-                        render::fit::repo_text(&repo.id, &rows)
-                    })?;
-                    return Ok(ExitCode::from(fit_view::exit_status(
-                        rows.iter().filter_map(|r| r.fits),
-                    )));
-                }
-            };
-            let file = weightpeek::open::recognise::file_name(&name).to_string();
-            let shown = if std::path::Path::new(&name).exists() {
-                name.clone()
-            } else {
-                file
-            };
-            match fit::plan(&model, &shown, &devices, &opts) {
-                Ok(p) => {
-                    print(&if args.json {
-                        render::json(&p)
-                    } else {
-                        render::fit::text(&name, &p)
-                    })?;
-                    Ok(ExitCode::from(fit_view::exit_status([p.fits])))
-                }
-                Err(e) => Err(format!("{name}: {e}")),
-            }
-        }
     }
 }
