@@ -327,7 +327,13 @@ pub fn repo_cells(r: &RepoRow) -> [String; 6] {
         r.verdict.clone(),
         r.gpu_layers.map_or_else(|| "–".into(), |n| n.to_string()),
         r.max_context_gpu.map_or_else(
-            || if r.fits.is_some() { "none".into() } else { "–".into() },
+            || {
+                if r.fits.is_some() {
+                    "none".into()
+                } else {
+                    "–".into()
+                }
+            },
             |c| format!("{} tokens", text::thousands(c)),
         ),
         r.command.clone().unwrap_or_else(|| "–".into()),
@@ -417,7 +423,10 @@ impl Settings {
         let mut q: Vec<(&'static str, String)> = if self.gpus.is_empty() {
             vec![("gpu", "0".into())]
         } else {
-            self.gpus.iter().map(|g| ("gpu", g.trim().to_string())).collect()
+            self.gpus
+                .iter()
+                .map(|g| ("gpu", g.trim().to_string()))
+                .collect()
         };
         q.push(("ram", self.ram.trim().to_string()));
         if !self.ctx.trim().is_empty() {
@@ -510,7 +519,10 @@ pub fn cli_args(s: &Settings) -> String {
     let mut a: Vec<String> = if s.gpus.is_empty() {
         vec!["--gpu 0".into()]
     } else {
-        s.gpus.iter().map(|g| format!("--gpu {}", word(g))).collect()
+        s.gpus
+            .iter()
+            .map(|g| format!("--gpu {}", word(g)))
+            .collect()
     };
     a.push(format!("--ram {}", word(&s.ram)));
     if let Some(c) = parse_context(&s.ctx).tokens {
@@ -542,10 +554,7 @@ mod tests {
         );
         let back = Settings::from_query(q.iter().map(|(k, v)| (*k, v.as_str())));
         assert_eq!(back, Some(s.clone()));
-        let none = Settings {
-            gpus: vec![],
-            ..s
-        };
+        let none = Settings { gpus: vec![], ..s };
         let q = none.to_query();
         assert_eq!(q[0], ("gpu", "0".to_string()));
         assert_eq!(
@@ -620,6 +629,12 @@ mod tests {
         let rows = repo_rows(vec![err("a", 5), err("b", 9)]);
         assert_eq!(rows[0].label, "b");
         assert!(rows.iter().all(|r| !r.pick));
+        // A model without a plan shows its error and dashes, never a made-up figure.
+        let cells = repo_cells(&rows[0]);
+        assert_eq!(cells[0], "b");
+        assert_eq!(cells[2], "no plan");
+        assert_eq!(&cells[3..], ["–", "–", "–"]);
+        assert_eq!(fits_name(Fits::Offload), "offload");
         assert_eq!(exit_status([Fits::No, Fits::Offload]), 1);
         assert_eq!(exit_status([]), 3);
     }
