@@ -508,8 +508,10 @@ fn copy_button(
     attr(&copy, "data-testid", testid);
     attr(&copy, "title", "copy the command line to the clipboard");
     append(parent, &copy);
-    let status = el_class("span", "muted copy-status");
+    // Not `.copy-status`: the tokenizer card's status is found by that class.
+    let status = el_class("span", "muted fit-copy-status");
     attr(&status, "aria-live", "polite");
+    attr(&status, "data-testid", &format!("{testid}-status"));
     append(parent, &status);
     let cleared = cleared.clone();
     ls.push(EventListener::new(&copy, "click", move |_| {

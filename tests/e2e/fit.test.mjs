@@ -172,6 +172,11 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     assert.equal(shown.devices[1].name, 'GPU 1: RTX 3060 (12 GiB)');
     assert.match(shown.command, /-ctk q8_0 -ctv q8_0/);
     assert.ok(before !== null);
+    // The copy button puts the command line on the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.click('[data-testid=fit-copy]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=fit-copy-status]')?.textContent === 'copied', null, { timeout: 5_000 });
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), want.command, 'clipboard holds the command line');
     const counters = await readCounters(page);
     assert.equal(counters.slicedBytes, 0, 'recomputing read nothing of the file');
     assert.equal(counters.readBytes, 0, 'recomputing read nothing of the file');
