@@ -241,13 +241,96 @@ export function preview(
   options?: Options,
 ): Promise<TensorPreview>;
 
+/** A GPU for fit(): its free memory as bytes or a size ("24GiB", "12 GB", a card such as
+ * "rtx4090"); `name` defaults to "GPU i" (or "GPU i: <card>"). A bare size works too. */
+export type FitGpu = { name?: string; bytes: number } | { name?: string; size: string } | string | number;
+
+/** What fit() places onto. */
+export interface FitDevices {
+  /** GPUs in llama.cpp's device order; default one 8 GiB GPU; [] for none. */
+  gpus?: FitGpu[];
+  /** System RAM: bytes or a size; default 16 GiB. */
+  ram?: number | string;
+}
+
+export interface FitOptions extends Options {
+  /** Context length in tokens; default the model's own. */
+  context?: number;
+  /** KV cache type; default "f16". */
+  kv?: "f16" | "q8_0" | "q4_0";
+  /** Bytes (or a size) kept free on every GPU; default 1 GiB (llama.cpp's --fit margin). */
+  margin?: number | string;
+}
+
+/** What the plan puts on one device (bytes). */
+export interface DeviceLoad {
+  weights: number;
+  kv: number;
+  compute: number;
+  /** Repeating layers (blk.N) on it. */
+  layers: number[];
+  /** Whether it holds the output layer. */
+  output: boolean;
+  [field: string]: unknown;
+}
+
+/** One device of a plan: "GPU 0" … then "RAM". */
+export interface DeviceUse {
+  name: string;
+  free_bytes: number;
+  /** free − margin for a GPU; all of it for the RAM. */
+  budget_bytes: number;
+  /** weights + KV + compute placed there. */
+  bytes: number;
+  load: DeviceLoad;
+}
+
+/** The plan of fit(), as `weightpeek fit … --json` prints it. */
+export interface FitPlan {
+  architecture: string;
+  context: number;
+  cells: number;
+  kv_type: "f16" | "q8_0" | "q4_0";
+  margin: number;
+  block_count: number;
+  moe: boolean;
+  /** "gpu": everything on the GPUs; "offload": part in RAM; "no": does not fit. */
+  fits: "gpu" | "offload" | "no";
+  /** -ngl: repeating layers + the output layer on the GPUs. */
+  gpu_layers: number;
+  /** --n-cpu-moe (0 for none). */
+  cpu_moe: number;
+  /** --tensor-split (layer slots per GPU), with more than one GPU. */
+  tensor_split: number[] | null;
+  /** GPUs in order, then the RAM. */
+  devices: DeviceUse[];
+  /** The llama.cpp command line of the plan. */
+  command: string;
+  /** The same with -ot instead of --n-cpu-moe. */
+  command_ot: string | null;
+  layers_only: { fits: "gpu" | "offload" | "no"; gpu_layers: number; command: string } | null;
+  /** Largest context (a multiple of 256) with everything on the GPUs. */
+  max_context_gpu: number | null;
+  /** Largest context that fits at all. */
+  max_context: number | null;
+  context_limit: number;
+  notes: string[];
+  [field: string]: unknown;
+}
+
+/** Plans a GGUF model on the devices from its header alone. Rejects for bad devices or
+ * options, an unreadable model, or no plan (not GGUF). */
+export function fit(source: Source, devices?: FitDevices, options?: FitOptions): Promise<FitPlan>;
+
 /** Loads the wasm module (once per page); inspect() and the element call it themselves. */
 export function load(): Promise<unknown>;
 
 /** How many element views are alive (0 after every element was removed). */
 export function liveViews(): Promise<number>;
 
-/** `<weightpeek-view src tab tensor filter height theme endpoint>`. */
+/** `<weightpeek-view src tab tensor filter height theme endpoint gpu ram ctx kv margin>`
+ * (`tab="fit"`: the plan on the devices of `gpu` (a comma list of sizes or cards, "0" for
+ * none), `ram`, `ctx`, `kv`, `margin`). */
 export class WeightpeekView extends HTMLElement {
   /** Shows local files instead of `src` (headers only; nothing is uploaded): a File/Blob
    * (`name`: its display name), or Files given together (an array or a FileList), which open

@@ -4,10 +4,10 @@
 //   <script type="module" src="weightpeek/weightpeek.js"></script>
 //   <weightpeek-view src="https://huggingface.co/…/model.gguf" tab="tensors"></weightpeek-view>
 //
-// or import it:  import { inspect, preview } from "./weightpeek/weightpeek.js";
+// or import it:  import { inspect, preview, fit } from "./weightpeek/weightpeek.js";
 // Types: weightpeek.d.ts beside this file. All logic is Rust (src/web/widget.rs, api.rs); this
 // file only defines the element and forwards its attributes.
-import init, { Widget, inspect_json, preview_values, live_widgets } from "./weightpeek-web.js";
+import init, { Widget, inspect_json, preview_values, fit_plan, live_widgets } from "./weightpeek-web.js";
 
 let ready = null;
 
@@ -94,6 +94,30 @@ export async function preview(source, tensorName, window = {}, options = {}) {
   return { ...JSON.parse(json), values };
 }
 
+/**
+ * Plans a GGUF model on your GPUs and RAM from its header alone, as `weightpeek fit … --json`
+ * does: how many layers go to the GPUs (-ngl), the tensor split, a MoE model's --n-cpu-moe,
+ * each device's bytes, whether it fits, the largest context, and the llama.cpp command line.
+ * @param {string | string[] | Blob | Blob[] | FileList} source as for inspect()
+ * @param {{gpus?: ({name?: string, bytes?: number, size?: string} | string | number)[],
+ *   ram?: number | string}} [devices] default: one 8 GiB GPU and 16 GiB RAM; sizes such as
+ *   "24GiB" or a card ("rtx4090"); `gpus: []` for none.
+ * @param {{context?: number, kv?: "f16" | "q8_0" | "q4_0", margin?: number | string,
+ *   endpoint?: string, token?: string, signal?: AbortSignal, name?: string}} [options]
+ * @returns {Promise<object>} the plan (see FitPlan in weightpeek.d.ts).
+ */
+export async function fit(source, devices = {}, options = {}) {
+  checkSource(source);
+  if (devices !== undefined && devices !== null && (typeof devices !== "object" || Array.isArray(devices))) {
+    throw new TypeError("devices must be an object {gpus, ram}");
+  }
+  checkOptions(options);
+  if (options?.context !== undefined && !Number.isInteger(options.context)) throw new TypeError("options.context must be a whole number");
+  if (options?.kv !== undefined && typeof options.kv !== "string") throw new TypeError("options.kv must be a string");
+  await load();
+  return fit_plan(source, devices ?? {}, options ?? {});
+}
+
 /** Test hook: how many views are alive (0 after every element was removed). */
 export async function liveViews() {
   await load();
@@ -101,9 +125,10 @@ export async function liveViews() {
 }
 
 const STYLE_URL = new URL("./style.css", import.meta.url).href;
-const ATTRS = ["src", "tab", "tensor", "filter", "endpoint"];
+const ATTRS = ["src", "tab", "tensor", "filter", "endpoint", "gpu", "ram", "ctx", "kv", "margin"];
 
-/** `<weightpeek-view src tab tensor filter height theme endpoint>`; see the README. */
+/** `<weightpeek-view src tab tensor filter height theme endpoint gpu ram ctx kv margin>`; see
+ * the README. */
 export class WeightpeekView extends HTMLElement {
   static observedAttributes = [...ATTRS, "height"];
 
@@ -147,6 +172,7 @@ export class WeightpeekView extends HTMLElement {
     this.#widget.set_tab(this.getAttribute("tab"));
     this.#widget.set_tensor(this.getAttribute("tensor"));
     this.#widget.set_filter(this.getAttribute("filter"));
+    for (const a of ["gpu", "ram", "ctx", "kv", "margin"]) this.#widget[`set_${a}`](this.getAttribute(a));
     if (this.#pending) {
       const [f, n] = this.#pending;
       this.#pending = null;

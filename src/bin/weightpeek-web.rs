@@ -151,6 +151,26 @@ impl Widget {
     pub fn set_endpoint(&self, endpoint: Option<String>) {
         self.0.set_endpoint(endpoint);
     }
+    /// The `gpu` attribute (the Fit tab: a comma list of GPU sizes or cards).
+    pub fn set_gpu(&self, v: Option<String>) {
+        self.0.set_fit("gpu", v);
+    }
+    /// The `ram` attribute (the Fit tab).
+    pub fn set_ram(&self, v: Option<String>) {
+        self.0.set_fit("ram", v);
+    }
+    /// The `ctx` attribute (the Fit tab's context).
+    pub fn set_ctx(&self, v: Option<String>) {
+        self.0.set_fit("ctx", v);
+    }
+    /// The `kv` attribute (the Fit tab's KV cache type).
+    pub fn set_kv(&self, v: Option<String>) {
+        self.0.set_fit("kv", v);
+    }
+    /// The `margin` attribute (the Fit tab: memory kept free per GPU).
+    pub fn set_margin(&self, v: Option<String>) {
+        self.0.set_fit("margin", v);
+    }
 }
 
 /// Test hook: widgets alive now (0 once every element was removed).
@@ -168,6 +188,18 @@ pub async fn inspect_json(
     options: wasm_bindgen::JsValue,
 ) -> Result<String, wasm_bindgen::JsValue> {
     weightpeek::web::api::inspect(source, options).await
+}
+
+/// `fit(source, devices, options)`: the placement plan as a plain object; see
+/// `weightpeek::web::api`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn fit_plan(
+    source: wasm_bindgen::JsValue,
+    devices: wasm_bindgen::JsValue,
+    options: wasm_bindgen::JsValue,
+) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    weightpeek::web::api::fit(source, devices, options).await
 }
 
 /// `preview(source, tensor, window, options)`: `[json, Float32Array]`; see

@@ -1,11 +1,15 @@
 //! The fit planner's text, shared by the page's Fit card, the element's `tab="fit"`, the API
 //! and `weightpeek fit`: the plan's figures as labelled rows, the per-device table, and the
-//! repository table (one row per GGUF model of a repo, largest first, the pick marked).
+//! repository table (one row per GGUF model of a repo, largest first, the pick marked), and the
+//! page's device settings ([`Settings`]: the boxes as typed, their query-string form for the
+//! shareable URL and `localStorage`, and what they mean, [`inputs`]).
 
 use serde::Serialize;
 
-use crate::summary::fit::{DeviceUse, FitPlan, Fits, Runtime};
+use crate::summary::fit::{self, devices, DeviceUse, Devices, FitOptions, FitPlan, Fits, Runtime};
+use crate::summary::memory::KvType;
 use crate::text;
+use crate::view::memory::parse_context;
 
 /// One labelled figure of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -309,9 +313,342 @@ pub fn exit_status(fits: impl IntoIterator<Item = Fits>) -> u8 {
         .unwrap_or(3)
 }
 
+/// `gpu`, `offload` or `no` (the verdict as a data attribute and a CSS class).
+pub fn fits_name(f: Fits) -> &'static str {
+    match f {
+        Fits::Gpu => "gpu",
+        Fits::Offload => "offload",
+        Fits::No => "no",
+    }
+}
+
+/// The headline of a plan: `fits fully on the GPUs at 32,768 tokens (19 of 19 layers on the
+/// GPUs)`.
+pub fn verdict_line(p: &FitPlan) -> String {
+    let layers = if p.fits == Fits::No {
+        String::new()
+    } else {
+        format!(
+            " ({} of {} layers on the GPUs)",
+            p.gpu_layers,
+            p.block_count + 1
+        )
+    };
+    format!(
+        "{} at {} tokens{layers}",
+        p.fits.label(),
+        text::thousands(p.context)
+    )
+}
+
+/// The repo table's columns after the model's name: size, verdict, `-ngl`, largest context on
+/// the GPUs, command line.
+pub const REPO_COLUMNS: [&str; 6] = [
+    "model",
+    "size",
+    "will it fit?",
+    "-ngl",
+    "context on the GPUs",
+    "command",
+];
+
+/// The cells of a repo row, in [`REPO_COLUMNS`] order.
+pub fn repo_cells(r: &RepoRow) -> [String; 6] {
+    [
+        r.label.clone(),
+        text::bytes(r.size),
+        r.verdict.clone(),
+        r.gpu_layers.map_or_else(|| "–".into(), |n| n.to_string()),
+        r.max_context_gpu.map_or_else(
+            || {
+                if r.fits.is_some() {
+                    "none".into()
+                } else {
+                    "–".into()
+                }
+            },
+            |c| format!("{} tokens", text::thousands(c)),
+        ),
+        r.command.clone().unwrap_or_else(|| "–".into()),
+    ]
+}
+
+/// The query parameters of the device settings (the page's URL, `localStorage`): `gpu`
+/// (repeated, one per GPU in device order; `gpu=0` for none), `ram`, `ctx`, `kv`, `margin`.
+pub const QUERY_KEYS: [&str; 5] = ["gpu", "ram", "ctx", "kv", "margin"];
+
+/// The Fit card's boxes as the person typed them; [`inputs`] says what they mean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Free memory of each GPU in device order: a size (`24GiB`) or a card (`rtx4090`).
+    pub gpus: Vec<String>,
+    /// System RAM.
+    pub ram: String,
+    /// Context in tokens as [`parse_context`] reads it; blank: the model's own.
+    pub ctx: String,
+    /// KV cache type: `f16`, `q8_0` or `q4_0`.
+    pub kv: String,
+    /// Memory kept free on every GPU.
+    pub margin: String,
+}
+
+impl Default for Settings {
+    /// One 8 GiB GPU, 16 GiB of RAM, the model's own context, an f16 KV cache, 1 GiB margin
+    /// (llama.cpp's `--fit` margin).
+    fn default() -> Self {
+        Settings {
+            gpus: vec!["8GiB".into()],
+            ram: "16GiB".into(),
+            ctx: String::new(),
+            kv: "f16".into(),
+            margin: "1GiB".into(),
+        }
+    }
+}
+
+/// Most GPUs the settings hold (a longer `gpu=` list in a URL is cut here).
+pub const MAX_GPUS: usize = 16;
+
+/// A GPU entry meaning "no GPU": `0`, `none` or blank.
+fn no_gpu(s: &str) -> bool {
+    let t = s.trim();
+    t.is_empty() || t.eq_ignore_ascii_case("none") || devices::parse_size(t) == Ok(0)
+}
+
+impl Settings {
+    /// The settings of query pairs (the page's URL, `localStorage`, the element's attributes):
+    /// the defaults, with every key of [`QUERY_KEYS`] present replacing its default; `gpu`
+    /// values may be comma lists (the element's `gpu="24GiB,12GiB"`), and `gpu=0` (or none)
+    /// means no GPU. `None` when no key is present.
+    pub fn from_query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Settings> {
+        let mut s = Settings::default();
+        let mut gpus: Option<Vec<String>> = None;
+        let mut any = false;
+        for (k, v) in pairs {
+            let v = v.trim();
+            match k {
+                "gpu" => {
+                    let list = gpus.get_or_insert_with(Vec::new);
+                    list.extend(
+                        v.split(',')
+                            .filter(|g| !no_gpu(g))
+                            .map(|g| g.trim().to_string()),
+                    );
+                }
+                "ram" => s.ram = v.to_string(),
+                "ctx" => s.ctx = v.to_string(),
+                "kv" => s.kv = v.to_string(),
+                "margin" => s.margin = v.to_string(),
+                _ => continue,
+            }
+            any = true;
+        }
+        if let Some(mut g) = gpus {
+            g.truncate(MAX_GPUS);
+            s.gpus = g;
+        }
+        any.then_some(s)
+    }
+
+    /// The query pairs that give these settings back through [`Settings::from_query`] (`ctx`
+    /// only when one is typed).
+    pub fn to_query(&self) -> Vec<(&'static str, String)> {
+        let mut q: Vec<(&'static str, String)> = if self.gpus.is_empty() {
+            vec![("gpu", "0".into())]
+        } else {
+            self.gpus
+                .iter()
+                .map(|g| ("gpu", g.trim().to_string()))
+                .collect()
+        };
+        q.push(("ram", self.ram.trim().to_string()));
+        if !self.ctx.trim().is_empty() {
+            q.push(("ctx", self.ctx.trim().to_string()));
+        }
+        q.push(("kv", self.kv.trim().to_string()));
+        q.push(("margin", self.margin.trim().to_string()));
+        q
+    }
+}
+
+/// A box whose entry cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// `gpu`, `ram`, `kv` or `margin` (as in [`QUERY_KEYS`]).
+    pub field: &'static str,
+    /// Which GPU (0-based), for `gpu`.
+    pub index: Option<usize>,
+    /// What is wrong, for the person.
+    pub message: String,
+}
+
+/// What the settings mean: the devices and options of a plan, and a note on the context box
+/// when it was not used as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inputs {
+    /// The GPUs (named `GPU i`, or `GPU i: <card>` for a preset, as `weightpeek fit --gpu`
+    /// names them; GPUs of 0 bytes left out) and the RAM.
+    pub devices: Devices,
+    /// Context, KV type, margin.
+    pub options: FitOptions,
+    /// Said under the context box (clamped, or not a number: the model's own is used).
+    pub context_note: Option<String>,
+}
+
+/// Reads the settings as `weightpeek fit --gpu … --ram … --ctx … --kv … --margin …` reads
+/// its arguments. Errors: the first box that is not a size, or an unknown KV type.
+pub fn inputs(s: &Settings) -> Result<Inputs, FieldError> {
+    let err = |field, index, message: String| FieldError {
+        field,
+        index,
+        message,
+    };
+    let mut gpus = Vec::new();
+    for (i, g) in s.gpus.iter().enumerate() {
+        let gpu = devices::gpu(g, i).map_err(|e| err("gpu", Some(i), format!("GPU {i}: {e}")))?;
+        if gpu.bytes > 0 {
+            gpus.push(gpu);
+        }
+    }
+    let ram = fit::parse_size(&s.ram).map_err(|e| err("ram", None, format!("RAM: {e}")))?;
+    let margin =
+        fit::parse_size(&s.margin).map_err(|e| err("margin", None, format!("margin: {e}")))?;
+    let kv = KvType::parse(s.kv.trim()).ok_or_else(|| {
+        err(
+            "kv",
+            None,
+            format!(
+                "KV type \"{}\": use f16, q8_0 or q4_0",
+                text::escape(s.kv.trim())
+            ),
+        )
+    })?;
+    let ctx = parse_context(&s.ctx);
+    Ok(Inputs {
+        devices: Devices { gpus, ram },
+        options: FitOptions {
+            context: ctx.tokens,
+            kv,
+            margin,
+        },
+        context_note: ctx.note,
+    })
+}
+
+/// The preset (option value of [`fit::PRESETS`]) a GPU box names, if it names one.
+pub fn preset_of(gpu: &str) -> Option<&'static str> {
+    let lower = gpu.trim().to_ascii_lowercase();
+    fit::PRESETS
+        .iter()
+        .find(|(v, _, _)| *v == lower)
+        .map(|(v, _, _)| *v)
+}
+
+/// The `weightpeek fit` arguments of the settings (shown under the command line, so the page's
+/// plan can be reproduced in a terminal).
+pub fn cli_args(s: &Settings) -> String {
+    // `12 GB` reads as `12GB`: one shell word.
+    let word = |t: &str| t.split_whitespace().collect::<String>();
+    let mut a: Vec<String> = if s.gpus.is_empty() {
+        vec!["--gpu 0".into()]
+    } else {
+        s.gpus
+            .iter()
+            .map(|g| format!("--gpu {}", word(g)))
+            .collect()
+    };
+    a.push(format!("--ram {}", word(&s.ram)));
+    if let Some(c) = parse_context(&s.ctx).tokens {
+        a.push(format!("--ctx {c}"));
+    }
+    a.push(format!("--kv {}", word(&s.kv)));
+    a.push(format!("--margin {}", word(&s.margin)));
+    a.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_round_trip_through_the_query() {
+        let s = Settings {
+            gpus: vec!["24GiB".into(), "rtx3060".into()],
+            ram: "64GiB".into(),
+            ctx: "32768".into(),
+            kv: "q8_0".into(),
+            margin: "512MiB".into(),
+        };
+        let q = s.to_query();
+        assert_eq!(
+            q.iter().filter(|(k, _)| *k == "gpu").count(),
+            2,
+            "one gpu= per GPU"
+        );
+        let back = Settings::from_query(q.iter().map(|(k, v)| (*k, v.as_str())));
+        assert_eq!(back, Some(s.clone()));
+        let none = Settings { gpus: vec![], ..s };
+        let q = none.to_query();
+        assert_eq!(q[0], ("gpu", "0".to_string()));
+        assert_eq!(
+            Settings::from_query(q.iter().map(|(k, v)| (*k, v.as_str()))),
+            Some(none)
+        );
+        assert_eq!(Settings::from_query([("url", "x"), ("tensor", "y")]), None);
+        // The element's comma list; defaults for what is not given.
+        let e = Settings::from_query([("gpu", "24GiB, 12GiB")]).unwrap();
+        assert_eq!(e.gpus, ["24GiB", "12GiB"]);
+        assert_eq!(e.ram, Settings::default().ram);
+    }
+
+    #[test]
+    fn inputs_read_as_the_cli_reads_its_arguments() {
+        let s = Settings {
+            gpus: vec!["rtx4090".into(), "0".into(), "12 GB".into()],
+            ram: "64GiB".into(),
+            ctx: "8k".into(),
+            kv: "q8_0".into(),
+            margin: "0".into(),
+        };
+        let i = inputs(&s).unwrap();
+        let names: Vec<&str> = i.devices.gpus.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["GPU 0: RTX 4090 (24 GiB)", "GPU 2"]);
+        assert_eq!(i.devices.gpus[1].bytes, 12 << 30);
+        assert_eq!(i.devices.ram, 64 << 30);
+        assert_eq!(i.options.context, Some(8192));
+        assert_eq!(i.options.kv, KvType::Q8_0);
+        assert_eq!(i.options.margin, 0);
+        let bad = inputs(&Settings {
+            ram: "lots".into(),
+            ..Settings::default()
+        })
+        .unwrap_err();
+        assert_eq!((bad.field, bad.index), ("ram", None));
+        let bad = inputs(&Settings {
+            gpus: vec!["8GiB".into(), "x".into()],
+            ..Settings::default()
+        })
+        .unwrap_err();
+        assert_eq!((bad.field, bad.index), ("gpu", Some(1)));
+        assert_eq!(
+            inputs(&Settings {
+                kv: "q5".into(),
+                ..Settings::default()
+            })
+            .unwrap_err()
+            .field,
+            "kv"
+        );
+        let d = inputs(&Settings::default()).unwrap();
+        assert_eq!(d.devices, fit::default_devices());
+        assert_eq!(d.options, FitOptions::default());
+        assert_eq!(preset_of(" RTX4090 "), Some("rtx4090"));
+        assert_eq!(preset_of("24GiB"), None);
+        assert_eq!(
+            cli_args(&s),
+            "--gpu rtx4090 --gpu 0 --gpu 12GB --ram 64GiB --ctx 8192 --kv q8_0 --margin 0"
+        );
+    }
 
     #[test]
     fn layer_ranges_read_compactly() {
@@ -325,6 +662,12 @@ mod tests {
         let rows = repo_rows(vec![err("a", 5), err("b", 9)]);
         assert_eq!(rows[0].label, "b");
         assert!(rows.iter().all(|r| !r.pick));
+        // A model without a plan shows its error and dashes, never a made-up figure.
+        let cells = repo_cells(&rows[0]);
+        assert_eq!(cells[0], "b");
+        assert_eq!(cells[2], "no plan");
+        assert_eq!(&cells[3..], ["–", "–", "–"]);
+        assert_eq!(fits_name(Fits::Offload), "offload");
         assert_eq!(exit_status([Fits::No, Fits::Offload]), 1);
         assert_eq!(exit_status([]), 3);
     }

@@ -21,11 +21,13 @@ pub enum Tab {
     Tokenizer,
     /// The memory estimate (GGUF).
     Memory,
+    /// Will it run here: the placement plan on the person's GPUs and RAM (GGUF).
+    Fit,
 }
 
 impl Tab {
     /// Every tab, in display order.
-    pub const ALL: [Tab; 8] = [
+    pub const ALL: [Tab; 9] = [
         Tab::Summary,
         Tab::Metadata,
         Tab::Tensors,
@@ -34,6 +36,7 @@ impl Tab {
         Tab::Checks,
         Tab::Tokenizer,
         Tab::Memory,
+        Tab::Fit,
     ];
 
     /// The value of the `tab` attribute that selects it (`summary`, `tensors`, …).
@@ -47,6 +50,7 @@ impl Tab {
             Tab::Checks => "checks",
             Tab::Tokenizer => "tokenizer",
             Tab::Memory => "memory",
+            Tab::Fit => "fit",
         }
     }
 
@@ -61,6 +65,7 @@ impl Tab {
             Tab::Checks => "Checks",
             Tab::Tokenizer => "Tokenizer",
             Tab::Memory => "Memory",
+            Tab::Fit => "Fit",
         }
     }
 
@@ -71,14 +76,14 @@ impl Tab {
     }
 }
 
-/// The tabs shown for a model: all but the tokenizer (only when the file has one) and memory
-/// (GGUF only).
+/// The tabs shown for a model: all but the tokenizer (only when the file has one), memory and
+/// fit (GGUF only).
 pub fn available(is_gguf: bool, has_tokenizer: bool) -> Vec<Tab> {
     Tab::ALL
         .into_iter()
         .filter(|t| match t {
             Tab::Tokenizer => has_tokenizer,
-            Tab::Memory => is_gguf,
+            Tab::Memory | Tab::Fit => is_gguf,
             _ => true,
         })
         .collect()
@@ -123,10 +128,12 @@ mod tests {
     }
 
     #[test]
-    fn safetensors_have_no_tokenizer_or_memory_tab() {
+    fn safetensors_have_no_tokenizer_memory_or_fit_tab() {
         let st = available(false, false);
         assert_eq!(st.len(), 6);
         assert!(!st.contains(&Tab::Tokenizer) && !st.contains(&Tab::Memory));
+        assert!(!st.contains(&Tab::Fit));
+        assert_eq!(Tab::parse("Fit"), Some(Tab::Fit));
         let gguf = available(true, true);
         assert_eq!(gguf, Tab::ALL.to_vec());
         assert!(!available(true, false).contains(&Tab::Tokenizer));

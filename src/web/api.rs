@@ -1,7 +1,8 @@
-//! The JavaScript API behind `inspect()` and `preview()` of www/weightpeek.js: open a model
+//! The JavaScript API behind `inspect()`, `preview()` and `fit()` of www/weightpeek.js: open a model
 //! (a URL, a list of shard URLs, or local files: a `File`/`Blob`, an array of them, a `FileList`)
 //! header-only, and summarise it as the CLI's
-//! `--json` does, or decode one window of a tensor as the CLI's `--tensor … --json` does.
+//! `--json` does, decode one window of a tensor as the CLI's `--tensor … --json` does, or plan
+//! a GGUF model on a person's GPUs and RAM as `weightpeek fit … --json` does.
 //!
 //! Options (a plain object, every field optional): `endpoint` (Hub endpoint for Hub URL forms),
 //! `token` (sent only to that endpoint's origin), `signal` (an `AbortSignal`: aborting cancels
@@ -20,6 +21,8 @@ use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{geometry, parse_range, plan, Job, WindowRequest, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
+use crate::summary::fit::{self as fit_plan, devices::gpu, Devices, FitOptions, Gpu};
+use crate::summary::memory::KvType;
 use crate::view::export;
 
 /// The options of one call.
@@ -273,4 +276,150 @@ pub async fn preview(
         }
     });
     Ok(out)
+}
+
+/// Largest integer a JavaScript number holds exactly (2^53).
+const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
+
+/// A field of a plain object (`undefined` when `o` is not an object or has no such field).
+fn field(o: &JsValue, key: &str) -> JsValue {
+    if !o.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn absent(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_null()
+}
+
+/// A byte count: a whole number of bytes (0 to 2^53) or a size text (`"24GiB"`, a card such
+/// as `"rtx4090"`).
+fn bytes_arg(v: &JsValue, what: &str) -> Result<u64, String> {
+    if let Some(x) = v.as_f64() {
+        return (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE)
+            .then_some(x as u64)
+            .ok_or_else(|| format!("{what} must be a whole number of bytes (0 to 2^53), not {x}"));
+    }
+    if let Some(t) = v.as_string() {
+        return fit_plan::parse_size(&t).map_err(|e| format!("{what}: {e}"));
+    }
+    Err(format!(
+        "{what} must be a number of bytes or a size such as \"24GiB\""
+    ))
+}
+
+/// The `devices` of `fit()`: `{gpus: [{name?, bytes | size}], ram: bytes | "64GiB"}`; without
+/// `gpus`, one 8 GiB GPU; without `ram`, 16 GiB; GPUs of 0 bytes are left out. A GPU may also
+/// be given as its size alone (`"24GiB"`, `25769803776`).
+fn devices_arg(d: &JsValue) -> Result<Devices, String> {
+    let mut out = fit_plan::default_devices();
+    if absent(d) {
+        return Ok(out);
+    }
+    if !d.is_object() || Array::is_array(d) {
+        return Err("devices must be an object {gpus, ram}".into());
+    }
+    let gpus = field(d, "gpus");
+    if !absent(&gpus) {
+        if !Array::is_array(&gpus) {
+            return Err("devices.gpus must be an array".into());
+        }
+        let list = Array::from(&gpus);
+        if list.length() as usize > crate::view::fit::MAX_GPUS {
+            return Err(format!(
+                "devices.gpus: at most {} GPUs",
+                crate::view::fit::MAX_GPUS
+            ));
+        }
+        out.gpus.clear();
+        for (i, g) in list.iter().enumerate() {
+            let what = format!("devices.gpus[{i}]");
+            let mut one = if let Some(t) = g.as_string() {
+                gpu(&t, i).map_err(|e| format!("{what}: {e}"))?
+            } else if g.as_f64().is_some() {
+                Gpu {
+                    name: format!("GPU {i}"),
+                    bytes: bytes_arg(&g, &what)?,
+                }
+            } else if g.is_object() {
+                let (bytes, size) = (field(&g, "bytes"), field(&g, "size"));
+                match (absent(&bytes), absent(&size)) {
+                    (false, true) => Gpu {
+                        name: format!("GPU {i}"),
+                        bytes: bytes_arg(&bytes, &format!("{what}.bytes"))?,
+                    },
+                    (true, false) => match size.as_string() {
+                        Some(t) => gpu(&t, i).map_err(|e| format!("{what}.size: {e}"))?,
+                        None => {
+                            return Err(format!("{what}.size must be a string such as \"24GiB\""))
+                        }
+                    },
+                    _ => return Err(format!("{what} needs one of bytes or size")),
+                }
+            } else {
+                return Err(format!("{what} must be {{name?, bytes | size}}"));
+            };
+            if let Some(n) = string_field(&g, "name") {
+                one.name = n;
+            }
+            if one.bytes > 0 {
+                out.gpus.push(one);
+            }
+        }
+    }
+    let ram = field(d, "ram");
+    if !absent(&ram) {
+        out.ram = bytes_arg(&ram, "devices.ram")?;
+    }
+    Ok(out)
+}
+
+/// The plan options of `fit()`: `context` (tokens, default the model's own), `kv` (`"f16"`,
+/// `"q8_0"`, `"q4_0"`), `margin` (bytes or a size; default 1 GiB).
+fn fit_options(o: &JsValue) -> Result<FitOptions, String> {
+    let mut out = FitOptions::default();
+    let ctx = field(o, "context");
+    if !absent(&ctx) {
+        out.context = Some(
+            ctx.as_f64()
+                .filter(|x| x.is_finite() && *x >= 1.0 && x.fract() == 0.0 && *x <= MAX_SAFE)
+                .map(|x| x as u64)
+                .ok_or("options.context must be a whole number of tokens (at least 1)")?,
+        );
+    }
+    let kv = field(o, "kv");
+    if !absent(&kv) {
+        out.kv = kv
+            .as_string()
+            .and_then(|k| KvType::parse(k.trim()))
+            .ok_or("options.kv must be \"f16\", \"q8_0\" or \"q4_0\"")?;
+    }
+    let margin = field(o, "margin");
+    if !absent(&margin) {
+        out.margin = bytes_arg(&margin, "options.margin")?;
+    }
+    Ok(out)
+}
+
+/// `fit(source, devices, options)`: where llama.cpp would put every layer of the GGUF model
+/// `source` on `devices`, as `weightpeek fit … --json` prints it (a plain object: `fits`,
+/// `gpu_layers`, `cpu_moe`, `tensor_split`, per-device `bytes`, `command`, …). `options`
+/// also takes `endpoint`, `token`, `signal` and `name` as [`inspect`] does. Errors: bad
+/// devices or options, the model cannot be read, or there is no plan (not a GGUF file, no
+/// KV estimate).
+pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
+    let bad = |e: String| js_error(("Bad fit() arguments".into(), e));
+    let d = devices_arg(&devices).map_err(bad)?;
+    let fo = fit_options(&opts).map_err(bad)?;
+    let o = options(&opts);
+    let (opened, _abort) = open_checked(&source, &o).await?;
+    if let Some(e) = &opened.model.error {
+        return Err(js_error(crate::view::facts::partial_error_text(e)));
+    }
+    let file = crate::open::recognise::file_name(&opened.name).to_string();
+    let p = fit_plan::plan(&opened.model, &file, &d, &fo)
+        .map_err(|e| js_error(("No plan".into(), format!("{}: {e}", opened.name))))?;
+    serde::Serialize::serialize(&p, &serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| js_error(("No plan".into(), e.to_string())))
 }

@@ -11,13 +11,14 @@
 //!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
-//!   estimate card.
+//!   estimate card; [`fit`]: the device settings, the Fit card and a repo's "Will it fit?"
+//!   table.
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
 //!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
 //!   [`edit`]: the "Edit header" card of a local GGUF file (page only);
 //!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
-//!   JavaScript API (`inspect`, `preview`). www/weightpeek.js is the module around both.
+//!   JavaScript API (`inspect`, `preview`, `fit`). www/weightpeek.js is the module around both.
 
 pub mod api;
 mod blob;
@@ -26,6 +27,7 @@ mod compare;
 mod dom;
 mod edit;
 mod export;
+mod fit;
 mod histogram;
 mod http;
 mod layers;

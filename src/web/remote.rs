@@ -39,6 +39,8 @@ thread_local! {
     static CURRENT: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
     /// Click listeners of the listed repository's entries (replaced with the list).
     static ENTRY_LISTENERS: RefCell<Vec<EventListener>> = const { RefCell::new(Vec::new()) };
+    /// The listed repository's "Will it fit?" table (replaced with the list).
+    static REPO_FIT: RefCell<Option<Rc<super::fit::RepoFit>>> = const { RefCell::new(None) };
     /// The `tensor=` of the link the page was opened with, until its model is shown.
     static PENDING_TENSOR: RefCell<Option<String>> = const { RefCell::new(None) };
 }
@@ -143,7 +145,7 @@ fn page_param(name: &str) -> Option<String> {
 }
 
 /// Rewrites the address bar's query with `edit` (no reload, no history entry).
-fn edit_page_url(edit: impl FnOnce(&web_sys::UrlSearchParams)) {
+pub(super) fn edit_page_url(edit: impl FnOnce(&web_sys::UrlSearchParams)) {
     let w = gloo::utils::window();
     let Ok(href) = w.location().href() else {
         return;
@@ -201,9 +203,13 @@ fn set_busy(busy: bool) {
 
 fn clear_entries() {
     ENTRY_LISTENERS.with(|l| l.borrow_mut().clear());
+    REPO_FIT.with(|t| t.borrow_mut().take());
     let list = by_id("repo-files");
     dom::clear(&list);
     dom::set_hidden(&list, true);
+    let fit = by_id("repo-fit");
+    dom::clear(&fit);
+    dom::set_hidden(&fit, true);
 }
 
 /// Opens what `text` points at: a file, a set, or a repository to pick from.
@@ -317,11 +323,14 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
         ));
         return;
     }
-    show_entries(&app, &repo, entries);
+    show_entries(&app, &repo, &entries);
+    // Every GGUF model's header, planned on the page's devices.
+    let table = super::fit::RepoFit::start(&by_id("repo-fit"), &repo, &entries, ep, token());
+    REPO_FIT.with(|t| *t.borrow_mut() = table);
     set_body_data("state", "listed");
 }
 
-fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
+fn show_entries(app: &Rc<App>, repo: &Repo, entries: &[Entry]) {
     let list = by_id("repo-files");
     dom::clear(&list);
     append(
@@ -333,7 +342,7 @@ fn show_entries(app: &Rc<App>, repo: &Repo, entries: Vec<Entry>) {
         ),
     );
     let mut ls = Vec::new();
-    for entry in entries {
+    for entry in entries.iter().cloned() {
         let li = dom::el_class("li", "repo-file");
         let button = el_text("button", "button repo-file-button", &entry.label);
         attr(&button, "type", "button");

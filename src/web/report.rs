@@ -12,8 +12,8 @@ use crate::view::tensors::type_filter;
 use super::dom::{self, append, el_class};
 use super::tabs::TabsView;
 use super::{
-    checks, export, histogram, layers, memory, metadata, preview, summary as summary_card, tables,
-    tokenizer,
+    checks, export, fit, histogram, layers, memory, metadata, preview, summary as summary_card,
+    tables, tokenizer,
 };
 use crate::source::boxed::SourceFactory;
 use web_sys::Element;
@@ -31,6 +31,7 @@ pub enum Layout {
 pub struct Report {
     _export: Vec<export::ExportButton>,
     _memory: Option<memory::MemoryCard>,
+    fit: Option<Rc<fit::FitCard>>,
     _tokenizer: Option<tokenizer::TokenizerCard>,
     _histogram: histogram::HistogramView,
     _layers: Option<Vec<gloo::events::EventListener>>,
@@ -198,6 +199,19 @@ impl Report {
             placer.place(Tab::Memory, &card);
             m
         });
+        // The page's settings are its address's or the remembered ones; the element's come
+        // from its attributes ([`Report::set_fit_settings`]).
+        let fit_card = is_gguf.then(|| {
+            let page = tabs.is_none();
+            let settings = if page {
+                fit::page_settings()
+            } else {
+                crate::view::fit::Settings::default()
+            };
+            let c = fit::FitCard::new(model.clone(), name, settings, page);
+            placer.place(Tab::Fit, c.element());
+            c
+        });
         let tokenizer_card = tokenizer_info.map(|info| {
             let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
             placer.place(Tab::Tokenizer, &card);
@@ -251,6 +265,7 @@ impl Report {
         Report {
             _export: export,
             _memory: memory_card,
+            fit: fit_card,
             _tokenizer: tokenizer_card,
             _histogram: hist,
             _layers: layer_listener,
@@ -272,6 +287,13 @@ impl Report {
     /// The tab bar of the tabbed layout.
     pub fn tabs(&self) -> Option<&Rc<TabsView>> {
         self.tabs.as_ref()
+    }
+
+    /// Shows `s` in the Fit card (GGUF only) and plans again.
+    pub fn set_fit_settings(&self, s: crate::view::fit::Settings) {
+        if let Some(c) = &self.fit {
+            c.apply(s);
+        }
     }
 
     /// Filters the tensor table as if `text` were typed into its search box.

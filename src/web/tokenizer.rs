@@ -430,7 +430,7 @@ impl TokenizerCard {
 }
 
 /// `navigator.clipboard.writeText(text)` (looked up by name, so no web-sys feature is needed).
-fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindgen::JsValue> {
+pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindgen::JsValue> {
     use js_sys::{Function, Reflect};
     let nav = Reflect::get(&gloo::utils::window(), &"navigator".into())?;
     let clip = Reflect::get(&nav, &"clipboard".into())?;

@@ -6,7 +6,9 @@
 //! - `src`: a file URL (Hub URL forms included, relative URLs against the page), a split set or
 //!   a `*.safetensors.index.json`; changing it cancels what was loading and loads the new one.
 //! - `tab`, `tensor` (opens that tensor's preview), `filter` (the tensor table's search),
-//!   `endpoint` (the Hub endpoint for Hub URL forms; default huggingface.co). `height` and
+//!   `endpoint` (the Hub endpoint for Hub URL forms; default huggingface.co); the Fit tab's
+//!   devices `gpu` (a comma list of sizes or cards, `0` for none), `ram`, `ctx`, `kv`,
+//!   `margin` (as the page's query, [`crate::view::fit::Settings::from_query`]). `height` and
 //!   `theme` are CSS only (www/weightpeek.js and www/style.css).
 //! - The host element gets `data-state` (`idle`, `loading`, `ready`, `error`) and a
 //!   `weightpeek-state` event (bubbling, composed) whenever it changes, and its `tab` attribute
@@ -27,6 +29,7 @@ use super::report::{Layout, Report};
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::text;
 use crate::view::facts;
+use crate::view::fit::{Settings, QUERY_KEYS};
 use crate::view::tabs::Tab;
 
 thread_local! {
@@ -65,6 +68,8 @@ struct State {
     applying: Rc<Cell<bool>>,
     filter: RefCell<String>,
     endpoint: RefCell<String>,
+    /// The Fit attributes given: (name, value).
+    fit: RefCell<Vec<(&'static str, String)>>,
 }
 
 impl Widget {
@@ -100,6 +105,7 @@ impl Widget {
             applying: Rc::new(Cell::new(false)),
             filter: RefCell::new(String::new()),
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
+            fit: RefCell::new(Vec::new()),
         });
         state.set_state("idle");
         Widget { state }
@@ -221,6 +227,22 @@ impl Widget {
         }
     }
 
+    /// A Fit attribute (`gpu`, `ram`, `ctx`, `kv`, `margin`; others are ignored) set to
+    /// `value` (`None`: removed, its default again); the Fit tab plans again.
+    pub fn set_fit(&self, name: &str, value: Option<String>) {
+        let Some(key) = QUERY_KEYS.into_iter().find(|k| *k == name) else {
+            return;
+        };
+        {
+            let mut f = self.state.fit.borrow_mut();
+            f.retain(|(k, _)| *k != key);
+            if let Some(v) = value {
+                f.push((key, v));
+            }
+        }
+        self.state.apply_fit();
+    }
+
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
     pub fn set_endpoint(&self, endpoint: Option<String>) {
         *self.state.endpoint.borrow_mut() = endpoint_or_default(endpoint.as_deref());
@@ -330,6 +352,7 @@ impl State {
             report.set_filter(&filter);
         }
         *self.report.borrow_mut() = Some(report);
+        self.apply_fit();
         self.apply_tensor();
         self.apply_tab();
         self.set_state(if failed { "error" } else { "ready" });
@@ -341,6 +364,15 @@ impl State {
             (Some(t), _) => Tab::parse(t).unwrap_or(Tab::Summary),
             (None, true) => Tab::Preview,
             (None, false) => Tab::Summary,
+        }
+    }
+
+    /// The Fit attributes' settings into the Fit card.
+    fn apply_fit(&self) {
+        let s = Settings::from_query(self.fit.borrow().iter().map(|(k, v)| (*k, v.as_str())))
+            .unwrap_or_default();
+        if let Some(r) = self.report.borrow().as_ref() {
+            r.set_fit_settings(s);
         }
     }
 

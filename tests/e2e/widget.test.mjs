@@ -152,11 +152,11 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
 
     // tab="histogram" on the GGUF view; tab="tensors" + filter on the safetensors view.
     const gt = await tabsOf(page, '#gguf');
-    assert.deepEqual(gt.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory']);
+    assert.deepEqual(gt.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory', 'fit']);
     assert.deepEqual(gt.filter((t) => t.selected === 'true').map((t) => t.tab), ['histogram']);
     assert.deepEqual(gt.filter((t) => t.tabindex === '0').map((t) => t.tab), ['histogram'], 'roving tabindex');
     const st = await tabsOf(page, '#safetensors');
-    assert.deepEqual(st.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks'], 'no tokenizer or memory tab for safetensors');
+    assert.deepEqual(st.map((t) => t.tab), ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks'], 'no tokenizer, memory or fit tab for safetensors');
     assert.deepEqual(st.filter((t) => t.selected === 'true').map((t) => t.tab), ['tensors']);
     const expected = minilmRef.tensors.filter((t) => t.name.includes('layer.0.attention')).map((t) => t.name).sort();
     const rows = await page.locator('#safetensors [data-testid=tensor-table] tbody tr[data-file-index] td.col-name').allTextContents();
@@ -216,7 +216,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
     const v = page.locator('#gguf');
     assert.equal(await v.locator('[role=tablist]').count(), 1);
-    assert.equal(await v.locator('[role=tabpanel]').count(), 8);
+    assert.equal(await v.locator('[role=tabpanel]').count(), 9);
     await v.locator('[role=tab][aria-selected=true]').focus();
     const selected = async () => (await tabsOf(page, '#gguf')).find((t) => t.selected === 'true').tab;
     await page.keyboard.press('ArrowRight');
@@ -224,11 +224,11 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tab')), 'preview');
     assert.equal(await page.evaluate(() => document.querySelector('#gguf').shadowRoot.activeElement?.dataset.tab), 'preview', 'focus moves with the selection');
     await page.keyboard.press('End');
-    assert.equal(await selected(), 'memory');
+    assert.equal(await selected(), 'fit');
     await page.keyboard.press('ArrowRight');
     assert.equal(await selected(), 'summary', 'wraps around');
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await selected(), 'memory');
+    assert.equal(await selected(), 'fit');
     await page.keyboard.press('Home');
     assert.equal(await selected(), 'summary');
     // The keys move between tabs only: the host page does not scroll (the docs page is taller
@@ -364,7 +364,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(f.tensors, String(sample.tensor_count));
     assert.equal(BigInt(f.params), BigInt(sample.parameter_count));
     assert.deepEqual(requests, [], 'a local file makes no request');
-    assert.equal((await tabsOf(page, '#safetensors')).length, 8, 'a GGUF now: tokenizer and memory tabs');
+    assert.equal((await tabsOf(page, '#safetensors')).length, 9, 'a GGUF now: tokenizer, memory and fit tabs');
     const wrong = await page.evaluate(async () => { try { await document.querySelector('#safetensors').open('x'); return 'accepted'; } catch (e) { return e.name; } });
     assert.equal(wrong, 'TypeError');
     assert.deepEqual(page.__wpErrors, []);
@@ -436,6 +436,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     const q = gemmaRef.tensors.find((t) => t.name === 'blk.0.attn_q.weight');
     assert.ok(q, 'blk.0.attn_q.weight in the reference');
     assert.match(await page.locator('[data-testid=api-preview]').textContent(), new RegExp(`^blk\\.0\\.attn_q\\.weight \\(${q.dtype}\\), rows 0\\.\\.2, cols 0\\.\\.8`));
+    assert.match(await page.locator('[data-testid=api-fit]').textContent(), /^yes, every layer on the GPU \(-ngl 19; GPU [\d,]+ of 7,516,192,768 bytes\)\nllama-server -m gemma-3-270m-it-Q4_K_M\.gguf -c 8192 -ngl 19 -fa on$/);
     await page.screenshot({ path: path.join(screenshotDir, 'widget-api-page.png'), fullPage: true });
 
     // inspect(): the CLI's JSON schema, equal to the reference readers.
@@ -574,7 +575,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
         await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'blk.0.attn_q.weight'));
         await page.locator('#gguf [data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
         const v = page.locator('#gguf');
-        for (const tab of ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory']) {
+        for (const tab of ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory', 'fit']) {
           await page.evaluate((t) => document.querySelector('#gguf').setAttribute('tab', t), tab);
           // Every tab is on screen (narrow views wrap the tab bar).
           const clipped = await v.evaluate((host) => {

@@ -1,8 +1,8 @@
 // Compiled by tests/e2e/types.test.mjs with `tsc --noEmit --strict`: the README's examples of
 // the JavaScript API and the element, typed against www/weightpeek.d.ts. A declaration that
 // drifts from what the examples use fails the test suite.
-import { inspect, preview, load, liveViews, WeightpeekView } from "../../www/weightpeek.js";
-import type { ModelSummary, TensorPreview, Options, Window, PartialReadError, ViewState, SetInfo } from "../../www/weightpeek.js";
+import { inspect, preview, fit, load, liveViews, WeightpeekView } from "../../www/weightpeek.js";
+import type { ModelSummary, TensorPreview, Options, Window, PartialReadError, ViewState, SetInfo, FitPlan, FitDevices } from "../../www/weightpeek.js";
 
 async function examples(file: File, signal: AbortSignal, picked: FileList): Promise<void> {
   await load();
@@ -38,10 +38,19 @@ async function examples(file: File, signal: AbortSignal, picked: FileList): Prom
   const counts: number[] = p.histogram.counts;
   const scale: number | undefined = p.block_scales?.block_values;
   const rowIs: string = p.row_is;
+  const devices: FitDevices = { gpus: [{ size: "24GiB" }, { name: "second", bytes: 12 * 2 ** 30 }, "rtx3060"], ram: "64GiB" };
+  const plan: FitPlan = await fit("https://huggingface.co/o/r/resolve/main/model.gguf", devices, { context: 32768, kv: "q8_0", signal });
+  const ngl: number = plan.gpu_layers;
+  const perDevice: string[] = plan.devices.map((d) => `${d.name}: ${d.bytes} of ${d.budget_bytes}`);
+  const runs: boolean = plan.fits !== "no";
+  const cmd: string = plan.command + (plan.tensor_split?.join(",") ?? "") + (plan.max_context_gpu ?? 0);
+  console.log(ngl, perDevice, runs, cmd, (await fit(file)).fits);
   const alive: number = await liveViews();
   const el: WeightpeekView = document.createElement("weightpeek-view");
   el.setAttribute("src", "https://huggingface.co/o/r/resolve/main/model.gguf");
   await el.open(file);
+  el.setAttribute("tab", "fit");
+  el.setAttribute("gpu", "24GiB,12GiB");
   await el.open(picked);
   await el.open([file]);
   el.addEventListener("weightpeek-state", (ev) => {

@@ -17,8 +17,8 @@
 
 pub mod check;
 pub mod diff;
-pub mod fit;
 pub mod edit;
+pub mod fit;
 pub mod listing;
 pub mod memory;
 pub mod preview;
