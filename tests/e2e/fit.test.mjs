@@ -94,7 +94,7 @@ const CASES = [
   { label: 'one 24 GiB GPU', query: 'gpu=24GiB&ram=64GiB', fits: 'gpu' },
   { label: 'a 1 GiB GPU at 131,072 tokens', query: 'gpu=1GiB&margin=0&ctx=131072', fits: 'offload' },
   { label: 'no GPU', query: 'gpu=0&ram=16GiB', fits: 'offload' },
-  { label: 'two 700 MiB GPUs', query: 'gpu=700MiB&gpu=700MiB&margin=0', fits: 'gpu' },
+  { label: 'two 720 MiB GPUs', query: 'gpu=720MiB&gpu=720MiB&margin=0', fits: 'gpu' },
 ];
 
 describe('will it run here: the Fit card, element, API and repo table', { timeout: 20 * 60_000 }, () => {
@@ -106,7 +106,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     fs.writeFileSync(path.join(tmp, 'fit.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>fit element</title>
 <script type="module" src="/weightpeek.js"></script></head>
-<body><weightpeek-view id="v" src="/data/${GEMMA}" tab="fit" gpu="700MiB, 700MiB" margin="0" height="1400"></weightpeek-view></body></html>`);
+<body><weightpeek-view id="v" src="/data/${GEMMA}" tab="fit" gpu="720MiB, 720MiB" margin="0" height="1400"></weightpeek-view></body></html>`);
     server = await startAppServer({ mounts: { '/data/': dataDir, '/t/': tmp } });
     browser = await launchBrowser();
   });
@@ -130,7 +130,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
       const q = new URL(page.url()).searchParams;
       for (const [k, v] of new URLSearchParams(c.query)) assert.ok(q.getAll(k).includes(v), `${c.label}: ${k}=${v} kept in ${page.url()}`);
       assert.deepEqual(page.__wpErrors, [], `${c.label}: page errors`);
-      if (c.label === 'two 700 MiB GPUs') {
+      if (c.label === 'two 720 MiB GPUs') {
         assert.deepEqual(cli.tensor_split, [18, 1], 'the two-GPU case splits the layers');
         assert.match(shown.command, / -ts 18,1$/);
         fs.mkdirSync(screenshotDir, { recursive: true });
@@ -257,7 +257,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     }, [src, devices, options]);
     const url = `/data/${GEMMA}`;
     assert.deepEqual(await api(url, { gpus: [{ size: '1GiB' }], ram: '16GiB' }, { margin: 0, context: 131072 }), await cliFit(GEMMA, argsOf(CASES[1].query)));
-    assert.deepEqual(await api(url, { gpus: [{ bytes: 700 * MiB }, '700MiB'], ram: 16 * 1024 * MiB }, { margin: '0' }), await cliFit(GEMMA, argsOf(CASES[3].query)));
+    assert.deepEqual(await api(url, { gpus: [{ bytes: 720 * MiB }, '720MiB'], ram: 16 * 1024 * MiB }, { margin: '0' }), await cliFit(GEMMA, argsOf(CASES[3].query)));
     const named = await api(url, { gpus: [{ name: 'my card', size: 'rtx4090' }], ram: '64GiB' }, { kv: 'q8_0' });
     const cli = await cliFit(GEMMA, ['--gpu', 'rtx4090', '--ram', '64GiB', '--kv', 'q8_0']);
     assert.equal(named.devices[0].name, 'my card');
