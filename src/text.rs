@@ -211,3 +211,24 @@ mod tests {
         assert_eq!(format_float(1e-6), "0.000001");
     }
 }
+
+/// Sorted, distinct numbers (layer indices) written as runs: `0–3, 5, 7–9`.
+pub fn runs(sorted: &[u64]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end.saturating_add(1) {
+            i += 1;
+            end = sorted[i];
+        }
+        out.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        i += 1;
+    }
+    out.join(", ")
+}

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+pub mod doctor;
 mod pickle;
 pub mod quant;
 mod set;
@@ -91,6 +92,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
     if m.parts.is_empty() {
         let mut out = check_file(m);
         set::set_findings(m, &mut out);
+        doctor::doctor_findings(m, &mut out);
         out.sort_by_key(|f| f.severity);
         return out;
     }
@@ -144,6 +146,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
     }
     pickle::pickle_findings(m, &mut out);
     set::set_findings(m, &mut out);
+    doctor::doctor_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }
