@@ -154,9 +154,8 @@ pub fn findings(m: &Model, out: &mut Vec<Finding>) {
                 "layers-extra",
                 &key,
                 format!(
-                    "layer {} has tensors, but \"{key}\" is {blocks} (layers 0–{}); llama.cpp refuses the file (wrong number of tensors)",
-                    runs(&extra),
-                    blocks.saturating_sub(1)
+                    "layer {} has tensors, but \"{key}\" is {blocks}; llama.cpp refuses the file (wrong number of tensors)",
+                    runs(&extra)
                 ),
             ));
         }
