@@ -9,6 +9,7 @@ pub mod diff;
 pub mod layers;
 pub mod memory;
 pub mod quant_st;
+pub mod recipe;
 pub mod tokenizer;
 
 use serde::Serialize;

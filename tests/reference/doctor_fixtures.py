@@ -4,6 +4,14 @@ GGUFWriter, and mixed-type GGUF files for the quantisation recipe.
 
 Usage:
     python tests/reference/doctor_fixtures.py --out DIR
+    python tests/reference/doctor_fixtures.py --apply MODEL.gguf ARGS.json
+
+`--apply` checks a recipe as llama-quantize would read it: ARGS.json is a list of
+`--tensor-type` arguments (`'REGEX=TYPE'`, shell-quoted); each pattern is lower-cased and
+searched in every tensor name of MODEL.gguf (Python's `re.search`, as llama-quantize's
+`std::regex_search`), and it prints JSON {"tensors": N, "file": {name: type read by gguf-py},
+"first": {name: type of the first matching rule}, "last": {... of the last}, "matches":
+{name: number of rules matching}}.
 
 Writes DIR/<case>.gguf and DIR/expected.json:
     {"doctor": [{"case", "file", "codes", "what"}],
@@ -213,10 +221,40 @@ def write_recipe(path: Path, layers: int, rule):
     w.close()
 
 
+def unquote(arg):
+    """`--tensor-type 'a'\\''b'` -> `a'b` (the shell's single quotes)."""
+    import shlex
+    words = shlex.split(arg)
+    assert words[0] == "--tensor-type" and len(words) == 2, arg
+    return words[1]
+
+
+def apply(model, args_json):
+    import re
+    rules = []
+    for a in json.loads(Path(args_json).read_text()):
+        pattern, qtype = unquote(a).rsplit("=", 1)
+        rules.append((re.compile(pattern.lower()), qtype))
+    r = GGUFReader(model)
+    out = {"tensors": len(r.tensors), "file": {}, "first": {}, "last": {}, "matches": {}}
+    for t in r.tensors:
+        hits = [q for p, q in rules if p.search(t.name)]
+        out["file"][t.name] = t.tensor_type.name
+        out["first"][t.name] = hits[0] if hits else None
+        out["last"][t.name] = hits[-1] if hits else None
+        out["matches"][t.name] = len(hits)
+    print(json.dumps(out))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    out = Path(ap.parse_args().out)
+    ap.add_argument("--out")
+    ap.add_argument("--apply", nargs=2, metavar=("MODEL", "ARGS_JSON"))
+    a = ap.parse_args()
+    if a.apply:
+        apply(*a.apply)
+        return
+    out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     doctor = []
     for case, codes, what, spec in doctor_cases():
