@@ -195,23 +195,6 @@ pub fn params(n: u64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_like_a_person_writes_them() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(bytes(253113024), "241.4 MiB");
-        assert_eq!(bytes(512), "512 B");
-        assert_eq!(params(268098176), "268.1 M");
-        assert_eq!(escape("a\0b\u{1b}"), "a\\0b\\u{1b}");
-        assert_eq!(escape("blk.0.\u{202e}thgiew"), "blk.0.\\u{202e}thgiew");
-        assert_eq!(format_float(1e-6), "0.000001");
-    }
-}
-
 /// Sorted, distinct numbers (layer indices) written as runs: `0–3, 5, 7–9`.
 pub fn runs(sorted: &[u64]) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -231,4 +214,28 @@ pub fn runs(sorted: &[u64]) -> String {
         i += 1;
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_like_a_person_writes_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(bytes(253113024), "241.4 MiB");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(params(268098176), "268.1 M");
+        assert_eq!(escape("a\0b\u{1b}"), "a\\0b\\u{1b}");
+        assert_eq!(escape("blk.0.\u{202e}thgiew"), "blk.0.\\u{202e}thgiew");
+        assert_eq!(format_float(1e-6), "0.000001");
+    }
+
+    #[test]
+    fn runs_collapse_consecutive_numbers() {
+        assert_eq!(runs(&[0, 1, 2, 3, 5, 7, 8, 9]), "0–3, 5, 7–9");
+        assert_eq!(runs(&[4]), "4");
+        assert_eq!(runs(&[]), "");
+    }
 }

@@ -45,9 +45,7 @@ fn by_rows(r: &Recipe, name: &str) -> Vec<String> {
 /// The arguments applied by the reference script as llama-quantize would.
 fn applied(file: &Path, r: &Recipe) -> Option<Json> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if common::real_file(python.clone()).is_none() {
-        return None;
-    }
+    common::real_file(python.clone())?;
     let args = std::env::temp_dir().join(format!(
         "weightpeek-recipe-{}-{}.json",
         std::process::id(),

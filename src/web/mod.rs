@@ -31,6 +31,7 @@ mod load;
 mod memory;
 mod metadata;
 mod preview;
+mod recipe;
 mod remote;
 mod report;
 mod summary;

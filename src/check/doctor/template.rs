@@ -61,9 +61,9 @@ const DANGER: &[&str] = &[
     "pty",
 ];
 
-/// Of [`DANGER`], the ones that are also ordinary words a template may use as a plain name
-/// (a variable or a namespace field); they count only as attributes (`x.system`), subscripts
-/// or `|attr` arguments.
+/// Of [`DANGER`], the ones that are also ordinary words a template may use (a variable, a
+/// namespace field, a role: `messages[0]['system']`); they count only when called as a method
+/// (`x.system(…)`), or built from pieces.
 const ORDINARY: &[&str] = &["system", "open", "compile", "locals", "globals", "spawn"];
 
 /// A Python dunder name: `__x__`.
@@ -71,13 +71,9 @@ fn dunder(s: &str) -> bool {
     s.len() > 4 && s.starts_with("__") && s.ends_with("__")
 }
 
-fn dangerous(s: &str) -> bool {
-    dunder(s) || DANGER.contains(&s)
-}
-
 /// Whether built text holds a dangerous name anywhere, or a piece of a dunder name.
 fn dangerous_inside(s: &str) -> Option<String> {
-    if dangerous(s) {
+    if dunder(s) || (DANGER.contains(&s) && !ORDINARY.contains(&s)) {
         return Some(s.to_string());
     }
     for w in s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
@@ -347,7 +343,7 @@ fn judge(v: &str, built: bool, subscript: bool, scan: &mut Scan) {
     let Some(d) = dangerous_inside(v) else { return };
     if built {
         Scan::add(&mut scan.obfuscated, d);
-    } else if dunder(&d) || subscript {
+    } else if dunder(&d) || (subscript && !ORDINARY.contains(&d.as_str())) {
         Scan::add(&mut scan.unsafe_names, d);
     }
 }
@@ -369,7 +365,8 @@ fn scan_code(toks: &[Tok], scan: &mut Scan) {
                     || n == "__import__"
                     || (attribute && n.starts_with('_'))
                     || (DANGER.contains(&n.as_str())
-                        && (attribute || !ORDINARY.contains(&n.as_str())))
+                        && (!ORDINARY.contains(&n.as_str())
+                            || (attribute && toks.get(i + 1) == Some(&Tok::Op('(')))))
                 {
                     Scan::add(&mut scan.unsafe_names, n.clone());
                 }
@@ -380,6 +377,9 @@ fn scan_code(toks: &[Tok], scan: &mut Scan) {
                     {
                         vars.insert(var.to_string(), v);
                     }
+                    // The value is judged from its first token, as written.
+                    i += 3;
+                    continue;
                 }
                 // |attr(x): a constant argument is judged like any name; anything else cannot be.
                 if n == "attr"
@@ -581,6 +581,10 @@ mod tests {
         ] {
             let (u, o, _) = names(src);
             assert!(!o.is_empty(), "{src}: unsafe {u:?}, obfuscated {o:?}");
+            assert!(
+                o.iter().all(|n| dunder(n)),
+                "{src}: only whole names: {o:?}"
+            );
         }
         let (_, _, dynamic) = names("{{ x|attr(y) }}");
         assert!(dynamic);
@@ -591,6 +595,7 @@ mod tests {
         for src in [
             "{{ bos_token }}{% for message in messages %}{{'<|user|>' + '\n' + message['content'] + '<|end|>'}}{% endfor %}",
             "{% set system = messages[0]['content'] %}{{ '<|im_start|>system\n' + system }}",
+            "{% set role = 'system' %}{{ role }}{{ roles['system'] }}{{ tool.open }}{{ x.system }}",
             "{% set ns = namespace(found=false) %}{% for m in messages|reverse %}{{ m.content|trim }}{% endfor %}",
             "You may use the os module.{{ messages|length }}",
             "{{ 'a' < 'b' }}{{ raise_exception('Conversation roles must alternate') }}",

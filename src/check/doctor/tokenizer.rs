@@ -491,13 +491,32 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Whether a marker the template emits ends a turn: its text says end/eot/eos (not a closing
-/// `[/INST]`-style tag, which ends the user's part).
+/// Words that say a marker ends a turn, a message or the text (lower-cased): `<|im_end|>`,
+/// `<end_of_turn>`, `<|END_OF_TURN_TOKEN|>`, `<|eot_id|>`, `<|endoftext|>`. Markers that end a
+/// part of a turn (`<|END_THINKING|>`, `<|END_RESPONSE|>`, `[/INST]`) do not.
+const TURN_END_WORDS: &[&str] = &[
+    "end_of_turn",
+    "end_turn",
+    "turn_end",
+    "endofturn",
+    "end_of_text",
+    "endoftext",
+    "end_of_sentence",
+    "end\u{2581}of\u{2581}sentence",
+    "im_end",
+    "eot",
+    "eos",
+    "end_of_message",
+    "eom",
+];
+
+/// Whether a marker the template emits ends a turn.
 fn ends_turn(t: &str) -> bool {
     let l = t.to_lowercase();
     t == "</s>"
+        || t == "<|end|>"
         || EOG_TEXTS.contains(&t)
-        || (!t.starts_with("[/") && (l.contains("end") || l.contains("eot") || l.contains("eos")))
+        || TURN_END_WORDS.iter().any(|w| l.contains(w))
 }
 
 fn template_markers(v: &Vocab<'_>, out: &mut Vec<Finding>) {
@@ -598,6 +617,63 @@ fn template_markers(v: &Vocab<'_>, out: &mut Vec<Finding>) {
                     examples(&ends.iter().map(|&id| v.named(id)).collect::<Vec<_>>())
                 ),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_looking_tokens() {
+        for t in [
+            "<|im_start|>",
+            "<｜begin▁of▁sentence｜>",
+            "<start_of_turn>",
+            "<end_of_image>",
+            "[INST]",
+            "[/INST]",
+            "[CLS]",
+        ] {
+            assert!(looks_special(t), "{t}");
+        }
+        for t in [
+            "<|>",
+            "<s>",
+            "</s>",
+            "<0x0A>",
+            "[unused0]",
+            "[a]",
+            "<| x |>",
+            "hello",
+        ] {
+            assert!(!looks_special(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn turn_ending_markers() {
+        for t in [
+            "<|im_end|>",
+            "<end_of_turn>",
+            "<|END_OF_TURN_TOKEN|>",
+            "<|eot_id|>",
+            "<|end|>",
+            "</s>",
+            "<|turn_end|>",
+        ] {
+            assert!(ends_turn(t), "{t}");
+        }
+        for t in [
+            "<|END_THINKING|>",
+            "<|END_RESPONSE|>",
+            "<|END_ACTION|>",
+            "[/INST]",
+            "<|im_start|>",
+            "<end_of_image>",
+        ] {
+            assert!(!ends_turn(t), "{t}");
         }
     }
 }
