@@ -169,3 +169,34 @@ fn cli_prints_the_recipe() {
         );
     }
 }
+
+#[test]
+fn compare_lists_the_recipe_patterns_that_differ() {
+    let Some(dir) = fixtures() else { return };
+    let (a, _) = common::open_model(&dir.join("recipe-q4km-like.gguf"));
+    let (b, _) = common::open_model(&dir.join("recipe-uniform.gguf"));
+    let v = weightpeek::view::compare::compare("a", &a, "b", &b);
+    let (ra, rb) = (recipe(&a).unwrap(), recipe(&b).unwrap());
+    let types = |r: &Recipe, p: &str| {
+        r.rows
+            .iter()
+            .find(|row| row.pattern == p)
+            .map(weightpeek::view::recipe::types_text)
+    };
+    // Exactly the patterns whose types differ (or that one file lacks) are listed.
+    let mut seen = std::collections::HashSet::new();
+    let want: Vec<String> = ra
+        .rows
+        .iter()
+        .chain(&rb.rows)
+        .map(|row| row.pattern.clone())
+        .filter(|p| types(&ra, p) != types(&rb, p) && seen.insert(p.clone()))
+        .collect();
+    let got: Vec<String> = v.recipe.iter().map(|r| r.raw.clone()).collect();
+    assert!(!got.is_empty());
+    assert_eq!(got, want);
+    let same = weightpeek::view::compare::compare("a", &a, "a", &a);
+    assert!(same.recipe.is_empty());
+    let text = weightpeek::view::cli::diff::text("a", "b", &v);
+    assert!(text.contains("quantisation recipe differences ("), "{text}");
+}

@@ -42,7 +42,9 @@ pub const TITLE: &str = "Quantisation recipe";
 pub const NO_PROVENANCE: &str =
     "no quantisation or conversion keys (general.quantization_version, quantize.imatrix.*, general.source.*)";
 
-fn types_text(row: &PatternRow) -> String {
+/// The types of one pattern as text: `Q4_K`, or `Q6_K in layers 0–1, 3 · Q4_K elsewhere`
+/// (escaped).
+pub fn types_text(row: &PatternRow) -> String {
     match row.rules.as_slice() {
         [one] => escape(&one.dtype),
         [most, rest @ ..] => {

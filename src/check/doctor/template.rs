@@ -29,6 +29,20 @@ use crate::text::escape;
 /// its findings for the first part and says it stopped.
 pub const MAX_TOKENS: usize = 1 << 20;
 
+/// Deepest nesting of brackets followed when folding a constant (`((('a')))`): a hostile
+/// template of a million `(` must not exhaust the stack.
+const MAX_DEPTH: usize = 32;
+
+/// Longest constant built while folding (`'a' * 64 * 64 * 64 …` must not grow without end);
+/// Python's internal names are far shorter.
+const MAX_CONST: usize = 4096;
+
+/// Most names one finding collects (it shows [`super::EXAMPLES`] of them).
+const MAX_NAMES: usize = 64;
+
+/// Most distinct markers taken from one template.
+pub const MAX_MARKERS: usize = 1024;
+
 /// Names (identifiers, attributes, subscripts) that reach Python internals or run commands.
 const DANGER: &[&str] = &[
     "os",
@@ -235,7 +249,7 @@ struct Scan {
 
 impl Scan {
     fn add(list: &mut Vec<String>, s: String) {
-        if !list.contains(&s) {
+        if list.len() < MAX_NAMES && !list.contains(&s) {
             list.push(s);
         }
     }
@@ -243,11 +257,24 @@ impl Scan {
 
 /// A constant string expression starting at `toks[i]`: its value, whether it was built
 /// (more than one plain literal), and the index after it.
+/// A constant string expression starting at `toks[i]` (see [`constant_at`]).
 fn constant(
     toks: &[Tok],
     i: usize,
     vars: &HashMap<String, String>,
 ) -> Option<(String, bool, usize)> {
+    constant_at(toks, i, vars, 0)
+}
+
+fn constant_at(
+    toks: &[Tok],
+    i: usize,
+    vars: &HashMap<String, String>,
+    depth: usize,
+) -> Option<(String, bool, usize)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
     let (mut val, mut built, mut j) = match toks.get(i)? {
         Tok::Str(s, e) => (s.clone(), *e, i + 1),
         Tok::Name(n) if vars.contains_key(n) => (vars[n].clone(), true, i + 1),
@@ -256,7 +283,7 @@ fn constant(
             let mut items = Vec::new();
             let mut j = i + 1;
             loop {
-                let (v, _, k) = constant(toks, j, vars)?;
+                let (v, _, k) = constant_at(toks, j, vars, depth + 1)?;
                 items.push(v);
                 match toks.get(k)? {
                     Tok::Op(',') => j = k + 1,
@@ -276,7 +303,7 @@ fn constant(
             (items.join("\u{0}"), true, j)
         }
         Tok::Op('(') => {
-            let (v, b, k) = constant(toks, i + 1, vars)?;
+            let (v, b, k) = constant_at(toks, i + 1, vars, depth + 1)?;
             if toks.get(k) != Some(&Tok::Op(')')) {
                 return None;
             }
@@ -285,8 +312,12 @@ fn constant(
         _ => return None,
     };
     loop {
+        if val.len() > MAX_CONST {
+            val = val.chars().take(MAX_CONST).collect();
+            break;
+        }
         match (toks.get(j), toks.get(j + 1)) {
-            (Some(Tok::Op('+' | '~')), _) => match constant(toks, j + 1, vars) {
+            (Some(Tok::Op('+' | '~')), _) => match constant_at(toks, j + 1, vars, depth + 1) {
                 Some((v, _, k)) => {
                     val.push_str(&v);
                     built = true;
@@ -295,7 +326,9 @@ fn constant(
                 None => break,
             },
             (Some(Tok::Op('*')), Some(Tok::Num(n))) => {
-                val = val.repeat(usize::try_from((*n).min(64)).unwrap_or(1));
+                let times = usize::try_from(*n).unwrap_or(usize::MAX);
+                let room = MAX_CONST / val.len().max(1);
+                val = val.repeat(times.min(room).max(1));
                 built = true;
                 j += 2;
             }
@@ -303,7 +336,7 @@ fn constant(
                 let f = f.as_str();
                 let mut k = j + 2;
                 let arg = if toks.get(k) == Some(&Tok::Op('(')) {
-                    let a = constant(toks, k + 1, vars);
+                    let a = constant_at(toks, k + 1, vars, depth + 1);
                     let close = a.as_ref().map_or(k + 1, |a| a.2);
                     k = close + 1;
                     a.map(|a| a.0)
@@ -419,9 +452,10 @@ fn scan_code(toks: &[Tok], scan: &mut Scan) {
 /// literals), in first-seen order without repeats: `<|im_end|>`, `<end_of_turn>`, `[INST]`, ...
 pub fn markers(src: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |s: &str| {
         for m in markers_in(s) {
-            if !out.contains(&m) {
+            if out.len() < MAX_MARKERS && seen.insert(m.clone()) {
                 out.push(m);
             }
         }
@@ -458,6 +492,7 @@ fn markers_in(s: &str) -> Vec<String> {
         let Some(end) = rest
             .char_indices()
             .skip(1)
+            .take(MAX_MARKER)
             .find(|&(_, d)| d == close || d == c || d.is_whitespace())
             .filter(|&(_, d)| d == close)
             .map(|(j, _)| j)
@@ -602,6 +637,20 @@ mod tests {
         ] {
             assert_eq!(names(src), (vec![], vec![], false), "{src}");
         }
+    }
+
+    #[test]
+    fn hostile_templates_stay_bounded() {
+        let deep = format!(
+            "{{{{ x|attr({}'__cla' ~ 'ss__'{}) }}}}",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        let _ = names(&deep);
+        let (_, o, _) = names("{{ x|attr('_' * 64 * 64 * 64 * 64 * 64 ~ 'class') }}");
+        assert!(o.len() <= 1);
+        let many: String = (0..5000).map(|i| format!("<|m{i}|>")).collect();
+        assert_eq!(markers(&many).len(), MAX_MARKERS);
     }
 
     #[test]
