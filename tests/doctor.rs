@@ -59,27 +59,6 @@ fn each_crafted_file_gives_exactly_its_finding() {
     }
 }
 
-/// Doctor finding codes, to tell them from the container checks' in the real files.
-const DOCTOR: &[&str] = &[
-    "token-array-length",
-    "token-array-type",
-    "special-id-out-of-vocab",
-    "pre-tokenizer-missing",
-    "pre-tokenizer-unknown",
-    "duplicate-token",
-    "special-token-type",
-    "template-end-not-eog",
-    "template-token-missing",
-    "eot-not-in-template",
-    "template-unsafe",
-    "template-obfuscated",
-    "template-dynamic-attr",
-    "layers-missing",
-    "layers-extra",
-    "layer-tensor-missing",
-    "tensor-missing",
-];
-
 /// The real findings, each checked by hand against llama.cpp's `llama_vocab::impl::load`:
 /// gpt-neox and the v2 falcon file predate `tokenizer.ggml.pre` (llama.cpp: "missing
 /// pre-tokenizer type ... GENERATION QUALITY WILL BE DEGRADED"); deepseek-coder types its three
@@ -126,7 +105,7 @@ fn real_files_give_only_real_findings() {
         let name = p.file_name().unwrap().to_str().unwrap();
         let got: Vec<&str> = codes(&check(&m))
             .into_iter()
-            .filter(|c| DOCTOR.contains(c))
+            .filter(|c| weightpeek::check::doctor::is_doctor_code(c))
             .collect();
         let want: Vec<&str> = REAL
             .iter()

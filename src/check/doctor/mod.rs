@@ -21,6 +21,32 @@ pub mod tokenizer;
 /// counted, so a hostile vocabulary of a million bad tokens gives one short line.
 pub const EXAMPLES: usize = 8;
 
+/// Every code the doctor's findings have.
+pub const CODES: &[&str] = &[
+    "token-array-length",
+    "token-array-type",
+    "special-id-out-of-vocab",
+    "pre-tokenizer-missing",
+    "pre-tokenizer-unknown",
+    "duplicate-token",
+    "special-token-type",
+    "template-end-not-eog",
+    "template-token-missing",
+    "eot-not-in-template",
+    "template-unsafe",
+    "template-obfuscated",
+    "template-dynamic-attr",
+    "layers-missing",
+    "layers-extra",
+    "layer-tensor-missing",
+    "tensor-missing",
+];
+
+/// Whether `code` is one of the doctor's (not a container check's).
+pub fn is_doctor_code(code: &str) -> bool {
+    CODES.contains(&code)
+}
+
 /// The doctor's findings of a GGUF model (nothing for other formats), appended to `out`.
 pub fn doctor_findings(m: &Model, out: &mut Vec<Finding>) {
     if m.format != Format::Gguf {

@@ -14,7 +14,8 @@
 //! tensor's offset, or than the file holds) are the container checks' `overlap` and
 //! `data-beyond-eof`; `split.*` keys across parts are `split-no-mismatch`,
 //! `split-count-mismatch` and `split-tensors-count` (`check/set.rs`). A vocabulary-only file
-//! (no tensors) and a set with parts missing are not judged here.
+//! (no tensors), a set with parts missing, a file whose `general.type` is not `model` (an
+//! adapter, a projector) and one without `token_embd.weight` (a fragment) are not judged here.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,6 +111,14 @@ pub fn findings(m: &Model, out: &mut Vec<Finding>) {
         return;
     }
     let Some(arch) = architecture(m) else { return };
+    // An adapter (LoRA), a projector or a fragment without the token embedding is not a
+    // whole model: it is not judged against one.
+    let kind = m.get("general.type").and_then(crate::format::Value::as_str);
+    if kind.is_some_and(|k| k != "model")
+        || !m.tensors.iter().any(|t| t.name == "token_embd.weight")
+    {
+        return;
+    }
     // Per layer: the tensor kinds present (`attn_q.weight` -> `attn_q`, weights only).
     let mut layers: BTreeMap<u64, BTreeSet<&str>> = BTreeMap::new();
     let mut whole: BTreeSet<&str> = BTreeSet::new();
