@@ -396,26 +396,29 @@ fn pre_tokenizer(m: &Model, out: &mut Vec<Finding>) {
 }
 
 fn duplicates(v: &Vocab<'_>, out: &mut Vec<Finding>) {
-    let cap = usize::try_from(v.len()).unwrap_or(usize::MAX).min(1 << 24);
-    let mut seen: HashMap<&[u8], u64> = HashMap::with_capacity(cap);
-    let mut dups = Vec::new();
+    // Sorted by bytes, then id (a stable sort keeps id order): each run of equal texts starts
+    // with its first id. Sorting is O(n log n) whatever the texts, where a hash map could be
+    // led into collisions by a crafted vocabulary.
+    let mut all: Vec<(&[u8], u64)> = (0..v.len())
+        .filter_map(|id| Some((v.index.bytes_at(&v.m.bytes, id)?, id)))
+        .filter(|(b, _)| !b.is_empty())
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    let mut pairs: Vec<(u64, u64)> = Vec::new();
     let mut count = 0u64;
-    for id in 0..v.len() {
-        let Some(b) = v.index.bytes_at(&v.m.bytes, id) else {
-            continue;
-        };
-        if b.is_empty() {
-            continue;
-        }
-        if let Some(&first) = seen.get(b) {
+    for run in all.chunk_by(|a, b| a.0 == b.0) {
+        for &(_, id) in &run[1..] {
             count += 1;
-            if dups.len() < super::EXAMPLES {
-                dups.push(format!("{} and {id}", v.named(first)));
+            if pairs.len() < super::EXAMPLES {
+                pairs.push((run[0].1, id));
             }
-        } else {
-            seen.insert(b, id);
         }
     }
+    pairs.sort_unstable_by_key(|&(_, id)| id);
+    let dups: Vec<String> = pairs
+        .iter()
+        .map(|&(first, id)| format!("{} and {id}", v.named(first)))
+        .collect();
     if count > 0 {
         let more = count.saturating_sub(dups.len() as u64);
         let tail = if more > 0 {
@@ -449,7 +452,23 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
         .iter()
         .filter_map(|(suffix, _)| v.m.get(&format!("tokenizer.ggml.{suffix}"))?.as_u64())
         .collect();
+    let (mut n_not_control, mut n_normal) = (0usize, 0usize);
+    let keep = |list: &mut Vec<String>, n: &mut usize, id: u64| {
+        *n += 1;
+        if list.len() < super::EXAMPLES {
+            list.push(v.named(id));
+        }
+    };
     for id in 0..v.len() {
+        // Every text judged here starts with `<`, `[`, `_` or `▁` (E2 96 81): one byte
+        // skips the rest of a 262,144-token vocabulary without decoding it.
+        let first = v
+            .index
+            .bytes_at(&v.m.bytes, id)
+            .and_then(|b| b.first().copied());
+        if !matches!(first, Some(b'<' | b'[' | b'_' | 0xE2)) {
+            continue;
+        }
         let Some(t) = v.text(id) else { continue };
         let Some(ty) = v.token_type(id) else { continue };
         if FORCED_USER_DEFINED.contains(&t.as_ref()) {
@@ -457,12 +476,19 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
         }
         if expected_control(&t) && (looks_special(&t) || declared.contains(&id)) {
             if ty != CONTROL {
-                not_control.push(v.named(id));
+                keep(&mut not_control, &mut n_not_control, id);
             }
         } else if looks_special(&t) && (ty == NORMAL || ty == UNDEFINED) {
-            normal.push(v.named(id));
+            keep(&mut normal, &mut n_normal, id);
         }
     }
+    let more = |shown: &[String], n: usize| {
+        let mut s = shown.join(", ");
+        if n > shown.len() {
+            s.push_str(&format!(" and {} more", n - shown.len()));
+        }
+        s
+    };
     if !not_control.is_empty() {
         out.push(about_key(
             v.m,
@@ -471,8 +497,8 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
             TYPES,
             format!(
                 "{} token(s) llama.cpp ends generation at or detects by their text are not typed CONTROL: {}; llama.cpp overrides the type (\"this is probably a bug in the model\"), other runtimes may print them as text",
-                not_control.len(),
-                examples(&not_control)
+                n_not_control,
+                more(&not_control, n_not_control)
             ),
         ));
     }
@@ -484,8 +510,8 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
             TYPES,
             format!(
                 "{} special-looking token(s) are typed NORMAL, not CONTROL or USER_DEFINED: {}; llama.cpp does not match them in text, so a template's marker becomes several ordinary tokens",
-                normal.len(),
-                examples(&normal)
+                n_normal,
+                more(&normal, n_normal)
             ),
         ));
     }
