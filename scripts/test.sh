@@ -167,6 +167,15 @@ else
   echo "fit fixtures are up to date"
 fi
 
+# One small GGUF per doctor finding and mixed-type GGUF files for the quantisation recipe,
+# written with gguf-py's GGUFWriter (rebuilt when the script is newer).
+DOCTOR_OUT="$WP_ROOT/target/doctor-fixtures"
+if [ ! -f "$DOCTOR_OUT/expected.json" ] || [ tests/reference/doctor_fixtures.py -nt "$DOCTOR_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/doctor_fixtures.py --out "$DOCTOR_OUT"
+else
+  echo "doctor fixtures are up to date"
+fi
+
 # --- 3. formatting, lints, native tests -------------------------------------------------------
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"

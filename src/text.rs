@@ -195,6 +195,27 @@ pub fn params(n: u64) -> String {
     }
 }
 
+/// Sorted, distinct numbers (layer indices) written as runs: `0–3, 5, 7–9`.
+pub fn runs(sorted: &[u64]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end.saturating_add(1) {
+            i += 1;
+            end = sorted[i];
+        }
+        out.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        i += 1;
+    }
+    out.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +230,12 @@ mod tests {
         assert_eq!(escape("a\0b\u{1b}"), "a\\0b\\u{1b}");
         assert_eq!(escape("blk.0.\u{202e}thgiew"), "blk.0.\\u{202e}thgiew");
         assert_eq!(format_float(1e-6), "0.000001");
+    }
+
+    #[test]
+    fn runs_collapse_consecutive_numbers() {
+        assert_eq!(runs(&[0, 1, 2, 3, 5, 7, 8, 9]), "0–3, 5, 7–9");
+        assert_eq!(runs(&[4]), "4");
+        assert_eq!(runs(&[]), "");
     }
 }

@@ -401,9 +401,12 @@ fn generated_sets_from_disk_equal_the_reference() {
             .collect();
         assert_eq!(parts, want, "{key}");
         assert!(opened.model.set.as_ref().unwrap().complete(), "{key}");
+        // The generated sets are tiny stand-ins, not loadable llamas: the doctor's structure
+        // findings about them are beside the point here.
         let bad: Vec<_> = check(&opened.model)
             .into_iter()
             .filter(|f| f.severity == weightpeek::check::Severity::Error)
+            .filter(|f| !weightpeek::check::doctor::is_doctor_code(f.code))
             .collect();
         assert!(bad.is_empty(), "{key}: {bad:?}");
     }

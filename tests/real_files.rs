@@ -159,7 +159,13 @@ fn every_vocab_file_matches_the_reference() {
         };
         let (m, src) = open(&p);
         check_against_reference(&m, &r);
-        assert_eq!(weightpeek::check::check(&m), [], "{}", p.display());
+        // The container checks find nothing; the doctor's real findings in these files are
+        // tests/doctor.rs's.
+        let found: Vec<_> = weightpeek::check::check(&m)
+            .into_iter()
+            .filter(|f| !weightpeek::check::doctor::is_doctor_code(f.code))
+            .collect();
+        assert_eq!(found, [], "{}", p.display());
         // These files hold only a header: it is read, and nothing is read twice.
         assert_eq!(src.bytes, m.file_size, "{}", p.display());
     }

@@ -55,7 +55,7 @@ mod cli {
     #[command(
         name = "weightpeek",
         version,
-        after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed), with --check an error-level finding, with --memory no estimate, with --tokenizer no tokenizer keys, or a repository listing without models; 2 the file cannot be opened or is not a model file, or bad usage."
+        after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed), with --check an error-level finding, with --memory no estimate, with --tokenizer no tokenizer keys, with --recipe no GGUF tensors, or a repository listing without models; 2 the file cannot be opened or is not a model file, or bad usage."
     )]
     struct Args {
         /// What to open: a .gguf or .safetensors file, several files of one model (all parts of a
@@ -88,6 +88,11 @@ mod cli {
         /// merges, and the chat templates verbatim (with --json as JSON).
         #[arg(long, conflicts_with_all = ["memory", "check", "tensor", "csv", "markdown"])]
         tokenizer: bool,
+        /// Print the quantisation recipe: per-tensor types collapsed into pattern rules, the
+        /// llama-quantize --tensor-type arguments that reproduce them, and the provenance keys
+        /// (GGUF; with --json as JSON).
+        #[arg(long, conflicts_with_all = ["memory", "check", "tensor", "csv", "markdown", "tokenizer"])]
+        recipe: bool,
         /// Estimate memory to run the model: weights + KV cache (GGUF decoder models; with
         /// --json as JSON). See --ctx and --kv.
         #[arg(long, conflicts_with_all = ["check", "tensor", "csv", "markdown"])]
@@ -399,6 +404,19 @@ mod cli {
         })
     }
 
+    fn print_recipe(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+        let Some(r) = weightpeek::summary::recipe::recipe(m) else {
+            print(render::recipe::NO_RECIPE)?;
+            return Ok(ExitCode::from(1));
+        };
+        print(&if args.json {
+            render::json(&r)
+        } else {
+            render::recipe::text(&r)
+        })?;
+        Ok(ExitCode::SUCCESS)
+    }
+
     fn print_tokenizer(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
         let Some(t) = weightpeek::summary::tokenizer::tokenizer_info(m) else {
             print(render::tokenizer::NO_TOKENIZER)?;
@@ -505,6 +523,9 @@ mod cli {
         }
         if args.tokenizer {
             return print_tokenizer(args, &model);
+        }
+        if args.recipe {
+            return print_recipe(args, &model);
         }
         if let Some(name) = &args.tensor {
             return preview(args, &model, &mut sources, name);

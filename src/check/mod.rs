@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 mod onnx;
+pub mod doctor;
 mod pickle;
 pub mod quant;
 mod set;
@@ -92,6 +93,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
     if m.parts.is_empty() {
         let mut out = check_file(m);
         set::set_findings(m, &mut out);
+        doctor::doctor_findings(m, &mut out);
         out.sort_by_key(|f| f.severity);
         return out;
     }
@@ -145,6 +147,7 @@ pub fn check(m: &Model) -> Vec<Finding> {
     }
     pickle::pickle_findings(m, &mut out);
     set::set_findings(m, &mut out);
+    doctor::doctor_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

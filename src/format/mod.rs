@@ -17,6 +17,7 @@ pub mod onnx;
 pub mod pickle;
 pub mod safetensors;
 pub mod sniff;
+pub mod token_index;
 pub mod torch;
 pub mod value;
 pub mod zip;

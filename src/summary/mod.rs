@@ -10,6 +10,7 @@ pub mod fit;
 pub mod layers;
 pub mod memory;
 pub mod quant_st;
+pub mod recipe;
 pub mod tokenizer;
 
 use serde::Serialize;

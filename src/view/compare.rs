@@ -118,6 +118,9 @@ pub struct CompareView {
     pub keys: Vec<Row>,
     /// Tensors only in one, or changed.
     pub tensors: Vec<Row>,
+    /// Quantisation recipe patterns (`blk.#.ffn_down.weight`) whose types differ, or that one
+    /// file lacks (GGUF against GGUF; empty otherwise): the recipes side by side.
+    pub recipe: Vec<Row>,
     /// The diff as `weightpeek diff A B --json` prints it (with its final newline).
     pub json: String,
 }
@@ -332,8 +335,52 @@ pub fn compare(name_a: &str, a: &Model, name_b: &str, b: &Model) -> CompareView 
         roles,
         keys,
         tensors,
+        recipe: recipe_rows(a, b),
         json: diff_json(&d),
     }
+}
+
+/// The recipes of `a` and `b` pattern by pattern (A's order, then B's new patterns): the
+/// patterns whose types differ or that only one file has.
+fn recipe_rows(a: &Model, b: &Model) -> Vec<Row> {
+    use crate::summary::recipe::recipe;
+    use crate::view::recipe::types_text;
+    let (Some(ra), Some(rb)) = (recipe(a), recipe(b)) else {
+        return Vec::new();
+    };
+    let of = |r: &crate::summary::recipe::Recipe| -> HashMap<String, String> {
+        r.rows
+            .iter()
+            .map(|row| (row.pattern.clone(), types_text(row)))
+            .collect()
+    };
+    let (ta, tb) = (of(&ra), of(&rb));
+    let mut out = Vec::new();
+    for row in &ra.rows {
+        let a_text = &ta[&row.pattern];
+        let (kind, b_text) = match tb.get(&row.pattern) {
+            Some(t) if t == a_text => continue,
+            Some(t) => (Kind::Changed, t.clone()),
+            None => (Kind::OnlyA, "–".to_string()),
+        };
+        out.push(Row {
+            kind,
+            name: escape(&row.pattern),
+            raw: row.pattern.clone(),
+            a: a_text.clone(),
+            b: b_text,
+        });
+    }
+    for row in rb.rows.iter().filter(|row| !ta.contains_key(&row.pattern)) {
+        out.push(Row {
+            kind: Kind::OnlyB,
+            name: escape(&row.pattern),
+            raw: row.pattern.clone(),
+            a: "–".to_string(),
+            b: tb[&row.pattern].clone(),
+        });
+    }
+    out
 }
 
 /// The rows of a list to draw: all, or the first [`LIST_CAP`] with the "Show all" label.

@@ -14,6 +14,7 @@
 //!   report, for download.
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
+//! - [`recipe`]: the quantisation recipe (pattern rows, the llama-quantize command, provenance).
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
@@ -33,6 +34,7 @@ pub mod layer_grid;
 pub mod memory;
 pub mod metadata;
 pub mod preview;
+pub mod recipe;
 pub mod tabs;
 pub mod tensors;
 pub mod tokenizer;

@@ -397,6 +397,13 @@ fn draw(
         Rc::new(view.tensors.clone()),
         &mut ls,
     );
+    row_list(
+        &body,
+        "Quantisation recipe differences",
+        "compare-recipe",
+        Rc::new(view.recipe.clone()),
+        &mut ls,
+    );
 
     let saver = super::export::Download::default();
     let json = view.json.clone();

@@ -35,6 +35,7 @@ mod load;
 mod memory;
 mod metadata;
 mod preview;
+mod recipe;
 mod remote;
 mod report;
 mod summary;

@@ -12,7 +12,7 @@ use crate::view::tensors::type_filter;
 use super::dom::{self, append, el_class};
 use super::tabs::TabsView;
 use super::{
-    checks, export, fit, histogram, layers, memory, metadata, preview, summary as summary_card,
+    checks, export, fit, histogram, layers, memory, metadata, preview, recipe, summary as summary_card,
     tables, tokenizer,
 };
 use crate::source::boxed::SourceFactory;
@@ -192,6 +192,9 @@ impl Report {
             placer.place(Tab::Histogram, &card);
             l
         });
+        if let Some(r) = summary::recipe::recipe(&model) {
+            placer.place(Tab::Histogram, &recipe::recipe_card(&r));
+        }
 
         // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
         let memory_card = is_gguf.then(|| {

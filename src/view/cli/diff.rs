@@ -25,6 +25,7 @@ pub fn text(a: &str, b: &str, v: &CompareView) -> String {
     }
     list(&mut o, "metadata differences", &v.keys, true);
     list(&mut o, "tensor differences", &v.tensors, false);
+    list(&mut o, "quantisation recipe differences", &v.recipe, true);
     o
 }
 

@@ -9,6 +9,7 @@
 //! - [`tokenizer`]: `--tokenizer` (the tokenizer card's facts, special tokens, chat templates).
 //! - [`memory`]: `--memory` (the memory card's rows, formula and notes).
 //! - [`preview`]: `--tensor NAME` (the preview panel's window, statistics, histogram, values).
+//! - [`recipe`]: `--recipe` (the quantisation recipe and the llama-quantize command).
 //! - [`diff`]: `weightpeek diff A B` (the Compare card).
 //! - [`listing`]: a Hub repository's models to pick from with `--file`.
 //!
@@ -22,6 +23,7 @@ pub mod fit;
 pub mod listing;
 pub mod memory;
 pub mod preview;
+pub mod recipe;
 pub mod summary;
 pub mod tokenizer;
 
