@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
-mod onnx;
 pub mod doctor;
+mod onnx;
 mod pickle;
 pub mod quant;
 mod set;

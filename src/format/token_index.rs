@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use crate::format::{ArrayRef, ValueType};
-use crate::text;
 
 /// Key suffixes of special token ids, with the role shown (llama.cpp's `LLM_KV_TOKENIZER_*_ID`;
 /// note the historical spelling `seperator`).
@@ -87,11 +86,6 @@ impl TokenIndex {
             .filter(|&id| self.str_at(bytes, id).is_some_and(|t| pred(&t)))
             .take(limit)
             .collect()
-    }
-
-    /// The text of token `id`, control characters escaped for display.
-    pub fn text(&self, bytes: &[u8], id: u64) -> Option<String> {
-        self.raw(bytes, id).map(|t| text::escape(&t))
     }
 
     /// Ids of tokens whose text contains `needle` (case-sensitive), at most `limit` of them.

@@ -58,7 +58,10 @@ pub fn tokenizer_info(m: &Model) -> Option<TokenizerInfo> {
         .iter()
         .filter_map(|(suffix, role)| {
             let id = m.get(&format!("tokenizer.ggml.{suffix}"))?.as_u64()?;
-            let text = index.as_ref().and_then(|i| i.text(&m.bytes, id));
+            let text = index
+                .as_ref()
+                .and_then(|i| i.raw(&m.bytes, id))
+                .map(|t| crate::text::escape(&t));
             Some(SpecialToken { role, id, text })
         })
         .collect();

@@ -311,7 +311,7 @@ impl TokenRows {
     /// The row at list position `pos`, decoded now (text, type and score of that id only).
     pub fn row(&self, m: &Model, pos: usize) -> Option<TokenRow> {
         let id = self.id_at(pos)?;
-        let text = self.index.as_ref()?.text(&m.bytes, id)?;
+        let text = crate::text::escape(&self.index.as_ref()?.raw(&m.bytes, id)?);
         let one = |key: &str| {
             array(m, key)
                 .filter(|a| a.len > id)

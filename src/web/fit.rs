@@ -96,7 +96,7 @@ fn save_page(s: &Settings) {
             let _ = st.set_item(STORAGE_KEY, &String::from(p.to_string()));
         }
     }
-    super::remote::edit_page_url(|u| {
+    super::dom::edit_page_url(|u| {
         for k in QUERY_KEYS {
             u.delete(k);
         }

@@ -144,26 +144,11 @@ fn page_param(name: &str) -> Option<String> {
     params.get(name).filter(|u| !u.trim().is_empty())
 }
 
-/// Rewrites the address bar's query with `edit` (no reload, no history entry).
-pub(super) fn edit_page_url(edit: impl FnOnce(&web_sys::UrlSearchParams)) {
-    let w = gloo::utils::window();
-    let Ok(href) = w.location().href() else {
-        return;
-    };
-    let Ok(u) = web_sys::Url::new(&href) else {
-        return;
-    };
-    edit(&u.search_params());
-    if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&u.href()));
-    }
-}
-
 /// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown; a
 /// tensor of what was open before is no longer selected, nor one a link asked for.
 fn set_page_url(text: &str) {
     PENDING_TENSOR.with(|p| p.borrow_mut().take());
-    edit_page_url(|q| {
+    super::dom::edit_page_url(|q| {
         q.set("url", text.trim());
         q.delete("tensor");
     });
@@ -175,7 +160,7 @@ pub(super) fn set_page_tensor(name: Option<&str>) {
     if page_param("url").is_none() {
         return;
     }
-    edit_page_url(|q| match name {
+    super::dom::edit_page_url(|q| match name {
         Some(n) => q.set("tensor", n),
         None => q.delete("tensor"),
     });
@@ -184,7 +169,7 @@ pub(super) fn set_page_tensor(name: Option<&str>) {
 /// A local file is open: the address no longer names a remote model or tensor.
 pub(super) fn clear_page_url() {
     PENDING_TENSOR.with(|p| p.borrow_mut().take());
-    edit_page_url(|q| {
+    super::dom::edit_page_url(|q| {
         q.delete("url");
         q.delete("tensor");
     });

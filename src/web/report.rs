@@ -12,8 +12,8 @@ use crate::view::tensors::type_filter;
 use super::dom::{self, append, el_class};
 use super::tabs::TabsView;
 use super::{
-    checks, export, fit, histogram, layers, memory, metadata, preview, recipe, summary as summary_card,
-    tables, tokenizer,
+    checks, export, fit, histogram, layers, memory, metadata, preview, recipe,
+    summary as summary_card, tables, tokenizer,
 };
 use crate::source::boxed::SourceFactory;
 use web_sys::Element;

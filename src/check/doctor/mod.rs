@@ -13,6 +13,7 @@
 use super::{finding, Finding, Severity};
 use crate::format::{Format, Model, Value};
 
+pub mod special;
 pub mod structure;
 pub mod template;
 pub mod tokenizer;

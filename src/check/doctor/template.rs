@@ -503,7 +503,7 @@ fn markers_in(s: &str) -> Vec<String> {
             continue;
         }
         let cand = &rest[..=end];
-        if super::tokenizer::looks_special(cand) || super::tokenizer::EOG_TEXTS.contains(&cand) {
+        if super::special::looks_special(cand) || super::special::EOG_TEXTS.contains(&cand) {
             out.push(cand.to_string());
         }
     }
