@@ -7,6 +7,11 @@
 #        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
 #        bash scripts/bench.sh torch   only the PyTorch listing table (issue #12)
 #        bash scripts/bench.sh onnx    only the ONNX listing table (issue #12)
+#        bash scripts/bench.sh --compare   only the speed ledger's stages (issue #23), each one's
+#        ratio to the figures recorded in bench/ledger.json, stages over 1.5x slower flagged
+# The default run also writes the speed ledger: every stage of opening Gemma 3, the largest
+# vocab file and MiniLM (src/view/stages.rs), natively and in Chromium, next to gguf-py,
+# @huggingface/gguf and safetensors of the same run, into bench/ledger.json.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$WP_ROOT"
@@ -17,9 +22,32 @@ DIST="${WEIGHTPEEK_DIST:-dist}"
 ONLY="${1:-all}"
 REPEATS="${2:-3}"
 
-if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
 VOCAB=$(ls -S "$WEIGHTPEEK_SHARED"/data/vocab/*.gguf | head -n 1)
+MINILM="$WEIGHTPEEK_DATA/all-MiniLM-L6-v2/model.safetensors"
+
+# The speed ledger's stages (issue #23), natively and in Chromium, on each file's header bytes.
+ledger_stages() {
+  cargo build --quiet --release --example bench_stages
+  target/release/examples/bench_stages "$GEMMA" "$VOCAB" "$MINILM" > "$out/stages_native.jsonl"
+  local hdrs=() line f n h
+  while read -r line; do
+    f=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["file"])' "$line")
+    n=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["header_bytes"])' "$line")
+    h="$out/$(basename "$f").header"
+    head -c "$n" "$f" > "$h"
+    hdrs+=("$h")
+  done < "$out/stages_native.jsonl"
+  node bench/wasm.mjs --stages "${hdrs[@]}" > "$out/stages_wasm.jsonl"
+}
+
+if [ "$ONLY" = --compare ]; then
+  ledger_stages
+  python3 bench/ledger.py compare bench/ledger.json "$out/stages_native.jsonl" "$out/stages_wasm.jsonl"
+  exit 0
+fi
+
+if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 FILES=("$GEMMA" "$VOCAB")
 cargo run --quiet --release --example bench_header -- "${FILES[@]}" > "$out/native.jsonl"
 # The wasm run gets exactly the header bytes (in memory in the page, as after Blob.slice).
@@ -52,6 +80,12 @@ for key, r in rows.items():
     print(f"| {key} | {mb:.2f} MB | {n:.2f} ms ({mb / n * 1e3:.0f} MB/s) | {w:.2f} ms | {h:.0f} ms | {g:.0f} ms "
           f"| {h / n:.0f}× / {g / n:.0f}× | {h / w:.0f}× / {g / w:.0f}× |")
 PY
+
+# The speed ledger: each stage of opening a model, beside the reference tools' header reads.
+ledger_stages
+"$WP_VENV/bin/python" bench/st_py.py "$MINILM" > "$out/st_py.jsonl"
+python3 bench/ledger.py write bench/ledger.json "$out/stages_native.jsonl" "$out/stages_wasm.jsonl" \
+  "$out/gguf_py.jsonl" "$out/hf_gguf.jsonl" "$out/st_py.jsonl"
 
 # Remote header reads (issue #3): weightpeek vs @huggingface/gguf over the mock Hub with 50 ms
 # latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.

@@ -116,3 +116,90 @@ fn real_files_give_only_real_findings() {
     // The one real chat template (phi-3's) is scanned and clean.
     assert_eq!(templates, 1);
 }
+
+/// Every real GGUF file (the shared vocabularies, their history, the damaged one, Gemma) and
+/// every crafted doctor file.
+fn every_gguf_file() -> Vec<PathBuf> {
+    let data = common::shared_dir().join("data");
+    let mut files = Vec::new();
+    let mut dirs = vec![data];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "gguf") {
+                files.push(p);
+            }
+        }
+    }
+    files.extend(common::real_file(
+        common::data_dir().join("gemma-3-270m-q4_k_m.gguf"),
+    ));
+    if let Some(dir) = fixtures() {
+        files.extend(
+            std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "gguf")),
+        );
+    }
+    files.sort();
+    files
+}
+
+/// The page draws a model with `summarize_open` and adds the doctor's findings after the first
+/// view (issue #23): the findings it then shows are exactly `summarize`'s and `check`'s, in the
+/// same order, for every real and crafted file; the first view holds every finding but the
+/// doctor's, in the same order too.
+#[test]
+fn lazily_added_doctor_findings_equal_the_eager_ones() {
+    use weightpeek::check::doctor::{doctor_findings, is_doctor_code};
+    use weightpeek::summary::{summarize, summarize_open};
+    let files = every_gguf_file();
+    assert!(files.len() >= 12, "{} files", files.len());
+    let mut with_doctor = 0;
+    for file in &files {
+        let (m, _) = common::open_model(file);
+        let eager = summarize(&m);
+        let mut lazy = summarize_open(&m);
+        let container: Vec<&Finding> = eager
+            .findings
+            .iter()
+            .filter(|f| !is_doctor_code(f.code))
+            .collect();
+        assert_eq!(
+            lazy.findings.iter().collect::<Vec<_>>(),
+            container,
+            "{}",
+            file.display()
+        );
+        lazy.add_doctor(&m);
+        assert_eq!(lazy, eager, "{}", file.display());
+        assert_eq!(eager.findings, check(&m), "{}", file.display());
+        // The doctor's findings, in the doctor's order within each severity.
+        let mut doctor = Vec::new();
+        doctor_findings(&m, &mut doctor);
+        doctor.sort_by_key(|f| f.severity);
+        let shown: Vec<&Finding> = eager
+            .findings
+            .iter()
+            .filter(|f| is_doctor_code(f.code))
+            .collect();
+        assert_eq!(
+            shown,
+            doctor.iter().collect::<Vec<_>>(),
+            "{}",
+            file.display()
+        );
+        with_doctor += usize::from(!doctor.is_empty());
+    }
+    // The crafted files each carry a doctor finding (the clean one aside).
+    if fixtures().is_some() {
+        assert!(
+            with_doctor >= 10,
+            "{with_doctor} files with doctor findings"
+        );
+    }
+}

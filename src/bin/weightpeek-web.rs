@@ -39,6 +39,25 @@ pub fn bench_header(bytes: &[u8], runs: u32) -> wasm_bindgen::JsValue {
     out.into()
 }
 
+/// Speed-ledger hook for `bench/wasm.mjs --stages` (scripts/bench.sh): times every stage of
+/// opening `bytes` (a header already in memory) with the same code as the native
+/// `examples/bench_stages.rs` ([`weightpeek::view::stages::time_stages`], `runs` runs per
+/// batch, `performance.now()`), and returns `[{stage, median_ms, min_ms}, …]`; throws the
+/// parser's message. Not used by the page.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn bench_stages(
+    bytes: &[u8],
+    runs: u32,
+) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let now = || perf.as_ref().map_or(0.0, |p| p.now());
+    let times = weightpeek::view::stages::time_stages(bytes, runs as usize, &now)
+        .map_err(|e| wasm_bindgen::JsValue::from_str(&e.to_string()))?;
+    serde::Serialize::serialize(&times, &serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| wasm_bindgen::JsValue::from_str(&e.to_string()))
+}
+
 /// Correctness hook for `tests/e2e/dequant-wasm.test.mjs`: decodes `input` (whole blocks of the
 /// ggml type named `ty` when `kind == "ggml"`, in the file byte order `big_endian`; or of the
 /// safetensors dtype `ty` when `kind == "safetensors"`) with the same `dequant` code the page's

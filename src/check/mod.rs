@@ -85,15 +85,33 @@ fn finding(
     }
 }
 
-/// Validation findings of a model ([`check_file`] for one file); one merged from several files is
-/// checked file by file, since each tensor's offset is relative to its own part (checking the
-/// merged table as one file would see every part's tensors overlap). The first part carries
-/// the metadata and every parser and merge warning; each part's findings name the part.
+/// Validation findings of a model: [`container_findings`] and then the doctor's
+/// ([`add_doctor`]), errors first.
 pub fn check(m: &Model) -> Vec<Finding> {
+    let mut out = container_findings(m);
+    add_doctor(m, &mut out);
+    out
+}
+
+/// Appends the doctor's findings ([`doctor::doctor_findings`]) to `out`, the
+/// [`container_findings`] of the same model, and sorts them as [`check`] does: the result
+/// equals `check(m)`. (Both sorts are stable and by severity alone, so each severity keeps the
+/// container's findings first, in their order, then the doctor's.) The doctor scans a
+/// vocabulary token by token, so the page runs this after the first view is drawn.
+pub fn add_doctor(m: &Model, out: &mut Vec<Finding>) {
+    doctor::doctor_findings(m, out);
+    out.sort_by_key(|f| f.severity);
+}
+
+/// Validation findings of a model without the doctor's, errors first ([`check_file`] for one
+/// file); one merged from several files is checked file by file, since each tensor's offset is
+/// relative to its own part (checking the merged table as one file would see every part's
+/// tensors overlap). The first part carries the metadata and every parser and merge warning;
+/// each part's findings name the part.
+pub fn container_findings(m: &Model) -> Vec<Finding> {
     if m.parts.is_empty() {
         let mut out = check_file(m);
         set::set_findings(m, &mut out);
-        doctor::doctor_findings(m, &mut out);
         out.sort_by_key(|f| f.severity);
         return out;
     }
@@ -147,7 +165,6 @@ pub fn check(m: &Model) -> Vec<Finding> {
     }
     pickle::pickle_findings(m, &mut out);
     set::set_findings(m, &mut out);
-    doctor::doctor_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

@@ -137,8 +137,34 @@ pub struct OptimizerState {
     pub bytes: u64,
 }
 
-/// Summarises a parsed model.
+/// Summarises a parsed model, every finding included (the doctor's too).
 pub fn summarize(m: &Model) -> Summary {
+    let mut s = summarize_open(m);
+    s.add_doctor(m);
+    s
+}
+
+impl Summary {
+    /// Adds the doctor's findings of `m` (the model this summary is of, by
+    /// [`summarize_open`]) to [`Summary::findings`], ordered as [`summarize`] orders them: the
+    /// summary then equals `summarize(m)`.
+    pub fn add_doctor(&mut self, m: &Model) {
+        crate::check::add_doctor(m, &mut self.findings);
+        if self.quantization.is_some() {
+            sort_findings(&mut self.findings);
+        }
+    }
+}
+
+/// Findings by severity, then offset (a quantised layout's findings joined to the checks').
+fn sort_findings(f: &mut [Finding]) {
+    f.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+}
+
+/// Summarises a parsed model for the first view of it: as [`summarize`] but without the
+/// doctor's findings (tokenizer, chat template, structure), which scan the vocabulary; what a
+/// model's open costs is then the header's parse and this. [`Summary::add_doctor`] adds them.
+pub fn summarize_open(m: &Model) -> Summary {
     let mut dtypes: Vec<DtypeRow> = Vec::new();
     let mut params = 0u64;
     let mut bytes = 0u64;
@@ -192,13 +218,13 @@ pub fn summarize(m: &Model) -> Summary {
     }
     dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
     let quantization = quant_st::analyse(m);
-    let mut findings = crate::check::check(m);
+    let mut findings = crate::check::container_findings(m);
     let mut bits_per_weight = bpw(bytes, sized_params);
     if let Some(q) = &quantization {
         params = q.logical_parameters;
         bits_per_weight = q.bits_per_weight;
         findings.extend(q.findings.iter().cloned());
-        findings.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.offset.cmp(&b.offset)));
+        sort_findings(&mut findings);
     }
     Summary {
         format: m.format.name(),

@@ -35,6 +35,7 @@ pub mod memory;
 pub mod metadata;
 pub mod preview;
 pub mod recipe;
+pub mod stages;
 pub mod tabs;
 pub mod tensors;
 pub mod tokenizer;

@@ -41,6 +41,8 @@ pub struct Report {
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
     _open: Vec<gloo::events::EventListener>,
+    /// The doctor's run after the first view (dropped with the view, it does not run).
+    _doctor: Option<gloo::timers::callback::Timeout>,
     /// The tab bar (embedded view only).
     tabs: Option<Rc<TabsView>>,
     set_filter: Rc<dyn Fn(&str)>,
@@ -100,7 +102,8 @@ impl Report {
         source: Option<SourceFactory>,
         layout: Layout,
     ) -> Report {
-        let s = summary::summarize(&model);
+        // The doctor's findings scan the vocabulary: added after the first view is drawn.
+        let s = summary::summarize_open(&model);
         dom::clear(root);
         let is_gguf = model.format == crate::format::Format::Gguf;
         let tokenizer_info = is_gguf
@@ -150,8 +153,10 @@ impl Report {
         .collect();
         append(&dom::card_head(&summary), &exports);
         placer.place(Tab::Summary, &summary);
-        // Findings include the parser's warnings.
-        placer.place(Tab::Checks, &checks::checks_card(&s.findings));
+        // Findings include the parser's warnings; the doctor's join them in a later task.
+        let checks_card = checks::checks_card(&s.findings);
+        placer.place(Tab::Checks, &checks_card);
+        let doctor = checks::later_doctor(checks_card, model.clone(), s.findings.clone());
 
         // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
@@ -276,6 +281,7 @@ impl Report {
             _tensors: tensors,
             _preview: preview_card,
             _open: open,
+            _doctor: doctor,
             tabs,
             set_filter,
             shown: (name.to_string(), model),

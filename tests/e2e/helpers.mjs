@@ -209,12 +209,15 @@ export async function dropFiles(page, list) {
 
 /**
  * Wait until the app has settled after an action: body[data-state] was written after the last
- * resetCounters() and is now 'ready' or 'error'. Returns the final state.
+ * resetCounters() and is now 'ready' or 'error', and the Checks card holds the doctor's findings
+ * (they are added in a task after the first view: no [data-doctor=pending] card). Returns the
+ * final state.
  */
 export async function waitForSettled(page, { timeout = 60_000 } = {}) {
   try {
     await page.waitForFunction(
-      () => window.__wpStateLog.length > 0 && ['ready', 'error'].includes(document.body.dataset.state),
+      () => window.__wpStateLog.length > 0 && ['ready', 'error'].includes(document.body.dataset.state)
+        && !document.querySelector('[data-doctor=pending]'),
       null,
       { timeout, polling: 50 },
     );

@@ -13,6 +13,7 @@
 use super::{finding, Finding, Severity};
 use crate::format::{Format, Model, Value};
 
+mod repeats;
 pub mod special;
 pub mod structure;
 pub mod template;

@@ -71,6 +71,16 @@ const DETECTED_TEXTS: &[&str] = &[
 pub const FORCED_USER_DEFINED: [&str; 4] =
     ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"];
 
+/// Whether a token's bytes can be a text [`expected_control`] or [`looks_special`] accepts:
+/// they start with `<`, `[`, `_<` or `▁<` (every text of both lists does). Decides from the
+/// first four bytes, so a scan skips ordinary tokens without decoding them.
+pub fn may_be_special(b: &[u8]) -> bool {
+    matches!(
+        b,
+        [b'<' | b'[', ..] | [b'_', b'<', ..] | [0xE2, 0x96, 0x81, b'<', ..]
+    )
+}
+
 /// Whether llama.cpp expects `t` typed CONTROL (and overrides it when it is not).
 pub fn expected_control(t: &str) -> bool {
     EOG_TEXTS.contains(&t) || DETECTED_TEXTS.contains(&t)
@@ -98,4 +108,32 @@ pub fn looks_special(t: &str) -> bool {
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_special_text_passes_the_first_byte_filter() {
+        for t in EOG_TEXTS
+            .iter()
+            .chain(DETECTED_TEXTS)
+            .chain(&FORCED_USER_DEFINED)
+        {
+            assert!(may_be_special(t.as_bytes()), "{t}");
+        }
+        for t in [
+            "<|im_start|>",
+            "<｜begin▁of▁sentence｜>",
+            "<start_of_turn>",
+            "[INST]",
+            "[/INST]",
+        ] {
+            assert!(looks_special(t) && may_be_special(t.as_bytes()), "{t}");
+        }
+        for t in ["▁the", "_x", "hello", "", "▁", "\u{2581}[x"] {
+            assert!(!may_be_special(t.as_bytes()), "{t}");
+        }
+    }
 }

@@ -300,24 +300,20 @@ fn pre_tokenizer(m: &Model, out: &mut Vec<Finding>) {
 }
 
 fn duplicates(v: &Vocab<'_>, out: &mut Vec<Finding>) {
-    // Sorted by bytes, then id (a stable sort keeps id order): each run of equal texts starts
-    // with its first id. Sorting is O(n log n) whatever the texts, where a hash map could be
-    // led into collisions by a crafted vocabulary.
-    let mut all: Vec<(&[u8], u64)> = (0..v.len())
-        .filter_map(|id| Some((v.index.bytes_at(&v.m.bytes, id)?, id)))
-        .filter(|(b, _)| !b.is_empty())
+    let repeats = super::repeats::hashed(&v.index, &v.m.bytes)
+        .unwrap_or_else(|| super::repeats::sorted(&v.index, &v.m.bytes));
+    let count = repeats.len() as u64;
+    // The examples are the repeats of the smallest texts (by bytes, then id), as a sort of the
+    // whole vocabulary lists them; only the repeats are sorted, and they are few.
+    let mut keyed: Vec<(&[u8], u64, u64)> = repeats
+        .iter()
+        .filter_map(|&(first, id)| Some((v.index.bytes_at(&v.m.bytes, id)?, id, first)))
         .collect();
-    all.sort_by(|a, b| a.0.cmp(b.0));
-    let mut pairs: Vec<(u64, u64)> = Vec::new();
-    let mut count = 0u64;
-    for run in all.chunk_by(|a, b| a.0 == b.0) {
-        for &(_, id) in &run[1..] {
-            count += 1;
-            if pairs.len() < super::EXAMPLES {
-                pairs.push((run[0].1, id));
-            }
-        }
+    if keyed.len() > super::EXAMPLES {
+        keyed.select_nth_unstable_by(super::EXAMPLES - 1, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        keyed.truncate(super::EXAMPLES);
     }
+    let mut pairs: Vec<(u64, u64)> = keyed.iter().map(|&(_, id, first)| (first, id)).collect();
     pairs.sort_unstable_by_key(|&(_, id)| id);
     let dups: Vec<String> = pairs
         .iter()
@@ -364,13 +360,12 @@ fn special_types(v: &Vocab<'_>, out: &mut Vec<Finding>) {
         }
     };
     for id in 0..v.len() {
-        // Every text judged here starts with `<`, `[`, `_` or `▁` (E2 96 81): one byte
-        // skips the rest of a 262,144-token vocabulary without decoding it.
-        let first = v
-            .index
-            .bytes_at(&v.m.bytes, id)
-            .and_then(|b| b.first().copied());
-        if !matches!(first, Some(b'<' | b'[' | b'_' | 0xE2)) {
+        // Every text judged here starts with `<`, `[`, `_<` or `▁<` (E2 96 81 3C): a look at
+        // its first bytes skips the rest of a 262,144-token vocabulary without decoding it.
+        let Some(b) = v.index.bytes_at(&v.m.bytes, id) else {
+            continue;
+        };
+        if !super::special::may_be_special(b) {
             continue;
         }
         let Some(t) = v.text(id) else { continue };
@@ -449,6 +444,42 @@ fn ends_turn(t: &str) -> bool {
         || TURN_END_WORDS.iter().any(|w| l.contains(w))
 }
 
+/// The lengths and first bytes of the texts a scan looks for: a token of another length or
+/// first byte is none of them (lengths past 63 bytes share one bit). A token that is not valid
+/// UTF-8 decodes with U+FFFD in it, so it can match only a text holding U+FFFD; when one does,
+/// every token is looked at.
+struct Sought {
+    lengths: u64,
+    first: [bool; 256],
+    every: bool,
+}
+
+impl Sought {
+    fn new<'a>(texts: impl Iterator<Item = &'a str>) -> Sought {
+        let mut s = Sought {
+            lengths: 0,
+            first: [false; 256],
+            every: false,
+        };
+        for t in texts {
+            s.lengths |= 1 << t.len().min(63);
+            if let Some(&b) = t.as_bytes().first() {
+                s.first[usize::from(b)] = true;
+            }
+            s.every |= t.contains(char::REPLACEMENT_CHARACTER);
+        }
+        s
+    }
+
+    /// Whether token bytes `b` (decoded lossily) may be one of the texts: never false for one
+    /// of them.
+    fn may_be(&self, b: &[u8]) -> bool {
+        self.every
+            || (self.lengths & (1 << b.len().min(63)) != 0
+                && b.first().is_none_or(|&f| self.first[usize::from(f)]))
+    }
+}
+
 fn template_markers(v: &Vocab<'_>, out: &mut Vec<Finding>) {
     let templates: Vec<(&str, &str)> =
         v.m.metadata
@@ -471,7 +502,18 @@ fn template_markers(v: &Vocab<'_>, out: &mut Vec<Finding>) {
     // Each marker's id, and the ids llama.cpp stops at: one pass over the vocabulary.
     let mut ids: HashMap<String, u64> = HashMap::new();
     let mut eog: HashSet<u64> = HashSet::new();
+    let sought = Sought::new(
+        EOG_TEXTS
+            .iter()
+            .copied()
+            .chain(wanted.iter().map(String::as_str)),
+    );
     for id in 0..v.len() {
+        // A token that no text sought could be (by its length and first byte) is not decoded.
+        match v.index.bytes_at(&v.m.bytes, id) {
+            Some(b) if sought.may_be(b) => {}
+            _ => continue,
+        }
         let Some(t) = v.text(id) else { continue };
         if EOG_TEXTS.contains(&t.as_ref()) {
             eog.insert(id);

@@ -89,8 +89,14 @@ pub fn layer_of(name: &str) -> Option<u64> {
 /// Whether `name` is an expert tensor that `--n-cpu-moe` moves: llama.cpp's
 /// `\.ffn_(up|down|gate|gate_up)_(ch|)exps` searched in the name.
 pub fn is_expert(name: &str) -> bool {
-    ["up", "down", "gate", "gate_up"].iter().any(|p| {
-        name.contains(&format!(".ffn_{p}_exps")) || name.contains(&format!(".ffn_{p}_chexps"))
+    // Each `.ffn_` in the name, followed by a projection and `_exps` or `_chexps` (no string
+    // built: the fit plan asks this of every tensor at every context it tries).
+    name.match_indices(".ffn_").any(|(i, m)| {
+        let rest = &name[i + m.len()..];
+        ["up", "down", "gate", "gate_up"].iter().any(|p| {
+            rest.strip_prefix(p)
+                .is_some_and(|r| r.starts_with("_exps") || r.starts_with("_chexps"))
+        })
     })
 }
 

@@ -1,0 +1,44 @@
+// Benchmark: what opening a model costs the page's main thread (issue #23), in headless Chromium:
+// each FILE is dropped on the page 5 times; reported are the median time from the drop to
+// body[data-state=ready] with the doctor's findings shown, and the longest main-thread task
+// (PerformanceObserver "longtask": tasks over 50 ms; 0 when there were none) while it opened.
+//
+// Usage: node bench/open_tasks.mjs FILE...   (dist/ must be built) — one JSON line per file:
+// {"tool", "file", "runs", "open_median_ms", "longest_task_ms", "long_tasks"}. Reports; never fails.
+import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled } from '../tests/e2e/helpers.mjs';
+
+const files = process.argv.slice(2);
+const runs = 5;
+const server = await startAppServer();
+const browser = await launchBrowser();
+try {
+  for (const file of files) {
+    const times = [];
+    let longest = 0, count = 0;
+    for (let i = 0; i < runs; i++) {
+      const page = await openApp(browser, server);
+      await page.evaluate(() => {
+        window.__wpLong = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.__wpLong.push(e.duration);
+        }).observe({ type: 'longtask', buffered: false });
+      });
+      const t = Date.now();
+      await dropFile(page, file);
+      await waitForSettled(page, { timeout: 120_000 });
+      times.push(Date.now() - t);
+      // Let the observer deliver the last entries.
+      await page.waitForTimeout(200);
+      const long = await page.evaluate(() => window.__wpLong);
+      count += long.length;
+      longest = Math.max(longest, ...long, 0);
+      await page.context().close();
+    }
+    times.sort((a, b) => a - b);
+    console.log(JSON.stringify({ tool: `weightpeek page (Chromium ${browser.version()})`, file, runs,
+      open_median_ms: times[Math.floor(runs / 2)], longest_task_ms: longest, long_tasks: count }));
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
