@@ -2,7 +2,8 @@
 """The speed ledger (issue #23): the time of every stage of opening a model, natively and as
 wasm in Chromium, next to the reference tools of the same run, for scripts/bench.sh.
 
-  ledger.py write LEDGER NATIVE WASM REFS...   prints the table; writes LEDGER (JSON) with the
+  ledger.py write LEDGER NATIVE WASM REFS... [--page OPEN]
+                                                prints the table; writes LEDGER (JSON) with the
                                                 date, the commit and every figure
   ledger.py compare LEDGER NATIVE WASM          prints each stage's ratio to LEDGER's figure and
                                                 flags the stages more than 1.5x slower
@@ -10,7 +11,8 @@ wasm in Chromium, next to the reference tools of the same run, for scripts/bench
 NATIVE and WASM are JSON-lines files of `examples/bench_stages.rs` and `bench/wasm.mjs
 --stages` ({"file", "stages": [{"stage", "median_ms", "min_ms"}]}); REFS are JSON-lines files of
 reference tools ({"tool", "file", "median_ms"}: bench/gguf_py.py, bench/hf_gguf.mjs,
-bench/st_py.py). Files are keyed by their base name (a ".header" suffix dropped). Reports only:
+bench/st_py.py); OPEN is bench/open_tasks.mjs's ({"file", "open_median_ms", "longest_task_ms"}:
+the page's open, compared too). Files are keyed by their base name (a ".header" suffix dropped). Reports only:
 the exit status is 0 whatever the figures.
 """
 import datetime
@@ -84,8 +86,18 @@ def main():
     ledger = sys.argv[2]
     native, wasm = stages(sys.argv[3]), stages(sys.argv[4])
     if cmd == "write":
-        reference = refs(sys.argv[5:])
+        rest = sys.argv[5:]
+        page = {}
+        if "--page" in rest:
+            i = rest.index("--page")
+            for line in open(rest[i + 1]):
+                r = json.loads(line)
+                page[key(r["file"])] = {"open_ms": r["open_median_ms"], "longest_task_ms": r["longest_task_ms"]}
+            rest = rest[:i] + rest[i + 2:]
+        reference = refs(rest)
         print(table(native, wasm, reference))
+        for f, p in page.items():
+            print(f"page, {f}: drop to every finding shown {p['open_ms']} ms (median), longest main-thread task {p['longest_task_ms']:.0f} ms")
         doc = {
             "what": "median ms per run of each stage of opening a model (src/view/stages.rs), header bytes in memory",
             "date": datetime.date.today().isoformat(),
@@ -94,6 +106,7 @@ def main():
             "native": native,
             "wasm": wasm,
             "reference": reference,
+            "page": page,
         }
         with open(ledger, "w") as fh:
             json.dump(doc, fh, indent=1)

@@ -4,7 +4,8 @@
 // (PerformanceObserver "longtask": tasks over 50 ms; 0 when there were none) while it opened.
 //
 // Usage: node bench/open_tasks.mjs FILE...   (dist/ must be built) — one JSON line per file:
-// {"tool", "file", "runs", "open_median_ms", "longest_task_ms", "long_tasks"}. Reports; never fails.
+// {"tool", "file", "runs", "open_median_ms", "longest_task_ms", "long_tasks", "build_ms_last"} (the
+// report's per-card build times of the last run, its root's data-build-ms). Reports; never fails.
 import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled } from '../tests/e2e/helpers.mjs';
 
 const files = process.argv.slice(2);
@@ -15,6 +16,7 @@ try {
   for (const file of files) {
     const times = [];
     let longest = 0, count = 0;
+    const builds = [];
     for (let i = 0; i < runs; i++) {
       const page = await openApp(browser, server);
       await page.evaluate(() => {
@@ -30,13 +32,15 @@ try {
       // Let the observer deliver the last entries.
       await page.waitForTimeout(200);
       const long = await page.evaluate(() => window.__wpLong);
+      builds.push(await page.evaluate(() => document.querySelector('[data-build-ms]')?.dataset.buildMs ?? ''));
       count += long.length;
       longest = Math.max(longest, ...long, 0);
       await page.context().close();
     }
     times.sort((a, b) => a - b);
     console.log(JSON.stringify({ tool: `weightpeek page (Chromium ${browser.version()})`, file, runs,
-      open_median_ms: times[Math.floor(runs / 2)], longest_task_ms: longest, long_tasks: count }));
+      open_median_ms: times[Math.floor(runs / 2)], longest_task_ms: longest, long_tasks: count,
+      build_ms_last: builds[builds.length - 1] }));
   }
 } finally {
   await browser.close();

@@ -1,4 +1,6 @@
-//! Benchmark: header parse + summary time, natively, on header bytes already in memory.
+//! Benchmark: header parse + summary time (the first view's `summarize_open`; the doctor,
+//! added after it, is timed in the speed ledger, examples/bench_stages.rs), natively, on header
+//! bytes already in memory.
 //!
 //! `cargo run --release --example bench_header -- FILE...` prints one JSON line per file:
 //! `{"file", "header_bytes", "runs", "median_ms", "min_ms", "mb_per_s"}` (MB/s of header bytes,
@@ -7,7 +9,7 @@
 use std::time::Instant;
 
 use weightpeek::source::parse_bytes;
-use weightpeek::summary::summarize;
+use weightpeek::summary::summarize_open;
 
 fn main() {
     for path in std::env::args().skip(1) {
@@ -21,7 +23,7 @@ fn main() {
         for _ in 0..runs {
             let t = Instant::now();
             let m = parse_bytes(prefix).expect("parse");
-            let s = summarize(&m);
+            let s = summarize_open(&m);
             tensors += s.tensor_count;
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }

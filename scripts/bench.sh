@@ -7,6 +7,7 @@
 #        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
 #        bash scripts/bench.sh torch   only the PyTorch listing table (issue #12)
 #        bash scripts/bench.sh onnx    only the ONNX listing table (issue #12)
+#        bash scripts/bench.sh ledger      only the speed ledger (below), written to bench/ledger.json
 #        bash scripts/bench.sh --compare   only the speed ledger's stages (issue #23), each one's
 #        ratio to the figures recorded in bench/ledger.json, stages over 1.5x slower flagged
 # The default run also writes the speed ledger: every stage of opening Gemma 3, the largest
@@ -47,6 +48,22 @@ if [ "$ONLY" = --compare ]; then
   exit 0
 fi
 
+# The ledger alone: the stages, the reference tools' header reads of the same files, the page's
+# open (time to the view with every finding, longest main-thread task), written to bench/ledger.json.
+write_ledger() {
+  ledger_stages
+  "$WP_VENV/bin/python" bench/gguf_py.py "$GEMMA" "$VOCAB" > "$out/gguf_py.jsonl"
+  node bench/hf_gguf.mjs "$GEMMA" "$VOCAB" > "$out/hf_gguf.jsonl"
+  "$WP_VENV/bin/python" bench/st_py.py "$MINILM" > "$out/st_py.jsonl"
+  node bench/open_tasks.mjs "$GEMMA" "$VOCAB" "$MINILM" > "$out/open_tasks.jsonl"
+  python3 bench/ledger.py write bench/ledger.json "$out/stages_native.jsonl" "$out/stages_wasm.jsonl" \
+    "$out/gguf_py.jsonl" "$out/hf_gguf.jsonl" "$out/st_py.jsonl" --page "$out/open_tasks.jsonl"
+}
+if [ "$ONLY" = ledger ]; then
+  write_ledger
+  exit 0
+fi
+
 if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 FILES=("$GEMMA" "$VOCAB")
 cargo run --quiet --release --example bench_header -- "${FILES[@]}" > "$out/native.jsonl"
@@ -82,10 +99,7 @@ for key, r in rows.items():
 PY
 
 # The speed ledger: each stage of opening a model, beside the reference tools' header reads.
-ledger_stages
-"$WP_VENV/bin/python" bench/st_py.py "$MINILM" > "$out/st_py.jsonl"
-python3 bench/ledger.py write bench/ledger.json "$out/stages_native.jsonl" "$out/stages_wasm.jsonl" \
-  "$out/gguf_py.jsonl" "$out/hf_gguf.jsonl" "$out/st_py.jsonl"
+write_ledger
 
 # Remote header reads (issue #3): weightpeek vs @huggingface/gguf over the mock Hub with 50 ms
 # latency per request, on Gemma 3, a generated GGUF with a ~30 MB header and 163 safetensors shards.

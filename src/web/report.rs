@@ -9,7 +9,7 @@ use crate::summary;
 use crate::view::tabs::{self, Tab};
 use crate::view::tensors::type_filter;
 
-use super::dom::{self, append, el_class};
+use super::dom::{self, append, attr, el_class};
 use super::tabs::TabsView;
 use super::{
     checks, export, fit, histogram, layers, memory, metadata, preview, recipe,
@@ -102,8 +102,11 @@ impl Report {
         source: Option<SourceFactory>,
         layout: Layout,
     ) -> Report {
+        // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
+        let mut lap = Lap::start();
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
         let s = summary::summarize_open(&model);
+        lap.mark("summarize");
         dom::clear(root);
         let is_gguf = model.format == crate::format::Format::Gguf;
         let tokenizer_info = is_gguf
@@ -153,15 +156,18 @@ impl Report {
         .collect();
         append(&dom::card_head(&summary), &exports);
         placer.place(Tab::Summary, &summary);
+        lap.mark("summary-card");
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
         placer.place(Tab::Checks, &checks_card);
         let doctor = checks::later_doctor(checks_card, model.clone(), s.findings.clone());
+        lap.mark("checks-card");
 
         // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
         let (tensor_card, tensors) =
             tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
+        lap.mark("tensor-table");
 
         let row = el_class("div", "card-row");
         if let Some(card) = &s.architecture {
@@ -192,6 +198,7 @@ impl Report {
             }
         }
         hist.draw();
+        lap.mark("types");
 
         let layer_listener = layers::layer_card(&s.layers, filter.clone()).map(|(card, l)| {
             placer.place(Tab::Histogram, &card);
@@ -199,12 +206,14 @@ impl Report {
         });
         if let Some(r) = summary::recipe::recipe(&model) {
             placer.place(Tab::Histogram, &recipe::recipe_card(&r));
+            lap.mark("recipe-card");
         }
 
         // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
         let memory_card = is_gguf.then(|| {
             let (card, m) = memory::MemoryCard::new(model.clone());
             placer.place(Tab::Memory, &card);
+            lap.mark("memory-card");
             m
         });
         // The page's settings are its address's or the remembered ones; the element's come
@@ -218,20 +227,24 @@ impl Report {
             };
             let c = fit::FitCard::new(model.clone(), name, settings, page);
             placer.place(Tab::Fit, c.element());
+            lap.mark("fit-card");
             c
         });
         let tokenizer_card = tokenizer_info.map(|info| {
             let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
             placer.place(Tab::Tokenizer, &card);
             t.draw_now();
+            lap.mark("tokenizer-card");
             t
         });
 
         let (meta_card, meta) = metadata::MetadataView::new(model.clone());
         placer.place(Tab::Metadata, &meta_card);
+        lap.mark("metadata-card");
 
         placer.place(Tab::Tensors, &tensor_card);
         tensors.draw_now();
+        lap.mark("tensor-rows");
 
         let (preview_card, open) = match source {
             Some(src) => {
@@ -269,6 +282,8 @@ impl Report {
             }
         };
         let set_filter = tensors.filter_setter();
+        lap.mark("rest");
+        attr(root, "data-build-ms", &lap.text());
 
         Report {
             _export: export,
@@ -324,5 +339,40 @@ impl Report {
         if let Some(card) = &self._preview {
             card.set_on_change(f);
         }
+    }
+}
+
+/// Build times of the report's cards (`performance.now()`), as `name:ms` pairs.
+struct Lap {
+    last: f64,
+    marks: Vec<(&'static str, f64)>,
+}
+
+impl Lap {
+    fn now() -> f64 {
+        gloo::utils::window().performance().map_or(0.0, |p| p.now())
+    }
+
+    fn start() -> Lap {
+        Lap {
+            last: Lap::now(),
+            marks: Vec::new(),
+        }
+    }
+
+    /// Ends the stage `name` (begun at the last mark).
+    fn mark(&mut self, name: &'static str) {
+        let t = Lap::now();
+        self.marks.push((name, t - self.last));
+        self.last = t;
+    }
+
+    /// `summarize:1.2 summary-card:0.4 …` (ms, one decimal).
+    fn text(&self) -> String {
+        self.marks
+            .iter()
+            .map(|(n, ms)| format!("{n}:{ms:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }

@@ -37,6 +37,10 @@ pub(super) struct VirtualBody {
     drawn: Option<Window>,
     /// List position of the row focused last (the tab stop).
     focus: usize,
+    /// Whether draws read the container's height and scroll offset: from the first scroll,
+    /// resize (a tab shown sends one), key or programmatic scroll on, never while the view is
+    /// being built ([`VirtualBody::draw`]).
+    pub measured: bool,
 }
 
 impl VirtualBody {
@@ -48,6 +52,7 @@ impl VirtualBody {
             columns,
             drawn: None,
             focus: 0,
+            measured: false,
         }
     }
 
@@ -65,13 +70,23 @@ impl VirtualBody {
         empty: &str,
         mut row: impl FnMut(usize) -> Option<Element>,
     ) -> bool {
+        // Until the reader scrolls the table, resizes the window or shows its tab, its draws
+        // happen while the view of a model is being built: reading a height or a scroll
+        // offset then would lay out the whole page each time (a forced layout per draw, the
+        // most of a large model's open). Such a table is at its top; it draws the rows of a
+        // window-tall view, which fills any container up to the window's height.
+        if !self.measured {
+            let view_h = window_height().max(min_view);
+            return self.draw_at(rows, force, 0.0, view_h, empty, &mut row);
+        }
+        let top = f64::from(self.scroller.scroll_top());
         let client = self.scroller.client_height();
         let view_h = if client > 0 {
             f64::from(client).max(min_view)
         } else {
             window_height().max(min_view)
         };
-        if !self.draw_at(rows, force, view_h, empty, &mut row) {
+        if !self.draw_at(rows, force, top, view_h, empty, &mut row) {
             return false;
         }
         // Only a container under four rows tall can be still growing (reading its height
@@ -79,21 +94,23 @@ impl VirtualBody {
         if f64::from(client) < Viewport::TABLE.row_height * 4.0 {
             let grown = f64::from(self.scroller.client_height());
             if grown > view_h + 0.5 {
-                self.draw_at(rows, true, grown, empty, &mut row);
+                self.draw_at(rows, true, top, grown, empty, &mut row);
             }
         }
         true
     }
 
+    /// Draws the window of rows at scroll offset `top` in a view `view_h` tall (CSS px).
     fn draw_at(
         &mut self,
         rows: usize,
         force: bool,
+        top: f64,
         view_h: f64,
         empty: &str,
         row: &mut impl FnMut(usize) -> Option<Element>,
     ) -> bool {
-        let w = Viewport::TABLE.window(rows, f64::from(self.scroller.scroll_top()), view_h);
+        let w = Viewport::TABLE.window(rows, top, view_h);
         if !force && self.drawn == Some(w) {
             return false;
         }
@@ -163,6 +180,7 @@ impl VirtualBody {
     /// caller redraws, then calls [`VirtualBody::focus_row`]).
     fn scroll_to(&mut self, rows: usize, pos: usize) {
         self.focus = pos;
+        self.measured = true;
         let v = Viewport::TABLE;
         let view_h = f64::from(self.scroller.client_height());
         let top = f64::from(self.scroller.scroll_top());
@@ -238,13 +256,19 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
     let mut ls = Vec::new();
     let s2 = st.clone();
     ls.push(EventListener::new(&scroller, "scroll", move |_| {
-        s2.borrow_mut().draw(false);
+        let mut s = s2.borrow_mut();
+        s.body().measured = true;
+        s.draw(false);
     }));
     let s2 = st.clone();
     ls.push(EventListener::new(
         &gloo::utils::window(),
         "resize",
-        move |_| s2.borrow_mut().draw(true),
+        move |_| {
+            let mut s = s2.borrow_mut();
+            s.body().measured = true;
+            s.draw(true);
+        },
     ));
     let pos_of = |e: &web_sys::Event| -> Option<usize> {
         let tr = e
@@ -523,6 +547,7 @@ impl TensorTableView {
             let h = Viewport::TABLE.row_height;
             let top = (pos as f64 * h - 2.0 * h).max(0.0);
             s.body.scroller.set_scroll_top(top as i32);
+            s.body.measured = true;
         }
         s.draw(true);
     }
