@@ -42,6 +42,7 @@
 mod machine;
 pub mod ops;
 pub mod safety;
+mod sinks;
 mod text;
 
 use super::error::{Error, Warning};
