@@ -109,7 +109,8 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
                 Error,
                 "pickle-not-checked",
                 format!(
-                    "{} was not read to its end, so it is not fully checked (what follows may                      run code when torch.load or pickle unpickles it): {why}",
+                    "{} was not read to its end, so it is not fully checked (what follows may \
+                     run code when torch.load or pickle unpickles it): {why}",
                     p.name
                 ),
                 Some(p.offset.saturating_add(p.len)),
@@ -122,7 +123,8 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
             Error,
             "pickle-not-checked",
             format!(
-                "{} is a pickle a loader may unpickle that was not read, so the file is not                  fully checked: {}",
+                "{} is a pickle a loader may unpickle that was not read, so the file is not \
+                 fully checked: {}",
                 u.name, u.why
             ),
             Some(u.offset),

@@ -85,7 +85,8 @@ mod tests {
     #[test]
     fn overlapping_reads_give_the_furthest_run() {
         let file: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
-        let read = |h: &mut Held, at: usize, len: usize| h.add(at as u64, file[at..at + len].to_vec());
+        let read =
+            |h: &mut Held, at: usize, len: usize| h.add(at as u64, file[at..at + len].to_vec());
         let mut h = Held::default();
         read(&mut h, 100, 50);
         read(&mut h, 120, 100); // overlaps: both kept

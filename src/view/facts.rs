@@ -262,14 +262,21 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
         let stopped = a.pickles.iter().filter(|p| p.stopped.is_some()).count();
         let unread = a.unchecked.len();
         let what = match (stopped, unread) {
-            (s, 0) => format!("{s} pickle{} not read to its end", if s == 1 { "" } else { "s" }),
+            (s, 0) => format!(
+                "{s} pickle{} not read to its end",
+                if s == 1 { "" } else { "s" }
+            ),
             (0, u) => format!("{u} pickle{} not read", if u == 1 { "" } else { "s" }),
-            (s, u) => format!("{s} pickle{} not read to its end and {u} not read", if s == 1 { "" } else { "s" }),
+            (s, u) => format!(
+                "{s} pickle{} not read to its end and {u} not read",
+                if s == 1 { "" } else { "s" }
+            ),
         };
         (
             "not fully checked".to_string(),
             format!(
-                "{what}: what was not read may run code when loaded ({total} imports read,                  {unknown} not known to this tool)"
+                "{what}: what was not read may run code when loaded ({total} imports read, \
+                 {unknown} not known to this tool)"
             ),
             "unchecked",
         )

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::text::{self, Int};
-use super::{ops, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
+use super::{ops, Applied, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
 use crate::format::error::{Error, ErrorKind, Warning};
 
 /// Runs the machine over `bytes` (at absolute offset `base`) until STOP or an error.
@@ -19,6 +19,7 @@ pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<E
         nodes: Vec::new(),
         depth: Vec::new(),
         units: 0,
+        tree_bytes: 0,
         stack: Vec::new(),
         marks: Vec::new(),
         memo: HashMap::new(),
@@ -55,6 +56,8 @@ struct Machine<'a, 'l> {
     depth: Vec<u32>,
     /// Nodes built plus container entries, against `limits.max_nodes`.
     units: u64,
+    /// What the tree takes in memory, against `limits.max_tree_bytes`.
+    tree_bytes: u64,
     stack: Vec<NodeId>,
     /// Stack lengths at each open MARK.
     marks: Vec<usize>,
@@ -72,6 +75,11 @@ struct Machine<'a, 'l> {
 }
 
 type R<T> = Result<T, Error>;
+
+/// Memory of one node: the arena slot and its depth.
+const NODE_BYTES: u64 = (std::mem::size_of::<Node>() + std::mem::size_of::<u32>()) as u64;
+/// Memory of one container entry, at most (a key–value pair of ids).
+const ENTRY_BYTES: u64 = 8;
 
 impl<'a> Machine<'a, '_> {
     fn finish(mut self, result: R<NodeId>) -> (Pickle, Option<Error>) {
@@ -221,6 +229,19 @@ impl<'a> Machine<'a, '_> {
                 self.limits.max_nodes
             )));
         }
+        self.spend_bytes(n.saturating_mul(ENTRY_BYTES))
+    }
+
+    /// Counts `n` bytes of the tree against [`Limits::max_tree_bytes`].
+    fn spend_bytes(&mut self, n: u64) -> R<()> {
+        self.tree_bytes = self.tree_bytes.saturating_add(n);
+        if self.tree_bytes > self.limits.max_tree_bytes {
+            return Err(self.invalid(format!(
+                "the pickle's values would take more than {} bytes of memory here \
+                 (Limits::max_tree_bytes)",
+                self.limits.max_tree_bytes
+            )));
+        }
         Ok(())
     }
 
@@ -241,6 +262,13 @@ impl<'a> Machine<'a, '_> {
     /// Adds a node one deeper than its deepest child in `children`.
     fn add(&mut self, node: Node, children_depth: u32) -> R<NodeId> {
         self.spend(1)?;
+        let text = match &node {
+            Node::Str(t) | Node::BigInt(t) => t.len(),
+            Node::Global { module, name } => module.len() + name.len(),
+            _ => 0,
+        };
+        // The entry `spend` counted is the node's own slot here.
+        self.spend_bytes(NODE_BYTES.saturating_sub(ENTRY_BYTES) + text as u64)?;
         let depth = children_depth.saturating_add(1);
         self.check_depth(depth)?;
         let id = self.nodes.len() as NodeId; // < max_nodes <= u32::MAX
@@ -412,8 +440,8 @@ impl<'a> Machine<'a, '_> {
                 kwargs,
                 kind,
                 offset,
-                items: Vec::new(),
-                list: Vec::new(),
+                items: Applied::new(),
+                list: Applied::new(),
                 state: None,
             },
             d,
@@ -463,8 +491,8 @@ impl<'a> Machine<'a, '_> {
             kwargs: None,
             kind: CallKind::Wrapped,
             offset: self.base + self.op_at,
-            items: Vec::new(),
-            list: Vec::new(),
+            items: Applied::new(),
+            list: Applied::new(),
             state: None,
         };
         self.depth[i] = old_depth.saturating_add(1);
@@ -498,7 +526,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::List(v) | Node::Call { list: v, .. } => v.extend(items),
+            Node::List(v) => v.extend(items),
+            Node::Call { list: v, .. } => v.extend(items),
             _ => {}
         }
         Ok(())
@@ -516,7 +545,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::Set(v) | Node::Call { list: v, .. } => v.extend(items),
+            Node::Set(v) => v.extend(items),
+            Node::Call { list: v, .. } => v.extend(items),
             _ => {}
         }
         Ok(())
@@ -534,7 +564,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::Dict(v) | Node::Call { items: v, .. } => v.extend(pairs),
+            Node::Dict(v) => v.extend(pairs),
+            Node::Call { items: v, .. } => v.extend(pairs),
             _ => {}
         }
         Ok(())

@@ -51,16 +51,35 @@ fn module_sink(module: &str) -> Option<&'static str> {
         "llvmlite.binding" | "pycuda.compiler" | "tensorflow.python.framework.load_library" => {
             NATIVE
         }
-        "pexpect" | "ptyprocess" | "sh" | "plumbum" | "invoke" | "fabric" | "sarge"
-        | "IPython.utils.process" | "test.support" | "mlflow.projects.backend.local"
-        | "torch.utils.bottleneck" | "syslog" => COMMANDS,
-        "jsonpickle" | "srsly.cloudpickle" | "ray.cloudpickle" | "pickle5" | "dill._dill"
-        | "sklearn.externals.joblib" | "keras.saving" | "keras.src.saving" => NESTED,
+        "pexpect"
+        | "ptyprocess"
+        | "sh"
+        | "plumbum"
+        | "invoke"
+        | "fabric"
+        | "sarge"
+        | "IPython.utils.process"
+        | "test.support"
+        | "mlflow.projects.backend.local"
+        | "torch.utils.bottleneck"
+        | "syslog" => COMMANDS,
+        "jsonpickle"
+        | "srsly.cloudpickle"
+        | "ray.cloudpickle"
+        | "pickle5"
+        | "dill._dill"
+        | "sklearn.externals.joblib"
+        | "keras.saving"
+        | "keras.src.saving" => NESTED,
         "paramiko" | "httplib2" | "pycurl" | "websocket" | "websockets" | "wget" | "boto3"
         | "botocore" | "huggingface_hub" | "smbclient" | "ftputil" => NETWORK,
         "transformers.dynamic_module_utils" | "pkg_resources" | "importlib_metadata" => IMPORTS,
-        "ntpath" | "posixpath" | "mailbox" | "tensorflow.io.gfile"
-        | "tensorflow.python.platform.gfile" | "tensorflow.python.ops.gen_io_ops" => FILES,
+        "ntpath"
+        | "posixpath"
+        | "mailbox"
+        | "tensorflow.io.gfile"
+        | "tensorflow.python.platform.gfile"
+        | "tensorflow.python.ops.gen_io_ops" => FILES,
         "faulthandler" => STATE,
         "keras.src.layers.core.lambda_layer" | "keras.layers.core.lambda_layer" => CODE,
         "sympy.parsing" => EXPR,
@@ -75,14 +94,11 @@ fn name_sink(module: &str, name: &str, head: &str) -> Option<&'static str> {
         // YAML loaders that construct arbitrary objects.
         (
             "yaml" | "yaml.__init__",
-            "load" | "load_all" | "unsafe_load" | "unsafe_load_all" | "full_load"
-            | "full_load_all" | "Loader" | "UnsafeLoader" | "FullLoader",
+            "load" | "load_all" | "unsafe_load" | "unsafe_load_all" | "full_load" | "full_load_all"
+            | "Loader" | "UnsafeLoader" | "FullLoader",
         )
         | ("yaml.loader", "Loader" | "UnsafeLoader" | "FullLoader")
-        | (
-            "yaml.constructor",
-            "UnsafeConstructor" | "FullConstructor" | "Constructor",
-        )
+        | ("yaml.constructor", "UnsafeConstructor" | "FullConstructor" | "Constructor")
         | ("ruamel.yaml" | "ruamel.yaml.main", "load" | "load_all" | "unsafe_load")
         | ("ruamel.yaml.constructor", "Constructor" | "UnsafeConstructor") => YAML,
         // Expression evaluators of maths and data-frame libraries.
@@ -94,26 +110,20 @@ fn name_sink(module: &str, name: &str, head: &str) -> Option<&'static str> {
             EXPR
         }
         ("pandas.core.computation.expr", _) => EXPR,
-        ("pandas" | "pandas.io.parsers" | "pandas.io.parsers.readers", "read_csv" | "read_table") => {
-            FILES
-        }
+        (
+            "pandas" | "pandas.io.parsers" | "pandas.io.parsers.readers",
+            "read_csv" | "read_table",
+        ) => FILES,
         ("sympy", "sympify" | "S" | "parse_expr" | "lambdify")
         | ("sympy.core.sympify", "sympify")
         | ("sympy.core.singleton", "S")
         | ("sympy.utilities.lambdify", "lambdify") => EXPR,
         // Template engines.
-        (
-            "jinja2" | "jinja2.environment",
-            "Template" | "Environment" | "from_string",
-        )
+        ("jinja2" | "jinja2.environment", "Template" | "Environment" | "from_string")
         | ("jinja2.nativetypes", "NativeEnvironment" | "NativeTemplate") => TEMPLATE,
         ("jinja2" | "jinja2.loaders", "FileSystemLoader") => FILES,
         // Native-library loaders of ML frameworks.
-        ("torch", _)
-            if matches!(name, "ops.load_library" | "classes.load_library") =>
-        {
-            NATIVE
-        }
+        ("torch", _) if matches!(name, "ops.load_library" | "classes.load_library") => NATIVE,
         ("torch.ops" | "torch.classes", "load_library") => NATIVE,
         ("torch._ops" | "torch._classes", _) if name.ends_with("load_library") => NATIVE,
         ("tensorflow", "load_op_library" | "load_library") => NATIVE,
@@ -151,7 +161,9 @@ fn name_sink(module: &str, name: &str, head: &str) -> Option<&'static str> {
         ("bz2" | "gzip" | "lzma" | "aifc" | "sunau" | "wave", "open") => FILES,
         ("configparser", _) if name.ends_with(".read") || name.ends_with(".read_file") => FILES,
         ("pathlib" | "pathlib._local", "Path" | "PosixPath" | "WindowsPath")
-            if name.split_once('.').is_some_and(|(_, m)| PATH_METHODS.contains(&m)) =>
+            if name
+                .split_once('.')
+                .is_some_and(|(_, m)| PATH_METHODS.contains(&m)) =>
         {
             FILES
         }
@@ -165,9 +177,30 @@ fn name_sink(module: &str, name: &str, head: &str) -> Option<&'static str> {
 
 /// `pathlib` methods that touch the file system.
 const PATH_METHODS: &[&str] = &[
-    "chmod", "exists", "glob", "hardlink_to", "is_dir", "is_file", "iterdir", "lchmod", "lstat",
-    "mkdir", "open", "read_bytes", "read_text", "readlink", "rename", "replace", "rglob",
-    "rmdir", "stat", "symlink_to", "touch", "unlink", "write_bytes", "write_text",
+    "chmod",
+    "exists",
+    "glob",
+    "hardlink_to",
+    "is_dir",
+    "is_file",
+    "iterdir",
+    "lchmod",
+    "lstat",
+    "mkdir",
+    "open",
+    "read_bytes",
+    "read_text",
+    "readlink",
+    "rename",
+    "replace",
+    "rglob",
+    "rmdir",
+    "stat",
+    "symlink_to",
+    "touch",
+    "unlink",
+    "write_bytes",
+    "write_text",
 ];
 
 /// Why importing `module`.`name` is dangerous, when it is one of the sinks listed here (`head`:

@@ -42,7 +42,6 @@ pub const ZIP_TAIL: u64 = 256 << 10;
 /// ~15 MB; the central directory of 100,000 members is ~10 MB).
 pub const MAX_PICKLE_BYTES: u64 = 64 << 20;
 
-
 /// A pickle read from the file, with its safety report.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct PickleInfo {

@@ -116,7 +116,10 @@ pub(super) fn choose<'e>(
     let mut others = Vec::new();
     let mut unchecked = Vec::new();
     let mut bytes = 0u64;
-    for e in entries.iter().filter(|e| e.name.to_lowercase().ends_with(".pkl")) {
+    for e in entries
+        .iter()
+        .filter(|e| e.name.to_lowercase().ends_with(".pkl"))
+    {
         if std::ptr::eq(e, main) || constants.is_some_and(|c| std::ptr::eq(e, c)) {
             continue;
         }
@@ -284,7 +287,8 @@ pub(super) fn read<'e>(
                 error: err,
             });
         } else {
-            out.others.push(info(e.name.clone(), &p, start, err.as_ref()));
+            out.others
+                .push(info(e.name.clone(), &p, start, err.as_ref()));
         }
     }
     Ok(out)
