@@ -123,8 +123,8 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
             Error,
             "pickle-not-checked",
             format!(
-                "{} is a pickle a loader may unpickle that was not read, so the file is not \
-                 fully checked: {}",
+                "{}: a pickle a loader may unpickle was not read, so the file is not fully \
+                 checked: {}",
                 u.name, u.why
             ),
             Some(u.offset),

@@ -591,9 +591,44 @@ fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
     m
 }
 
+/// A tar archive, which `torch.load` opens as PyTorch's first format (before 0.1.10): it
+/// unpickles the members `storages` and `tensors` (pickles between raw storage bytes) and
+/// `pickle`. They are not read here, so the file is *not fully checked*.
+fn tar_archive(buf: &[u8], size: u64) -> Model {
+    let mut m = base(Format::PytorchLegacy, size, buf.to_vec());
+    let ustar = buf.get(257..262) == Some(b"ustar");
+    meta(
+        &mut m.metadata,
+        "pytorch.format",
+        0,
+        text(if ustar {
+            "tar archive (torch.save before PyTorch 0.1.10)"
+        } else {
+            "tar archive without the ustar magic (old V7 tar, which torch.load opens too)"
+        }),
+    );
+    m.metadata_count = 1;
+    m.archive = Some(Archive {
+        kind: "tar",
+        unchecked: vec![Unchecked {
+            name: "the tar archive's members".into(),
+            offset: 0,
+            why: "torch.load opens a file whose first 512 bytes are a tar header as PyTorch's \
+                  first format and unpickles its storages, tensors and pickle members; \
+                  weightpeek does not read tar archives, so their pickles are not checked"
+                .into(),
+        }],
+        ..Default::default()
+    });
+    m
+}
+
 /// One step of reading a legacy checkpoint from its first bytes `buf` (the file is `size`
 /// bytes): the model, or how far the bytes must reach ([`Stop::NeedMore`]).
 pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
+    if super::sniff::is_tar(buf) {
+        return Ok(tar_archive(buf, size));
+    }
     let mut at = 0u64;
     let mut pickles = Vec::new();
     for i in 0..5 {
