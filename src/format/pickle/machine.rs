@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::memo::Memo;
 use super::text::{self, Int};
 use super::{ops, Applied, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
 use crate::format::error::{Error, ErrorKind, Warning};
@@ -22,7 +23,7 @@ pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<E
         tree_bytes: 0,
         stack: Vec::new(),
         marks: Vec::new(),
-        memo: HashMap::new(),
+        memo: Memo::default(),
         globals: Vec::new(),
         import_of: HashMap::new(),
         protocol: None,
@@ -61,7 +62,7 @@ struct Machine<'a, 'l> {
     stack: Vec<NodeId>,
     /// Stack lengths at each open MARK.
     marks: Vec<usize>,
-    memo: HashMap<u64, NodeId>,
+    memo: Memo,
     globals: Vec<Import>,
     /// The import each Global node (or the wrapper of one) stands for.
     import_of: HashMap<NodeId, usize>,
@@ -356,7 +357,7 @@ impl<'a> Machine<'a, '_> {
     // --- memo ----------------------------------------------------------------------------
 
     fn memo_get(&mut self, key: u64) -> R<()> {
-        match self.memo.get(&key).copied() {
+        match self.memo.get(key) {
             Some(id) => self.push(id),
             None => Err(self.invalid(format!(
                 "memo key {key} was never stored (PUT, BINPUT, LONG_BINPUT, MEMOIZE)"
@@ -366,9 +367,7 @@ impl<'a> Machine<'a, '_> {
 
     fn memo_put(&mut self, key: u64) -> R<()> {
         let id = self.top()?;
-        if !self.memo.contains_key(&key)
-            && self.memo.len() as u64 >= u64::from(self.limits.max_memo)
-        {
+        if !self.memo.contains(key) && self.memo.len() as u64 >= u64::from(self.limits.max_memo) {
             return Err(self.invalid(format!(
                 "more than {} memo keys (Limits::max_memo)",
                 self.limits.max_memo

@@ -40,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 mod machine;
+mod memo;
 pub mod ops;
 pub mod safety;
 mod sinks;

@@ -645,14 +645,27 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
             pickles.push(p);
             continue;
         };
+        let have = buf.len() as u64;
         let need = match e.kind {
             ErrorKind::Truncated { needed_end, .. } => Some(needed_end),
+            // A string or bytes value running past the bytes read so far: its opcode, an
+            // 8-byte length at most, and the value (past the file's end it is damage).
+            ErrorKind::CountTooLarge { count, .. } => e
+                .offset
+                .checked_add(9)
+                .and_then(|n| n.checked_add(count))
+                .filter(|&n| n <= size.saturating_add(8))
+                .map(|n| n.min(size)),
             _ => None,
         };
-        let have = buf.len() as u64;
         if have < size && need.is_some_and(|n| n >= have) {
+            // The machine starts over on each read, so reads grow by half of what is held at
+            // least: a pickle of n bytes is parsed in ~3n bytes' work, not n² / 1 MiB.
             return Err(Stop::NeedMore(
-                have.saturating_add(1).max(need.unwrap_or(0)),
+                have.saturating_add(1)
+                    .max(need.unwrap_or(0))
+                    .max(have.saturating_add(have / 2))
+                    .min(size),
             ));
         }
         e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
