@@ -375,6 +375,53 @@ fn verdicts_against_picklescan_and_fickling() {
     );
 }
 
+/// Issue #24 item 2: the checkpoints calling third-party code-execution sinks (YAML loaders,
+/// expression evaluators, template engines, native-library loaders, …) are dangerous in the
+/// CLI (`--check` exits 1, `--json` has the pickle-dangerous finding naming the sink); their
+/// harmless neighbours and a plain state dict are not. picklescan's and fickling's verdicts on
+/// the same files are printed beside ours.
+#[test]
+fn sink_checkpoints_are_dangerous_in_the_cli() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let Some(rows) = doc["checkpoints"].as_array() else {
+        panic!("expected.json has no checkpoints: rerun tests/reference/pickle_cases.py")
+    };
+    let mut table = Vec::new();
+    let mut sinks = 0;
+    for c in rows {
+        let file = c["file"].as_str().unwrap();
+        let path = dir.join(file);
+        let p = path.to_str().unwrap();
+        let (code, _, err) = common::run_cli(&[p, "--check"], None, None);
+        let (_, out, _) = common::run_cli(&[p, "--json"], None, None);
+        let j: J = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{file}: {e}\n{err}"));
+        let codes: Vec<&str> = j["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        let dangerous = codes.contains(&"pickle-dangerous");
+        if c["intent"] == "malicious" {
+            sinks += 1;
+            assert!(dangerous, "{file}: {codes:?}");
+            assert_eq!(code, 1, "{file}: --check exit\n{err}");
+        } else {
+            assert!(!dangerous, "{file}: benign, dangerous here");
+            assert_eq!(code, 0, "{file}: --check exit\n{err}");
+        }
+        table.push(format!(
+            "  {file}: here {}, picklescan {}, fickling {}",
+            if dangerous { "dangerous" } else { "not dangerous" },
+            c["picklescan"]["dangerous"],
+            c["fickling"]["severity"]
+        ));
+    }
+    eprintln!("sink checkpoints (ours, picklescan, fickling):\n{}", table.join("\n"));
+    assert!(sinks >= 20, "{sinks} sink checkpoints");
+}
+
 #[test]
 fn truncated_malicious_fixtures_keep_their_imports() {
     let Some(dir) = fixtures() else { return };
