@@ -413,12 +413,19 @@ fn sink_checkpoints_are_dangerous_in_the_cli() {
         }
         table.push(format!(
             "  {file}: here {}, picklescan {}, fickling {}",
-            if dangerous { "dangerous" } else { "not dangerous" },
+            if dangerous {
+                "dangerous"
+            } else {
+                "not dangerous"
+            },
             c["picklescan"]["dangerous"],
             c["fickling"]["severity"]
         ));
     }
-    eprintln!("sink checkpoints (ours, picklescan, fickling):\n{}", table.join("\n"));
+    eprintln!(
+        "sink checkpoints (ours, picklescan, fickling):\n{}",
+        table.join("\n")
+    );
     assert!(sinks >= 20, "{sinks} sink checkpoints");
 }
 
