@@ -391,25 +391,15 @@ fn sink_checkpoints_are_dangerous_in_the_cli() {
     let mut sinks = 0;
     for c in rows {
         let file = c["file"].as_str().unwrap();
-        let path = dir.join(file);
-        let p = path.to_str().unwrap();
-        let (code, _, err) = common::run_cli(&[p, "--check"], None, None);
-        let (_, out, _) = common::run_cli(&[p, "--json"], None, None);
-        let j: J = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{file}: {e}\n{err}"));
-        let codes: Vec<&str> = j["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|f| f["code"].as_str())
-            .collect();
-        let dangerous = codes.contains(&"pickle-dangerous");
+        let (code, codes) = common::cli_check_codes(&dir.join(file));
+        let dangerous = codes.iter().any(|c| c == "pickle-dangerous");
         if c["intent"] == "malicious" {
             sinks += 1;
             assert!(dangerous, "{file}: {codes:?}");
-            assert_eq!(code, 1, "{file}: --check exit\n{err}");
+            assert_eq!(code, 1, "{file}: --check exit");
         } else {
             assert!(!dangerous, "{file}: benign, dangerous here");
-            assert_eq!(code, 0, "{file}: --check exit\n{err}");
+            assert_eq!(code, 0, "{file}: --check exit");
         }
         table.push(format!(
             "  {file}: here {}, picklescan {}, fickling {}",

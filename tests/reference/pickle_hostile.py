@@ -221,21 +221,20 @@ def build(out: Path) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True)
-    a = ap.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
-    build(a.out)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="folder to write (created)")
+    out = ap.parse_args().out
+    out.mkdir(parents=True, exist_ok=True)
+    build(out)
     for name, data, _ in CASES:
         if data is not None:
-            (a.out / name).write_bytes(data)
+            (out / name).write_bytes(data)
     doc = dict(generator="tests/reference/pickle_hostile.py", python=sys.version.split()[0],
                cases=[c for _, _, c in CASES])
-    tmp = a.out / "expected.json.tmp"
+    tmp = out / "expected.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1))
-    tmp.replace(a.out / "expected.json")
-    print(f"pickle hostile: {len(CASES)} files in {a.out}")
+    tmp.replace(out / "expected.json")
+    print(f"pickle hostile: {len(CASES)} files in {out}")
     return 0
 
 

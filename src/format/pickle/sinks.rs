@@ -228,41 +228,42 @@ mod tests {
 
     #[test]
     fn third_party_sinks_are_dangerous_and_their_neighbours_unknown() {
-        for (m, n) in [
-            ("yaml", "unsafe_load"),
-            ("yaml", "load"),
-            ("yaml.constructor", "UnsafeConstructor"),
-            ("numexpr", "evaluate"),
-            ("numexpr.necompiler", "evaluate"),
-            ("pandas", "eval"),
-            ("pandas.core.frame", "DataFrame.query"),
-            ("sympy", "sympify"),
-            ("sympy.parsing.sympy_parser", "parse_expr"),
-            ("jinja2", "Template"),
-            ("mako.template", "Template"),
-            ("torch", "ops.load_library"),
-            ("torch._ops", "_Ops.load_library"),
-            ("tensorflow", "load_op_library"),
-            ("keras.layers", "Lambda"),
-            ("torch.fx.graph_module", "reduce_graph_module"),
-            ("pexpect", "spawn"),
-            ("jsonpickle", "decode"),
-            ("pathlib", "PosixPath.write_text"),
-            ("copyreg", "add_extension"),
-            ("onnxruntime", "SessionOptions.register_custom_ops_library"),
-        ] {
-            assert_eq!(verdict(m, n).0, Dangerous, "{m}.{n}");
-        }
-        for (m, n) in [
-            ("yaml", "safe_load"),
-            ("numexpr", "set_num_threads"),
-            ("pandas.core.frame", "DataFrame"),
-            ("sympy", "Symbol"),
-            ("jinja2", "Markup"),
-            ("pathlib", "PosixPath"),
-            ("torch.fx.graph_module", "GraphModule"),
-        ] {
-            assert_eq!(verdict(m, n).0, Unknown, "{m}.{n}");
+        let cases = [
+            ("yaml", "unsafe_load", Dangerous),
+            ("yaml", "load", Dangerous),
+            ("yaml.constructor", "UnsafeConstructor", Dangerous),
+            ("numexpr", "evaluate", Dangerous),
+            ("numexpr.necompiler", "evaluate", Dangerous),
+            ("pandas", "eval", Dangerous),
+            ("pandas.core.frame", "DataFrame.query", Dangerous),
+            ("sympy", "sympify", Dangerous),
+            ("sympy.parsing.sympy_parser", "parse_expr", Dangerous),
+            ("jinja2", "Template", Dangerous),
+            ("mako.template", "Template", Dangerous),
+            ("torch", "ops.load_library", Dangerous),
+            ("torch._ops", "_Ops.load_library", Dangerous),
+            ("tensorflow", "load_op_library", Dangerous),
+            ("keras.layers", "Lambda", Dangerous),
+            ("torch.fx.graph_module", "reduce_graph_module", Dangerous),
+            ("pexpect", "spawn", Dangerous),
+            ("jsonpickle", "decode", Dangerous),
+            ("pathlib", "PosixPath.write_text", Dangerous),
+            ("copyreg", "add_extension", Dangerous),
+            (
+                "onnxruntime",
+                "SessionOptions.register_custom_ops_library",
+                Dangerous,
+            ),
+            ("yaml", "safe_load", Unknown),
+            ("numexpr", "set_num_threads", Unknown),
+            ("pandas.core.frame", "DataFrame", Unknown),
+            ("sympy", "Symbol", Unknown),
+            ("jinja2", "Markup", Unknown),
+            ("pathlib", "PosixPath", Unknown),
+            ("torch.fx.graph_module", "GraphModule", Unknown),
+        ];
+        for (m, n, want) in cases {
+            assert_eq!(verdict(m, n).0, want, "{m}.{n}");
         }
     }
 }
