@@ -214,7 +214,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(f) = model
         .archive
         .as_ref()
-        .filter(|a| !a.pickles.is_empty())
+        .filter(|a| !a.pickles.is_empty() || !a.unchecked.is_empty())
         .map(pickle_fact)
     {
         out.push(f);

@@ -39,7 +39,9 @@ pub const LEGACY_MAGIC: [u8; 15] = [
 pub const ZIP_TAIL: u64 = 256 << 10;
 
 /// Largest central directory or pickle read: 64 MiB (a state dict of 100,000 tensors pickles to
-/// ~15 MB; the central directory of 100,000 members is ~10 MB).
+/// ~15 MB; the central directory of 100,000 members is ~10 MB). PyTorch's reader has no such
+/// limit (it reads a record whole, inflating it if need be): a larger pickle is listed as not
+/// read ([`Unchecked`]), so the file is *not fully checked*, never safe.
 pub const MAX_PICKLE_BYTES: u64 = 64 << 20;
 
 /// A pickle read from the file, with its safety report.
