@@ -209,6 +209,26 @@ fn old_ggml(head: &[u8]) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_tar_header_is_told_by_its_checksum_not_its_magic() {
+        // A V7 header: a name, octal fields, no ustar magic; the checksum as tarfile writes it.
+        let mut h = vec![0u8; 1024];
+        h[..8].copy_from_slice(b"storages");
+        h[100..107].copy_from_slice(b"0000644");
+        h[124..135].copy_from_slice(b"00000000012");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h[..512].iter().map(|&b| u32::from(b)).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        assert!(is_tar(&h));
+        assert_eq!(sniff(&h, 1024), Ok(Format::PytorchLegacy));
+        // One byte changed, a zero block, a short head: not a tar header.
+        let mut bad = h.clone();
+        bad[3] ^= 1;
+        assert!(!is_tar(&bad));
+        assert!(!is_tar(&[0u8; 512]));
+        assert!(!is_tar(&h[..511]));
+    }
+
     fn why(head: &[u8]) -> String {
         sniff(head, head.len() as u64).unwrap_err().to_string()
     }
