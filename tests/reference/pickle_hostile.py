@@ -157,6 +157,9 @@ def build(out: Path) -> None:
     case("huge-list.pkl", bytes(big),
          "a list of five million ints, then os.system: read to the node cap", "unchecked",
          "Limits::max_nodes")
+    case("huge-list.pt", zip_bytes(checkpoint(bytes(big))),
+         "the same list as a zip checkpoint's data.pkl: the tree stops at the cap, the walk for "
+         "imports past it finds os.system", "dangerous", "posix.system")
     case("huge-string.pkl", b"\x80\x04\x8d" + struct.pack("<Q", 1 << 40) + b"abc.",
          "a BINUNICODE8 claiming 2^40 bytes", "unchecked", "string length")
     case("huge-bytes.pkl", b"\x80\x04\x8e" + struct.pack("<Q", (1 << 64) - 1) + b".",

@@ -42,7 +42,25 @@ pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<E
     } else {
         m.run()
     };
-    m.finish(result)
+    // A cap stopped the tree, not the pickle: walk the rest for its imports.
+    let capped = result.as_ref().err().is_some_and(|e| match &e.kind {
+        ErrorKind::TooDeep(_) => true,
+        ErrorKind::Invalid(why) => why.contains("(Limits::max_"),
+        _ => false,
+    });
+    let mut complete = result.is_ok();
+    // The walk needs the rest of the bytes: a prefix that ends before STOP stays not fully
+    // checked (a zip member's pickle is always whole).
+    if capped {
+        if let super::scan::Walk::Complete(more) = super::scan::imports_after(bytes, m.op_at, base)
+        {
+            m.globals.extend(more);
+            complete = true;
+        }
+    }
+    let mut out = m.finish(result);
+    out.0.imports_complete = complete;
+    out
 }
 
 struct Machine<'a, 'l> {
@@ -105,6 +123,7 @@ impl<'a> Machine<'a, '_> {
             globals: self.globals,
             end,
             protocol: self.protocol.unwrap_or(0),
+            imports_complete: false,
             warnings: self.warnings,
         };
         (pickle, error)

@@ -43,6 +43,7 @@ mod machine;
 mod memo;
 pub mod ops;
 pub mod safety;
+mod scan;
 mod sinks;
 mod text;
 
@@ -310,6 +311,11 @@ pub struct Pickle {
     pub end: u64,
     /// Protocol from the first PROTO (0 when absent).
     pub protocol: u8,
+    /// Whether every import of the pickle is in [`Pickle::globals`]: it was read to STOP, or a
+    /// cap of [`Limits`] stopped the tree but the rest, walked for its imports, holds only
+    /// GLOBAL and INST imports (whose names are in the opcodes) up to STOP. Their verdicts are
+    /// then the whole pickle's, though the tree (and the calls listed) stop at the cap.
+    pub imports_complete: bool,
     /// What was read differently from Python or is worth knowing: text that could not be kept
     /// as written, out-of-band buffers, a value wrapped by a mutation, a second PROTO (at most
     /// [`MAX_WARNINGS`], then one saying how many more).

@@ -331,7 +331,11 @@ pub fn info(name: String, p: &Pickle, offset: u64, stopped: Option<&Error>) -> P
         len: p.end.saturating_sub(offset),
         protocol: p.protocol,
         imports: p.globals.clone(),
-        stopped: stopped.map(|e| e.to_string()),
+        // A cap that stopped only the tree, after which every import was still found, leaves
+        // the verdict whole (the listing's error says what was not listed).
+        stopped: stopped
+            .filter(|_| !p.imports_complete)
+            .map(|e| e.to_string()),
     }
 }
 
