@@ -375,6 +375,50 @@ fn verdicts_against_picklescan_and_fickling() {
     );
 }
 
+/// Issue #24 item 2: the checkpoints calling third-party code-execution sinks (YAML loaders,
+/// expression evaluators, template engines, native-library loaders, …) are dangerous in the
+/// CLI (`--check` exits 1, `--json` has the pickle-dangerous finding naming the sink); their
+/// harmless neighbours and a plain state dict are not. picklescan's and fickling's verdicts on
+/// the same files are printed beside ours.
+#[test]
+fn sink_checkpoints_are_dangerous_in_the_cli() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let Some(rows) = doc["checkpoints"].as_array() else {
+        panic!("expected.json has no checkpoints: rerun tests/reference/pickle_cases.py")
+    };
+    let mut table = Vec::new();
+    let mut sinks = 0;
+    for c in rows {
+        let file = c["file"].as_str().unwrap();
+        let (code, codes) = common::cli_check_codes(&dir.join(file));
+        let dangerous = codes.iter().any(|c| c == "pickle-dangerous");
+        if c["intent"] == "malicious" {
+            sinks += 1;
+            assert!(dangerous, "{file}: {codes:?}");
+            assert_eq!(code, 1, "{file}: --check exit");
+        } else {
+            assert!(!dangerous, "{file}: benign, dangerous here");
+            assert_eq!(code, 0, "{file}: --check exit");
+        }
+        table.push(format!(
+            "  {file}: here {}, picklescan {}, fickling {}",
+            if dangerous {
+                "dangerous"
+            } else {
+                "not dangerous"
+            },
+            c["picklescan"]["dangerous"],
+            c["fickling"]["severity"]
+        ));
+    }
+    eprintln!(
+        "sink checkpoints (ours, picklescan, fickling):\n{}",
+        table.join("\n")
+    );
+    assert!(sinks >= 20, "{sinks} sink checkpoints");
+}
+
 #[test]
 fn truncated_malicious_fixtures_keep_their_imports() {
     let Some(dir) = fixtures() else { return };

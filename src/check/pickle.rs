@@ -5,7 +5,9 @@
 //! Verdicts come from [`crate::format::pickle::verdict`]: a dangerous import is an error
 //! (loading the file runs it, or can), an unknown one a warning (`torch.load(weights_only=True)`
 //! refuses it, a full load imports and may call it), and a file whose every import is known to
-//! be safe gets a note saying so.
+//! be safe gets a note saying so — only when every pickle a loader may unpickle was read to its
+//! end. A pickle whose reading stopped early (a cap of the pickle machine, damaged bytes) or
+//! that was not read at all is an error, *not fully checked*: what was not read may run code.
 
 use std::collections::HashMap;
 
@@ -101,7 +103,35 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
             None,
         ));
     }
-    if !a.pickles.is_empty() && dangerous == 0 && unknown == 0 {
+    for p in &a.pickles {
+        if let Some(why) = &p.stopped {
+            out.push(finding(
+                Error,
+                "pickle-not-checked",
+                format!(
+                    "{} was not read to its end, so it is not fully checked (what follows may \
+                     run code when torch.load or pickle unpickles it): {why}",
+                    p.name
+                ),
+                Some(p.offset.saturating_add(p.len)),
+                None,
+            ));
+        }
+    }
+    for u in &a.unchecked {
+        out.push(finding(
+            Error,
+            "pickle-not-checked",
+            format!(
+                "{}: a pickle a loader may unpickle was not read, so the file is not fully \
+                 checked: {}",
+                u.name, u.why
+            ),
+            Some(u.offset),
+            None,
+        ));
+    }
+    if !a.pickles.is_empty() && dangerous == 0 && unknown == 0 && a.fully_checked() {
         let n: usize = a.pickles.iter().map(|p| p.imports.len()).sum();
         let of = match a.pickles.len() {
             1 => "the pickle".to_string(),

@@ -37,6 +37,41 @@ impl Format {
     }
 }
 
+/// Whether `head` starts with a tar header as Python's `tarfile` (which `torch.load` tries
+/// first) accepts it: 512 bytes, not all zero, whose checksum field (octal, at bytes 148–155)
+/// is the sum of the header's bytes with that field read as spaces, unsigned or signed
+/// (`tarfile.calc_chksums`). The `ustar` magic is not needed: tarfile reads the old V7 format
+/// without it.
+pub fn is_tar(head: &[u8]) -> bool {
+    let Some(h) = head.get(..512) else {
+        return false;
+    };
+    if h.iter().all(|&b| b == 0) {
+        return false;
+    }
+    // tarfile's nti(): octal digits, after optional spaces, up to a NUL or space.
+    let field = &h[148..156];
+    let digits: Vec<u8> = field
+        .iter()
+        .copied()
+        .skip_while(|&b| b == b' ')
+        .take_while(|&b| b != 0 && b != b' ')
+        .collect();
+    if digits.is_empty() || !digits.iter().all(|b| (b'0'..=b'7').contains(b)) {
+        return false;
+    }
+    let want = digits.iter().fold(0u64, |v, &d| {
+        v.saturating_mul(8).saturating_add(u64::from(d - b'0'))
+    });
+    let (mut unsigned, mut signed) = (0u64, 0i64);
+    for (i, &b) in h.iter().enumerate() {
+        let b = if (148..156).contains(&i) { b' ' } else { b };
+        unsigned += u64::from(b);
+        signed += i64::from(b as i8);
+    }
+    want == unsigned || i64::try_from(want).is_ok_and(|w| w == signed)
+}
+
 /// Detects the format of a file from `head` (its first bytes, at least
 /// `min(SNIFF_LEN, file_size)` of them) and its size. Errors name what the bytes look like
 /// instead: an empty file, an HTML page, a Git LFS pointer, a safetensors index JSON, the
@@ -62,7 +97,9 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     if head.starts_with(super::numpy::NPY_MAGIC) {
         return Ok(Format::Numpy);
     }
-    if head.starts_with(&super::torch::LEGACY_MAGIC) {
+    // torch.load tries a file as a tar archive before it reads it as pickles: a tar header
+    // first (PyTorch before 0.1.10), whatever its first bytes look like.
+    if is_tar(head) || head.starts_with(&super::torch::LEGACY_MAGIC) {
         return Ok(Format::PytorchLegacy);
     }
     if super::onnx::sniff(head) {
@@ -87,9 +124,6 @@ pub fn sniff(head: &[u8], file_size: u64) -> Result<Format, Error> {
     };
     if text_pickle(head) {
         return Ok(Format::PytorchLegacy);
-    }
-    if head.get(257..262) == Some(b"ustar") {
-        return not("this is a tar archive (PyTorch's format before version 0.1.10 was one); weightpeek does not read tar archives, and their pickles are not checked");
     }
     // Any pickle of protocol 2 to 5 (a legacy checkpoint saved with another protocol, or a
     // plain pickle): read for its imports; the reader tells which it is.
@@ -174,6 +208,26 @@ fn old_ggml(head: &[u8]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tar_header_is_told_by_its_checksum_not_its_magic() {
+        // A V7 header: a name, octal fields, no ustar magic; the checksum as tarfile writes it.
+        let mut h = vec![0u8; 1024];
+        h[..8].copy_from_slice(b"storages");
+        h[100..107].copy_from_slice(b"0000644");
+        h[124..135].copy_from_slice(b"00000000012");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h[..512].iter().map(|&b| u32::from(b)).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        assert!(is_tar(&h));
+        assert_eq!(sniff(&h, 1024), Ok(Format::PytorchLegacy));
+        // One byte changed, a zero block, a short head: not a tar header.
+        let mut bad = h.clone();
+        bad[3] ^= 1;
+        assert!(!is_tar(&bad));
+        assert!(!is_tar(&[0u8; 512]));
+        assert!(!is_tar(&h[..511]));
+    }
 
     fn why(head: &[u8]) -> String {
         sniff(head, head.len() as u64).unwrap_err().to_string()

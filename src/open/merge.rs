@@ -237,6 +237,9 @@ fn start(name: String, position: u64, mut m: Model) -> Model {
         for p in &mut a.pickles {
             p.name = format!("{name}: {}", p.name);
         }
+        for u in &mut a.unchecked {
+            u.name = format!("{name}: {}", u.name);
+        }
     }
     m.parts = vec![part(name, position, &m, 0..m.tensors.len())];
     m
@@ -284,6 +287,10 @@ fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
         a.pickles.extend(b.pickles.into_iter().map(|mut p| {
             p.name = format!("{name}: {}", p.name);
             p
+        }));
+        a.unchecked.extend(b.unchecked.into_iter().map(|mut u| {
+            u.name = format!("{name}: {}", u.name);
+            u
         }));
     }
     acc

@@ -329,7 +329,7 @@ async fn read_ranges<S: ByteSource>(
                 return (format::torch::failed(format, size, buf, e), stats)
             }
             Err(format::zip::ZipStop::Need(n)) => vec![n],
-            Err(format::zip::ZipStop::NeedMany(v)) => v,
+            Err(format::zip::ZipStop::NeedMany(v)) => coalesce(v),
         };
         rounds += 1;
         for n in needs {
@@ -376,6 +376,24 @@ async fn read_ranges<S: ByteSource>(
             }
         }
     }
+}
+
+/// The ranges of one round of reads in file order, those that overlap or touch joined into
+/// one: an `.npz` of many small members asks for each member's header with a guess that runs
+/// into the next member, and each byte is then read (and held) once, not once per guess.
+fn coalesce(mut needs: Vec<format::zip::Need>) -> Vec<format::zip::Need> {
+    needs.sort_by_key(|n| n.offset);
+    let mut out: Vec<format::zip::Need> = Vec::with_capacity(needs.len());
+    for n in needs {
+        let end = n.offset.saturating_add(n.len);
+        match out.last_mut() {
+            Some(last) if n.offset <= last.offset.saturating_add(last.len) => {
+                last.len = end.max(last.offset.saturating_add(last.len)) - last.offset;
+            }
+            _ => out.push(n),
+        }
+    }
+    out
 }
 
 /// The prefix-read formats besides GGUF and safetensors (an `.npy` array, a legacy PyTorch

@@ -214,7 +214,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(f) = model
         .archive
         .as_ref()
-        .filter(|a| !a.pickles.is_empty())
+        .filter(|a| !a.pickles.is_empty() || !a.unchecked.is_empty())
         .map(pickle_fact)
     {
         out.push(f);
@@ -222,8 +222,10 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     out
 }
 
-/// The safety verdict of a PyTorch file's pickles: `safe` (every import a known tensor or
-/// container rebuild), `unknown imports` or `dangerous`, with what was imported.
+/// The safety verdict of a PyTorch file's pickles: `dangerous`, `not fully checked` (a pickle
+/// a loader may unpickle was not read to its end: [`crate::format::torch::Archive::fully_checked`]),
+/// `unknown imports` or `safe` (every import a known tensor or container rebuild, every pickle
+/// read whole), with what was imported.
 pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
     use crate::format::pickle::Verdict;
     let count = |v: Verdict| a.imports().filter(|i| i.verdict == v).count();
@@ -255,6 +257,28 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
                 names(Verdict::Dangerous)
             ),
             "dangerous",
+        )
+    } else if !a.fully_checked() {
+        let stopped = a.pickles.iter().filter(|p| p.stopped.is_some()).count();
+        let unread = a.unchecked.len();
+        let what = match (stopped, unread) {
+            (s, 0) => format!(
+                "{s} pickle{} not read to its end",
+                if s == 1 { "" } else { "s" }
+            ),
+            (0, u) => format!("{u} pickle{} not read", if u == 1 { "" } else { "s" }),
+            (s, u) => format!(
+                "{s} pickle{} not read to its end and {u} not read",
+                if s == 1 { "" } else { "s" }
+            ),
+        };
+        (
+            "not fully checked".to_string(),
+            format!(
+                "{what}: what was not read may run code when loaded ({total} imports read, \
+                 {unknown} not known to this tool)"
+            ),
+            "unchecked",
         )
     } else if unknown > 0 {
         (

@@ -292,6 +292,25 @@ pub fn run_cli(args: &[&str], cwd: Option<&Path>, endpoint: Option<&str>) -> (i3
     )
 }
 
+/// `weightpeek FILE --check`'s exit status and the codes of the findings `weightpeek FILE
+/// --json` lists (panics when its output is not JSON).
+pub fn cli_check_codes(file: &Path) -> (i32, Vec<String>) {
+    let p = file.to_str().unwrap();
+    let (code, _, err) = run_cli(&[p, "--check"], None, None);
+    let (_, out, _) = run_cli(&[p, "--json"], None, None);
+    let j: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: {e}\n{err}", file.display()));
+    let codes = j["findings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f["code"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    (code, codes)
+}
+
 /// `target/remote-fixtures` (tests/reference/remote_fixtures.py's sets), when written;
 /// skipped in a bare `cargo test`, required under the test command.
 pub fn remote_fixtures() -> Option<PathBuf> {

@@ -21,7 +21,10 @@ PyTorch-like checkpoints pickled as torch.save does (a Pickler whose persistent_
 not needed, and the legacy format's pickles in a row; malicious pickles (os.system, eval,
 exec, subprocess.Popen, posix.system, runpy._run_code, webbrowser.open, socket.socket, INST,
 STACK_GLOBAL from memoized strings, an import that is never called, getattr chains, protocol
-0 text, a truncated one).
+0 text, a truncated one); state dicts calling third-party code-execution sinks (YAML loaders,
+numexpr / pandas / SymPy evaluators, template engines, native-library loaders, …) and their
+harmless neighbours, each also written as a zip checkpoint (DIR/<case>.pt, listed under
+"checkpoints" with picklescan's verdict on the file) for the CLI test.
 
 What each file holds is read three ways, none of which runs anything it names:
 
@@ -677,6 +680,98 @@ def malicious_cases():
          "malicious", "os.system called, then a byte that is not an opcode: Python runs the call")
 
 
+# Third-party code-execution sinks (src/format/pickle/sinks.rs): each called from a state dict
+# checkpoint as torch.save would pickle it. The libraries need not be installed: the pickle
+# names a stand-in, whose GLOBAL is then rewritten to the sink's module and name (protocol 2
+# has no frames or lengths over the opcodes, so the rewrite keeps the pickle valid).
+SINKS = [
+    ("yaml", "unsafe_load", ("!!python/object/apply:os.system ['echo pwned']",),
+     "PyYAML's unsafe loader builds any object"),
+    ("yaml", "load", ("!!python/object/apply:os.system ['echo pwned']",),
+     "yaml.load with its default (full or unsafe) loader"),
+    ("ruamel.yaml", "load", ("!!python/object/apply:os.system ['echo']",), "ruamel.yaml's load"),
+    ("numexpr", "evaluate", ("__import__('os').system('echo pwned')",),
+     "numexpr.evaluate calls eval (CVE-2023-39631)"),
+    ("pandas", "eval", ("__import__('os').system('echo')",), "pandas.eval"),
+    ("pandas.core.computation.eval", "eval", ("1+1",), "pandas' eval by its module"),
+    ("sympy", "sympify", ("__import__('os').system('echo')",), "sympy.sympify calls eval"),
+    ("sympy.parsing.sympy_parser", "parse_expr", ("__import__('os')",), "sympy's parse_expr"),
+    ("sympy", "lambdify", ("x", "__import__('os')"), "sympy.lambdify compiles code"),
+    ("asteval", "Interpreter", (), "asteval's interpreter"),
+    ("jinja2", "Template", ("{{ cycler.__init__.__globals__.os.popen('id').read() }}",),
+     "a Jinja2 template (server-side template injection)"),
+    ("mako.template", "Template", ("<% import os %>",), "a Mako template (Python code)"),
+    ("torch.ops", "load_library", ("/tmp/evil.so",), "torch.ops.load_library loads a .so"),
+    ("torch._classes", "load_library", ("/tmp/evil.so",), "torch.classes.load_library"),
+    ("tensorflow", "load_op_library", ("/tmp/evil.so",), "TensorFlow's op library loader"),
+    ("tensorflow.python.framework.load_library", "load_op_library", ("/tmp/evil.so",),
+     "TensorFlow's op library loader by its module"),
+    ("ctypes", "CDLL", ("/tmp/evil.so",), "ctypes loads a shared library"),
+    ("llvmlite.binding", "load_library_permanently", ("/tmp/evil.so",), "llvmlite"),
+    ("keras.layers", "Lambda", ("marshalled code",), "a Keras Lambda layer's bytecode"),
+    ("torch.fx.graph_module", "reduce_graph_module", ({"code": "import os"}, "m"),
+     "torch.fx reducers exec the pickled code"),
+    ("jsonpickle", "decode", ('{"py/reduce": []}',), "jsonpickle builds any object"),
+    ("pexpect", "spawn", ("sh",), "pexpect starts programs"),
+    ("paramiko", "SSHClient", (), "paramiko opens SSH connections"),
+    ("huggingface_hub", "hf_hub_download", ("evil/repo", "x.py"), "downloads files"),
+    ("IPython", "get_ipython", (), "IPython's shell runs code"),
+]
+
+
+def sink_stand_in(*args):
+    raise AssertionError("a sink stand-in must never run")
+
+
+sink_stand_in.__module__ = "weightpeek_fake"
+sink_stand_in.__qualname__ = sink_stand_in.__name__ = "sink_stand_in"
+fake.sink_stand_in = sink_stand_in
+STAND_IN = b"cweightpeek_fake\nsink_stand_in\n"
+
+
+def sink_cases():
+    torch = fake_torch()
+    for module, name, args, note in SINKS:
+        data = torch_dumps(state_dict(torch, Reducer(sink_stand_in, args)), 2)
+        assert data.count(STAND_IN) == 1, "protocol 2 writes the stand-in's GLOBAL once"
+        data = data.replace(STAND_IN, f"c{module}\n{name}\n".encode())
+        case(f"malicious-sink-{module}-{name}".replace(".", "_"), data, "malicious",
+             f"a state dict calling {module}.{name}: {note}")
+    # Their safe neighbours: imported by a checkpoint, never Dangerous (Unknown at most).
+    for module, name in (("yaml", "safe_load"), ("numexpr", "set_num_threads"),
+                         ("sympy", "Symbol"), ("jinja2", "Markup")):
+        data = torch_dumps(state_dict(torch, Reducer(sink_stand_in, ("x",))), 2)
+        data = data.replace(STAND_IN, f"c{module}\n{name}\n".encode())
+        case(f"neighbour-{module}-{name}", data, "benign",
+             f"{module}.{name}: a library's harmless function, not known to be safe")
+
+
+def write_checkpoints(out: Path) -> list:
+    """Each sink case as a zip checkpoint (archive/data.pkl, as torch.save writes it), for the
+    CLI test: the file, its intent, picklescan's verdict on the whole file."""
+    import zipfile
+    from picklescan.scanner import scan_file_path
+
+    rows = []
+    for name, data, intent, note, _ in CASES:
+        if not (name.startswith("malicious-sink-") or name.startswith("neighbour-")
+                or name.startswith("torch-state-dict")):
+            continue
+        path = out / f"{name}.pt"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("archive/data.pkl", data)
+            z.writestr("archive/version", b"3\n")
+            z.writestr("archive/data/0", b"\x00" * 48)
+            z.writestr("archive/data/1", b"\x00" * 8)
+            z.writestr("archive/data/2", b"\x00" * 12)
+            z.writestr("archive/data/3", b"\x00" * 8)
+        r = scan_file_path(str(path))
+        rows.append(dict(file=path.name, intent=intent, note=note,
+                         picklescan=dict(dangerous=r.issues_count > 0, error=r.scan_err),
+                         fickling=fickling_verdict(data)))
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -686,6 +781,7 @@ def main() -> int:
     plain_cases()
     torch_cases()
     malicious_cases()
+    sink_cases()
     files = []
     for name, data, intent, note, count in CASES:
         (a.out / f"{name}.pkl").write_bytes(data)
@@ -696,7 +792,7 @@ def main() -> int:
     doc = dict(generator="tests/reference/pickle_cases.py",
                versions=dict(python=sys.version.split()[0], picklescan=version("picklescan"),
                              fickling=version("fickling")),
-               opcodes=opcodes, files=files)
+               opcodes=opcodes, files=files, checkpoints=write_checkpoints(a.out))
     tmp = a.out / "expected.json.tmp"
     tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False))
     tmp.replace(a.out / "expected.json")

@@ -4,8 +4,9 @@
 
 use std::collections::HashMap;
 
+use super::memo::Memo;
 use super::text::{self, Int};
-use super::{ops, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
+use super::{ops, Applied, CallKind, Import, Limits, Node, NodeId, Pickle, Verdict, MAX_WARNINGS};
 use crate::format::error::{Error, ErrorKind, Warning};
 
 /// Runs the machine over `bytes` (at absolute offset `base`) until STOP or an error.
@@ -19,9 +20,10 @@ pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<E
         nodes: Vec::new(),
         depth: Vec::new(),
         units: 0,
+        tree_bytes: 0,
         stack: Vec::new(),
         marks: Vec::new(),
-        memo: HashMap::new(),
+        memo: Memo::default(),
         globals: Vec::new(),
         import_of: HashMap::new(),
         protocol: None,
@@ -40,7 +42,25 @@ pub(super) fn run(bytes: &[u8], base: u64, limits: &Limits) -> (Pickle, Option<E
     } else {
         m.run()
     };
-    m.finish(result)
+    // A cap stopped the tree, not the pickle: walk the rest for its imports.
+    let capped = result.as_ref().err().is_some_and(|e| match &e.kind {
+        ErrorKind::TooDeep(_) => true,
+        ErrorKind::Invalid(why) => why.contains("(Limits::max_"),
+        _ => false,
+    });
+    let mut complete = result.is_ok();
+    // The walk needs the rest of the bytes: a prefix that ends before STOP stays not fully
+    // checked (a zip member's pickle is always whole).
+    if capped {
+        if let super::scan::Walk::Complete(more) = super::scan::imports_after(bytes, m.op_at, base)
+        {
+            m.globals.extend(more);
+            complete = true;
+        }
+    }
+    let mut out = m.finish(result);
+    out.0.imports_complete = complete;
+    out
 }
 
 struct Machine<'a, 'l> {
@@ -55,10 +75,12 @@ struct Machine<'a, 'l> {
     depth: Vec<u32>,
     /// Nodes built plus container entries, against `limits.max_nodes`.
     units: u64,
+    /// What the tree takes in memory, against `limits.max_tree_bytes`.
+    tree_bytes: u64,
     stack: Vec<NodeId>,
     /// Stack lengths at each open MARK.
     marks: Vec<usize>,
-    memo: HashMap<u64, NodeId>,
+    memo: Memo,
     globals: Vec<Import>,
     /// The import each Global node (or the wrapper of one) stands for.
     import_of: HashMap<NodeId, usize>,
@@ -72,6 +94,11 @@ struct Machine<'a, 'l> {
 }
 
 type R<T> = Result<T, Error>;
+
+/// Memory of one node: the arena slot and its depth.
+const NODE_BYTES: u64 = (std::mem::size_of::<Node>() + std::mem::size_of::<u32>()) as u64;
+/// Memory of one container entry, at most (a key–value pair of ids).
+const ENTRY_BYTES: u64 = 8;
 
 impl<'a> Machine<'a, '_> {
     fn finish(mut self, result: R<NodeId>) -> (Pickle, Option<Error>) {
@@ -96,6 +123,7 @@ impl<'a> Machine<'a, '_> {
             globals: self.globals,
             end,
             protocol: self.protocol.unwrap_or(0),
+            imports_complete: false,
             warnings: self.warnings,
         };
         (pickle, error)
@@ -221,6 +249,19 @@ impl<'a> Machine<'a, '_> {
                 self.limits.max_nodes
             )));
         }
+        self.spend_bytes(n.saturating_mul(ENTRY_BYTES))
+    }
+
+    /// Counts `n` bytes of the tree against [`Limits::max_tree_bytes`].
+    fn spend_bytes(&mut self, n: u64) -> R<()> {
+        self.tree_bytes = self.tree_bytes.saturating_add(n);
+        if self.tree_bytes > self.limits.max_tree_bytes {
+            return Err(self.invalid(format!(
+                "the pickle's values would take more than {} bytes of memory here \
+                 (Limits::max_tree_bytes)",
+                self.limits.max_tree_bytes
+            )));
+        }
         Ok(())
     }
 
@@ -241,6 +282,13 @@ impl<'a> Machine<'a, '_> {
     /// Adds a node one deeper than its deepest child in `children`.
     fn add(&mut self, node: Node, children_depth: u32) -> R<NodeId> {
         self.spend(1)?;
+        let text = match &node {
+            Node::Str(t) | Node::BigInt(t) => t.len(),
+            Node::Global { module, name } => module.len() + name.len(),
+            _ => 0,
+        };
+        // The entry `spend` counted is the node's own slot here.
+        self.spend_bytes(NODE_BYTES.saturating_sub(ENTRY_BYTES) + text as u64)?;
         let depth = children_depth.saturating_add(1);
         self.check_depth(depth)?;
         let id = self.nodes.len() as NodeId; // < max_nodes <= u32::MAX
@@ -328,7 +376,7 @@ impl<'a> Machine<'a, '_> {
     // --- memo ----------------------------------------------------------------------------
 
     fn memo_get(&mut self, key: u64) -> R<()> {
-        match self.memo.get(&key).copied() {
+        match self.memo.get(key) {
             Some(id) => self.push(id),
             None => Err(self.invalid(format!(
                 "memo key {key} was never stored (PUT, BINPUT, LONG_BINPUT, MEMOIZE)"
@@ -338,9 +386,7 @@ impl<'a> Machine<'a, '_> {
 
     fn memo_put(&mut self, key: u64) -> R<()> {
         let id = self.top()?;
-        if !self.memo.contains_key(&key)
-            && self.memo.len() as u64 >= u64::from(self.limits.max_memo)
-        {
+        if !self.memo.contains(key) && self.memo.len() as u64 >= u64::from(self.limits.max_memo) {
             return Err(self.invalid(format!(
                 "more than {} memo keys (Limits::max_memo)",
                 self.limits.max_memo
@@ -412,8 +458,8 @@ impl<'a> Machine<'a, '_> {
                 kwargs,
                 kind,
                 offset,
-                items: Vec::new(),
-                list: Vec::new(),
+                items: Applied::new(),
+                list: Applied::new(),
                 state: None,
             },
             d,
@@ -463,8 +509,8 @@ impl<'a> Machine<'a, '_> {
             kwargs: None,
             kind: CallKind::Wrapped,
             offset: self.base + self.op_at,
-            items: Vec::new(),
-            list: Vec::new(),
+            items: Applied::new(),
+            list: Applied::new(),
             state: None,
         };
         self.depth[i] = old_depth.saturating_add(1);
@@ -498,7 +544,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::List(v) | Node::Call { list: v, .. } => v.extend(items),
+            Node::List(v) => v.extend(items),
+            Node::Call { list: v, .. } => v.extend(items),
             _ => {}
         }
         Ok(())
@@ -516,7 +563,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::Set(v) | Node::Call { list: v, .. } => v.extend(items),
+            Node::Set(v) => v.extend(items),
+            Node::Call { list: v, .. } => v.extend(items),
             _ => {}
         }
         Ok(())
@@ -534,7 +582,8 @@ impl<'a> Machine<'a, '_> {
         }
         self.deepen(target, d)?;
         match &mut self.nodes[target as usize] {
-            Node::Dict(v) | Node::Call { items: v, .. } => v.extend(pairs),
+            Node::Dict(v) => v.extend(pairs),
+            Node::Call { items: v, .. } => v.extend(pairs),
             _ => {}
         }
         Ok(())

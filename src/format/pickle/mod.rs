@@ -40,8 +40,11 @@
 #![forbid(unsafe_code)]
 
 mod machine;
+mod memo;
 pub mod ops;
 pub mod safety;
+mod scan;
+mod sinks;
 mod text;
 
 use super::error::{Error, Warning};
@@ -51,36 +54,44 @@ pub use safety::verdict;
 /// Index of a node in [`Pickle::nodes`].
 pub type NodeId = u32;
 
-/// Limits on what one pickle may build. A pickle that needs more is refused with an error
-/// naming the limit; the defaults are far above what a checkpoint's pickle needs and keep a
-/// hostile one within a few hundred MB (the figures in each field's note).
+/// Limits on what one pickle may build. A pickle that needs more is read up to the limit and
+/// stops with an error naming it: its imports after that point are not known, so a caller
+/// must call it *not fully checked* (see [`crate::format::torch::PickleInfo::stopped`]), never
+/// safe. Python's unpickler has none of these limits (its memo, stack and values grow with the
+/// input, and it never recurses); each default is far above what a checkpoint written by
+/// Python needs, and together they keep a hostile pickle within ~200 MB and a second or so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Values built plus entries put in containers (each element of a tuple, list or set,
     /// each key–value pair, each item of a call); the stack holds at most as many. A state
-    /// dict costs
-    /// about 20–30 per tensor, so a checkpoint of 100,000 tensors needs ~2.5 million; the
-    /// default, 2²², takes ~150,000 tensors and keeps a hostile pickle's tree under ~400 MB (a
-    /// node is at most 96 bytes).
+    /// dict costs about 20–30 per tensor, so a checkpoint of 100,000 tensors needs ~2.5
+    /// million; the default, 2²², takes ~150,000 tensors. (Python: no limit.)
     pub max_nodes: u32,
+    /// Bytes the tree may take in memory: each node's `size_of::<Node>()` plus its depth
+    /// (4 bytes), 8 per container entry, and the text of strings and import names. The
+    /// default, 160 MiB, holds a state dict of ~130,000 tensors (~1.2 KB each) and keeps any
+    /// pickle's reading under 256 MiB with the bytes it is read from. (Python: no limit; the
+    /// same tree takes it several times as much.)
+    pub max_tree_bytes: u64,
     /// Nesting of the tree (a value inside a container is one deeper than the container) and
     /// of open MARKs. Python's pickler recurses once per level and stops at its recursion
     /// limit, 1000 by default, so no pickle that Python wrote with default settings is
-    /// deeper; the default is that, which also bounds any reader that walks the tree
-    /// recursively.
+    /// deeper; its unpickler has no limit. The default is that, which also bounds any reader
+    /// that walks the tree recursively.
     pub max_depth: u32,
     /// Distinct memo keys (PUT, BINPUT, LONG_BINPUT, MEMOIZE). Python's pickler memoizes
-    /// each container and string once, so this is at most the number of values; the default,
-    /// 2²⁰, is a 16 MB map.
+    /// each container and string once, so this is at most the number of values; the
+    /// unpickler's memo grows without limit. The default, 2²⁰, is a 16 MB map.
     pub max_memo: u32,
     /// Longest single string or bytes value (length-prefixed or text). Bytes are not copied
     /// (a [`Node::Bytes`] range), strings are, once; the default is 1 GiB, above the largest
-    /// in-band array anyone pickles into a checkpoint and within wasm32's memory.
+    /// in-band array anyone pickles into a checkpoint and within wasm32's memory (Python: its
+    /// memory; a string is also held to [`Limits::max_tree_bytes`]).
     pub max_bytes_value: u64,
     /// Decimal digits an integer is converted to from binary (LONG1, LONG4) or from a
     /// hexadecimal, octal or binary text literal; a longer one is kept as a note (see
-    /// [`Node::BigInt`]). The conversion is quadratic; the default, 4300, is Python's own
-    /// limit for `int` ↔ `str` (`sys.int_info.default_max_str_digits`).
+    /// [`Node::BigInt`]), and reading goes on. The conversion is quadratic; the default, 4300,
+    /// is Python's own limit for `int` ↔ `str` (`sys.int_info.default_max_str_digits`).
     pub max_int_digits: u32,
 }
 
@@ -88,6 +99,7 @@ impl Limits {
     /// The defaults (see each field).
     pub const DEFAULT: Limits = Limits {
         max_nodes: 1 << 22,
+        max_tree_bytes: 160 << 20,
         max_depth: 1000,
         max_memo: 1 << 20,
         max_bytes_value: 1 << 30,
@@ -164,9 +176,9 @@ pub enum Node {
         /// Absolute offset of that opcode.
         offset: u64,
         /// SETITEM / SETITEMS applied to the result: (key, value) pairs in file order.
-        items: Vec<(NodeId, NodeId)>,
+        items: Applied<(NodeId, NodeId)>,
         /// APPEND / APPENDS / ADDITEMS applied to the result, in file order.
-        list: Vec<NodeId>,
+        list: Applied<NodeId>,
         /// The last BUILD's argument (Python calls `__setstate__` with it, or updates the
         /// object's `__dict__`).
         state: Option<NodeId>,
@@ -183,6 +195,49 @@ pub enum Node {
         /// READONLY_BUFFER was applied to it.
         readonly: bool,
     },
+}
+
+/// What was applied to a call's result ([`Node::Call`]'s `items` and `list`): a vector that
+/// takes no allocation while empty, as most calls' stay, and 8 bytes in a node rather than a
+/// `Vec`'s 24 (a node is as large as its largest variant, and a pickle may hold millions).
+/// Reads as a slice.
+#[derive(Debug, Clone, PartialEq)]
+// The box is the point: one pointer in the node instead of a Vec's three words.
+#[allow(clippy::box_collection)]
+pub struct Applied<T>(Option<Box<Vec<T>>>);
+
+impl<T> Applied<T> {
+    /// Nothing applied.
+    pub const fn new() -> Self {
+        Applied(None)
+    }
+
+    /// Appends `more`.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = T>) {
+        let mut more = more.into_iter().peekable();
+        if more.peek().is_some() {
+            self.0.get_or_insert_with(Default::default).extend(more);
+        }
+    }
+}
+
+impl<T> Default for Applied<T> {
+    fn default() -> Self {
+        Applied::new()
+    }
+}
+
+impl<T> std::ops::Deref for Applied<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl<T> From<Vec<T>> for Applied<T> {
+    fn from(v: Vec<T>) -> Self {
+        Applied((!v.is_empty()).then(|| Box::new(v)))
+    }
 }
 
 /// Which opcode made a [`Node::Call`].
@@ -256,6 +311,11 @@ pub struct Pickle {
     pub end: u64,
     /// Protocol from the first PROTO (0 when absent).
     pub protocol: u8,
+    /// Whether every import of the pickle is in [`Pickle::globals`]: it was read to STOP, or a
+    /// cap of [`Limits`] stopped the tree but the rest, walked for its imports, holds only
+    /// GLOBAL and INST imports (whose names are in the opcodes) up to STOP. Their verdicts are
+    /// then the whole pickle's, though the tree (and the calls listed) stop at the cap.
+    pub imports_complete: bool,
     /// What was read differently from Python or is worth knowing: text that could not be kept
     /// as written, out-of-band buffers, a value wrapped by a mutation, a second PROTO (at most
     /// [`MAX_WARNINGS`], then one saying how many more).

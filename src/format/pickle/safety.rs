@@ -15,6 +15,9 @@
 //!   loads a nested pickle, or reaches Python's internals by a special attribute; and the
 //!   generic call helpers (`functools`, `operator.attrgetter` / `methodcaller` /
 //!   `itemgetter`) that let a pickle call something without naming it in an import.
+//!   Third-party libraries' sinks (YAML loaders that build objects, expression evaluators,
+//!   template engines, native-library loaders, other deserialisers, remote shells) are in
+//!   [`super::sinks`], which says where that list comes from.
 //! - **Unknown**: everything else — a model's own classes (`torch.save(model)` pickles
 //!   `torch.nn.modules.*` and the program's classes), TorchScript classes (`__torch__.*`),
 //!   another library's types. Not evidence of harm, but loading it runs code this tool has not
@@ -165,6 +168,9 @@ fn flat_verdict(module: &str, name: &str) -> (Verdict, &'static str) {
         return (Dangerous, SPECIAL);
     }
     if let Some(why) = dangerous_name(module, name, head) {
+        return (Dangerous, why);
+    }
+    if let Some(why) = super::sinks::sink(module, name, head) {
         return (Dangerous, why);
     }
     // TorchScript's data.pkl builds typed lists with these (torch/jit/_pickle.py): plain list

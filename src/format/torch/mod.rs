@@ -14,16 +14,18 @@
 //!   then each storage in key order as an 8-byte element count and its raw bytes.
 
 mod tree;
+mod zip_pickles;
 
 pub use tree::{contiguous_strides, extent, find_tensors, is_contiguous, storage_dtype};
 pub use tree::{Found, StorageRef, TensorRef, MAX_NAME_DEPTH, MAX_VISITS};
+pub use zip_pickles::{archive_folder, MAX_OTHER_PICKLES, MAX_OTHER_PICKLE_BYTES};
 
 pub use super::held::Held;
 
 use super::error::{Error, ErrorKind, Warning};
 use super::pickle::{self, Import, Limits, Pickle};
 use super::value::{MetadataEntry, Text, Value};
-use super::zip::{self, Entry, Need, ZipStop};
+use super::zip::{self, Entry, ZipStop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Stop, Tensor};
 
 /// The first 15 bytes of a legacy checkpoint: protocol 2 pickle of the magic number
@@ -37,18 +39,13 @@ pub const LEGACY_MAGIC: [u8; 15] = [
 pub const ZIP_TAIL: u64 = 256 << 10;
 
 /// Largest central directory or pickle read: 64 MiB (a state dict of 100,000 tensors pickles to
-/// ~15 MB; the central directory of 100,000 members is ~10 MB).
+/// ~15 MB; the central directory of 100,000 members is ~10 MB). PyTorch's reader has no such
+/// limit (it reads a record whole, inflating it if need be): a larger pickle is listed as not
+/// read ([`Unchecked`]), so the file is *not fully checked*, never safe.
 pub const MAX_PICKLE_BYTES: u64 = 64 << 20;
 
-/// Pickles besides data.pkl and constants.pkl read for their imports (a loader may read any).
-const MAX_OTHER_PICKLES: usize = 16;
-
-/// Slack read past a member's name for the local header's extra field (PyTorch's is at most
-/// 4 + 63 bytes of padding, plus 28 of ZIP64).
-const LOCAL_EXTRA_GUESS: u64 = 256;
-
 /// A pickle read from the file, with its safety report.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct PickleInfo {
     /// Where it is: the zip member (`archive/data.pkl`), or `pickle 4 of 5` (legacy).
     pub name: String,
@@ -60,6 +57,25 @@ pub struct PickleInfo {
     pub protocol: u8,
     /// Every import, in file order, with its verdict and the calls made through it.
     pub imports: Vec<Import>,
+    /// Why reading stopped before the pickle's STOP (a cap of the pickle machine, damaged or
+    /// missing bytes), with the byte where it stopped; `None` when it was read to its end.
+    /// What follows that byte is not judged, so the pickle's verdict is *not fully checked*
+    /// (an error finding) unless an import already read is dangerous.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// A pickle a loader may unpickle that was not read at all (too large, compressed in a way
+/// this tool does not inflate, past [`MAX_OTHER_PICKLES`], inside a tar archive): its verdict is
+/// *not fully checked*, never safe.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unchecked {
+    /// Where it is (a zip member's name, a tar member).
+    pub name: String,
+    /// Absolute offset of its header (or of the archive structure naming it).
+    pub offset: u64,
+    /// Why it was not read.
+    pub why: String,
 }
 
 /// Where a tensor's storage bytes are.
@@ -103,6 +119,9 @@ pub struct Archive {
     /// Tensors in deflated `.npz` members (`np.savez_compressed`): previews inflate the
     /// member's compressed bytes up to their window.
     pub deflated: Vec<DeflatedMember>,
+    /// Pickles a loader may unpickle that were not read: with any of them, or a pickle whose
+    /// reading stopped early ([`PickleInfo::stopped`]), the file is *not fully checked*.
+    pub unchecked: Vec<Unchecked>,
 }
 
 /// An array inside a deflated zip member: its values are at `data_start` of the inflated
@@ -159,6 +178,12 @@ impl Archive {
     /// Every import of every pickle, in file order.
     pub fn imports(&self) -> impl Iterator<Item = &Import> {
         self.pickles.iter().flat_map(|p| p.imports.iter())
+    }
+
+    /// Whether every pickle a loader may unpickle was read to its end (nothing in
+    /// [`Archive::unchecked`], no [`PickleInfo::stopped`]).
+    pub fn fully_checked(&self) -> bool {
+        self.unchecked.is_empty() && self.pickles.iter().all(|p| p.stopped.is_none())
     }
 }
 
@@ -297,13 +322,20 @@ pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model
     m
 }
 
-fn info(name: String, p: &Pickle, offset: u64) -> PickleInfo {
+/// The report of pickle `p` read from `offset` (`stopped`: the error that ended the reading
+/// before STOP, if any).
+pub fn info(name: String, p: &Pickle, offset: u64, stopped: Option<&Error>) -> PickleInfo {
     PickleInfo {
         name,
         offset,
         len: p.end.saturating_sub(offset),
         protocol: p.protocol,
         imports: p.globals.clone(),
+        // A cap that stopped only the tree, after which every import was still found, leaves
+        // the verdict whole (the listing's error says what was not listed).
+        stopped: stopped
+            .filter(|_| !p.imports_complete)
+            .map(|e| e.to_string()),
     }
 }
 
@@ -332,129 +364,19 @@ pub fn zip_listing(
         }
     }
     let by_name = |n: &str| index.get(&n.to_lowercase()).map(|&i| &entries[i]);
-    let is_pkl = |e: &&Entry, file: &str| {
-        let l = e.name.to_lowercase();
-        l == file || l.ends_with(&format!("/{file}"))
-    };
-    let depth = |e: &Entry| e.name.matches('/').count();
-    let shallowest = entries
-        .iter()
-        .filter(|e| is_pkl(e, "data.pkl"))
-        .map(depth)
-        .min();
-    let main = shallowest.and_then(|d| {
-        by_name(
-            &entries
-                .iter()
-                .rfind(|e| is_pkl(e, "data.pkl") && depth(e) == d)?
-                .name,
-        )
-    });
-    let main = main.ok_or_else(|| {
-        let names: Vec<&str> = entries.iter().take(5).map(|e| e.name.as_str()).collect();
-        Error::new(
-            "zip central directory",
-            end.cd_offset,
-            ErrorKind::NotAModel(format!(
-                "a zip archive without data.pkl, so not a PyTorch checkpoint (its first \
-                     members: {})",
-                names.join(", ")
-            )),
-        )
-    })?;
+    let mut chosen = zip_pickles::choose(entries, &by_name, end.cd_offset)?;
+    let (main, constants) = (chosen.main, chosen.constants);
+    let mut warnings = std::mem::take(&mut chosen.warnings);
     let root = dir_of(&main.name).to_string();
     let slash = if root.is_empty() { "" } else { "/" };
-    let constants = by_name(&format!("{root}{slash}constants.pkl"));
     let torchscript = constants.is_some()
         || entries
             .iter()
             .any(|e| e.name.starts_with(&format!("{root}{slash}code/")));
-    // Every other pickle in the archive is read for its imports too: a loader may read it.
-    let others: Vec<&Entry> = entries
-        .iter()
-        .filter(|e| e.name.to_lowercase().ends_with(".pkl"))
-        .filter(|e| !std::ptr::eq(*e, main) && constants.is_none_or(|c| !std::ptr::eq(*e, c)))
-        .take(MAX_OTHER_PICKLES)
-        .collect();
-    // Read each pickle member (data.pkl first, which torch.save writes first).
-    let mut pickles: Vec<(&Entry, u64, Pickle)> = Vec::new();
-    let mut errors: Vec<Error> = Vec::new();
-    for (k, e) in std::iter::once(main)
-        .chain(constants)
-        .chain(others)
-        .enumerate()
-    {
-        if e.compressed > MAX_PICKLE_BYTES || e.size > MAX_PICKLE_BYTES {
-            return Err(Error::new(
-                format!("zip member \"{}\"", e.name),
-                e.local_header,
-                ErrorKind::Invalid(format!(
-                    "a {}-byte pickle, more than this tool reads ({MAX_PICKLE_BYTES})",
-                    e.compressed.max(e.size)
-                )),
-            )
-            .into());
-        }
-        let local = held.from(e.local_header).unwrap_or(&[]);
-        let start = match zip::data_offset(local, e, end.cd_offset) {
-            Ok(s) => s,
-            Err(ZipStop::Need(_)) => {
-                let len = (zip::LOCAL_LEN + e.name.len() as u64 + LOCAL_EXTRA_GUESS)
-                    .saturating_add(e.compressed)
-                    .min(end.cd_offset.saturating_sub(e.local_header));
-                return Err(ZipStop::Need(Need {
-                    offset: e.local_header,
-                    len,
-                }));
-            }
-            Err(f) => return Err(f),
-        };
-        let Some(b) = held.get(start, e.compressed) else {
-            return Err(ZipStop::Need(Need {
-                offset: e.local_header,
-                len: start - e.local_header + e.compressed,
-            }));
-        };
-        let inflated;
-        let b = if e.is_stored() {
-            b
-        } else if e.method == zip::METHOD_DEFLATE && e.flags & 1 == 0 {
-            // PyTorch's reader inflates a deflated pickle: so do we, to judge it (offsets are
-            // then within the inflated bytes).
-            inflated =
-                miniz_oxide::inflate::decompress_to_vec_with_limit(b, MAX_PICKLE_BYTES as usize)
-                    .map_err(|_| {
-                        Error::new(
-                            format!("zip member \"{}\"", e.name),
-                            e.local_header,
-                            ErrorKind::Invalid("a deflated pickle that does not inflate".into()),
-                        )
-                    })?;
-            &inflated[..]
-        } else {
-            return Err(Error::new(
-                format!("zip member \"{}\"", e.name),
-                e.local_header,
-                ErrorKind::Invalid(format!(
-                    "compression method {} (or encryption): this pickle cannot be read, so its \
-                     safety is not known",
-                    e.method
-                )),
-            )
-            .into());
-        };
-        let (p, err) = pickle::parse_partial(b, start, &Limits::DEFAULT);
-        if let Some(mut err) = err {
-            err.field = format!("{}: {}", e.name, err.field);
-            if k == 0 {
-                errors.insert(0, err);
-            } else {
-                errors.push(err);
-            }
-        }
-        pickles.push((e, start, p));
-    }
-    let mut warnings = Vec::new();
+    let read = zip_pickles::read(held, end.cd_offset, chosen)?;
+    // The main pickle's error first: it is the listing's.
+    let errors: Vec<Error> = read.trees.iter().filter_map(|t| t.error.clone()).collect();
+    let pickles = read.trees;
     let mut metadata = Vec::new();
     let kind = if torchscript { "torchscript" } else { "zip" };
     meta(
@@ -498,12 +420,14 @@ pub fn zip_listing(
             meta(&mut metadata, key, e.local_header, text(v));
         }
     }
-    meta(
-        &mut metadata,
-        "pickle.protocol",
-        pickles[0].1,
-        Value::U32(u32::from(pickles[0].2.protocol)),
-    );
+    if let Some(t) = pickles.first() {
+        meta(
+            &mut metadata,
+            "pickle.protocol",
+            t.start,
+            Value::U32(u32::from(t.pickle.protocol)),
+        );
+    }
     meta(
         &mut metadata,
         "zip.members",
@@ -533,14 +457,9 @@ pub fn zip_listing(
                 .into(),
         });
     }
-    for (e, start, p) in &pickles {
+    for t in &pickles {
+        let (e, start, p) = (&t.entry, &t.start, &t.pickle);
         let stem = e.name.strip_suffix(".pkl").unwrap_or(&e.name).to_string();
-        let lists_tensors =
-            std::ptr::eq(*e, main) || constants.is_some_and(|c| std::ptr::eq(*e, c));
-        if !lists_tensors {
-            archive.pickles.push(info(e.name.clone(), p, *start));
-            continue;
-        }
         let found = find_tensors(p, p.root);
         if found.truncated {
             warnings.push(Warning {
@@ -608,13 +527,18 @@ pub fn zip_listing(
             archive.tensor_storage.push(idx);
         }
         archive.skipped.extend(found.skipped);
-        archive.pickles.push(info(e.name.clone(), p, *start));
+        archive
+            .pickles
+            .push(info(e.name.clone(), p, *start, t.error.as_ref()));
     }
     let header_size = pickles
         .iter()
-        .map(|(_, s, p)| p.end.saturating_sub(*s))
+        .map(|t| t.pickle.end.saturating_sub(t.start))
+        .chain(read.others.iter().map(|o| o.len))
         .sum::<u64>()
         .saturating_add(end.cd_size);
+    archive.pickles.extend(read.others);
+    archive.unchecked = read.unchecked;
     let mut errors = errors.into_iter();
     let first = errors.next();
     for e in errors {
@@ -667,7 +591,39 @@ fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
     m.header_size = p.end;
     m.archive = Some(Archive {
         kind: "pickle",
-        pickles: vec![info("pickle".into(), &p, 0)],
+        pickles: vec![info("pickle".into(), &p, 0, None)],
+        ..Default::default()
+    });
+    m
+}
+
+/// A tar archive, which `torch.load` opens as PyTorch's first format (before 0.1.10): it
+/// unpickles the members `storages` and `tensors` (pickles between raw storage bytes) and
+/// `pickle`. They are not read here, so the file is *not fully checked*.
+fn tar_archive(buf: &[u8], size: u64) -> Model {
+    let mut m = base(Format::PytorchLegacy, size, buf.to_vec());
+    let ustar = buf.get(257..262) == Some(b"ustar");
+    meta(
+        &mut m.metadata,
+        "pytorch.format",
+        0,
+        text(if ustar {
+            "tar archive (torch.save before PyTorch 0.1.10)"
+        } else {
+            "tar archive without the ustar magic (old V7 tar, which torch.load opens too)"
+        }),
+    );
+    m.metadata_count = 1;
+    m.archive = Some(Archive {
+        kind: "tar",
+        unchecked: vec![Unchecked {
+            name: "the tar archive's members".into(),
+            offset: 0,
+            why: "torch.load opens a file whose first 512 bytes are a tar header as PyTorch's \
+                  first format and unpickles its storages, tensors and pickle members; \
+                  weightpeek does not read tar archives, so their pickles are not checked"
+                .into(),
+        }],
         ..Default::default()
     });
     m
@@ -676,6 +632,9 @@ fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
 /// One step of reading a legacy checkpoint from its first bytes `buf` (the file is `size`
 /// bytes): the model, or how far the bytes must reach ([`Stop::NeedMore`]).
 pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
+    if super::sniff::is_tar(buf) {
+        return Ok(tar_archive(buf, size));
+    }
     let mut at = 0u64;
     let mut pickles = Vec::new();
     for i in 0..5 {
@@ -692,14 +651,27 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
             pickles.push(p);
             continue;
         };
+        let have = buf.len() as u64;
         let need = match e.kind {
             ErrorKind::Truncated { needed_end, .. } => Some(needed_end),
+            // A string or bytes value running past the bytes read so far: its opcode, an
+            // 8-byte length at most, and the value (past the file's end it is damage).
+            ErrorKind::CountTooLarge { count, .. } => e
+                .offset
+                .checked_add(9)
+                .and_then(|n| n.checked_add(count))
+                .filter(|&n| n <= size.saturating_add(8))
+                .map(|n| n.min(size)),
             _ => None,
         };
-        let have = buf.len() as u64;
         if have < size && need.is_some_and(|n| n >= have) {
+            // The machine starts over on each read, so reads grow by half of what is held at
+            // least: a pickle of n bytes is parsed in ~3n bytes' work, not n² / 1 MiB.
             return Err(Stop::NeedMore(
-                have.saturating_add(1).max(need.unwrap_or(0)),
+                have.saturating_add(1)
+                    .max(need.unwrap_or(0))
+                    .max(have.saturating_add(have / 2))
+                    .min(size),
             ));
         }
         e.field = format!("legacy checkpoint pickle {} of 5: {}", i + 1, e.field);
@@ -714,12 +686,12 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         for (k, q) in pickles.iter().enumerate() {
             archive
                 .pickles
-                .push(info(format!("pickle {} of 5", k + 1), q, s0));
+                .push(info(format!("pickle {} of 5", k + 1), q, s0, None));
             s0 = q.end;
         }
         archive
             .pickles
-            .push(info(format!("pickle {} of 5", i + 1), &p, start));
+            .push(info(format!("pickle {} of 5", i + 1), &p, start, Some(&e)));
         m.archive = Some(archive);
         m.error = Some(e);
         return Ok(m);
@@ -879,7 +851,7 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
     {
         archive
             .pickles
-            .push(info(format!("pickle {} of 5", i + 2), p, starts[i]));
+            .push(info(format!("pickle {} of 5", i + 2), p, starts[i], None));
     }
     Ok(model(
         "legacy",

@@ -378,7 +378,7 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
                 let pairs = if ordered {
                     p.dict_of(id).unwrap_or_default()
                 } else {
-                    items.clone()
+                    items.to_vec()
                 };
                 if *kind == CallKind::Wrapped {
                     children.push((*callable, String::new()));
