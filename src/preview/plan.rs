@@ -217,7 +217,8 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
     if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
         return Err(PreviewError::Shape(why.to_string()));
     }
-    let g = geometry(model, t)?;
+    // A tensor whose values are not in the file as they are (a compressed storage, a NumPy
+    // object or structured array): its reason, also before any about its type.
     if let Some((_, why)) = model
         .archive
         .as_ref()
@@ -225,6 +226,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
     {
         return Err(PreviewError::Shape(why.clone()));
     }
+    let g = geometry(model, t)?;
     if let Some((_, stride)) = model
         .archive
         .as_ref()

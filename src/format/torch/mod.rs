@@ -156,6 +156,15 @@ impl Archive {
 }
 
 impl Archive {
+    /// What unpickles this file's pickles, for messages: `np.load(allow_pickle=True)` for a
+    /// NumPy file (its object arrays), `torch.load` otherwise.
+    pub fn loader(&self) -> &'static str {
+        match self.kind {
+            "npy" | "npz" => crate::format::numpy::object::LOADER,
+            _ => "torch.load",
+        }
+    }
+
     /// Every import of every pickle, in file order.
     pub fn imports(&self) -> impl Iterator<Item = &Import> {
         self.pickles.iter().flat_map(|p| p.imports.iter())

@@ -4,8 +4,14 @@
 //! An `.npy` file is the magic `\x93NUMPY`, a major and minor version byte, the header's length
 //! (2 bytes little-endian in version 1, 4 bytes in versions 2 and 3), the header — a Python dict
 //! literal `{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }`, space-padded and ending
-//! in a newline — and the array's bytes. The dict is parsed here by its own small grammar
-//! (strings, booleans, tuples of integers); nothing is evaluated.
+//! in a newline — and the array's bytes. The dict is read as numpy reads it ([`header`]: a
+//! Python literal, Python 2's `2L` included, with structured dtypes flattened into their
+//! fields); nothing is evaluated.
+//!
+//! Arrays of a dtype this tool does not decode are listed with their shape and size: text
+//! (`<U5`, `|S3`), structured dtypes (their fields in the metadata), dates. An object array
+//! (`|O`) is a pickle after the header, read and judged by [`object`] (never executed): its
+//! imports are the model's [`Archive::pickles`], as a PyTorch checkpoint's are.
 //!
 //! A Fortran-ordered array's bytes are column-major: it is listed with its shape and previewed
 //! as its transpose (the shape reversed), which is what its bytes hold row by row; a note says
@@ -13,13 +19,17 @@
 //! member (`np.savez_compressed`) is previewed by inflating its compressed bytes up to the
 //! window ([`super::torch::DeflatedMember`], `crate::preview`).
 
+pub mod header;
+pub mod object;
+
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
 use super::safetensors::any_dtype;
-use super::torch::Archive;
+use super::torch::{Archive, MAX_PICKLE_BYTES};
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
 use super::{element_count, DType, Format, Model, Stop, Tensor};
+use header::{Field, Py};
 
 /// The first six bytes of an `.npy` file.
 pub const NPY_MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -36,8 +46,15 @@ pub const MAX_NPY_DIMS: usize = 64;
 pub struct NpyHeader {
     /// Format version (major, minor).
     pub version: (u8, u8),
-    /// The dtype string as written (`<f4`).
+    /// The dtype string as written (`<f4`); for a structured dtype, its list as Python's
+    /// `repr` writes it.
     pub descr: String,
+    /// A structured dtype's leaf fields (empty for a plain dtype).
+    pub fields: Vec<Field>,
+    /// Bytes of one element (`None`: an object dtype, or a string numpy does not read).
+    pub item_size: Option<u64>,
+    /// Whether the dtype holds Python objects (then a pickle follows the header).
+    pub object: bool,
     /// Whether the bytes are in Fortran (column-major) order.
     pub fortran_order: bool,
     /// The array's shape.
@@ -108,146 +125,94 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
     } else {
         text.iter().map(|&c| char::from(c)).collect()
     };
-    let (descr, fortran_order, shape) =
-        parse_dict(&text).map_err(|why| bad(base + start, format!("{why} in {text:?}")))?;
+    let d = parse_dict(&text).map_err(|why| bad(base + start, format!("{why} in {text:?}")))?;
     Ok(NpyHeader {
         version,
-        descr,
-        fortran_order,
-        shape,
+        descr: d.descr,
+        fields: d.fields,
+        item_size: d.item_size,
+        object: d.object,
+        fortran_order: d.fortran_order,
+        shape: d.shape,
         data_start: end,
     })
 }
 
-/// The three keys of the header dict, from its text.
-fn parse_dict(text: &str) -> Result<(String, bool, Vec<u64>), String> {
-    let mut p = Lit {
-        s: text.as_bytes(),
-        i: 0,
+/// What the header dict says.
+struct Dict {
+    descr: String,
+    fields: Vec<Field>,
+    item_size: Option<u64>,
+    object: bool,
+    fortran_order: bool,
+    shape: Vec<u64>,
+}
+
+/// The three keys of the header dict, from its text, as numpy checks them: exactly `descr`,
+/// `fortran_order` (a bool) and `shape` (a tuple of integers).
+fn parse_dict(text: &str) -> Result<Dict, String> {
+    let (v, _) = header::literal(text.as_bytes())?;
+    let Py::Dict(pairs) = v else {
+        return Err("the header is not a dict".into());
     };
-    p.ws();
-    p.eat(b'{')?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
-    loop {
-        p.ws();
-        if p.peek() == Some(b'}') {
-            break;
-        }
-        let key = p.string()?;
-        p.ws();
-        p.eat(b':')?;
-        p.ws();
-        match key.as_str() {
-            "descr" => {
-                if p.peek() == Some(b'[') {
-                    return Err(
-                        "a structured dtype (a list of fields), not read by this tool".into(),
-                    );
-                }
-                descr = Some(p.string()?);
+    for (k, v) in pairs {
+        let Py::Str(k) = k else {
+            return Err("a key that is not a string".into());
+        };
+        match (k.as_str(), v) {
+            ("descr", v) => descr = Some(v),
+            ("fortran_order", Py::Bool(b)) => fortran = Some(b),
+            ("fortran_order", _) => return Err("'fortran_order' is not True or False".into()),
+            ("shape", v @ Py::Tuple(_)) => shape = Some(header::dims_of(&v)?),
+            ("shape", _) => return Err("'shape' is not a tuple of integers".into()),
+            (k, _) => {
+                return Err(format!(
+                    "an unexpected key {k:?} (numpy reads exactly descr, fortran_order and shape)"
+                ))
             }
-            "fortran_order" => fortran = Some(p.boolean()?),
-            "shape" => shape = Some(p.shape()?),
-            k => return Err(format!("an unexpected key {k:?}")),
-        }
-        p.ws();
-        match p.peek() {
-            Some(b',') => p.i += 1,
-            Some(b'}') => break,
-            _ => return Err(format!("expected , or }} at character {}", p.i)),
         }
     }
-    Ok((
-        descr.ok_or("no 'descr'")?,
-        fortran.ok_or("no 'fortran_order'")?,
-        shape.ok_or("no 'shape'")?,
-    ))
+    let (descr, fields, item_size, object) = match descr.ok_or("no 'descr'")? {
+        Py::Str(s) => {
+            let size = header::item_size(&s);
+            let object = header::is_object(&s);
+            (s, Vec::new(), size, object)
+        }
+        Py::List(l) => {
+            let (fields, size) = header::fields(&l)?;
+            let object = fields.iter().any(|f| header::is_object(&f.descr));
+            (header::repr(&Py::List(l)), fields, size, object)
+        }
+        _ => return Err("'descr' is neither a dtype string nor a list of fields".into()),
+    };
+    Ok(Dict {
+        descr,
+        fields,
+        item_size,
+        object,
+        fortran_order: fortran.ok_or("no 'fortran_order'")?,
+        shape: shape.ok_or("no 'shape'")?,
+    })
 }
 
-/// A cursor over a Python literal.
-struct Lit<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl Lit<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
+/// What a NumPy dtype this tool does not decode is, for messages: `text of 5 characters
+/// (UTF-32)`, `a structured dtype of 3 fields`, `Python objects (a pickle)`.
+pub fn dtype_words(descr: &str) -> String {
+    if descr.starts_with('[') {
+        return "a structured dtype (its fields interleaved in each element)".into();
     }
-    fn ws(&mut self) {
-        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-            self.i += 1;
-        }
-    }
-    fn eat(&mut self, c: u8) -> Result<(), String> {
-        if self.peek() == Some(c) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(format!(
-                "expected {:?} at character {}",
-                char::from(c),
-                self.i
-            ))
-        }
-    }
-    fn string(&mut self) -> Result<String, String> {
-        let q = self
-            .peek()
-            .filter(|&c| c == b'\'' || c == b'"')
-            .ok_or("expected a string")?;
-        self.i += 1;
-        let start = self.i;
-        while let Some(c) = self.peek() {
-            if c == q {
-                let s = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
-                self.i += 1;
-                return Ok(s);
-            }
-            if c == b'\\' {
-                return Err("an escape in a string, not read by this tool".into());
-            }
-            self.i += 1;
-        }
-        Err("an unterminated string".into())
-    }
-    fn boolean(&mut self) -> Result<bool, String> {
-        for (word, v) in [(&b"True"[..], true), (&b"False"[..], false)] {
-            if self.s[self.i..].starts_with(word) {
-                self.i += word.len();
-                return Ok(v);
-            }
-        }
-        Err("expected True or False".into())
-    }
-    fn shape(&mut self) -> Result<Vec<u64>, String> {
-        self.eat(b'(')?;
-        let mut dims = Vec::new();
-        loop {
-            self.ws();
-            match self.peek() {
-                Some(b')') => {
-                    self.i += 1;
-                    return Ok(dims);
-                }
-                Some(b',') if !dims.is_empty() => self.i += 1,
-                Some(c) if c.is_ascii_digit() => {
-                    let start = self.i;
-                    while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                        self.i += 1;
-                    }
-                    let t = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-                    let d = t
-                        .parse::<u64>()
-                        .map_err(|_| format!("a dimension {t} past 2^64"))?;
-                    if dims.len() == MAX_NPY_DIMS {
-                        return Err(format!("more than {MAX_NPY_DIMS} dimensions"));
-                    }
-                    dims.push(d);
-                }
-                _ => return Err(format!("expected a dimension at character {}", self.i)),
-            }
-        }
+    let code = descr.trim_start_matches(['<', '>', '|', '=']);
+    let n = || code.get(1..).unwrap_or("");
+    match code.chars().next() {
+        Some('O') => "Python objects, pickled after the header".into(),
+        Some('U') => format!("text of {} characters (UTF-32)", n()),
+        Some('S' | 'a') => format!("byte strings of {} bytes", n()),
+        Some('V') => format!("raw void values of {} bytes", n()),
+        Some('M') => "dates and times (datetime64)".into(),
+        Some('m') => "time differences (timedelta64)".into(),
+        _ if descr.starts_with('>') => "big-endian values".into(),
+        _ => "a dtype this tool does not decode".into(),
     }
 }
 
@@ -300,21 +265,23 @@ pub fn inflate_head(input: &[u8]) -> Vec<u8> {
 }
 
 /// A tensor from an `.npy` header whose array bytes start at absolute `data`: its dtype,
-/// shape (a Fortran-ordered array's reversed: its transpose, as its bytes are laid out), size.
+/// shape (a Fortran-ordered array's reversed: its transpose, as its bytes are laid out), size
+/// (elements × item size; none for an object array, whose values are a pickle).
 pub fn tensor(name: String, h: &NpyHeader, data: u64) -> Tensor {
-    let (dtype, _) = descr_dtype(&h.descr);
+    let dtype = if h.fields.is_empty() {
+        descr_dtype(&h.descr).0
+    } else {
+        DType::StUnknown(format!("structured, {} fields", h.fields.len()))
+    };
     let mut shape = h.shape.clone();
     if h.fortran_order {
         shape.reverse();
     }
     let elements = element_count(&shape);
-    // The element size is the descr's number (`>f4`: 4 bytes), known or not.
-    let size = h
-        .descr
-        .trim_start_matches(['<', '>', '|', '='])
-        .get(1..)
-        .and_then(|n| n.parse::<u64>().ok());
-    let bytes = size.and_then(|s| elements.and_then(|n| n.checked_mul(s)));
+    let bytes = h
+        .item_size
+        .filter(|_| !h.object)
+        .and_then(|s| elements.and_then(|n| n.checked_mul(s)));
     Tensor {
         name,
         dtype,
@@ -324,6 +291,60 @@ pub fn tensor(name: String, h: &NpyHeader, data: u64) -> Tensor {
         bytes,
         note: None,
     }
+}
+
+/// Why an array of `h` is not previewed, when its dtype is not one this tool decodes (text,
+/// structured, objects, dates): the previews' refusal, naming NumPy's dtype.
+pub fn not_previewed(h: &NpyHeader) -> Option<String> {
+    if h.object {
+        return Some(format!(
+            "a NumPy object array ({}): its elements are Python objects in a pickle, which \
+             only {} unpickles (running what it names); the pickle is judged, not previewed",
+            if h.fields.is_empty() {
+                &h.descr
+            } else {
+                "structured"
+            },
+            object::LOADER
+        ));
+    }
+    if !h.fields.is_empty() {
+        return Some(format!(
+            "a NumPy structured array of {} fields ({}): its fields are interleaved in each \
+             {}-byte element, not previewed",
+            h.fields.len(),
+            field_list(&h.fields, 6),
+            h.item_size.map_or("?".into(), |s| s.to_string())
+        ));
+    }
+    match descr_dtype(&h.descr).0 {
+        DType::StUnknown(_) if !h.descr.starts_with('>') => Some(format!(
+            "NumPy dtype {}: {}, listed but not previewed by this tool",
+            h.descr,
+            dtype_words(&h.descr)
+        )),
+        _ => None,
+    }
+}
+
+/// `a <f4 at 0, b <i8 (2,) at 4`, the first `most` fields.
+fn field_list(fields: &[Field], most: usize) -> String {
+    let mut s: Vec<String> = fields
+        .iter()
+        .take(most)
+        .map(|f| {
+            let shape = if f.shape.is_empty() {
+                String::new()
+            } else {
+                format!(" {:?}", f.shape)
+            };
+            format!("{} {}{shape} at byte {}", f.name, f.descr, f.offset)
+        })
+        .collect();
+    if fields.len() > most {
+        s.push(format!("and {} more", fields.len() - most));
+    }
+    s.join(", ")
 }
 
 fn meta(out: &mut Vec<MetadataEntry>, key: String, value: String) {
@@ -376,7 +397,17 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         }
         Err(NpyStop::Fail(e)) => return Err(Stop::Fail(e)),
     };
-    let mut m = base(size, buf.to_vec(), "npy");
+    // An object array's pickle runs from the data to the file's end: read it in one go.
+    let pickle_end = size.min(h.data_start.saturating_add(MAX_PICKLE_BYTES));
+    if h.object && (buf.len() as u64) < pickle_end {
+        return Err(Stop::NeedMore(pickle_end));
+    }
+    let kept = if h.object {
+        to_usize(h.data_start).map_or(buf, |n| &buf[..n.min(buf.len())])
+    } else {
+        buf
+    };
+    let mut m = base(size, kept.to_vec(), "npy");
     meta(
         &mut m.metadata,
         "numpy.format".into(),
@@ -388,24 +419,99 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         "numpy.fortran_order".into(),
         if h.fortran_order { "True" } else { "False" }.into(),
     );
+    fields_meta(&mut m.metadata, "", &h);
     if h.fortran_order {
         m.warnings.push(fortran_warning("array", &h, 8));
     }
     m.tensors.push(tensor("array".into(), &h, h.data_start));
     m.header_size = h.data_start;
+    let mut refusal = not_previewed(&h).map(|why| (0, why));
+    if h.object {
+        let pickle = to_usize(h.data_start)
+            .zip(to_usize(pickle_end))
+            .and_then(|(a, b)| buf.get(a..b));
+        let Some(bytes) = pickle else {
+            return Err(Stop::Fail(Error::new(
+                "npy object array",
+                h.data_start,
+                ErrorKind::Invalid("its pickle's bytes do not fit this machine's memory".into()),
+            )));
+        };
+        let (info, err) =
+            object::judge("array.npy".into(), bytes, h.data_start, pickle_end == size);
+        m.header_size = h.data_start.saturating_add(info.len);
+        object_meta(&mut m.metadata, &info);
+        if let Some(a) = m.archive.as_mut() {
+            a.pickles.push(info);
+        }
+        m.error = err;
+    }
+    if let Some(a) = m.archive.as_mut() {
+        a.not_in_place.extend(refusal.take());
+    }
     m.metadata_count = m.metadata.len() as u64;
     m.tensor_count = 1;
     Ok(m)
+}
+
+/// A file-derived offset or length as a `usize` (wasm32's is 32 bits), if it fits.
+fn to_usize(n: u64) -> Option<usize> {
+    usize::try_from(n).ok()
+}
+
+/// A structured dtype's fields and item size in the metadata (`prefix`: `name.` of an `.npz`
+/// member, empty for an `.npy` file).
+fn fields_meta(out: &mut Vec<MetadataEntry>, prefix: &str, h: &NpyHeader) {
+    if h.fields.is_empty() {
+        return;
+    }
+    meta(
+        out,
+        format!("{prefix}numpy.fields"),
+        field_list(&h.fields, MAX_FIELDS_LISTED),
+    );
+    if let Some(s) = h.item_size {
+        meta(out, format!("{prefix}numpy.itemsize"), s.to_string());
+    }
+}
+
+/// Most fields of a structured dtype written out in its metadata entry.
+const MAX_FIELDS_LISTED: usize = 64;
+
+/// An object array's pickle in the metadata: what loading it takes.
+fn object_meta(out: &mut Vec<MetadataEntry>, info: &super::torch::PickleInfo) {
+    meta(
+        out,
+        format!("numpy.pickle {}", info.name),
+        format!(
+            "an object array: a protocol {} pickle of {} bytes at byte {}; loading it needs {}, \
+             which runs what it imports",
+            info.protocol,
+            info.len,
+            info.offset,
+            object::LOADER
+        ),
+    );
+}
+
+/// The bytes of member `e` (whose data starts at `start`) read for an object array's pickle:
+/// all of them, at most [`MAX_PICKLE_BYTES`], never past the central directory.
+fn pickle_want(e: &Entry, start: u64, cd_offset: u64) -> u64 {
+    e.compressed
+        .min(MAX_PICKLE_BYTES)
+        .min(cd_offset.saturating_sub(start))
 }
 
 /// Most `.npy` headers of an `.npz` read in one round of reads.
 const NPZ_BATCH: usize = 4096;
 
 /// An `.npz` archive: each `.npy` member's header, from its local header and first bytes (a
-/// deflated member's first compressed bytes, inflated). `entries` are the archive's members,
-/// `cd_offset` where its central directory starts. Missing bytes are one [`ZipStop::NeedMany`]
-/// per round, for every member at once. The model's `header_size` counts the members' local
-/// and `.npy` headers and the central directory.
+/// deflated member's first compressed bytes, inflated), and each object array's pickle (the
+/// member's bytes after its header, a deflated one inflated whole). `entries` are the
+/// archive's members, `cd_offset` where its central directory starts. Missing bytes are one
+/// [`ZipStop::NeedMany`] per round, for every member at once: the headers first, then the
+/// object arrays' pickles. The model's `header_size` counts the members' local and `.npy`
+/// headers, the pickles and the central directory.
 pub fn npz_step(
     held: &Held,
     size: u64,
@@ -433,9 +539,7 @@ pub fn npz_step(
             Err(f) => return Err(f),
         };
         let have = held.from(start).unwrap_or(&[]);
-        let have = &have[..have
-            .len()
-            .min(usize::try_from(e.compressed).unwrap_or(usize::MAX))];
+        let have = &have[..have.len().min(to_usize(e.compressed).unwrap_or(usize::MAX))];
         let (head, stored) = if e.is_stored() {
             (have.to_vec(), true)
         } else if e.method == zip::METHOD_DEFLATE && e.flags & 1 == 0 {
@@ -450,12 +554,21 @@ pub fn npz_step(
         };
         match parse_header(&head, start) {
             Ok(h) => {
+                // An object array's pickle: the member's bytes (compressed or not) after the
+                // header, read with the other members' in one round.
+                let want = pickle_want(e, start, cd_offset);
+                if h.object && held.get(start, want).is_none() {
+                    needs.push(Need {
+                        offset: start,
+                        len: want,
+                    });
+                }
                 // The member's local header and its .npy header (in the stored bytes).
                 header = header.saturating_add(start - e.local_header);
                 if stored {
                     header = header.saturating_add(h.data_start);
                 }
-                listed.push((name, h, start, stored, e.compressed, e.size))
+                listed.push((name, h, e, start, stored))
             }
             Err(NpyStop::Need(n)) => {
                 let more = if stored { n } else { (n * 2).max(1 << 16) }.min(e.compressed);
@@ -486,13 +599,55 @@ pub fn npz_step(
         return Err(ZipStop::NeedMany(needs));
     }
     let mut deflated = 0usize;
-    for (name, h, start, stored, compressed, inflated) in listed {
+    let mut errors: Vec<Error> = Vec::new();
+    for (name, h, e, start, stored) in listed {
         if h.fortran_order {
             m.warnings.push(fortran_warning(&name, &h, start));
         }
         let index = m.tensors.len();
-        let mut t = tensor(name, &h, start.saturating_add(h.data_start));
-        if !stored {
+        let mut t = tensor(name.clone(), &h, start.saturating_add(h.data_start));
+        fields_meta(&mut m.metadata, &format!("{name}."), &h);
+        let mut refusal = not_previewed(&h).map(|why| (index, why));
+        if h.object {
+            let want = pickle_want(e, start, cd_offset);
+            let whole = want == e.compressed;
+            let member = format!("npz member \"{}\"", e.name);
+            let bytes = held.get(start, want).unwrap_or(&[]);
+            let judged = if stored {
+                let from = to_usize(h.data_start)
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
+                Ok(object::judge(
+                    member.clone(),
+                    &bytes[from..],
+                    start.saturating_add(h.data_start),
+                    whole,
+                ))
+            } else {
+                // Offsets are within the inflated member (as numpy's reader sees it).
+                object::inflate_member(bytes, whole).map(|(inflated, all)| {
+                    let from = to_usize(h.data_start)
+                        .unwrap_or(usize::MAX)
+                        .min(inflated.len());
+                    object::judge(member.clone(), &inflated[from..], h.data_start, all)
+                })
+            };
+            match judged {
+                Ok((info, err)) => {
+                    header = header.saturating_add(info.len);
+                    object_meta(&mut m.metadata, &info);
+                    if let Some(a) = m.archive.as_mut() {
+                        a.pickles.push(info);
+                    }
+                    errors.extend(err);
+                }
+                Err(mut err) => {
+                    err.field = member;
+                    err.offset = start;
+                    errors.push(err);
+                }
+            }
+        } else if !stored {
             // Its values are inside the compressed bytes: a preview inflates them up to its
             // window (`t.offset` is the compressed bytes' start).
             deflated += 1;
@@ -501,17 +656,21 @@ pub fn npz_step(
                 a.deflated.push(super::torch::DeflatedMember {
                     tensor: index,
                     start,
-                    compressed,
-                    size: inflated,
+                    compressed: e.compressed,
+                    size: e.size,
                     data_start: h.data_start,
                 });
             }
         } else if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
-            if end > compressed {
+            if end > e.compressed {
                 t.note = Some(format!(
-                    "the array needs {end} bytes of its member, which holds {compressed}"
+                    "the array needs {end} bytes of its member, which holds {}",
+                    e.compressed
                 ));
             }
+        }
+        if let Some(a) = m.archive.as_mut() {
+            a.not_in_place.extend(refusal.take());
         }
         m.tensors.push(t);
     }
@@ -530,11 +689,21 @@ pub fn npz_step(
     }
     m.metadata_count = m.metadata.len() as u64;
     m.tensor_count = m.tensors.len() as u64;
-    // Headers: every member's local and .npy header, and the central directory with the end
-    // records (from the directory's start to the end of the file).
+    // Headers: every member's local and .npy header (and pickle), and the central directory
+    // with the end records (from the directory's start to the end of the file).
     m.header_size = header
         .saturating_add(size.saturating_sub(cd_offset))
         .min(size);
+    // The first pickle that could not be read whole is the model's error, the others warnings.
+    let mut errors = errors.into_iter();
+    m.error = errors.next();
+    for e in errors {
+        m.warnings.push(Warning {
+            field: e.field.clone(),
+            offset: e.offset,
+            message: e.to_string(),
+        });
+    }
     Ok(m)
 }
 
@@ -572,6 +741,32 @@ mod tests {
         .unwrap();
         assert!(h.shape.is_empty());
         assert_eq!(descr_dtype("<c8").0.label(), "C64");
+        // Python 2: long integers, |O8.
+        let h = parse_header(
+            &npy("{'descr': '|O8', 'fortran_order': False, 'shape': (2L, 3L), }\n"),
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            (h.shape.clone(), h.object, h.item_size),
+            (vec![2, 3], true, None)
+        );
+        let h = parse_header(
+            &npy("{'descr': [('a', '<f4'), ('b', '<i8', (2,))], 'fortran_order': False, 'shape': (5,), }\n"),
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            (h.fields.len(), h.item_size, h.object),
+            (2, Some(20), false)
+        );
+        assert_eq!(h.descr, "[('a', '<f4'), ('b', '<i8', (2,))]");
+        let h = parse_header(
+            &npy("{'descr': '<U5', 'fortran_order': False, 'shape': (), }\n"),
+            0,
+        )
+        .unwrap();
+        assert_eq!(tensor("a".into(), &h, 0).bytes, Some(20));
         assert!(descr_dtype(">f4").1);
         assert_eq!(descr_dtype(">u1").0.label(), "U8");
     }
@@ -579,7 +774,9 @@ mod tests {
     #[test]
     fn bad_headers_say_why() {
         for h in [
-            "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }",
+            "{'descr': [('a', '<f4', 'x')], 'fortran_order': False, 'shape': (3,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': 3, }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }",
             "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3,), }",
             "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
             "{'descr': '<f4', 'shape': (3,), }",
