@@ -201,10 +201,9 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
         let name = Some(t.name.as_str());
         // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints): its
         // offset and size are not a range of this file.
-        let elsewhere = m
-            .onnx
-            .as_ref()
-            .is_some_and(|o| o.not_in_place(i).is_some() || o.external_of(i).is_some());
+        let elsewhere = m.onnx.as_ref().is_some_and(|o| {
+            o.not_in_place(i).is_some() || o.external_of(i).is_some() || o.encoded_of(i).is_some()
+        });
         if t.elements.is_none() {
             out.push(finding(
                 Error,

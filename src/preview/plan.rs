@@ -166,6 +166,11 @@ pub struct Plan {
     /// up to the window's end).
     #[serde(skip)]
     pub inflate: Option<Inflate>,
+    /// For an ONNX tensor whose values are in a typed field (`int64_data`, unpacked
+    /// `float_data`, …): `read_offset` and `read_len` are offsets in the values decoded, and
+    /// this the protobuf span [`super::read_window`] reads and decodes.
+    #[serde(skip)]
+    pub encoded: Option<crate::format::onnx::Encoded>,
 }
 
 /// The compressed bytes of a deflated member holding a window.
@@ -262,9 +267,16 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .as_ref()
         .and_then(|a| a.deflated_of(index))
         .copied();
-    let (base, file_size) = match deflated {
-        Some(d) => (d.data_start, d.size),
-        None => (t.offset, model.data_file_size(index)),
+    // An ONNX tensor in a typed field: offsets within its values decoded.
+    let encoded = model
+        .onnx
+        .as_ref()
+        .and_then(|o| o.encoded_of(index))
+        .copied();
+    let (base, file_size) = match (deflated, encoded) {
+        (Some(d), _) => (d.data_start, d.size),
+        (None, Some(_)) => (0, tensor_bytes),
+        (None, None) => (t.offset, model.data_file_size(index)),
     };
     let inflate = deflated.map(|d| Inflate {
         start: d.start,
@@ -294,6 +306,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
                 unit_start: 0,
                 units: 0,
                 inflate,
+                encoded,
             });
         }
         return Err(PreviewError::Window(format!(
@@ -365,6 +378,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         unit_start,
         units,
         inflate,
+        encoded,
     })
 }
 

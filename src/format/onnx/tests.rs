@@ -269,16 +269,25 @@ fn data_that_is_not_in_place_is_marked() {
     let info = m.onnx.as_ref().unwrap();
     let v = &m.tensors[0];
     assert_eq!((v.bytes, v.note.as_deref()), (Some(24), None));
-    assert!(info
-        .not_in_place(0)
-        .unwrap()
-        .contains("varint-encoded in int64_data"));
+    // Typed fields decode to raw_data's bytes, from their span of the protobuf.
+    let decoded = |i: usize| {
+        let e = info.encoded_of(i).unwrap();
+        assert!(info.not_in_place(i).is_none());
+        let span = &b[e.start as usize..(e.start + e.len) as usize];
+        let n = m.tensors[i].bytes.unwrap();
+        typed::decode(span, e.field, e.data_type, 0..n, e.values).unwrap()
+    };
+    let i64s: Vec<u8> = [1i64, 2, 150]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(decoded(0), i64s);
     let p = &m.tensors[1];
     assert_eq!(p.bytes, Some(8));
     assert!(info.not_in_place(1).is_none());
     let at = usize::try_from(p.offset).unwrap();
     assert_eq!(&b[at..at + 8], f32s(&[0.5, -1.0]));
-    assert!(info.not_in_place(2).unwrap().contains("unpacked"));
+    assert_eq!(decoded(2), f32s(&[1.0, 2.0]));
     assert_eq!(m.tensors[2].bytes, Some(8));
     let e = &m.tensors[3];
     assert_eq!((e.offset, e.bytes), (4096, Some(16)));
