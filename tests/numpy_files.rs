@@ -149,3 +149,246 @@ fn damaged_deflated_members_are_errors() {
     }
     assert!(errors > 0, "no damaged member was an error");
 }
+
+fn doc_of(dir: &Path) -> J {
+    serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap()
+}
+
+/// `.npy` headers as numpy reads them (issue #24): Python 2's long integers and `|O8`, keys in
+/// another order with double quotes, format versions 2.0 and 3.0, structured dtypes (nested,
+/// aligned with padding, titled), text, bytes, dates, 0-d arrays: each lists with numpy's
+/// version, shape, item size and data start, a structured dtype with numpy's leaf fields and
+/// their offsets (the padding left out), and object dtypes (a structured one with an object
+/// field too) with their pickle.
+#[test]
+fn header_forms_read_as_numpy_reads_them() {
+    let Some(dir) = fixtures() else { return };
+    let doc = doc_of(&dir);
+    let mut n = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        if !file.starts_with("headers/") {
+            continue;
+        }
+        let (m, _) = open_model(&dir.join(file));
+        assert!(m.error.is_none(), "{file}: {:?}", m.error);
+        let w = &f["tensors"][0];
+        let meta = |k: &str| {
+            m.metadata
+                .iter()
+                .find(|e| e.key == k)
+                .and_then(|e| e.value.as_str().map(str::to_string))
+        };
+        let v = &w["version"];
+        assert_eq!(
+            meta("numpy.format").unwrap(),
+            format!("{}.{}", v[0], v[1]),
+            "{file}"
+        );
+        let t = &m.tensors[0];
+        let object = w["object"].as_bool().unwrap();
+        assert_eq!(
+            m.archive.as_ref().unwrap().pickles.len(),
+            usize::from(object),
+            "{file}"
+        );
+        if !object {
+            assert_eq!(Some(t.offset), w["data_start"].as_u64(), "{file}");
+            assert_eq!(
+                t.bytes,
+                w["itemsize"].as_u64().map(|s| s * t.elements.unwrap()),
+                "{file}"
+            );
+        }
+        let fields = w["fields"].as_array().unwrap();
+        let listed = meta("numpy.fields").unwrap_or_default();
+        for fl in fields {
+            let shape: Vec<u64> = fl[2]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap())
+                .collect();
+            let shape = if shape.is_empty() {
+                String::new()
+            } else {
+                format!(" {shape:?}")
+            };
+            let text = format!(
+                "{} {}{shape} at byte {}",
+                fl[0].as_str().unwrap(),
+                fl[1].as_str().unwrap(),
+                fl[3]
+            );
+            assert!(listed.contains(&text), "{file}: {text} not in {listed}");
+        }
+        if fields.is_empty() {
+            assert!(listed.is_empty(), "{file}: {listed}");
+        } else if !object {
+            assert_eq!(
+                meta("numpy.itemsize").unwrap(),
+                w["itemsize"].to_string(),
+                "{file}"
+            );
+        }
+        n += 1;
+    }
+    assert!(n >= 19, "{n} header forms");
+}
+
+/// Object arrays (issue #24): the pickle after the header of an `.npy` file, a stored `.npz`
+/// member or a deflated one is read (never run) and judged as a checkpoint's pickles are: the
+/// imports pickletools finds, at the same offsets (absolute, or within the inflated member);
+/// the ones whose elements call os.system, eval, exec, subprocess.Popen or runpy._run_code
+/// are dangerous (an error finding each, the summary's verdict `dangerous`), the benign ones
+/// (numbers, strings, dicts, a 0-d dict) safe, and the summary says loading them needs
+/// `allow_pickle=True`. Reading the pickle is one read more than the header, at most.
+/// picklescan's and fickling's verdicts on the same files are printed beside ours.
+#[test]
+fn object_array_pickles_are_judged_as_checkpoints_are() {
+    use weightpeek::check::check;
+    use weightpeek::format::pickle::Verdict;
+    let Some(dir) = fixtures() else { return };
+    let doc = doc_of(&dir);
+    let (mut dangerous_files, mut safe_files) = (0, 0);
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let Some(want) = f["pickles"].as_array() else {
+            continue;
+        };
+        let (m, src) = open_model(&dir.join(file));
+        assert!(m.error.is_none(), "{file}: {:?}", m.error);
+        let a = m.archive.as_ref().unwrap();
+        assert_eq!(a.pickles.len(), want.len(), "{file}");
+        for (p, w) in a.pickles.iter().zip(want) {
+            assert_eq!(p.name, w["name"].as_str().unwrap(), "{file}");
+            assert_eq!(Some(p.offset), w["offset"].as_u64(), "{file}");
+            assert_eq!(Some(p.len), w["len"].as_u64(), "{file}");
+            let got: Vec<(String, String, u64, &str)> = p
+                .imports
+                .iter()
+                .map(|i| (i.module.clone(), i.name.clone(), i.offset, i.opcode))
+                .collect();
+            let exp: Vec<(String, String, u64, &str)> = w["imports"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| {
+                    (
+                        i["module"].as_str().unwrap().to_string(),
+                        i["name"].as_str().unwrap().to_string(),
+                        i["offset"].as_u64().unwrap(),
+                        i["opcode"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(got, exp, "{file}: {}", p.name);
+        }
+        let findings = check(&m);
+        let fact = weightpeek::view::facts::pickle_fact(a);
+        let detail = fact.detail.clone().unwrap_or_default();
+        assert!(detail.contains("allow_pickle=True"), "{file}: {detail}");
+        let worst = a.imports().map(|i| i.verdict).max();
+        let errors: Vec<_> = findings
+            .iter()
+            .filter(|x| x.code == "pickle-dangerous")
+            .collect();
+        if f["intent"] == "malicious" {
+            assert_eq!(worst, Some(Verdict::Dangerous), "{file}");
+            assert_eq!(fact.text, "dangerous", "{file}");
+            let bad = a
+                .imports()
+                .filter(|i| i.verdict == Verdict::Dangerous)
+                .count();
+            assert_eq!(errors.len(), bad, "{file}");
+            dangerous_files += 1;
+        } else {
+            assert_eq!(worst, Some(Verdict::Safe), "{file}");
+            assert_eq!(fact.text, "safe", "{file}");
+            assert!(errors.is_empty(), "{file}: {errors:?}");
+            assert!(findings.iter().any(|x| x.code == "pickle-safe"), "{file}");
+            safe_files += 1;
+        }
+        if file.ends_with(".npy") {
+            // The header's read, then (when the first read did not hold it) the pickle's:
+            // from the data to the file's end, once.
+            let size = std::fs::metadata(dir.join(file)).unwrap().len();
+            assert!(src.reads.len() <= 2, "{file}: {:?}", src.reads);
+            assert_eq!(src.bytes, size, "{file}");
+            if file.contains("big-strings") {
+                assert_eq!(src.reads.len(), 2, "{file}: {:?}", src.reads);
+            }
+        }
+        println!(
+            "{file}: ours {:?}; picklescan dangerous {}, fickling {}",
+            worst.unwrap(),
+            f["picklescan"]["dangerous"],
+            f["fickling"]["severity"]
+        );
+    }
+    assert!(dangerous_files >= 7, "{dangerous_files} dangerous files");
+    assert!(safe_files >= 9, "{safe_files} safe files");
+}
+
+/// The CLI (issue #24): `--json` lists a malicious object array's pickle with its dangerous
+/// import and an error finding, `--check` exits 1; a benign one's verdicts are all safe and
+/// `--check` exits 0. Remotely (the range server), the same pickles and verdicts, in at most
+/// one request more than a plain array of the same layout takes.
+#[test]
+fn the_cli_judges_object_arrays_locally_and_remotely() {
+    let Some(dir) = fixtures() else { return };
+    let doc = doc_of(&dir);
+    let server = common::range_server::Server::files(&dir);
+    let plain_requests = {
+        let before = server.requests().len();
+        let (code, _, err) =
+            common::run_cli(&[&format!("{}/f32.npy", server.url), "--json"], None, None);
+        assert_eq!(code, 0, "{err}");
+        server.requests().len() - before
+    };
+    let mut checked = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        if !file.starts_with("objects/") {
+            continue;
+        }
+        let malicious = f["intent"] == "malicious";
+        let path = dir.join(file);
+        let url = format!("{}/{file}", server.url);
+        for (target, remote) in [(path.to_str().unwrap(), false), (url.as_str(), true)] {
+            let before = server.requests().len();
+            let (code, out, err) = common::run_cli(&[target, "--json"], None, None);
+            assert_eq!(code, 0, "{file}: {err}");
+            let requests = server.requests().len() - before;
+            let j: J = serde_json::from_str(&out).unwrap();
+            let verdicts: Vec<&str> = j["pickles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|p| p["imports"].as_array().unwrap())
+                .map(|i| i["verdict"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                verdicts.contains(&"dangerous"),
+                malicious,
+                "{file}: {verdicts:?}"
+            );
+            if !malicious {
+                assert!(verdicts.iter().all(|v| *v == "safe"), "{file}");
+            }
+            let dangerous = j["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["code"] == "pickle-dangerous" && x["severity"] == "error");
+            assert_eq!(dangerous, malicious, "{file}");
+            if remote && file.ends_with(".npy") {
+                assert!(
+                    requests <= plain_requests + 1,
+                    "{file}: {requests} requests (a plain array takes {plain_requests})"
+                );
+            }
+            let (code, out, _) = common::run_cli(&[target, "--check"], None, None);
+            assert_eq!(code, i32::from(malicious), "{file}: {out}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 14, "{checked} object files");
+}

@@ -260,7 +260,7 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
             "dangerous".to_string(),
             format!(
                 "{dangerous} {} that can run code: {}; {} would run it (weightpeek only \
-                 reads the file){needs}",
+                 reads the file)",
                 imports(dangerous).trim_start_matches("1 "),
                 names(Verdict::Dangerous),
                 a.loader()

@@ -73,8 +73,9 @@ impl Frame {
 }
 
 /// Reads one Python literal at the start of `s` (leading whitespace allowed): the value and the
-/// index one past it. Errors say what was expected and at which character.
-pub fn literal(s: &[u8]) -> Result<(Py, usize), String> {
+/// index one past it; `allow_long`: integers may end in Python 2's `L`. Errors say what was
+/// expected and at which character.
+pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
     let mut i = 0usize;
     let mut stack: Vec<Frame> = Vec::new();
     // Whether a closer may come now (after an opener or a comma, not after a colon).
@@ -118,7 +119,7 @@ pub fn literal(s: &[u8]) -> Result<(Py, usize), String> {
                 i += 1;
                 string(s, &mut i)?
             }
-            b'-' | b'0'..=b'9' => int(s, &mut i)?,
+            b'-' | b'0'..=b'9' => int(s, &mut i, allow_long)?,
             _ => {
                 let rest = &s[i..];
                 let word = [("True", Py::Bool(true)), ("False", Py::Bool(false))]
@@ -231,8 +232,8 @@ fn string(s: &[u8], i: &mut usize) -> Result<Py, String> {
     }
 }
 
-/// An integer at `s[*i]` (an optional `-`, digits, Python 2's optional `L`).
-fn int(s: &[u8], i: &mut usize) -> Result<Py, String> {
+/// An integer at `s[*i]` (an optional `-`, digits, and when `allow_long` Python 2's `L`).
+fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, String> {
     let start = *i;
     let neg = s[*i] == b'-';
     if neg {
@@ -251,7 +252,7 @@ fn int(s: &[u8], i: &mut usize) -> Result<Py, String> {
         .ok()
         .filter(|v| *v <= i128::from(u64::MAX))
         .ok_or_else(|| format!("a number {t} past 2^64 at character {start}"))?;
-    if matches!(s.get(*i), Some(b'L' | b'l')) {
+    if allow_long && matches!(s.get(*i), Some(b'L' | b'l')) {
         *i += 1;
     }
     Ok(Py::Int(if neg { -v } else { v }))
@@ -463,7 +464,7 @@ mod tests {
     #[test]
     fn literals_as_python_reads_them() {
         let text = b" {'a': (2L, 3,), \"b\": [u'x\\'y', -1], 'c': (5), 'd': ()} rest";
-        let (v, end) = literal(text).unwrap();
+        let (v, end) = literal(text, true).unwrap();
         assert_eq!(&text[end..], b" rest");
         assert_eq!(
             v,
@@ -480,10 +481,13 @@ mod tests {
         for bad in [
             "{'a' 1}", "(1,,)", "[1", "{'a': }", "'abc", "(1]", "{,}", "",
         ] {
-            assert!(literal(bad.as_bytes()).is_err(), "{bad}");
+            assert!(literal(bad.as_bytes(), true).is_err(), "{bad}");
         }
+        assert!(literal(b"(2L,)", false).is_err());
         let deep = "[".repeat(MAX_LITERAL_DEPTH + 1);
-        assert!(literal(deep.as_bytes()).unwrap_err().contains("deeper"));
+        assert!(literal(deep.as_bytes(), true)
+            .unwrap_err()
+            .contains("deeper"));
     }
 
     #[test]
@@ -495,6 +499,7 @@ mod tests {
         assert!(is_object("|O8"));
         let (v, _) = literal(
             b"[('a', '<f4'), ('', '|V4'), (('t', 'b'), [('x', '<i2', (3,))]), ('c', '|u1')]",
+            true,
         )
         .unwrap();
         let Py::List(l) = v else { panic!() };

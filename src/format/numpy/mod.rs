@@ -125,7 +125,9 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
     } else {
         text.iter().map(|&c| char::from(c)).collect()
     };
-    let d = parse_dict(&text).map_err(|why| bad(base + start, format!("{why} in {text:?}")))?;
+    // numpy filters Python 2's long integers (`2L`) out of version 1 and 2 headers only.
+    let d = parse_dict(&text, version.0 < 3)
+        .map_err(|why| bad(base + start, format!("{why} in {text:?}")))?;
     Ok(NpyHeader {
         version,
         descr: d.descr,
@@ -150,8 +152,8 @@ struct Dict {
 
 /// The three keys of the header dict, from its text, as numpy checks them: exactly `descr`,
 /// `fortran_order` (a bool) and `shape` (a tuple of integers).
-fn parse_dict(text: &str) -> Result<Dict, String> {
-    let (v, _) = header::literal(text.as_bytes())?;
+fn parse_dict(text: &str, allow_long: bool) -> Result<Dict, String> {
+    let (v, _) = header::literal(text.as_bytes(), allow_long)?;
     let Py::Dict(pairs) = v else {
         return Err("the header is not a dict".into());
     };
@@ -268,10 +270,11 @@ pub fn inflate_head(input: &[u8]) -> Vec<u8> {
 /// shape (a Fortran-ordered array's reversed: its transpose, as its bytes are laid out), size
 /// (elements × item size; none for an object array, whose values are a pickle).
 pub fn tensor(name: String, h: &NpyHeader, data: u64) -> Tensor {
+    // A structured dtype is named by its list, as numpy's header writes it.
     let dtype = if h.fields.is_empty() {
         descr_dtype(&h.descr).0
     } else {
-        DType::StUnknown(format!("structured, {} fields", h.fields.len()))
+        DType::StUnknown(h.descr.clone())
     };
     let mut shape = h.shape.clone();
     if h.fortran_order {
