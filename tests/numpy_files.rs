@@ -392,3 +392,95 @@ fn the_cli_judges_object_arrays_locally_and_remotely() {
     }
     assert!(checked >= 14, "{checked} object files");
 }
+
+/// An `.npy` file of format 2.0 with this header text (padded, newline-ended) and bytes after.
+fn npy_v2(header: &str, tail: &[u8]) -> Vec<u8> {
+    let mut h = header.as_bytes().to_vec();
+    h.push(b'\n');
+    let mut b = b"\x93NUMPY\x02\x00".to_vec();
+    b.extend((h.len() as u32).to_le_bytes());
+    b.extend(h);
+    b.extend_from_slice(tail);
+    b
+}
+
+/// Hostile `.npy` headers and object arrays (issue #24): a descr nested 100,000 levels, 5,000
+/// fields, 65 dimensions, a shape whose product overflows 64 bits, Python 2's `L` in a format
+/// 3.0 header (numpy refuses it there), a pickle with a length past the file, and every cut of
+/// the object-array fixtures: each is an error with its offset (or, for the overflowing shape,
+/// a listing with an error finding) within a second, never a panic.
+#[test]
+fn hostile_headers_and_pickles_are_errors_not_panics() {
+    use weightpeek::source::parse_bytes;
+    let t0 = std::time::Instant::now();
+    let deep = format!(
+        "{{'descr': {}'<f4'{}, 'fortran_order': False, 'shape': (1,), }}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let fields: Vec<String> = (0..5000).map(|i| format!("('f{i}', '<f4')")).collect();
+    let many = format!(
+        "{{'descr': [{}], 'fortran_order': False, 'shape': (1,), }}",
+        fields.join(", ")
+    );
+    let dims = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}",
+        "1, ".repeat(65)
+    );
+    let mut v3 = npy_v2(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2L,), }",
+        &[0; 8],
+    );
+    v3[6] = 3;
+    for (label, b, says) in [
+        ("deep", npy_v2(&deep, &[]), "nested deeper"),
+        ("many", npy_v2(&many, &[0; 20000]), "more than 4096 fields"),
+        ("dims", npy_v2(&dims, &[0; 4]), "more than 64 dimensions"),
+        ("v3 long", v3, "expected ',' or a closing bracket"),
+        (
+            "pickle past the end",
+            npy_v2(
+                "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
+                b"\x80\x02X\xff\xff\xff\x7fab",
+            ),
+            "object array pickle",
+        ),
+    ] {
+        let m = parse_bytes(&b).unwrap();
+        let e = m.error.unwrap_or_else(|| panic!("{label}: no error"));
+        assert!(e.to_string().contains(says), "{label}: {e}");
+        assert!(e.offset <= b.len() as u64, "{label}: {e}");
+    }
+    let huge = npy_v2(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+        &[0; 16],
+    );
+    let m = parse_bytes(&huge).unwrap();
+    assert!(m.error.is_none());
+    assert_eq!(m.tensors[0].elements, None);
+    let findings = weightpeek::check::check(&m);
+    assert!(
+        findings.iter().any(|f| f.code == "elements-overflow"),
+        "{findings:?}"
+    );
+    assert!(t0.elapsed().as_secs_f64() < 1.0, "{:?}", t0.elapsed());
+    // Every cut of the object arrays and header forms: a listing or an error, never a panic.
+    let Some(dir) = fixtures() else { return };
+    let mut cuts = 0;
+    for sub in ["objects", "headers"] {
+        for f in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let b = std::fs::read(f.unwrap().path()).unwrap();
+            if b.len() > 64 << 10 {
+                continue;
+            }
+            for cut in (0..b.len()).step_by(1 + b.len() / 300) {
+                if let Ok(m) = parse_bytes(&b[..cut]) {
+                    let _ = weightpeek::check::check(&m);
+                    let _ = weightpeek::summary::summarize(&m);
+                }
+                cuts += 1;
+            }
+        }
+    }
+    assert!(cuts > 3000, "{cuts} cuts");
+}

@@ -116,7 +116,8 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
         ));
     }
     let end = start + len;
-    let Some(text) = b.get(start as usize..end as usize) else {
+    let range = to_usize(start).zip(to_usize(end)).map(|(a, z)| a..z);
+    let Some(text) = range.and_then(|r| b.get(r)) else {
         return Err(NpyStop::Need(end));
     };
     // Version 3 is UTF-8, the others latin-1 (ASCII in practice).

@@ -26,7 +26,12 @@ pub const LOADER: &str = "np.load(allow_pickle=True)";
 pub fn judge(name: String, bytes: &[u8], base: u64, whole: bool) -> (PickleInfo, Option<Error>) {
     let (p, err) = pickle::parse_partial(bytes, base, &Limits::DEFAULT);
     let err = err.map(|mut e| {
-        if !whole && matches!(e.kind, ErrorKind::Truncated { .. }) {
+        // Bytes missing (or a length past them) in a pickle cut by the cap: the cap's doing.
+        let short = matches!(
+            e.kind,
+            ErrorKind::Truncated { .. } | ErrorKind::CountTooLarge { .. }
+        );
+        if !whole && short {
             e = Error::new(
                 format!("{name}: object array pickle"),
                 base.saturating_add(bytes.len() as u64),
@@ -78,5 +83,37 @@ pub fn inflate_member(input: &[u8], input_whole: bool) -> Result<(Vec<u8>, bool)
                 e.status
             )),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pickle_cut_by_the_cap_says_its_rest_is_not_checked() {
+        // GLOBAL posix system, then a string whose bytes are past the cut.
+        let p = b"\x80\x02cposix\nsystem\nX\x10\x00\x00\x00echo";
+        let (info, err) = judge("array.npy".into(), p, 100, false);
+        assert_eq!(info.imports.len(), 1);
+        assert_eq!(info.imports[0].offset, 102);
+        let e = err.unwrap();
+        assert!(e.to_string().contains("not checked"), "{e}");
+        assert_eq!(e.offset, 100 + p.len() as u64);
+        // The same bytes as the whole pickle: a truncated file, named as such.
+        let (_, err) = judge("array.npy".into(), p, 100, true);
+        assert!(err.unwrap().to_string().contains("object array pickle"));
+    }
+
+    #[test]
+    fn members_inflate_within_the_limit() {
+        let data = vec![7u8; 1000];
+        let z = miniz_oxide::deflate::compress_to_vec(&data, 6);
+        assert_eq!(inflate_member(&z, true).unwrap(), (data.clone(), true));
+        // Cut input: what inflated, not whole; damaged input: an error.
+        let (part, whole) = inflate_member(&z[..z.len() / 2], false).unwrap();
+        assert!(!whole && part.len() <= data.len());
+        assert!(inflate_member(&z[..z.len() / 2], true).is_err());
+        assert!(inflate_member(&[0xff; 16], true).is_err());
     }
 }

@@ -824,7 +824,11 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         };
         let data = cursor.saturating_add(8);
         // The stored count, when read, must be the persistent id's.
-        if let Some(c) = buf.get(cursor as usize..(cursor as usize).saturating_add(8)) {
+        // The cursor is a file offset (u64): past usize (wasm32: 4 GiB) it is not in `buf`.
+        let count = usize::try_from(cursor)
+            .ok()
+            .and_then(|c| buf.get(c..c.checked_add(8)?));
+        if let Some(c) = count {
             let stored = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
             // An untyped storage (with _rebuild_tensor_v3) counts bytes.
             if stored != numel && Some(stored) != numel.checked_mul(s) {
