@@ -344,7 +344,7 @@ fn the_cli_judges_object_arrays_locally_and_remotely() {
         assert_eq!(code, 0, "{err}");
         server.requests().len() - before
     };
-    let mut checked = 0;
+    let (mut checked, mut twins) = (0, 0);
     for (file, f) in doc["files"].as_object().unwrap() {
         if !file.starts_with("objects/") {
             continue;
@@ -385,12 +385,27 @@ fn the_cli_judges_object_arrays_locally_and_remotely() {
                     "{file}: {requests} requests (a plain array takes {plain_requests})"
                 );
             }
+            if remote && file.ends_with("big-objects.npz") {
+                // Its twin has plain arrays of the same sizes where its object arrays are.
+                let before = server.requests().len();
+                let twin = format!("{}/big-objects-twin.npz", server.url);
+                let (code, _, err) = common::run_cli(&[&twin, "--json"], None, None);
+                assert_eq!(code, 0, "{err}");
+                let plain = server.requests().len() - before;
+                assert!(
+                    requests <= plain + 1,
+                    "{file}: {requests} requests, its twin {plain}"
+                );
+                println!("{file}: {requests} requests, its plain twin {plain}");
+                twins += 1;
+            }
             let (code, out, _) = common::run_cli(&[target, "--check"], None, None);
             assert_eq!(code, i32::from(malicious), "{file}: {out}");
         }
         checked += 1;
     }
     assert!(checked >= 14, "{checked} object files");
+    assert_eq!(twins, 1);
 }
 
 /// An `.npy` file of format 2.0 with this header text (padded, newline-ended) and bytes after.

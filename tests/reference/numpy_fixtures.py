@@ -296,6 +296,19 @@ def write_objects(out: Path, files: dict) -> None:
             path = out / "objects" / f"{group}-{kind}.npz"
             save(path, **members)
             files[f"objects/{path.name}"] = npz_objects(path, intent=group, deflated=kind == "deflated")
+    # Bigger than the first and last reads: two object arrays side by side between 1 MiB
+    # arrays, and a twin of the same layout whose object arrays are plain bytes (the remote
+    # test compares their requests).
+    big = {"before": RNG.normal(size=(512, 512)).astype(np.float32),
+           "strings": arrays["big-strings"][0], "dicts": arrays["dicts"][0],
+           "after": RNG.normal(size=(512, 512)).astype(np.float32)}
+    path = out / "objects" / "big-objects.npz"
+    np.savez(path, **big)
+    files["objects/big-objects.npz"] = npz_objects(path, intent="benign", deflated=False)
+    with zipfile.ZipFile(path) as zf:
+        sizes = {i.filename[:-4]: i.file_size for i in zf.infolist()}
+    twin = {k: (v if not v.dtype.hasobject else np.zeros(sizes[k] - 128, np.uint8)) for k, v in big.items()}
+    np.savez(out / "big-objects-twin.npz", **twin)
 
 
 def npz_objects(path: Path, intent: str, deflated: bool) -> dict:

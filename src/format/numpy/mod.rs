@@ -506,6 +506,30 @@ fn pickle_want(e: &Entry, start: u64, cd_offset: u64) -> u64 {
         .min(cd_offset.saturating_sub(start))
 }
 
+/// Largest gap between two object arrays' pickles read as one range (64 KiB: a round trip
+/// costs more than that many bytes).
+const MERGE_GAP: u64 = 64 << 10;
+
+/// `needs` sorted, with ranges that overlap or lie within [`MERGE_GAP`] of each other merged
+/// into one (at most [`MAX_PICKLE_BYTES`] each).
+fn merge_near(mut needs: Vec<Need>) -> Vec<Need> {
+    needs.sort_by_key(|n| n.offset);
+    let mut out: Vec<Need> = Vec::with_capacity(needs.len());
+    for n in needs {
+        let end = n.offset.saturating_add(n.len);
+        if let Some(last) = out.last_mut() {
+            let last_end = last.offset.saturating_add(last.len);
+            let merged = end.max(last_end) - last.offset;
+            if n.offset <= last_end.saturating_add(MERGE_GAP) && merged <= MAX_PICKLE_BYTES {
+                last.len = merged;
+                continue;
+            }
+        }
+        out.push(n);
+    }
+    out
+}
+
 /// Most `.npy` headers of an `.npz` read in one round of reads.
 const NPZ_BATCH: usize = 4096;
 
@@ -525,6 +549,7 @@ pub fn npz_step(
 ) -> Result<Model, ZipStop> {
     let mut m = base(size, prefix.to_vec(), "npz");
     let mut needs = Vec::new();
+    let mut pickle_needs = Vec::new();
     let mut listed = Vec::new();
     let mut header = 0u64;
     for e in entries.iter().filter(|e| e.name.ends_with(".npy")) {
@@ -562,7 +587,7 @@ pub fn npz_step(
                 // header, read with the other members' in one round.
                 let want = pickle_want(e, start, cd_offset);
                 if h.object && held.get(start, want).is_none() {
-                    needs.push(Need {
+                    pickle_needs.push(Need {
                         offset: start,
                         len: want,
                     });
@@ -598,6 +623,8 @@ pub fn npz_step(
             }
         }
     }
+    // The object arrays' pickles in as few reads as their layout allows.
+    needs.extend(merge_near(pickle_needs));
     if !needs.is_empty() {
         needs.truncate(NPZ_BATCH);
         return Err(ZipStop::NeedMany(needs));
@@ -773,6 +800,13 @@ mod tests {
         assert_eq!(tensor("a".into(), &h, 0).bytes, Some(20));
         assert!(descr_dtype(">f4").1);
         assert_eq!(descr_dtype(">u1").0.label(), "U8");
+    }
+
+    #[test]
+    fn near_pickles_are_read_as_one_range() {
+        let n = |offset, len| Need { offset, len };
+        let got = merge_near(vec![n(5000, 100), n(0, 1000), n(900, 50), n(1 << 30, 8)]);
+        assert_eq!(got, [n(0, 5100), n(1 << 30, 8)]);
     }
 
     #[test]
