@@ -262,25 +262,16 @@ fn object_array_pickles_are_judged_as_checkpoints_are() {
             assert_eq!(p.name, w["name"].as_str().unwrap(), "{file}");
             assert_eq!(Some(p.offset), w["offset"].as_u64(), "{file}");
             assert_eq!(Some(p.len), w["len"].as_u64(), "{file}");
-            let got: Vec<(String, String, u64, &str)> = p
+            let got: Vec<J> = p
                 .imports
                 .iter()
-                .map(|i| (i.module.clone(), i.name.clone(), i.offset, i.opcode))
-                .collect();
-            let exp: Vec<(String, String, u64, &str)> = w["imports"]
-                .as_array()
-                .unwrap()
-                .iter()
                 .map(|i| {
-                    (
-                        i["module"].as_str().unwrap().to_string(),
-                        i["name"].as_str().unwrap().to_string(),
-                        i["offset"].as_u64().unwrap(),
-                        i["opcode"].as_str().unwrap(),
-                    )
+                    serde_json::json!({"module": i.module, "name": i.name, "offset": i.offset,
+                                       "opcode": i.opcode})
                 })
                 .collect();
-            assert_eq!(got, exp, "{file}: {}", p.name);
+            let exp = w["imports"].as_array().unwrap();
+            assert_eq!(&got, exp, "{file}: {}", p.name);
         }
         let findings = check(&m);
         let fact = weightpeek::view::facts::pickle_fact(a);

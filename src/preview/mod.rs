@@ -196,25 +196,31 @@ pub async fn read_window<S: ByteSource>(
         // An empty window (a tensor with a zero dimension) reads nothing.
         return Ok(Vec::new());
     }
-    let end = plan
-        .read_offset
-        .checked_add(plan.read_len)
-        .ok_or(PreviewError::Overflow)?;
+    read_exact(src, plan.read_offset, plan.read_len).await
+}
+
+/// Exactly `len` bytes at `offset` of `src`, or why not (past the end, a failed read, a short
+/// answer).
+async fn read_exact<S: ByteSource>(
+    src: &mut S,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, PreviewError> {
+    let end = offset.checked_add(len).ok_or(PreviewError::Overflow)?;
     if end > src.size() {
         return Err(PreviewError::BeyondEnd {
-            offset: plan.read_offset,
-            bytes: plan.read_len,
+            offset,
+            bytes: len,
             file_size: src.size(),
         });
     }
     let bytes = src
-        .read(plan.read_offset, plan.read_len)
+        .read(offset, len)
         .await
         .map_err(|e| PreviewError::Read(e.to_string()))?;
-    if bytes.len() as u64 != plan.read_len {
+    if bytes.len() as u64 != len {
         return Err(PreviewError::Read(format!(
-            "asked for {} bytes, got {}",
-            plan.read_len,
+            "asked for {len} bytes, got {}",
             bytes.len()
         )));
     }
@@ -236,25 +242,7 @@ async fn decode_window<S: ByteSource>(
             e.len
         )));
     }
-    let end = e.start.checked_add(e.len).ok_or(PreviewError::Overflow)?;
-    if end > src.size() {
-        return Err(PreviewError::BeyondEnd {
-            offset: e.start,
-            bytes: e.len,
-            file_size: src.size(),
-        });
-    }
-    let span = src
-        .read(e.start, e.len)
-        .await
-        .map_err(|why| PreviewError::Read(why.to_string()))?;
-    if span.len() as u64 != e.len {
-        return Err(PreviewError::Read(format!(
-            "asked for {} bytes, got {}",
-            e.len,
-            span.len()
-        )));
-    }
+    let span = read_exact(src, e.start, e.len).await?;
     let keep = plan.read_offset..plan.read_offset.saturating_add(plan.read_len);
     crate::format::onnx::typed::decode(&span, e.field, e.data_type, keep, e.values)
         .map_err(PreviewError::Read)

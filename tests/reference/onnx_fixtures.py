@@ -180,9 +180,10 @@ def model_of(graph: onnx.GraphProto, **kw) -> onnx.ModelProto:
     return m
 
 
-def write_dtypes(path: Path) -> None:
-    shape = (3, 70)
-    arrays = {
+def every_dtype(shape) -> dict[str, np.ndarray]:
+    """An array of `shape` of every data type weightpeek previews, with NaN, infinities, -0.0
+    and the integer extremes among the values."""
+    return {
         "f32": floats(np.float32, shape), "f64": floats(np.float64, shape),
         "f16": floats(np.float16, shape), "bf16": floats(ml_dtypes.bfloat16, shape),
         "f8_e4m3": floats(ml_dtypes.float8_e4m3fn, shape),
@@ -196,6 +197,13 @@ def write_dtypes(path: Path) -> None:
         "u64": ints(np.uint64, shape), "i64": ints(np.int64, shape),
         "bool": RNG.integers(0, 2, size=shape).astype(np.bool_),
         "c64": complexes(shape),
+    }
+
+
+def write_dtypes(path: Path) -> None:
+    shape = (3, 70)
+    arrays = {
+        **every_dtype(shape),
         "scalar": np.array(3.5, np.float32),
         "empty": np.zeros((0, 4), np.float32),
         "f4_odd": floats(ml_dtypes.float4_e2m1fn, (7,), special=False),
@@ -321,22 +329,8 @@ def encode_typed(t: onnx.TensorProto, form: str) -> bytes:
 
 
 def write_storage(path: Path) -> None:
-    shape = (3, 6)
-    arrays = {
-        "f32": floats(np.float32, shape), "f64": floats(np.float64, shape),
-        "f16": floats(np.float16, shape), "bf16": floats(ml_dtypes.bfloat16, shape),
-        "f8_e4m3": floats(ml_dtypes.float8_e4m3fn, shape),
-        "f8_e4m3fnuz": floats(ml_dtypes.float8_e4m3fnuz, shape),
-        "f8_e5m2": floats(ml_dtypes.float8_e5m2, shape),
-        "f8_e5m2fnuz": floats(ml_dtypes.float8_e5m2fnuz, shape),
-        "f8_e8m0": np.exp2(RNG.integers(-20, 20, size=shape)).astype(ml_dtypes.float8_e8m0fnu),
-        "f4": floats(ml_dtypes.float4_e2m1fn, shape, special=False),
-        "u8": ints(np.uint8, shape), "i8": ints(np.int8, shape), "u16": ints(np.uint16, shape),
-        "i16": ints(np.int16, shape), "u32": ints(np.uint32, shape), "i32": ints(np.int32, shape),
-        "u64": ints(np.uint64, shape), "i64": ints(np.int64, shape),
-        "bool": RNG.integers(0, 2, size=shape).astype(np.bool_),
-        "c64": complexes((2, 3)), "c128": (floats(np.float64, (2, 3)) + 1j).astype(np.complex128),
-    }
+    arrays = {**every_dtype((3, 6)),
+              "c128": (floats(np.float64, (2, 3)) + 1j).astype(np.complex128)}
     inits, encoded = [], []
     for k, a in arrays.items():
         raw = numpy_helper.from_array(a, f"{k}.raw")

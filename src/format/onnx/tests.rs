@@ -601,3 +601,43 @@ fn long_strings_are_skipped() {
         .message
         .contains("longer than this tool reads"));
 }
+
+#[test]
+fn typed_runs_packed_unpacked_and_mixed_decode_alike() {
+    // int32_data of INT8: -1 (a 10-byte varint), 300 (wraps to 44), 5.
+    let vals = [(-1i64) as u64, 300, 5];
+    let packed: Vec<u8> = vals.iter().flat_map(|&x| varint(x)).collect();
+    let a = [varint(5 << 3 | 2), varint(packed.len() as u64), packed].concat();
+    let b: Vec<u8> = vals
+        .iter()
+        .flat_map(|&x| [varint(5 << 3), varint(x)].concat())
+        .collect();
+    // Unpacked with another field (name, 8) between the values.
+    let c = [
+        varint(5 << 3),
+        varint(vals[0]),
+        varint(8 << 3 | 2),
+        varint(1),
+        b"x".to_vec(),
+        varint(5 << 3),
+    ]
+    .concat();
+    let c = [c, varint(vals[1]), varint(5 << 3), varint(vals[2])].concat();
+    for span in [a, b, c] {
+        assert_eq!(typed::decode(&span, 5, 3, 0..3, 3).unwrap(), [0xff, 44, 5]);
+        assert_eq!(typed::decode(&span, 5, 3, 1..2, 3).unwrap(), [44]);
+        assert!(typed::decode(&span, 5, 3, 0..3, 4)
+            .unwrap_err()
+            .contains("holds 3"));
+    }
+    // float_data unpacked: fixed32 values.
+    let f = [varint(4 << 3 | 5), 1.5f32.to_le_bytes().to_vec()].concat();
+    assert_eq!(
+        typed::decode(&f, 4, 1, 0..4, 1).unwrap(),
+        1.5f32.to_le_bytes()
+    );
+    // A cut value is an error, not a panic.
+    for cut in 0..f.len() {
+        let _ = typed::decode(&f[..cut], 4, 1, 0..4, 1);
+    }
+}
