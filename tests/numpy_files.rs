@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::open_model;
 use serde_json::Value as J;
+use weightpeek::source::block_on_ready;
 
 fn fixtures() -> Option<PathBuf> {
     let dir = std::env::var_os("WEIGHTPEEK_NUMPY_FIXTURES")
@@ -42,7 +43,6 @@ fn every_array_lists_and_previews_numpys_values() {
 #[test]
 fn deflated_members_inflate_only_up_to_the_window() {
     use weightpeek::preview::{preview_tensor, WindowRequest, INFLATE_READ};
-    use weightpeek::source::block_on_ready;
     let Some(dir) = fixtures() else { return };
     let doc: J =
         serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
@@ -233,6 +233,36 @@ fn header_forms_read_as_numpy_reads_them() {
         n += 1;
     }
     assert!(n >= 19, "{n} header forms");
+    // Dtypes this tool does not decode: the finding and the preview's refusal name NumPy's
+    // dtype and why, never safetensors.
+    use weightpeek::preview::{preview_tensor, WindowRequest};
+    for file in [
+        "headers/text.npy",
+        "headers/structured.npy",
+        "headers/datetime.npy",
+        "headers/py2-object.npy",
+        "bigendian.npy",
+    ] {
+        let (m, mut src) = open_model(&dir.join(file));
+        let findings = weightpeek::check::check(&m);
+        let f = findings
+            .iter()
+            .find(|f| f.code == "unknown-type")
+            .unwrap_or_else(|| panic!("{file}: {findings:?}"));
+        assert!(f.message.contains("NumPy"), "{file}: {}", f.message);
+        let e = block_on_ready(preview_tensor(
+            &m,
+            &mut src,
+            "array",
+            &WindowRequest::default(),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("NumPy") && !e.contains("safetensors"),
+            "{file}: {e}"
+        );
+    }
 }
 
 /// Object arrays (issue #24): the pickle after the header of an `.npy` file, a stored `.npz`

@@ -322,7 +322,7 @@ pub fn not_previewed(h: &NpyHeader) -> Option<String> {
         ));
     }
     match descr_dtype(&h.descr).0 {
-        DType::StUnknown(_) if !h.descr.starts_with('>') => Some(format!(
+        DType::StUnknown(_) => Some(format!(
             "NumPy dtype {}: {}, listed but not previewed by this tool",
             h.descr,
             dtype_words(&h.descr)
