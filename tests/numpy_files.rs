@@ -520,3 +520,18 @@ fn hostile_headers_and_pickles_are_errors_not_panics() {
     }
     assert!(cuts > 3000, "{cuts} cuts");
 }
+
+/// An `.npz` member compressed with bzip2 (numpy's zipfile reads it, and np.load would unpickle
+/// the object array in it; this tool does not inflate bzip2): an error saying its safety is not
+/// known, and `--check` exits 1 — never a clean verdict.
+#[test]
+fn a_member_this_tool_cannot_read_is_not_called_safe() {
+    let Some(dir) = fixtures() else { return };
+    let path = dir.join("bzip2-object.npz");
+    let (m, _) = open_model(&path);
+    let e = m.error.expect("an error");
+    assert!(e.to_string().contains("is not known"), "{e}");
+    assert!(e.to_string().contains("allow_pickle=True"), "{e}");
+    let (code, out, _) = common::run_cli(&[path.to_str().unwrap(), "--check"], None, None);
+    assert_eq!(code, 1, "{out}");
+}

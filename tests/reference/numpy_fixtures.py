@@ -296,6 +296,36 @@ def write_objects(out: Path, files: dict) -> None:
             path = out / "objects" / f"{group}-{kind}.npz"
             save(path, **members)
             files[f"objects/{path.name}"] = npz_objects(path, intent=group, deflated=kind == "deflated")
+    # Members np.load reads as arrays whatever their names: one without the .npy suffix
+    # (z["hidden"]) holding a malicious object array, beside a text member it gives as bytes.
+    path = out / "objects" / "hidden-member.npz"
+    evil = io.BytesIO()
+    np.save(evil, arrays["evil-os-system"][0], allow_pickle=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("weights.npy", npy_of(mixed["weights"]))
+        zf.writestr("hidden", evil.getvalue())
+        zf.writestr("readme.txt", "not an array")
+    with np.load(path) as z:
+        assert z.files == ["weights", "hidden", "readme.txt"], z.files
+        assert z["readme.txt"] == b"not an array"
+        try:
+            z["hidden"]
+            raise AssertionError("np.load(allow_pickle=False) read the hidden object array")
+        except ValueError:
+            pass
+    entry = npz_objects(path, intent="malicious", deflated=False)
+    entry["tensors"] = [t for t in entry["tensors"] if t["name"] != "readme.txt"]
+    files["objects/hidden-member.npz"] = entry
+    # A bzip2 member (numpy's zipfile reads it; weightpeek does not): its safety is unknown.
+    path = out / "bzip2-object.npz"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_BZIP2) as zf:
+        zf.writestr("evil.npy", evil.getvalue())
+    with np.load(path) as z:
+        try:
+            z["evil"]
+            raise AssertionError("np.load(allow_pickle=False) read the bzip2 object array")
+        except ValueError:
+            pass
     # Bigger than the first and last reads: two object arrays side by side between 1 MiB
     # arrays, and a twin of the same layout whose object arrays are plain bytes (the remote
     # test compares their requests).
@@ -311,12 +341,20 @@ def write_objects(out: Path, files: dict) -> None:
     np.savez(out / "big-objects-twin.npz", **twin)
 
 
+def npy_of(a: np.ndarray) -> bytes:
+    b = io.BytesIO()
+    np.save(b, a)
+    return b.getvalue()
+
+
 def npz_objects(path: Path, intent: str, deflated: bool) -> dict:
     tensors, pickles = [], []
     raw = path.read_bytes()
     with zipfile.ZipFile(path) as zf:
         for info in zf.infolist():
             member = zf.read(info)
+            if not member.startswith(b"\x93NUMPY"):
+                continue  # np.load gives its bytes
             with zf.open(info) as f:
                 version = np.lib.format.read_magic(f)
                 shape, fortran, dtype = read_header(f, version)
@@ -324,7 +362,7 @@ def npz_objects(path: Path, intent: str, deflated: bool) -> dict:
             np.lib.format.read_magic(b)
             read_header(b, version)
             data_start = b.tell()
-            name = info.filename[:-4]
+            name = info.filename.removesuffix(".npy")
             if dtype.hasobject:
                 # Absolute offsets in a stored member; within the inflated member otherwise.
                 lh = info.header_offset

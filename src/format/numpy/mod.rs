@@ -552,7 +552,11 @@ pub fn npz_step(
     let mut pickle_needs = Vec::new();
     let mut listed = Vec::new();
     let mut header = 0u64;
-    for e in entries.iter().filter(|e| e.name.ends_with(".npy")) {
+    // np.load reads every member that starts with the .npy magic as an array, whatever its
+    // name (`z["x"]` is member "x.npy", or "x"): all are looked at.
+    let mut errors: Vec<Error> = Vec::new();
+    for e in entries.iter().filter(|e| !e.name.ends_with('/')) {
+        let named = e.name.ends_with(".npy");
         let name = e.name.strip_suffix(".npy").unwrap_or(&e.name).to_string();
         let guess = zip::LOCAL_LEN + e.name.len() as u64 + 256 + 4096;
         let local = held.from(e.local_header).unwrap_or(&[]);
@@ -574,13 +578,26 @@ pub fn npz_step(
         } else if e.method == zip::METHOD_DEFLATE && e.flags & 1 == 0 {
             (inflate_head(have), false)
         } else {
-            m.warnings.push(Warning {
-                field: format!("npz member \"{}\"", e.name),
-                offset: e.local_header,
-                message: format!("compression method {} (or encryption): not read", e.method),
-            });
+            // numpy's zipfile reads bzip2 and lzma members too: one may hold an object array.
+            errors.push(Error::new(
+                format!("npz member \"{}\"", e.name),
+                e.local_header,
+                ErrorKind::Invalid(format!(
+                    "compression method {} (or encryption), which this tool does not read: \
+                     whether it holds an object array's pickle, which {} would run, is not \
+                     known",
+                    e.method,
+                    object::LOADER
+                )),
+            ));
             continue;
         };
+        // A member of another name is an array only if it starts with the magic; else numpy
+        // gives its bytes, and so it is not listed.
+        let known = head.len() >= NPY_MAGIC.len() || (have.len() as u64) >= e.compressed;
+        if !named && known && !head.starts_with(NPY_MAGIC) {
+            continue;
+        }
         match parse_header(&head, start) {
             Ok(h) => {
                 // An object array's pickle: the member's bytes (compressed or not) after the
@@ -630,7 +647,6 @@ pub fn npz_step(
         return Err(ZipStop::NeedMany(needs));
     }
     let mut deflated = 0usize;
-    let mut errors: Vec<Error> = Vec::new();
     for (name, h, e, start, stored) in listed {
         if h.fortran_order {
             m.warnings.push(fortran_warning(&name, &h, start));
