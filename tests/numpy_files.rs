@@ -262,6 +262,14 @@ fn header_forms_read_as_numpy_reads_them() {
             e.contains("NumPy") && !e.contains("safetensors"),
             "{file}: {e}"
         );
+        let path = dir.join(file);
+        let (code, _, err) =
+            common::run_cli(&[path.to_str().unwrap(), "--tensor", "array"], None, None);
+        assert_ne!(code, 0, "{file}");
+        assert!(
+            err.contains("NumPy") && !err.contains("safetensors"),
+            "{file}: {err}"
+        );
     }
 }
 

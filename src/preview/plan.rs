@@ -203,6 +203,21 @@ impl Plan {
     }
 }
 
+/// Why tensor `index` of `model` is not previewed whatever the window, when its values are not
+/// in the file as they are: an ONNX tensor's (another file, sparse, strings, a field onnx does
+/// not read), a PyTorch compressed storage's, a NumPy object, structured or text array's. This
+/// reason comes before any about the tensor's type ([`geometry`]).
+pub fn refusal(model: &Model, index: usize) -> Option<String> {
+    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
+        return Some(why.to_string());
+    }
+    model
+        .archive
+        .as_ref()
+        .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
+        .map(|(_, why)| why.clone())
+}
+
 /// Plans the window `req` of tensor `index` of `model`: the rows and columns, and the single
 /// contiguous byte range (checked 64-bit arithmetic, whole blocks) that covers them.
 ///
@@ -217,19 +232,8 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .tensors
         .get(index)
         .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
-    // An ONNX tensor whose values are not one byte range (varints, another file, sparse):
-    // its reason comes before any about its type.
-    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
-        return Err(PreviewError::Shape(why.to_string()));
-    }
-    // A tensor whose values are not in the file as they are (a compressed storage, a NumPy
-    // object or structured array): its reason, also before any about its type.
-    if let Some((_, why)) = model
-        .archive
-        .as_ref()
-        .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
-    {
-        return Err(PreviewError::Shape(why.clone()));
+    if let Some(why) = refusal(model, index) {
+        return Err(PreviewError::Shape(why));
     }
     let g = geometry(model, t)?;
     if let Some((_, stride)) = model
