@@ -920,3 +920,46 @@ fn typed_fields_that_do_not_fit_are_errors() {
         let _ = std::fs::remove_file(&path);
     }
 }
+
+/// Over HTTP Range: a typed-field tensor (unpacked int64_data, FLOAT16 bits in two packed runs
+/// of int32_data, BOOL mixed with its name, UINT32 in packed uint64_data) previews the values
+/// of the local file's preview (to_array's, checked above), reading its field's span (its
+/// bytes read) in at most one request more than the listing.
+#[test]
+fn remote_typed_fields_read_their_span_once() {
+    let Some(dir) = fixtures() else { return };
+    let (m, mut src) = open_model(&dir.join("storage.onnx"));
+    let info = m.onnx.as_ref().unwrap();
+    let server = common::range_server::Server::files(&dir);
+    let url = format!("{}/storage.onnx", server.url);
+    let before = server.requests().len();
+    let (code, _, err) = common::run_cli(&[&url, "--json"], None, None);
+    assert_eq!(code, 0, "{err}");
+    let listing = server.requests().len() - before;
+    for name in ["i64.unpacked", "f16.runs", "bool.mixed", "u32.packed"] {
+        let index = m.tensors.iter().position(|t| t.name == name).unwrap();
+        let e = *info.encoded_of(index).unwrap();
+        let local = preview(&m, &mut src, name, None).unwrap();
+        let before = server.requests().len();
+        let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
+        assert_eq!(code, 0, "{name}: {err}");
+        let p: J = serde_json::from_str(&out).unwrap();
+        let texts: Vec<&str> = p["first_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["text"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = local.first_values.iter().map(|v| v.text.as_str()).collect();
+        assert_eq!(texts, want, "{name}");
+        assert_eq!(p["bytes_read"].as_u64(), Some(e.len), "{name}");
+        // The listing's requests, then at most one for the span (none when the listing's
+        // reads hold it).
+        let log = server.requests();
+        assert!(
+            log.len() - before <= listing + 1,
+            "{name}: {:?}",
+            &log[before..]
+        );
+    }
+}
