@@ -271,11 +271,12 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
         (
             "unknown imports".to_string(),
             format!(
-                "{unknown} {} not known to this tool: {}; {}{needs}",
+                "{unknown} {} not known to this tool: {}; {}",
                 imports(unknown).trim_start_matches("1 "),
                 names(Verdict::Unknown),
                 if numpy {
-                    "np.load(allow_pickle=True) imports them"
+                    "np.load(allow_pickle=True) imports them (without allow_pickle=True, \
+                     np.load refuses object arrays)"
                 } else {
                     "torch.load(weights_only=True) refuses them"
                 }
