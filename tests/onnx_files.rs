@@ -944,14 +944,16 @@ fn remote_typed_fields_read_their_span_once() {
         let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
         assert_eq!(code, 0, "{name}: {err}");
         let p: J = serde_json::from_str(&out).unwrap();
-        let texts: Vec<&str> = p["first_values"]
+        // The values as text (the JSON's numbers are written from f32 or f64 alike).
+        let texts = p["first_values"]
             .as_array()
-            .unwrap()
+            .map(|v| v.iter().map(|x| &x["text"]));
+        let want: Vec<J> = local
+            .first_values
             .iter()
-            .map(|v| v["text"].as_str().unwrap())
+            .map(|v| v.text.as_str().into())
             .collect();
-        let want: Vec<&str> = local.first_values.iter().map(|v| v.text.as_str()).collect();
-        assert_eq!(texts, want, "{name}");
+        assert!(texts.unwrap().eq(want.iter()), "{name}");
         assert_eq!(p["bytes_read"].as_u64(), Some(e.len), "{name}");
         // The listing's requests, then at most one for the span (none when the listing's
         // reads hold it).
