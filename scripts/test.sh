@@ -149,10 +149,12 @@ else
   echo "ONNX fixtures are up to date"
 fi
 
-# NumPy .npy and .npz files written with numpy, and what numpy reads back (rebuilt when the
-# script is newer).
+# NumPy .npy and .npz files written with numpy (every header form; object arrays, benign and
+# calling dangerous sinks, with picklescan's and fickling's verdicts), and what numpy reads back
+# (rebuilt when the script, or the pickle cases' helpers it imports, is newer).
 NUMPY_OUT="$WP_ROOT/target/numpy-fixtures"
-if [ ! -f "$NUMPY_OUT/expected.json" ] || [ tests/reference/numpy_fixtures.py -nt "$NUMPY_OUT/expected.json" ]; then
+if [ ! -f "$NUMPY_OUT/expected.json" ] || [ tests/reference/numpy_fixtures.py -nt "$NUMPY_OUT/expected.json" ] \
+   || [ tests/reference/pickle_cases.py -nt "$NUMPY_OUT/expected.json" ]; then
   "$WP_VENV/bin/python" tests/reference/numpy_fixtures.py --out "$NUMPY_OUT"
 else
   echo "NumPy fixtures are up to date"

@@ -824,3 +824,144 @@ fn remote_models_list_from_a_few_ranges() {
         }
     }
 }
+
+/// Every `TensorProto` storage form previews (issue #24): in storage.onnx each previewable
+/// data type is stored as raw_data, in its typed field packed (as protobuf writes it),
+/// unpacked, in two packed runs, and unpacked with the name among the values; every form lists
+/// the raw one's dtype, shape and bytes, previews to_array's values (the reference's, checked
+/// value by value in `every_file_lists_the_reference_tensors_and_values`) identical across the
+/// forms, and the typed forms read their field's span of the protobuf once.
+#[test]
+fn every_storage_form_previews_the_same_values() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let want = doc["files"]["storage.onnx"]["tensors"].as_array().unwrap();
+    let (m, mut src) = open_model(&dir.join("storage.onnx"));
+    assert!(m.error.is_none(), "{:?}", m.error);
+    let info = m.onnx.as_ref().unwrap();
+    let mut kinds = BTreeMap::<String, Vec<(String, Vec<String>, Vec<String>)>>::new();
+    for (i, t) in m.tensors.iter().enumerate() {
+        let w = want.iter().find(|w| w["name"] == t.name.as_str()).unwrap();
+        assert!(w["previewable"].as_bool().unwrap(), "{}", t.name);
+        let (kind, form) = t.name.split_once('.').unwrap();
+        // A lone packed float_data / double_data run is in place, as raw_data is.
+        let in_place =
+            form == "raw" || form == "packed" && matches!(kind, "f32" | "f64" | "c64" | "c128");
+        assert_eq!(info.encoded_of(i).is_none(), in_place, "{}", t.name);
+        let before = src.bytes;
+        let (p, row) = windows(&m, &mut src, &t.name);
+        if let Some(e) = info.encoded_of(i) {
+            assert_eq!(p.bytes_read, e.len, "{}", t.name);
+            assert_eq!(src.bytes - before, 2 * e.len, "{}", t.name);
+            assert!(p.read_note.as_deref().unwrap().starts_with("decoded from"));
+        }
+        let text = |p: &Preview| {
+            p.first_values
+                .iter()
+                .map(|v| format!("{:?}", v.value))
+                .collect()
+        };
+        kinds
+            .entry(kind.to_string())
+            .or_default()
+            .push((form.to_string(), text(&p), text(&row)));
+    }
+    assert!(kinds.len() >= 21, "{} data types", kinds.len());
+    for (kind, forms) in &kinds {
+        let names: Vec<&str> = forms.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(
+            names,
+            ["raw", "packed", "unpacked", "runs", "mixed"],
+            "{kind}"
+        );
+        for f in &forms[1..] {
+            assert_eq!((&f.1, &f.2), (&forms[0].1, &forms[0].2), "{kind} {}", f.0);
+        }
+    }
+}
+
+/// A typed field whose values do not match the tensor (fewer values than its shape needs, a
+/// value in another field than onnx reads for its type, a varint cut by the message's end):
+/// the preview is an error naming the field, never a panic or other values.
+#[test]
+fn typed_fields_that_do_not_fit_are_errors() {
+    let tensor = |dims: &[u64], dt: u64, data: &[u8]| {
+        let mut b: Vec<u8> = dims.iter().flat_map(|&d| fv(1, d)).collect();
+        b.extend(fv(2, dt));
+        b.extend(fl(8, b"t"));
+        b.extend_from_slice(data);
+        fl(5, &b)
+    };
+    let packed = |field: u64, vals: &[u64]| {
+        fl(
+            field,
+            &vals.iter().flat_map(|&v| varint(v)).collect::<Vec<u8>>(),
+        )
+    };
+    for (data, dims, dt, says) in [
+        (
+            packed(7, &[1, 2, 3]),
+            vec![4],
+            7,
+            "holds 3 values but the tensor needs 4",
+        ),
+        (packed(5, &[1, 2, 3, 4]), vec![4], 7, "does not read"),
+        (packed(7, &[1, 2, 3, 4, 5]), vec![4], 7, "holds 5 values"),
+        ([fv(5, 1), fv(5, 2)].concat(), vec![3], 6, "holds 2 values"),
+    ] {
+        let b = model(&tensor(&dims, dt, &data));
+        let m = open(&b).unwrap();
+        assert!(m.error.is_none(), "{:?}", m.error);
+        let path = std::env::temp_dir().join(format!("wp-typed-{}-{dt}.onnx", says.len()));
+        std::fs::write(&path, &b).unwrap();
+        let mut src = CountingFile::open(&path);
+        let e = preview(&m, &mut src, "t", None).unwrap_err().to_string();
+        assert!(e.contains(says), "{says}: {e}");
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// Over HTTP Range: a typed-field tensor (unpacked int64_data, FLOAT16 bits in two packed runs
+/// of int32_data, BOOL mixed with its name, UINT32 in packed uint64_data) previews the values
+/// of the local file's preview (to_array's, checked above), reading its field's span (its
+/// bytes read) in at most one request more than the listing.
+#[test]
+fn remote_typed_fields_read_their_span_once() {
+    let Some(dir) = fixtures() else { return };
+    let (m, mut src) = open_model(&dir.join("storage.onnx"));
+    let info = m.onnx.as_ref().unwrap();
+    let server = common::range_server::Server::files(&dir);
+    let url = format!("{}/storage.onnx", server.url);
+    let before = server.requests().len();
+    let (code, _, err) = common::run_cli(&[&url, "--json"], None, None);
+    assert_eq!(code, 0, "{err}");
+    let listing = server.requests().len() - before;
+    for name in ["i64.unpacked", "f16.runs", "bool.mixed", "u32.packed"] {
+        let index = m.tensors.iter().position(|t| t.name == name).unwrap();
+        let e = *info.encoded_of(index).unwrap();
+        let local = preview(&m, &mut src, name, None).unwrap();
+        let before = server.requests().len();
+        let (code, out, err) = common::run_cli(&[&url, "--tensor", name, "--json"], None, None);
+        assert_eq!(code, 0, "{name}: {err}");
+        let p: J = serde_json::from_str(&out).unwrap();
+        // The values as text (the JSON's numbers are written from f32 or f64 alike).
+        let texts = p["first_values"]
+            .as_array()
+            .map(|v| v.iter().map(|x| &x["text"]));
+        let want: Vec<J> = local
+            .first_values
+            .iter()
+            .map(|v| v.text.as_str().into())
+            .collect();
+        assert!(texts.unwrap().eq(want.iter()), "{name}");
+        assert_eq!(p["bytes_read"].as_u64(), Some(e.len), "{name}");
+        // The listing's requests, then at most one for the span (none when the listing's
+        // reads hold it).
+        let log = server.requests();
+        assert!(
+            log.len() - before <= listing + 1,
+            "{name}: {:?}",
+            &log[before..]
+        );
+    }
+}

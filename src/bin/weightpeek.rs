@@ -587,6 +587,9 @@ mod cli {
         let src = sources
             .get_mut(part)
             .ok_or_else(|| format!("{name}: the file holding it was not read"))?;
+        if let Some(why) = preview::refusal(model, index) {
+            return Err(format!("{name}: {why}"));
+        }
         let g = preview::geometry(model, t).map_err(|e| format!("{name}: {e}"))?;
         let req = WindowRequest {
             rows: args

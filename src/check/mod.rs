@@ -218,10 +218,9 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
         let name = Some(t.name.as_str());
         // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints): its
         // offset and size are not a range of this file.
-        let elsewhere = m
-            .onnx
-            .as_ref()
-            .is_some_and(|o| o.not_in_place(i).is_some() || o.external_of(i).is_some());
+        let elsewhere = m.onnx.as_ref().is_some_and(|o| {
+            o.not_in_place(i).is_some() || o.external_of(i).is_some() || o.encoded_of(i).is_some()
+        });
         if t.elements.is_none() {
             out.push(finding(
                 Error,
@@ -249,10 +248,26 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             }
         }
         if let DType::StUnknown(s) = &t.dtype {
+            let message = match m.format {
+                // NumPy's dtypes (text, structured, objects, dates): named as NumPy's, with
+                // why the array is not previewed.
+                Format::Numpy => m
+                    .archive
+                    .as_ref()
+                    .and_then(|a| a.not_in_place.iter().find(|(k, _)| *k == i))
+                    .map_or_else(
+                        || format!("NumPy dtype \"{s}\": listed, not previewed by this tool"),
+                        |(_, why)| why.clone(),
+                    ),
+                Format::Onnx => {
+                    format!("ONNX data type {s}: listed, not previewed by this tool")
+                }
+                _ => format!("dtype \"{s}\" is not a safetensors 0.8 dtype"),
+            };
             out.push(finding(
                 Warning,
                 "unknown-type",
-                format!("dtype \"{s}\" is not a safetensors 0.8 dtype"),
+                message,
                 Some(t.offset),
                 name,
             ));

@@ -39,8 +39,10 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
                         "pickle-dangerous",
                         format!(
                             "{} imports {what} ({called}; {}): unpickling this file with \
-                             torch.load or pickle runs code; weightpeek only reads it",
-                            p.name, i.why
+                             {} or pickle runs code; weightpeek only reads it",
+                            p.name,
+                            i.why,
+                            a.loader()
                         ),
                         Some(i.offset),
                         None,
@@ -87,6 +89,13 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
                 p.name,
                 names.len(),
                 if names.len() == 1 { "" } else { "es" }
+            )
+        } else if matches!(a.kind, "npy" | "npz") {
+            format!(
+                "{} has {what} this tool does not know ({shown}{more}): {} imports and \
+                 may call them; np.load without allow_pickle refuses the array",
+                p.name,
+                a.loader()
             )
         } else {
             format!(
@@ -137,12 +146,20 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
             1 => "the pickle".to_string(),
             k => format!("the {k} pickles"),
         };
+        let numpy = if matches!(a.kind, "npy" | "npz") {
+            format!(
+                " (loading it still needs {}: np.load refuses object arrays by default)",
+                a.loader()
+            )
+        } else {
+            String::new()
+        };
         out.push(finding(
             Info,
             "pickle-safe",
             format!(
                 "every one of the {n} imports of {of} is a known tensor or container \
-                 rebuild: nothing in it runs code when loaded"
+                 rebuild: nothing in it runs code when loaded{numpy}"
             ),
             a.pickles.first().map(|p| p.offset),
             None,

@@ -40,8 +40,8 @@ use crate::source::ByteSource;
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
 pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
-    geometry, parse_range, plan, Geometry, Inflate, Plan, WindowRequest, DEFAULT_WINDOW_VALUES,
-    MAX_READ_BYTES, MAX_WINDOW_VALUES,
+    geometry, parse_range, plan, refusal, Geometry, Inflate, Plan, WindowRequest,
+    DEFAULT_WINDOW_VALUES, MAX_READ_BYTES, MAX_WINDOW_VALUES,
 };
 pub use scales::{read_scale, scale_field, ScaleField};
 pub use stats::{stats_of, Histogram, Stats, HISTOGRAM_BINS};
@@ -189,33 +189,63 @@ pub async fn read_window<S: ByteSource>(
     if plan.inflate.is_some() && plan.read_len > 0 {
         return inflate::inflate_window(src, plan).await;
     }
+    if let Some(e) = plan.encoded.filter(|_| plan.read_len > 0) {
+        return decode_window(src, plan, e).await;
+    }
     if plan.read_len == 0 {
         // An empty window (a tensor with a zero dimension) reads nothing.
         return Ok(Vec::new());
     }
-    let end = plan
-        .read_offset
-        .checked_add(plan.read_len)
-        .ok_or(PreviewError::Overflow)?;
+    read_exact(src, plan.read_offset, plan.read_len).await
+}
+
+/// Exactly `len` bytes at `offset` of `src`, or why not (past the end, a failed read, a short
+/// answer).
+async fn read_exact<S: ByteSource>(
+    src: &mut S,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, PreviewError> {
+    let end = offset.checked_add(len).ok_or(PreviewError::Overflow)?;
     if end > src.size() {
         return Err(PreviewError::BeyondEnd {
-            offset: plan.read_offset,
-            bytes: plan.read_len,
+            offset,
+            bytes: len,
             file_size: src.size(),
         });
     }
     let bytes = src
-        .read(plan.read_offset, plan.read_len)
+        .read(offset, len)
         .await
         .map_err(|e| PreviewError::Read(e.to_string()))?;
-    if bytes.len() as u64 != plan.read_len {
+    if bytes.len() as u64 != len {
         return Err(PreviewError::Read(format!(
-            "asked for {} bytes, got {}",
-            plan.read_len,
+            "asked for {len} bytes, got {}",
             bytes.len()
         )));
     }
     Ok(bytes)
+}
+
+/// The window of an ONNX tensor whose values are in a typed field: reads the field's span of
+/// the protobuf (one read, at most [`MAX_READ_BYTES`]) and decodes the window's values
+/// ([`crate::format::onnx::typed::decode`]).
+async fn decode_window<S: ByteSource>(
+    src: &mut S,
+    plan: &Plan,
+    e: crate::format::onnx::Encoded,
+) -> Result<Vec<u8>, PreviewError> {
+    if e.len > MAX_READ_BYTES {
+        return Err(PreviewError::Window(format!(
+            "its values take {} bytes of the protobuf, more than one preview reads \
+             ({MAX_READ_BYTES})",
+            e.len
+        )));
+    }
+    let span = read_exact(src, e.start, e.len).await?;
+    let keep = plan.read_offset..plan.read_offset.saturating_add(plan.read_len);
+    crate::format::onnx::typed::decode(&span, e.field, e.data_type, keep, e.values)
+        .map_err(PreviewError::Read)
 }
 
 /// Moves `plan` to where its tensor's bytes really are, when the file's listing only predicted
@@ -444,14 +474,24 @@ impl Job {
                 let path = crate::format::onnx::side_path(&f.location);
                 format!("from the side file \"{path}\"")
             });
-        let read_note = side.or_else(|| {
-            plan.inflate.map(|i| {
-                format!(
-                    "deflated member: {} compressed bytes read",
-                    crate::text::thousands(i.read)
-                )
+        let read_note = side
+            .or_else(|| {
+                plan.inflate.map(|i| {
+                    format!(
+                        "deflated member: {} compressed bytes read",
+                        crate::text::thousands(i.read)
+                    )
+                })
             })
-        });
+            .or_else(|| {
+                plan.encoded.map(|e| {
+                    format!(
+                        "decoded from {}: {} bytes of the protobuf read",
+                        crate::format::onnx::typed::field_name(e.field),
+                        crate::text::thousands(e.len)
+                    )
+                })
+            });
         Ok(Job {
             tensor: t.name.clone(),
             dtype: t.dtype.label(),
@@ -685,10 +725,11 @@ impl Job {
             std::mem::replace(&mut self.values, WindowValues::F32(Vec::new()))
         };
         // From the file: the window's bytes, or a deflated member's compressed bytes.
-        let bytes_read = self
-            .plan
-            .inflate
-            .map_or(self.bytes.len() as u64, |i| i.read);
+        let bytes_read = match (self.plan.inflate, self.plan.encoded) {
+            (Some(i), _) => i.read,
+            (None, Some(e)) if self.plan.read_len > 0 => e.len,
+            _ => self.bytes.len() as u64,
+        };
         let preview = Preview {
             tensor: self.tensor,
             dtype: self.dtype,

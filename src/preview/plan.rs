@@ -166,6 +166,11 @@ pub struct Plan {
     /// up to the window's end).
     #[serde(skip)]
     pub inflate: Option<Inflate>,
+    /// For an ONNX tensor whose values are in a typed field (`int64_data`, unpacked
+    /// `float_data`, …): `read_offset` and `read_len` are offsets in the values decoded, and
+    /// this the protobuf span [`super::read_window`] reads and decodes.
+    #[serde(skip)]
+    pub encoded: Option<crate::format::onnx::Encoded>,
 }
 
 /// The compressed bytes of a deflated member holding a window.
@@ -198,6 +203,21 @@ impl Plan {
     }
 }
 
+/// Why tensor `index` of `model` is not previewed whatever the window, when its values are not
+/// in the file as they are: an ONNX tensor's (another file, sparse, strings, a field onnx does
+/// not read), a PyTorch compressed storage's, a NumPy object, structured or text array's. This
+/// reason comes before any about the tensor's type ([`geometry`]).
+pub fn refusal(model: &Model, index: usize) -> Option<String> {
+    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
+        return Some(why.to_string());
+    }
+    model
+        .archive
+        .as_ref()
+        .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
+        .map(|(_, why)| why.clone())
+}
+
 /// Plans the window `req` of tensor `index` of `model`: the rows and columns, and the single
 /// contiguous byte range (checked 64-bit arithmetic, whole blocks) that covers them.
 ///
@@ -212,19 +232,10 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .tensors
         .get(index)
         .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
-    // An ONNX tensor whose values are not one byte range (varints, another file, sparse):
-    // its reason comes before any about its type.
-    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
-        return Err(PreviewError::Shape(why.to_string()));
+    if let Some(why) = refusal(model, index) {
+        return Err(PreviewError::Shape(why));
     }
     let g = geometry(model, t)?;
-    if let Some((_, why)) = model
-        .archive
-        .as_ref()
-        .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
-    {
-        return Err(PreviewError::Shape(why.clone()));
-    }
     if let Some((_, stride)) = model
         .archive
         .as_ref()
@@ -260,9 +271,16 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .as_ref()
         .and_then(|a| a.deflated_of(index))
         .copied();
-    let (base, file_size) = match deflated {
-        Some(d) => (d.data_start, d.size),
-        None => (t.offset, model.data_file_size(index)),
+    // An ONNX tensor in a typed field: offsets within its values decoded.
+    let encoded = model
+        .onnx
+        .as_ref()
+        .and_then(|o| o.encoded_of(index))
+        .copied();
+    let (base, file_size) = match (deflated, encoded) {
+        (Some(d), _) => (d.data_start, d.size),
+        (None, Some(_)) => (0, tensor_bytes),
+        (None, None) => (t.offset, model.data_file_size(index)),
     };
     let inflate = deflated.map(|d| Inflate {
         start: d.start,
@@ -292,6 +310,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
                 unit_start: 0,
                 units: 0,
                 inflate,
+                encoded,
             });
         }
         return Err(PreviewError::Window(format!(
@@ -363,6 +382,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         unit_start,
         units,
         inflate,
+        encoded,
     })
 }
 

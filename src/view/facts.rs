@@ -247,14 +247,25 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
     };
     let total = a.imports().count();
     let imports = |n: usize| if n == 1 { "1 import" } else { "imports" };
+    // A NumPy file's pickles are its object arrays: np.load runs them only when asked to.
+    let numpy = matches!(a.kind, "npy" | "npz");
+    let needs = if numpy {
+        format!(
+            "; object arrays: loading needs {}, which unpickles them",
+            a.loader()
+        )
+    } else {
+        String::new()
+    };
     let (value, detail, hook) = if dangerous > 0 {
         (
             "dangerous".to_string(),
             format!(
-                "{dangerous} {} that can run code: {}; torch.load would run it (weightpeek only \
+                "{dangerous} {} that can run code: {}; {} would run it (weightpeek only \
                  reads the file)",
                 imports(dangerous).trim_start_matches("1 "),
-                names(Verdict::Dangerous)
+                names(Verdict::Dangerous),
+                a.loader()
             ),
             "dangerous",
         )
@@ -284,17 +295,22 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
         (
             "unknown imports".to_string(),
             format!(
-                "{unknown} {} not known to this tool: {}; torch.load(weights_only=True) \
-                 refuses them",
+                "{unknown} {} not known to this tool: {}; {}",
                 imports(unknown).trim_start_matches("1 "),
-                names(Verdict::Unknown)
+                names(Verdict::Unknown),
+                if numpy {
+                    "np.load(allow_pickle=True) imports them (without allow_pickle=True, \
+                     np.load refuses object arrays)"
+                } else {
+                    "torch.load(weights_only=True) refuses them"
+                }
             ),
             "unknown",
         )
     } else {
         (
             "safe".to_string(),
-            format!("all {total} imports are known tensor and container rebuilds"),
+            format!("all {total} imports are known tensor and container rebuilds{needs}"),
             "safe",
         )
     };

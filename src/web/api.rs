@@ -249,6 +249,9 @@ pub async fn preview(
     let err = |e: String| js_error(("The window cannot be previewed".into(), e));
     let mut req = WindowRequest::default();
     if window.is_object() {
+        if let Some(why) = crate::preview::refusal(m, index) {
+            return Err(err(why));
+        }
         let g = geometry(m, &m.tensors[index]).map_err(|e| err(e.to_string()))?;
         req.rows = window_range(&window, "rows", g.rows).map_err(err)?;
         req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;

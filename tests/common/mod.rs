@@ -271,6 +271,11 @@ pub fn open_model(p: &Path) -> (Model, CountingFile) {
     (m, src)
 }
 
+/// `DIR/expected.json`, as a reference script wrote it.
+pub fn expected_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap()
+}
+
 /// Runs the `weightpeek` binary with `args` (in `cwd` when given; `HF_ENDPOINT` set to
 /// `endpoint` when given, else unset; `HF_TOKEN` unset): exit status, stdout, stderr.
 pub fn run_cli(args: &[&str], cwd: Option<&Path>, endpoint: Option<&str>) -> (i32, String, String) {

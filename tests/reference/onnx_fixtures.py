@@ -11,8 +11,14 @@ Writing (onnx.helper, onnx.numpy_helper, onnx.save):
                      (STRING, INT4, UINT4, INT2) and FLOAT6E2M3 (listed, not previewed)
   data-fields.onnx   values in float_data, double_data (in place: packed little-endian; a
                      COMPLEX128 one is in place: pairs of doubles), and in
-                     int32_data, int64_data, uint64_data (varints: listed, not previewed), also
+                     int32_data, int64_data, uint64_data (varints, decoded by the preview), also
                      as a Constant node's value
+  storage.onnx       the same tensors of every previewable data type in every TensorProto
+                     storage form: raw_data, the typed field onnx reads for the type packed
+                     (as protobuf writes it), unpacked (a tag before each value), in two
+                     packed runs, and unpacked with the name field among the values (the last
+                     three encoded here, byte by byte, and parsed back by protobuf); every form
+                     gives to_array's values of the raw_data one
   external.onnx      initializers in a side file, external.onnx.data (listed, not previewed
                      alone; previewed from the side file opened with it)
   external-sub.onnx  a side file in a subfolder (weights/external-sub.bin), tensors at offsets
@@ -36,10 +42,10 @@ order) that is, per graph: each node in order (its subgraphs depth-first in attr
 then, for a `Constant` of the default domain, its `value` tensor named by the node's first
 output), then the initializers, then the sparse initializers (named by their values' name,
 shaped by their dense dims). A tensor's dtype: the safetensors name weightpeek shows, or the ONNX name of a type it lists as
-unknown. A tensor is previewable when its values are one little-endian byte range in the file
-(raw_data, packed float_data / double_data of their own types); `why` names why not. Its bytes:
-raw_data's length; 4 or 8 × the values of
-float_data / double_data; elements × element size for varint fields (and for an external
+unknown. A tensor is previewable when its values are in the file (raw_data, or the typed field
+onnx reads for its type, in any form) and of a type weightpeek decodes; `why` names why not.
+Its bytes: raw_data's length; 4 or 8 × the values of a lone packed
+float_data / double_data; elements × element size for other typed fields (and for an external
 tensor without a length key); the length key of an external tensor; string_data's bytes; a
 sparse tensor's values and indices together. Values (first 64 of the row-major tensor and
 the last row's first 64) are text as tests/reference/exact_values.py writes them, for the
@@ -72,6 +78,7 @@ import argparse
 import hashlib
 import json
 import os
+import struct
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -173,9 +180,10 @@ def model_of(graph: onnx.GraphProto, **kw) -> onnx.ModelProto:
     return m
 
 
-def write_dtypes(path: Path) -> None:
-    shape = (3, 70)
-    arrays = {
+def every_dtype(shape) -> dict[str, np.ndarray]:
+    """An array of `shape` of every data type weightpeek previews, with NaN, infinities, -0.0
+    and the integer extremes among the values."""
+    return {
         "f32": floats(np.float32, shape), "f64": floats(np.float64, shape),
         "f16": floats(np.float16, shape), "bf16": floats(ml_dtypes.bfloat16, shape),
         "f8_e4m3": floats(ml_dtypes.float8_e4m3fn, shape),
@@ -189,6 +197,13 @@ def write_dtypes(path: Path) -> None:
         "u64": ints(np.uint64, shape), "i64": ints(np.int64, shape),
         "bool": RNG.integers(0, 2, size=shape).astype(np.bool_),
         "c64": complexes(shape),
+    }
+
+
+def write_dtypes(path: Path) -> None:
+    shape = (3, 70)
+    arrays = {
+        **every_dtype(shape),
         "scalar": np.array(3.5, np.float32),
         "empty": np.zeros((0, 4), np.float32),
         "f4_odd": floats(ml_dtypes.float4_e2m1fn, (7,), special=False),
@@ -231,6 +246,117 @@ def write_data_fields(path: Path) -> None:
                                  value=mk("v", TensorProto.INT64, [3], [-1, 0, 1 << 40]))
     g = helper.make_graph([const, const_i64], "data-fields", [], [], initializer=inits)
     save(model_of(g), path)
+
+
+TYPED_FIELDS = ("float_data", "int32_data", "int64_data", "double_data", "uint64_data")
+FIELD_NUMBER = {"float_data": 4, "int32_data": 5, "int64_data": 7, "double_data": 10, "uint64_data": 11}
+
+
+def typed_copy(t: onnx.TensorProto, name: str) -> onnx.TensorProto:
+    """A copy of the raw_data tensor `t` with its values in the typed field onnx reads for its
+    type, stored as onnx stores them there: the values themselves for the integer types
+    (int8 to int32 in int32_data, int64_data, uint64_data), bit patterns for FLOAT16, BFLOAT16
+    and the 8-bit floats (in int32_data), the packed bytes of FLOAT4E2M1, floats and doubles
+    (complex ones as pairs) in float_data and double_data."""
+    dt = t.data_type
+    field = helper.tensor_dtype_to_field(dt)
+    raw = t.raw_data
+    a = numpy_helper.to_array(t)
+    if field == "float_data":
+        vals = np.frombuffer(raw, "<f4").tolist()
+    elif field == "double_data":
+        vals = np.frombuffer(raw, "<f8").tolist()
+    elif dt in (TensorProto.FLOAT16, TensorProto.BFLOAT16):
+        vals = np.frombuffer(raw, "<u2").tolist()
+    elif dt in (TensorProto.BOOL, TensorProto.FLOAT4E2M1) or a.dtype.itemsize == 1 and a.dtype.kind not in "iu":
+        vals = np.frombuffer(raw, "u1").tolist()
+    else:
+        vals = [int(v) for v in a.ravel()]
+    out = onnx.TensorProto()
+    out.CopyFrom(t)
+    out.name = name
+    out.ClearField("raw_data")
+    getattr(out, field).extend(vals)
+    return out
+
+
+def pb_varint(v: int) -> bytes:
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        c = v & 0x7F
+        v >>= 7
+        if not v:
+            out.append(c)
+            return bytes(out)
+        out.append(c | 0x80)
+
+
+def pb_key(field: int, wire: int) -> bytes:
+    return pb_varint(field << 3 | wire)
+
+
+def encode_typed(t: onnx.TensorProto, form: str) -> bytes:
+    """The TensorProto `t` (values in a typed field) encoded by hand: `unpacked` (a tag before
+    each value), `runs` (two packed runs), `mixed` (unpacked, the name field among them)."""
+    field = next(f for f in TYPED_FIELDS if len(getattr(t, f)))
+    no = FIELD_NUMBER[field]
+    vals = list(getattr(t, field))
+    head = b"".join(pb_key(1, 0) + pb_varint(d) for d in t.dims) + pb_key(2, 0) + pb_varint(t.data_type)
+    name = t.name.encode()
+    name_f = pb_key(8, 2) + pb_varint(len(name)) + name
+
+    def value(v) -> bytes:
+        if no == 4:
+            return struct.pack("<f", v)
+        if no == 10:
+            return struct.pack("<d", v)
+        return pb_varint(int(v))
+
+    def one(v) -> bytes:
+        return pb_key(no, {4: 5, 10: 1}.get(no, 0)) + value(v)
+
+    def packed(vs) -> bytes:
+        body = b"".join(value(v) for v in vs)
+        return pb_key(no, 2) + pb_varint(len(body)) + body
+
+    h = len(vals) // 2
+    if form == "unpacked":
+        return head + name_f + b"".join(one(v) for v in vals)
+    if form == "runs":
+        return head + name_f + packed(vals[:h]) + packed(vals[h:])
+    return head + b"".join(one(v) for v in vals[:h]) + name_f + b"".join(one(v) for v in vals[h:])
+
+
+def write_storage(path: Path) -> None:
+    arrays = {**every_dtype((3, 6)),
+              "c128": (floats(np.float64, (2, 3)) + 1j).astype(np.complex128)}
+    inits, encoded = [], []
+    for k, a in arrays.items():
+        raw = numpy_helper.from_array(a, f"{k}.raw")
+        want = numpy_helper.to_array(raw)
+        packed = typed_copy(raw, f"{k}.packed")
+        inits += [raw, packed]
+        forms = [packed]
+        for form in ("unpacked", "runs", "mixed"):
+            t = onnx.TensorProto()
+            t.CopyFrom(packed)
+            t.name = f"{k}.{form}"
+            b = encode_typed(t, form)
+            back = onnx.TensorProto()
+            back.ParseFromString(b)
+            assert back == t, (k, form)
+            encoded.append(b)
+            forms.append(back)
+        for t in forms:
+            got = numpy_helper.to_array(t)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), t.name
+    g = helper.make_graph([], "storage", [], [], initializer=inits)
+    m = model_of(g)
+    graph = m.graph.SerializeToString() + b"".join(
+        pb_key(5, 2) + pb_varint(len(b)) + b for b in encoded)
+    m.ClearField("graph")
+    path.write_bytes(m.SerializeToString() + pb_key(7, 2) + pb_varint(len(graph)) + graph)
 
 
 def write_external(path: Path) -> None:
@@ -429,12 +555,19 @@ def stored_bytes(t: onnx.TensorProto) -> tuple[int | None, bool, str | None]:
         return length, False, "external"
     if t.HasField("raw_data"):
         return len(t.raw_data), True, None
-    if len(t.float_data):
-        return 4 * len(t.float_data), t.data_type in (TensorProto.FLOAT, TensorProto.COMPLEX64), None
-    if len(t.double_data):
-        return 8 * len(t.double_data), t.data_type in (TensorProto.DOUBLE, TensorProto.COMPLEX128), None
-    if len(t.int32_data) or len(t.int64_data) or len(t.uint64_data):
-        return st_bytes(st, elements), False, "varint"
+    typed = [f for f in TYPED_FIELDS if len(getattr(t, f))]
+    if typed:
+        # The field onnx.numpy_helper.to_array reads for the type.
+        field = helper.tensor_dtype_to_field(t.data_type)
+        if field not in typed:
+            return st_bytes(st, elements), False, "does not read"
+        if st not in PREVIEWED:
+            return st_bytes(st, elements), False, "not previewed"
+        if typed == ["float_data"] and t.data_type in (TensorProto.FLOAT, TensorProto.COMPLEX64):
+            return 4 * len(t.float_data), True, None
+        if typed == ["double_data"] and t.data_type in (TensorProto.DOUBLE, TensorProto.COMPLEX128):
+            return 8 * len(t.double_data), True, None
+        return st_bytes(st, elements), True, None
     if len(t.string_data):
         return sum(len(s) for s in t.string_data), False, "strings"
     return (0 if elements == 0 else None), True, None
@@ -538,6 +671,7 @@ def main() -> int:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     writers = {"dtypes.onnx": write_dtypes, "data-fields.onnx": write_data_fields,
+               "storage.onnx": write_storage,
                "external.onnx": write_external, "sparse.onnx": write_sparse,
                "subgraphs.onnx": write_subgraphs, "many.onnx": write_many, "large.onnx": write_large,
                "external-sub.onnx": write_external_sub, "external-outside.onnx": write_external_bad}

@@ -33,6 +33,7 @@
 //! so the file's size) before anything is read or allocated; offsets are `u64` with checked
 //! arithmetic; errors name the field path and the absolute byte offset of the field's tag.
 
+pub mod typed;
 pub mod wire;
 
 use std::borrow::Cow;
@@ -128,6 +129,25 @@ pub fn dtype_of(id: i32) -> DType {
         Some((_, _, Some(st))) => any_dtype(st).map_or(DType::StUnknown((*st).into()), DType::St),
         _ => DType::StUnknown(data_type_name(id).into_owned()),
     }
+}
+
+/// A tensor whose values are in a typed field of its `TensorProto` (`int64_data`, unpacked
+/// `float_data`, …): the bytes from the first tag of its data fields to the end of the last,
+/// which [`typed::decode`] turns into fixed-width values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Encoded {
+    /// Index in [`Model::tensors`].
+    pub tensor: usize,
+    /// The field onnx reads the values from ([`typed::storage_field`]).
+    pub field: u32,
+    /// The tensor's `data_type`.
+    pub data_type: i32,
+    /// Absolute offset of the first data field's tag.
+    pub start: u64,
+    /// Bytes from there to the end of the last data field.
+    pub len: u64,
+    /// Stored values the tensor needs ([`typed::stored_values`]).
+    pub values: u64,
 }
 
 /// Where a listed tensor was found in the model.
@@ -331,6 +351,9 @@ pub struct OnnxInfo {
     pub not_in_place: Vec<(usize, String)>,
     /// Tensors stored in other files.
     pub external: Vec<ExternalData>,
+    /// Tensors whose values are in a typed field of their `TensorProto` (varints, unpacked
+    /// values, several runs): previews decode them ([`typed::decode`]).
+    pub encoded: Vec<Encoded>,
     /// The side files opened with the model (by [`crate::open`]), for previews.
     pub side_files: Vec<SideFile>,
     /// Graphs read (the main graph and its subgraphs).
@@ -349,6 +372,11 @@ impl OnnxInfo {
             .iter()
             .find(|(i, _)| *i == index)
             .map(|(_, why)| why.as_str())
+    }
+
+    /// Tensor `index`'s typed-field values, if they are in one.
+    pub fn encoded_of(&self, index: usize) -> Option<&Encoded> {
+        self.encoded.iter().find(|e| e.tensor == index)
     }
 
     /// Tensor `index`'s external data, if its values are in a side file.
@@ -475,23 +503,19 @@ enum Data {
         offset: u64,
         len: u64,
     },
-    /// Varints (packed or not): the first payload's offset, bytes in all.
-    Varints {
-        field: &'static str,
-        offset: u64,
-        bytes: u64,
+    /// Values in typed fields (varints, unpacked, several runs): the fields present (a bit
+    /// per field number) and the span from the first one's tag to the last one's end.
+    Typed {
+        fields: u32,
+        start: u64,
+        end: u64,
     },
-    /// Fixed-width values written unpacked (a tag before each value).
-    Unpacked {
-        field: &'static str,
-        offset: u64,
-        count: u64,
-    },
-    /// `string_data`: entries and their bytes.
+    /// `string_data`: entries, their bytes, the first lengths.
     Strings {
         offset: u64,
         count: u64,
         bytes: u64,
+        lens: Vec<u64>,
     },
     /// `data_location: EXTERNAL`.
     External {
@@ -511,15 +535,32 @@ struct TensorAcc {
     name: String,
     raw: Option<(u64, u64)>,
     fixed: Option<(&'static str, u64, u64)>,
-    unpacked: Option<(&'static str, u64, u64)>,
-    varints: Option<(&'static str, u64, u64)>,
+    /// Data fields 4, 5, 7, 10, 11 present (bit n for field n), how many runs of them (a
+    /// packed run or one unpacked value each), and their span (first tag, last end).
+    data_fields: u32,
+    runs: u64,
+    span: Option<(u64, u64)>,
     strings: Option<(u64, u64, u64)>,
+    string_lens: Vec<u64>,
     external: Vec<(String, String)>,
     location: u64,
     segment: bool,
 }
 
+/// Most string lengths of a `string_data` tensor named in its listing.
+const MAX_STRING_LENS: usize = 8;
+
 impl TensorAcc {
+    /// A run of data field `field` (a packed run, or one unpacked value) from its tag at
+    /// `from` to `to`.
+    fn data_run(&mut self, field: u32, from: u64, to: u64) {
+        self.data_fields |= 1 << field;
+        self.runs = self.runs.saturating_add(1);
+        let (a, b) = self.span.get_or_insert((from, to));
+        *a = (*a).min(from);
+        *b = (*b).max(to);
+    }
+
     fn data(&self, warnings: &mut Vec<Warning>) -> Data {
         if self.location == 1 {
             let get = |k: &str| {
@@ -551,27 +592,23 @@ impl TensorAcc {
                 length,
             };
         }
+        let one_packed_run = self.runs == 1 && self.fixed.is_some();
         if let Some((o, n)) = self.raw {
             Data::Raw(o, n)
-        } else if let Some((field, offset, len)) = self.fixed {
+        } else if let (Some((field, offset, len)), true) = (self.fixed, one_packed_run) {
             Data::Fixed { field, offset, len }
-        } else if let Some((field, offset, count)) = self.unpacked {
-            Data::Unpacked {
-                field,
-                offset,
-                count,
-            }
-        } else if let Some((field, offset, bytes)) = self.varints {
-            Data::Varints {
-                field,
-                offset,
-                bytes,
+        } else if let Some((start, end)) = self.span {
+            Data::Typed {
+                fields: self.data_fields,
+                start,
+                end,
             }
         } else if let Some((offset, count, bytes)) = self.strings {
             Data::Strings {
                 offset,
                 count,
                 bytes,
+                lens: self.string_lens.clone(),
             }
         } else {
             Data::None
@@ -984,12 +1021,8 @@ impl<'a> Parser<'a> {
             (Kind::Tensor(acc), 14) => acc.location = v,
             (Kind::Tensor(acc), f @ (5 | 7 | 11)) => {
                 // One unpacked varint value.
-                let field = varint_field(f);
                 let size = self.pos.saturating_sub(at);
-                match &mut acc.varints {
-                    Some((_, _, bytes)) => *bytes = bytes.saturating_add(size),
-                    None => acc.varints = Some((field, at, size)),
-                }
+                acc.data_run(f, at, self.pos);
                 self.info.payload_bytes = self.info.payload_bytes.saturating_add(size);
             }
             (Kind::TensorType { elem, .. }, 1) => *elem = wire::as_i64(v) as i32,
@@ -1027,15 +1060,11 @@ impl<'a> Parser<'a> {
         else {
             return;
         };
-        let field = match (t.field, t.wire) {
-            (4, WireType::I32) => "float_data",
-            (10, WireType::I64) => "double_data",
-            _ => return,
-        };
-        match &mut acc.unpacked {
-            Some((_, _, count)) => *count += 1,
-            None => acc.unpacked = Some((field, value_at, 1)),
+        if !matches!((t.field, t.wire), (4, WireType::I32) | (10, WireType::I64)) {
+            return;
         }
+        // One unpacked fixed-width value, its tag at `field_at`.
+        acc.data_run(t.field, self.field_at, value_at.saturating_add(n));
         self.info.payload_bytes = self.info.payload_bytes.saturating_add(n);
     }
 
@@ -1348,18 +1377,22 @@ impl<'a> Parser<'a> {
         else {
             return;
         };
+        let tag_at = self.field_at;
         match field {
             9 => acc.raw = Some((start, len)),
-            4 => acc.fixed = Some(("float_data", start, len)),
-            10 => acc.fixed = Some(("double_data", start, len)),
-            5 | 7 | 11 => match &mut acc.varints {
-                Some((_, _, bytes)) => *bytes = bytes.saturating_add(len),
-                None => acc.varints = Some((varint_field(field), start, len)),
-            },
+            4 | 10 | 5 | 7 | 11 => {
+                if field == 4 || field == 10 {
+                    acc.fixed = Some((typed::field_name(field), start, len));
+                }
+                acc.data_run(field, tag_at, start.saturating_add(len));
+            }
             6 => {
                 let (_, c, b) = acc.strings.get_or_insert((start, 0, 0));
                 *c += 1;
                 *b = b.saturating_add(len);
+                if acc.string_lens.len() < MAX_STRING_LENS {
+                    acc.string_lens.push(len);
+                }
             }
             _ => {}
         }
@@ -1645,14 +1678,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn varint_field(f: u32) -> &'static str {
-    match f {
-        5 => "int32_data",
-        7 => "int64_data",
-        _ => "uint64_data",
-    }
-}
-
 fn text(s: impl Into<String>) -> Value {
     Value::String(Text {
         text: s.into(),
@@ -1689,7 +1714,7 @@ fn tensor_of(f: &Found, index: usize, info: &mut OnnxInfo, warnings: &mut Vec<Wa
         let values = element_count(&t.dims);
         let mut stored = |a: &TensorAcc| match a.data(warnings) {
             Data::Raw(_, n) | Data::Fixed { len: n, .. } => Some(n),
-            Data::Varints { .. } | Data::Unpacked { .. } | Data::None => {
+            Data::Typed { .. } | Data::None => {
                 st_bytes(&dtype_of(a.data_type), element_count(&a.dims))
             }
             Data::Strings { bytes, .. } => Some(bytes),
@@ -1741,35 +1766,57 @@ fn tensor_of(f: &Found, index: usize, info: &mut OnnxInfo, warnings: &mut Vec<Wa
                     (offset, Some(len))
                 }
             }
-            Data::Varints {
-                field,
-                offset,
-                bytes,
-            } => {
-                refuse(format!(
-                    "its values are varint-encoded in {field} ({bytes} bytes of the protobuf), \
-                     not fixed-width bytes in place: not previewed"
-                ));
-                (offset, want)
-            }
-            Data::Unpacked {
-                field,
-                offset,
-                count,
-            } => {
-                refuse(format!(
-                    "its {count} values are written unpacked in {field} (a tag before each), \
-                     not one byte range: not previewed"
-                ));
-                (offset, want)
+            Data::Typed { fields, start, end } => {
+                let named = |mask: u32| {
+                    [4u32, 5, 7, 10, 11]
+                        .into_iter()
+                        .filter(|f| mask & (1 << f) != 0)
+                        .map(typed::field_name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let field = typed::storage_field(t.data_type).filter(|f| fields & (1 << f) != 0);
+                let values = elements.and_then(|n| typed::stored_values(t.data_type, n));
+                match (field, values) {
+                    (Some(field), Some(values)) if typed::stored_width(t.data_type).is_some() => {
+                        info.encoded.push(Encoded {
+                            tensor: index,
+                            field,
+                            data_type: t.data_type,
+                            start,
+                            len: end.saturating_sub(start),
+                            values,
+                        });
+                    }
+                    (Some(field), _) => refuse(format!(
+                        "its values are in {}, as {} values: not previewed",
+                        typed::field_name(field),
+                        data_type_name(t.data_type)
+                    )),
+                    (None, _) => refuse(format!(
+                        "its values are in {}, which onnx does not read for a {} tensor (it \
+                         reads {}): onnx.numpy_helper.to_array refuses it",
+                        named(fields),
+                        data_type_name(t.data_type),
+                        typed::storage_field(t.data_type).map_or("no field", typed::field_name)
+                    )),
+                }
+                (start, want)
             }
             Data::Strings {
                 offset,
                 count,
                 bytes,
+                lens,
             } => {
+                let mut shown: Vec<String> = lens.iter().map(u64::to_string).collect();
+                if count > lens.len() as u64 {
+                    shown.push("…".into());
+                }
                 refuse(format!(
-                    "{count} strings ({bytes} bytes in string_data): not previewed"
+                    "{count} strings of {} bytes ({bytes} bytes in string_data): text, not \
+                     previewed",
+                    shown.join(", ")
                 ));
                 (offset, Some(bytes))
             }

@@ -269,16 +269,25 @@ fn data_that_is_not_in_place_is_marked() {
     let info = m.onnx.as_ref().unwrap();
     let v = &m.tensors[0];
     assert_eq!((v.bytes, v.note.as_deref()), (Some(24), None));
-    assert!(info
-        .not_in_place(0)
-        .unwrap()
-        .contains("varint-encoded in int64_data"));
+    // Typed fields decode to raw_data's bytes, from their span of the protobuf.
+    let decoded = |i: usize| {
+        let e = info.encoded_of(i).unwrap();
+        assert!(info.not_in_place(i).is_none());
+        let span = &b[e.start as usize..(e.start + e.len) as usize];
+        let n = m.tensors[i].bytes.unwrap();
+        typed::decode(span, e.field, e.data_type, 0..n, e.values).unwrap()
+    };
+    let i64s: Vec<u8> = [1i64, 2, 150]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(decoded(0), i64s);
     let p = &m.tensors[1];
     assert_eq!(p.bytes, Some(8));
     assert!(info.not_in_place(1).is_none());
     let at = usize::try_from(p.offset).unwrap();
     assert_eq!(&b[at..at + 8], f32s(&[0.5, -1.0]));
-    assert!(info.not_in_place(2).unwrap().contains("unpacked"));
+    assert_eq!(decoded(2), f32s(&[1.0, 2.0]));
     assert_eq!(m.tensors[2].bytes, Some(8));
     let e = &m.tensors[3];
     assert_eq!((e.offset, e.bytes), (4096, Some(16)));
@@ -591,4 +600,44 @@ fn long_strings_are_skipped() {
     assert!(m.warnings[0]
         .message
         .contains("longer than this tool reads"));
+}
+
+#[test]
+fn typed_runs_packed_unpacked_and_mixed_decode_alike() {
+    // int32_data of INT8: -1 (a 10-byte varint), 300 (wraps to 44), 5.
+    let vals = [(-1i64) as u64, 300, 5];
+    let packed: Vec<u8> = vals.iter().flat_map(|&x| varint(x)).collect();
+    let a = [varint(5 << 3 | 2), varint(packed.len() as u64), packed].concat();
+    let b: Vec<u8> = vals
+        .iter()
+        .flat_map(|&x| [varint(5 << 3), varint(x)].concat())
+        .collect();
+    // Unpacked with another field (name, 8) between the values.
+    let c = [
+        varint(5 << 3),
+        varint(vals[0]),
+        varint(8 << 3 | 2),
+        varint(1),
+        b"x".to_vec(),
+        varint(5 << 3),
+    ]
+    .concat();
+    let c = [c, varint(vals[1]), varint(5 << 3), varint(vals[2])].concat();
+    for span in [a, b, c] {
+        assert_eq!(typed::decode(&span, 5, 3, 0..3, 3).unwrap(), [0xff, 44, 5]);
+        assert_eq!(typed::decode(&span, 5, 3, 1..2, 3).unwrap(), [44]);
+        assert!(typed::decode(&span, 5, 3, 0..3, 4)
+            .unwrap_err()
+            .contains("holds 3"));
+    }
+    // float_data unpacked: fixed32 values.
+    let f = [varint(4 << 3 | 5), 1.5f32.to_le_bytes().to_vec()].concat();
+    assert_eq!(
+        typed::decode(&f, 4, 1, 0..4, 1).unwrap(),
+        1.5f32.to_le_bytes()
+    );
+    // A cut value is an error, not a panic.
+    for cut in 0..f.len() {
+        let _ = typed::decode(&f[..cut], 4, 1, 0..4, 1);
+    }
 }

@@ -175,6 +175,15 @@ impl Archive {
 }
 
 impl Archive {
+    /// What unpickles this file's pickles, for messages: `np.load(allow_pickle=True)` for a
+    /// NumPy file (its object arrays), `torch.load` otherwise.
+    pub fn loader(&self) -> &'static str {
+        match self.kind {
+            "npy" | "npz" => crate::format::numpy::object::LOADER,
+            _ => "torch.load",
+        }
+    }
+
     /// Every import of every pickle, in file order.
     pub fn imports(&self) -> impl Iterator<Item = &Import> {
         self.pickles.iter().flat_map(|p| p.imports.iter())
@@ -787,7 +796,11 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         };
         let data = cursor.saturating_add(8);
         // The stored count, when read, must be the persistent id's.
-        if let Some(c) = buf.get(cursor as usize..(cursor as usize).saturating_add(8)) {
+        // The cursor is a file offset (u64): past usize (wasm32: 4 GiB) it is not in `buf`.
+        let count = usize::try_from(cursor)
+            .ok()
+            .and_then(|c| buf.get(c..c.checked_add(8)?));
+        if let Some(c) = count {
             let stored = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
             // An untyped storage (with _rebuild_tensor_v3) counts bytes.
             if stored != numel && Some(stored) != numel.checked_mul(s) {
