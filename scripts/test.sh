@@ -126,6 +126,15 @@ else
   echo "pickle fixtures are up to date"
 fi
 
+# Hostile pickles, zips and tars (deflate bombs, ZIP64 lies, millions of nodes, a million
+# nesting levels, tar checkpoints) for tests/pickle_hostile.rs (rebuilt when the script is newer).
+HOSTILE_OUT="$WP_ROOT/target/pickle-hostile"
+if [ ! -f "$HOSTILE_OUT/expected.json" ] || [ tests/reference/pickle_hostile.py -nt "$HOSTILE_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" tests/reference/pickle_hostile.py --out "$HOSTILE_OUT"
+else
+  echo "hostile pickle files are up to date"
+fi
+
 # PyTorch checkpoints written without torch (zip, ZIP64, legacy, malicious pickles, a 500 MB
 # one for the remote tests) and what a reference reader finds in them and in the real lpips and
 # silero-vad files (rebuilt when the script is newer).

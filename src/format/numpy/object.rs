@@ -45,13 +45,9 @@ pub fn judge(name: String, bytes: &[u8], base: u64, whole: bool) -> (PickleInfo,
         }
         e
     });
-    let info = PickleInfo {
-        name,
-        offset: base,
-        len: p.end.saturating_sub(base),
-        protocol: p.protocol,
-        imports: p.globals,
-    };
+    // Reading stopped before STOP: the verdict is not fully checked (unless an import read
+    // is dangerous), as for a checkpoint's pickle.
+    let info = crate::format::torch::info(name, &p, base, err.as_ref());
     (info, err)
 }
 
