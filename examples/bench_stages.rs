@@ -11,6 +11,15 @@ use std::time::Instant;
 use weightpeek::source::parse_bytes;
 use weightpeek::view::stages::time_stages;
 
+/// One file's line of output.
+#[derive(serde::Serialize)]
+struct Line {
+    file: String,
+    header_bytes: usize,
+    runs: usize,
+    stages: Vec<weightpeek::view::stages::StageTime>,
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 10;
@@ -25,15 +34,12 @@ fn main() {
         // Parse once to learn the header size, then time exactly the header bytes.
         let header = parse_bytes(&bytes).expect("parse").header_size as usize;
         let prefix = &bytes[..header.min(bytes.len())];
-        let stages = time_stages(prefix, runs, &now).expect("parse");
-        println!(
-            "{}",
-            serde_json::json!({
-                "file": path,
-                "header_bytes": prefix.len(),
-                "runs": runs,
-                "stages": stages,
-            })
-        );
+        let line = Line {
+            header_bytes: prefix.len(),
+            stages: time_stages(prefix, runs, &now).expect("parse"),
+            file: path,
+            runs,
+        };
+        println!("{}", serde_json::to_string(&line).expect("JSON"));
     }
 }

@@ -27,19 +27,27 @@ GEMMA="$WEIGHTPEEK_DATA/gemma-3-270m-q4_k_m.gguf"
 VOCAB=$(ls -S "$WEIGHTPEEK_SHARED"/data/vocab/*.gguf | head -n 1)
 MINILM="$WEIGHTPEEK_DATA/all-MiniLM-L6-v2/model.safetensors"
 
-# The speed ledger's stages (issue #23), natively and in Chromium, on each file's header bytes.
-ledger_stages() {
-  cargo build --quiet --release --example bench_stages
-  target/release/examples/bench_stages "$GEMMA" "$VOCAB" "$MINILM" > "$out/stages_native.jsonl"
-  local hdrs=() line f n h
+# Writes each file's header bytes (the "file" and "header_bytes" of every line of the native
+# run's JSON lines $1) to $out/<name>.header and puts those paths in HDRS: the wasm runs get
+# exactly the header bytes (in memory in the page, as after Blob.slice).
+header_files() {
+  HDRS=()
+  local line f n h
   while read -r line; do
     f=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["file"])' "$line")
     n=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["header_bytes"])' "$line")
     h="$out/$(basename "$f").header"
     head -c "$n" "$f" > "$h"
-    hdrs+=("$h")
-  done < "$out/stages_native.jsonl"
-  node bench/wasm.mjs --stages "${hdrs[@]}" > "$out/stages_wasm.jsonl"
+    HDRS+=("$h")
+  done < "$1"
+}
+
+# The speed ledger's stages (issue #23), natively and in Chromium, on each file's header bytes.
+ledger_stages() {
+  cargo build --quiet --release --example bench_stages
+  target/release/examples/bench_stages "$GEMMA" "$VOCAB" "$MINILM" > "$out/stages_native.jsonl"
+  header_files "$out/stages_native.jsonl"
+  node bench/wasm.mjs --stages "${HDRS[@]}" > "$out/stages_wasm.jsonl"
 }
 
 if [ "$ONLY" = --compare ]; then
@@ -67,15 +75,7 @@ fi
 if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
 FILES=("$GEMMA" "$VOCAB")
 cargo run --quiet --release --example bench_header -- "${FILES[@]}" > "$out/native.jsonl"
-# The wasm run gets exactly the header bytes (in memory in the page, as after Blob.slice).
-HDRS=()
-while read -r line; do
-  f=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["file"])' "$line")
-  n=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["header_bytes"])' "$line")
-  h="$out/$(basename "$f").header"
-  head -c "$n" "$f" > "$h"
-  HDRS+=("$h")
-done < "$out/native.jsonl"
+header_files "$out/native.jsonl"
 node bench/wasm.mjs "${HDRS[@]}" > "$out/wasm.jsonl"
 node bench/hf_gguf.mjs "${FILES[@]}" > "$out/hf_gguf.jsonl"
 "$WP_VENV/bin/python" bench/gguf_py.py "${FILES[@]}" > "$out/gguf_py.jsonl"
