@@ -5,8 +5,11 @@ wasm in Chromium, next to the reference tools of the same run, for scripts/bench
   ledger.py write LEDGER NATIVE WASM REFS... [--page OPEN]
                                                 prints the table; writes LEDGER (JSON) with the
                                                 date, the commit and every figure
-  ledger.py compare LEDGER NATIVE WASM          prints each stage's ratio to LEDGER's figure and
-                                                flags the stages more than 1.5x slower
+  ledger.py compare LEDGER NATIVE WASM [NATIVE WASM]...
+                                                prints each stage's ratio to LEDGER's figure and
+                                                flags the stages more than 1.5x slower; given
+                                                several runs, each stage's fastest median counts
+                                                (a busy moment slows one run, not all)
 
 NATIVE and WASM are JSON-lines files of `examples/bench_stages.rs` and `bench/wasm.mjs
 --stages` ({"file", "stages": [{"stage", "median_ms", "min_ms"}]}); REFS are JSON-lines files of
@@ -115,6 +118,14 @@ def main():
         return
     if cmd != "compare":
         sys.exit("usage: ledger.py write|compare LEDGER NATIVE WASM [REFS...]")
+    runs = sys.argv[3:]
+    if len(runs) % 2:
+        sys.exit("usage: ledger.py compare LEDGER NATIVE WASM [NATIVE WASM]...")
+    for extra_native, extra_wasm in zip(runs[2::2], runs[3::2]):
+        for have, more in ((native, stages(extra_native)), (wasm, stages(extra_wasm))):
+            for f, st in more.items():
+                for stage, t in st.items():
+                    have.setdefault(f, {})[stage] = min(t, have.get(f, {}).get(stage, t))
     old = json.load(open(ledger))
     print(f"stages against {ledger} ({old['date']}, {old['commit']}); '!' marks a stage over {SLOWER}× slower (and by ≥ {FLOOR_MS} ms)")
     print("| file | stage | native now | ledger | ratio | wasm now | ledger | ratio |")
