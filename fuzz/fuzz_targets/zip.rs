@@ -1,0 +1,10 @@
+#![no_main]
+//! The zip reader alone (end records, ZIP64, central directory, local headers) on any bytes as a whole file.
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../bodies.rs"]
+mod bodies;
+
+fuzz_target!(|data: &[u8]| {
+    bodies::zip_reader(data);
+});
