@@ -20,7 +20,7 @@ use weightpeek::format::{sniff, Format};
 /// the real silero-vad TorchScript and ONNX files are 2.2 and 2.3 MB).
 const MAX_SEED: usize = 4 << 20;
 /// Mutants run per target at most.
-const MUTANTS: usize = 3000;
+const MUTANTS: usize = 20_000;
 /// Time spent on a target's mutants at most (the debug build reads a few thousand files a
 /// second; the count above is reached first on this project's machines).
 const BUDGET: Duration = Duration::from_secs(12);

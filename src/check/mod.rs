@@ -216,11 +216,15 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
     let mut beyond = 0usize;
     for (i, t) in m.tensors.iter().enumerate() {
         let name = Some(t.name.as_str());
-        // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints): its
-        // offset and size are not a range of this file.
+        // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints), or an
+        // array inside a deflated zip member (`np.savez_compressed`): its offset and size are
+        // not a range of this file (the member's own size is checked by its reader).
         let elsewhere = m.onnx.as_ref().is_some_and(|o| {
             o.not_in_place(i).is_some() || o.external_of(i).is_some() || o.encoded_of(i).is_some()
-        });
+        }) || m
+            .archive
+            .as_ref()
+            .is_some_and(|a| a.deflated_of(i).is_some());
         if t.elements.is_none() {
             out.push(finding(
                 Error,

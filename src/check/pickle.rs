@@ -119,8 +119,9 @@ pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
                 "pickle-not-checked",
                 format!(
                     "{} was not read to its end, so it is not fully checked (what follows may \
-                     run code when torch.load or pickle unpickles it): {why}",
-                    p.name
+                     run code when {} or pickle unpickles it): {why}",
+                    p.name,
+                    a.loader()
                 ),
                 Some(p.offset.saturating_add(p.len)),
                 None,

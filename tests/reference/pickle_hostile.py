@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Hostile pickles, zip checkpoints and tar archives for tests/pickle_hostile.rs (issue #24,
-items 6, 8 and 9): each is read by weightpeek in at most 2 s and 256 MiB with a clear message,
-and none is called safe when a loader would run what was not read.
+"""Hostile pickles, zip checkpoints, tar archives, NumPy and ONNX files for
+tests/pickle_hostile.rs and tests/e2e/pickle-hostile.test.mjs (issue #24, items 6, 8 and 9):
+each is read by weightpeek in at most 2 s and 256 MiB with a clear message, and none is called
+safe when a loader would run what was not read.
 
 Writes DIR/<case> and DIR/expected.json:
 
     {"generator", "python", "cases": [{"file", "what", "verdict", "message", "check_exit"}]}
 
 verdict: what the pickle figure must say — "dangerous" (a pickle-dangerous finding),
-"unchecked" (a pickle-not-checked finding, no pickle-safe), "safe" (pickle-safe), or null
-(the file does not open as a model with pickles: only an error). message: text that one of
+"unchecked" (a pickle-not-checked finding, no pickle-safe), "safe" (pickle-safe), "none" (no
+pickle in the file: no pickle finding at all), or null (the file does not open as a model with
+pickles: only an error). message: text that one of
 the findings (or the error) must contain. check_exit: `weightpeek FILE --check`'s exit status.
 
 Only the standard library is used (zipfile, zlib, tarfile, struct): the files are built from
@@ -128,6 +130,60 @@ def zip64_beyond() -> bytes:
     return bytes(z)
 
 
+def npy_header(descr: str, shape) -> bytes:
+    """An .npy version 1.0 header as numpy writes it (padded to 64 bytes, ending in a newline)."""
+    dims = "(" + "".join(f"{d}, " for d in shape).rstrip(" ") + ")" if len(shape) != 1 else f"({shape[0]},)"
+    text = "{'descr': %r, 'fortran_order': False, 'shape': %s, }" % (descr, dims)
+    pad = -(10 + len(text) + 1) % 64
+    text += " " * pad + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin-1")
+
+
+def npz_bomb(path: Path, header: bytes, first: bytes) -> None:
+    """An .npz of one deflated member a.npy: `header`, `first`, then zeros to 1 GiB inflated
+    (a megabyte in the file)."""
+    f = io.BytesIO()
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        zi = zipfile.ZipInfo("a.npy")
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        with z.open(zi, "w", force_zip64=True) as w:
+            w.write(header + first)
+            chunk = b"\x00" * (1 << 20)
+            for _ in range(1024):
+                w.write(chunk)
+    path.write_bytes(f.getvalue())
+
+
+def varint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def pb(field: int, value) -> bytes:
+    """A protobuf field: an int as a varint, bytes as length-delimited."""
+    if isinstance(value, int):
+        return varint(field << 3) + varint(value)
+    return varint(field << 3 | 2) + varint(len(value)) + value
+
+
+def onnx_model(initializers) -> bytes:
+    """ModelProto {ir_version 8, opset 17, graph "g" with these TensorProto initializers}."""
+    graph = pb(2, b"g") + b"".join(pb(5, t) for t in initializers)
+    return pb(1, 8) + pb(8, pb(2, 17)) + pb(7, graph)
+
+
+def onnx_external(name: str, location: str) -> bytes:
+    """A float32 [16] initializer whose data is in `location` (data_location EXTERNAL)."""
+    entry = lambda k, v: pb(13, pb(1, k.encode()) + pb(2, v.encode()))
+    return (pb(1, 16) + pb(2, 1) + pb(8, name.encode()) + entry("location", location)
+            + entry("offset", "0") + entry("length", "64") + pb(14, 1))
+
+
 def tar_of(members, v7: bool) -> bytes:
     f = io.BytesIO()
     with tarfile.open(fileobj=f, mode="w", format=tarfile.USTAR_FORMAT) as t:
@@ -221,6 +277,32 @@ def build(out: Path) -> None:
     tricky = [("\x80\x02cposix\nsystem", b"x")] + tar_members
     case("tar-v7-pickle-name.pt", tar_of(tricky, v7=True),
          "a V7 tar whose first member name is a pickle's first bytes", "unchecked", "tar")
+
+
+    # --- NumPy and ONNX (item 6) ---
+    npz_bomb(out / "npz-bomb.npz", npy_header("<f4", (1 << 28,)), b"")
+    CASES.append(("npz-bomb.npz", None, dict(
+        file="npz-bomb.npz", what="an .npz member deflated, 1 GiB inflated (a float32 array)",
+        verdict="none", message=None, check_exit=0)))
+    npz_bomb(out / "npz-object-bomb.npz", npy_header("|O", (1,)),
+             b"\x80\x04\x8e" + struct.pack("<Q", (1 << 30) - 64))
+    CASES.append(("npz-object-bomb.npz", None, dict(
+        file="npz-object-bomb.npz",
+        what="an object array's pickle in a deflated .npz member: a 1 GiB bytes value",
+        verdict="unchecked", message="bytes this tool reads of it", check_exit=1)))
+    case("npy-dims-overflow.npy", npy_header("<f4", (huge, huge, huge)) + b"\x00" * 16,
+         "an .npy of shape (2^32, 2^32, 2^32): its element count overflows u64", "none",
+         "overflows 64 bits")
+    case("onnx-length-past.onnx", pb(1, 8) + varint(7 << 3 | 2) + varint(1 << 40) + b"\x0a\x01g",
+         "an ONNX graph whose length says 2^40 bytes", None, "the file ends at byte 12")
+    w = pb(1, huge) * 3 + pb(2, 1) + pb(8, b"w") + pb(9, b"\x00" * 16)
+    case("onnx-dims-overflow.onnx", onnx_model([w]),
+         "an ONNX initializer of shape (2^32, 2^32, 2^32)", "none", "overflows 64 bits")
+    case("onnx-external-escape.onnx",
+         onnx_model([onnx_external("escapes", "../escape.data"),
+                     onnx_external("absolute", "/etc/hostname")]),
+         "external data locations outside the model's folder (../, absolute)", "none",
+         "is not a file inside the model's folder")
 
 
 def main() -> int:

@@ -699,6 +699,14 @@ pub fn npz_step(
             // window (`t.offset` is the compressed bytes' start).
             deflated += 1;
             t.offset = start;
+            if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
+                if end > e.size {
+                    t.note = Some(format!(
+                        "the array needs {end} bytes of its member, which inflates to {}",
+                        e.size
+                    ));
+                }
+            }
             if let Some(a) = m.archive.as_mut() {
                 a.deflated.push(super::torch::DeflatedMember {
                     tensor: index,
