@@ -30,6 +30,7 @@ mod export;
 mod fit;
 mod histogram;
 mod http;
+mod later;
 mod layers;
 mod load;
 mod memory;
@@ -303,11 +304,14 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                     &opened.stats,
                     Some(opened.source),
                 );
-                *app.view.borrow_mut() = Some(view);
                 if let (true, Some(blob)) = (editable, alone) {
                     edit::show(&app.report_root, &opened.name, model, blob);
                 }
-                set_body_data("state", if failed { "error" } else { "ready" });
+                // Ready once the cards built after the first view are there too.
+                view.when_built(move || {
+                    set_body_data("state", if failed { "error" } else { "ready" });
+                });
+                *app.view.borrow_mut() = Some(view);
             }
         }
     });

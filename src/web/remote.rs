@@ -438,6 +438,7 @@ fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source
             ))),
         }
     }
+    // Ready once the cards built after the first view are there too.
+    view.when_built(move || set_body_data("state", if failed { "error" } else { "ready" }));
     *app.view.borrow_mut() = Some(view);
-    set_body_data("state", if failed { "error" } else { "ready" });
 }

@@ -1,6 +1,7 @@
 //! The view of one model: builds every card into the report element and owns every listener
 //! and piece of state they need. Dropping a `Report` removes all of its listeners.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::format::Model;
@@ -10,6 +11,7 @@ use crate::view::tabs::{self, Tab};
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, attr, el_class};
+use super::later::Later;
 use super::tabs::TabsView;
 use super::{
     checks, export, fit, histogram, layers, memory, metadata, preview, recipe,
@@ -30,13 +32,12 @@ pub enum Layout {
 /// Everything the current model's view keeps alive.
 pub struct Report {
     _export: Vec<export::ExportButton>,
-    _memory: Option<memory::MemoryCard>,
-    fit: Option<Rc<fit::FitCard>>,
-    _tokenizer: Option<tokenizer::TokenizerCard>,
-    _histogram: histogram::HistogramView,
-    _layers: Option<Vec<gloo::events::EventListener>>,
-    _metadata: metadata::MetadataView,
-    _tensors: tables::TensorTableView,
+    _histogram: Rc<histogram::HistogramView>,
+    _tensors: Rc<tables::TensorTableView>,
+    /// The cards built in later tasks ([`Later`]), once built.
+    later_cards: Rc<RefCell<LaterCards>>,
+    /// The jobs that build them (dropped with the view: those not yet run never run).
+    later: Later,
     /// The tensor preview card (its panel owns its own listeners) and the table's row-open
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
@@ -48,6 +49,18 @@ pub struct Report {
     set_filter: Rc<dyn Fn(&str)>,
     /// The name and model shown (the page's Compare card compares against them).
     shown: (String, Rc<Model>),
+}
+
+/// The cards the page builds after its first view, and what they keep alive.
+#[derive(Default)]
+struct LaterCards {
+    memory: Option<memory::MemoryCard>,
+    fit: Option<Rc<fit::FitCard>>,
+    /// Settings given before the Fit card was built ([`Report::set_fit_settings`]).
+    fit_settings: Option<crate::view::fit::Settings>,
+    tokenizer: Option<tokenizer::TokenizerCard>,
+    layers: Option<Vec<gloo::events::EventListener>>,
+    metadata: Option<metadata::MetadataView>,
 }
 
 /// Puts each card where the layout wants it: into `root` (the page) or into its tab's panel.
@@ -62,6 +75,25 @@ impl Placer<'_> {
             Some(panel) => append(panel, card),
             None => append(self.root, card),
         }
+    }
+
+    /// An empty, hidden element where `tab`'s card will go: [`fill`] puts the card in its
+    /// place, so that cards built later keep their order.
+    fn slot(&self, tab: Tab) -> Element {
+        let slot = el_class("div", "slot");
+        dom::set_hidden(&slot, true);
+        self.place(tab, &slot);
+        slot
+    }
+}
+
+/// Puts `card` where `slot` is (or removes the slot when there is no card).
+fn fill(slot: &Element, card: Option<&Element>) {
+    match card {
+        Some(c) => {
+            let _ = slot.replace_with_with_node_1(c);
+        }
+        None => slot.remove(),
     }
 }
 
@@ -186,6 +218,7 @@ impl Report {
             Rc::new(move |dtype: &str| set(&type_filter(dtype)))
         };
         let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
+        let hist = Rc::new(hist);
         match &tabs {
             // The page: architecture and type chart side by side.
             None => {
@@ -197,54 +230,24 @@ impl Report {
                 placer.place(Tab::Histogram, &hist_card);
             }
         }
-        hist.draw();
         lap.mark("types");
 
-        let layer_listener = layers::layer_card(&s.layers, filter.clone()).map(|(card, l)| {
-            placer.place(Tab::Histogram, &card);
-            l
-        });
-        if let Some(r) = summary::recipe::recipe(&model) {
-            placer.place(Tab::Histogram, &recipe::recipe_card(&r));
-            lap.mark("recipe-card");
-        }
-
-        // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
-        let memory_card = is_gguf.then(|| {
-            let (card, m) = memory::MemoryCard::new(model.clone());
-            placer.place(Tab::Memory, &card);
-            lap.mark("memory-card");
-            m
-        });
-        // The page's settings are its address's or the remembered ones; the element's come
-        // from its attributes ([`Report::set_fit_settings`]).
-        let fit_card = is_gguf.then(|| {
-            let page = tabs.is_none();
-            let settings = if page {
-                fit::page_settings()
-            } else {
-                crate::view::fit::Settings::default()
-            };
-            let c = fit::FitCard::new(model.clone(), name, settings, page);
-            placer.place(Tab::Fit, c.element());
-            lap.mark("fit-card");
-            c
-        });
-        let tokenizer_card = tokenizer_info.map(|info| {
-            let (card, t) = tokenizer::TokenizerCard::new(model.clone(), &info);
-            placer.place(Tab::Tokenizer, &card);
-            t.draw_now();
-            lap.mark("tokenizer-card");
-            t
-        });
-
-        let (meta_card, meta) = metadata::MetadataView::new(model.clone());
-        placer.place(Tab::Metadata, &meta_card);
-        lap.mark("metadata-card");
+        // Below the first screen: each card in a later task of its own, in a slot placed now
+        // (the embedded view builds them at once: its tabs show one at a time).
+        let later = Later::new(tabs.is_some());
+        let cards: Rc<RefCell<LaterCards>> = Rc::default();
+        let laps = Rc::new(RefCell::new(lap));
+        let layers_slot = placer.slot(Tab::Histogram);
+        let recipe_slot = placer.slot(Tab::Histogram);
+        let memory_slot = is_gguf.then(|| placer.slot(Tab::Memory));
+        let fit_slot = is_gguf.then(|| placer.slot(Tab::Fit));
+        let tokenizer_slot = tokenizer_info
+            .is_some()
+            .then(|| placer.slot(Tab::Tokenizer));
+        let meta_slot = placer.slot(Tab::Metadata);
 
         placer.place(Tab::Tensors, &tensor_card);
-        tensors.draw_now();
-        lap.mark("tensor-rows");
+        let tensors = Rc::new(tensors);
 
         let (preview_card, open) = match source {
             Some(src) => {
@@ -282,18 +285,101 @@ impl Report {
             }
         };
         let set_filter = tensors.filter_setter();
-        lap.mark("rest");
-        attr(root, "data-build-ms", &lap.text());
+        laps.borrow_mut().mark("first-view");
+
+        // The type chart reads its width from the laid-out page.
+        {
+            let (hist, laps) = (hist.clone(), laps.clone());
+            later.then(move || {
+                laps.borrow_mut().restart();
+                hist.draw();
+                laps.borrow_mut().mark("types-chart");
+            });
+        }
+        {
+            let (tensors, laps) = (tensors.clone(), laps.clone());
+            later.then(move || {
+                laps.borrow_mut().restart();
+                tensors.draw_now();
+                laps.borrow_mut().mark("tensor-rows");
+            });
+        }
+        {
+            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            let layers = s.layers;
+            later.then(move || {
+                laps.borrow_mut().restart();
+                let made = layers::layer_card(&layers, filter);
+                fill(&layers_slot, made.as_ref().map(|(card, _)| card));
+                cards.borrow_mut().layers = made.map(|(_, l)| l);
+                let r = summary::recipe::recipe(&model);
+                fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
+                laps.borrow_mut().mark("layers-recipe");
+            });
+        }
+        // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
+        if let Some(slot) = memory_slot {
+            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            later.then(move || {
+                laps.borrow_mut().restart();
+                let (card, m) = memory::MemoryCard::new(model);
+                fill(&slot, Some(&card));
+                cards.borrow_mut().memory = Some(m);
+                laps.borrow_mut().mark("memory-card");
+            });
+        }
+        // The page's settings are its address's or the remembered ones; the element's come
+        // from its attributes ([`Report::set_fit_settings`]).
+        if let Some(slot) = fit_slot {
+            let page = tabs.is_none();
+            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            let name = name.to_string();
+            later.then(move || {
+                laps.borrow_mut().restart();
+                let pending = cards.borrow_mut().fit_settings.take();
+                let settings = match pending {
+                    Some(s) => s,
+                    None if page => fit::page_settings(),
+                    None => crate::view::fit::Settings::default(),
+                };
+                let c = fit::FitCard::new(model, &name, settings, page);
+                fill(&slot, Some(c.element()));
+                cards.borrow_mut().fit = Some(c);
+                laps.borrow_mut().mark("fit-card");
+            });
+        }
+        if let (Some(slot), Some(info)) = (tokenizer_slot, tokenizer_info) {
+            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            later.then(move || {
+                laps.borrow_mut().restart();
+                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
+                fill(&slot, Some(&card));
+                t.draw_now();
+                cards.borrow_mut().tokenizer = Some(t);
+                laps.borrow_mut().mark("tokenizer-card");
+            });
+        }
+        {
+            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            let root = root.clone();
+            later.then(move || {
+                laps.borrow_mut().restart();
+                let (card, meta) = metadata::MetadataView::new(model);
+                fill(&meta_slot, Some(&card));
+                cards.borrow_mut().metadata = Some(meta);
+                let mut laps = laps.borrow_mut();
+                laps.mark("metadata-card");
+                // Each stage's time, on the root as `data-build-ms` (bench/open_tasks.mjs).
+                attr(&root, "data-build-ms", &laps.text());
+            });
+        }
 
         Report {
             _export: export,
-            _memory: memory_card,
-            fit: fit_card,
-            _tokenizer: tokenizer_card,
             _histogram: hist,
-            _layers: layer_listener,
-            _metadata: meta,
             _tensors: tensors,
+            later_cards: cards,
+            later,
             _preview: preview_card,
             _open: open,
             _doctor: doctor,
@@ -301,6 +387,12 @@ impl Report {
             set_filter,
             shown: (name.to_string(), model),
         }
+    }
+
+    /// Runs `f` once every card is built (at once in the embedded view; after the page's
+    /// later tasks, see [`Later`]): the page says it is ready then.
+    pub fn when_built(&self, f: impl FnOnce() + 'static) {
+        self.later.then(f);
     }
 
     /// The name and the model this view shows.
@@ -315,8 +407,14 @@ impl Report {
 
     /// Shows `s` in the Fit card (GGUF only) and plans again.
     pub fn set_fit_settings(&self, s: crate::view::fit::Settings) {
-        if let Some(c) = &self.fit {
-            c.apply(s);
+        let mut cards = self.later_cards.borrow_mut();
+        match &cards.fit {
+            Some(c) => {
+                let c = c.clone();
+                drop(cards);
+                c.apply(s);
+            }
+            None => cards.fit_settings = Some(s),
         }
     }
 
@@ -358,6 +456,11 @@ impl Lap {
             last: Lap::now(),
             marks: Vec::new(),
         }
+    }
+
+    /// Begins a stage now (a later task's: the time between tasks is no stage's).
+    fn restart(&mut self) {
+        self.last = Lap::now();
     }
 
     /// Ends the stage `name` (begun at the last mark).
