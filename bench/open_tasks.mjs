@@ -4,7 +4,8 @@
 // (PerformanceObserver "longtask": tasks over 50 ms; 0 when there were none) while it opened.
 //
 // Usage: node bench/open_tasks.mjs FILE...   (dist/ must be built) — one JSON line per file:
-// {"tool", "file", "runs", "open_median_ms", "longest_task_ms", "long_tasks", "build_ms_last"} (the
+// {"tool", "file", "runs", "open_median_ms", "longest_task_ms", "long_tasks", "long_task_times"
+// (each long task's length and start after the drop), "build_ms_last"} (the
 // report's per-card build times of the last run, its root's data-build-ms). Reports; never fails.
 import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled } from '../tests/e2e/helpers.mjs';
 
@@ -17,15 +18,17 @@ try {
     const times = [];
     let longest = 0, count = 0;
     const builds = [];
+    const tasks = [];
     for (let i = 0; i < runs; i++) {
       const page = await openApp(browser, server);
       await page.evaluate(() => {
         window.__wpLong = [];
         new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) window.__wpLong.push(e.duration);
+          for (const e of list.getEntries()) window.__wpLong.push({ ms: e.duration, at: e.startTime - (window.__wpDropAt ?? 0) });
         }).observe({ type: 'longtask', buffered: false });
       });
       const t = Date.now();
+      await page.evaluate(() => { window.__wpDropAt = performance.now(); });
       await dropFile(page, file);
       await waitForSettled(page, { timeout: 120_000 });
       times.push(Date.now() - t);
@@ -34,13 +37,14 @@ try {
       const long = await page.evaluate(() => window.__wpLong);
       builds.push(await page.evaluate(() => document.querySelector('[data-build-ms]')?.dataset.buildMs ?? ''));
       count += long.length;
-      longest = Math.max(longest, ...long, 0);
+      longest = Math.max(longest, ...long.map((e) => e.ms), 0);
+      tasks.push(...long.map((e) => `${e.ms.toFixed(0)} ms at +${e.at.toFixed(0)} ms`));
       await page.context().close();
     }
     times.sort((a, b) => a - b);
     console.log(JSON.stringify({ tool: `weightpeek page (Chromium ${browser.version()})`, file, runs,
       open_median_ms: times[Math.floor(runs / 2)], longest_task_ms: longest, long_tasks: count,
-      build_ms_last: builds[builds.length - 1] }));
+      long_task_times: tasks, build_ms_last: builds[builds.length - 1] }));
   }
 } finally {
   await browser.close();

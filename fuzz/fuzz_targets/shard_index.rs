@@ -3,7 +3,9 @@
 //! (`model.safetensors.index.json`), Hub tree listings, pasted URLs, and a server's
 //! Content-Range header.
 use libfuzzer_sys::fuzz_target;
-use weightpeek::remote::{fetch, hub, merge, shards};
+use weightpeek::open::merge;
+use weightpeek::remote::{hub, shards};
+use weightpeek::source::http as fetch;
 
 fuzz_target!(|data: &[u8]| {
     let _ = merge::parse_index(data);

@@ -47,7 +47,8 @@ describe('hostile pickles, archives, NumPy and ONNX files on one page', { timeou
           els.map((e) => ({ code: e.dataset.code, text: e.textContent })));
         const codes = findings.map((f) => f.code);
         const texts = [...findings.map((f) => f.text), err.text];
-        rows.push(`${c.file}: ${state}, ${ms} ms, ${codes.join(' ') || 'no findings'}`);
+        const mem = await page.evaluate(() => window.__wpWasmMemory?.() ?? null);
+        rows.push(`${c.file}: ${state}, ${ms} ms, wasm memory ${mem === null ? '?' : (mem / MiB).toFixed(0)} MiB, ${codes.join(' ') || 'no findings'}`);
         assert.ok(['ready', 'error'].includes(state), `${c.file}: state ${state}`);
         assert.deepEqual(page.__wpErrors, [], `${c.file}: page errors`);
         if (c.message) {

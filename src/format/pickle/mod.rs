@@ -97,9 +97,23 @@ pub struct Limits {
 
 impl Limits {
     /// The defaults (see each field).
+    ///
+    /// In the page (wasm32) the tree caps are half: a wasm module's memory never shrinks and a
+    /// growing vector's old and new buffers are both in it, so the CLI's caps took the page to
+    /// 386 MiB on a pickle of five million values (`tests/e2e/pickle-hostile.test.mjs`); half
+    /// still reads a state dict of ~65,000 tensors in full, and a larger pickle is *not fully
+    /// checked*, never safe.
     pub const DEFAULT: Limits = Limits {
-        max_nodes: 1 << 22,
-        max_tree_bytes: 160 << 20,
+        max_nodes: if cfg!(target_arch = "wasm32") {
+            1 << 21
+        } else {
+            1 << 22
+        },
+        max_tree_bytes: if cfg!(target_arch = "wasm32") {
+            80 << 20
+        } else {
+            160 << 20
+        },
         max_depth: 1000,
         max_memo: 1 << 20,
         max_bytes_value: 1 << 30,

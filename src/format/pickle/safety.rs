@@ -92,24 +92,42 @@ pub fn verdict(module: &str, name: &str) -> (Verdict, &'static str) {
     if v.0 == Dangerous || !name.contains('.') {
         return v;
     }
-    let parts: Vec<&str> = name.split('.').collect();
-    for i in 1..parts.len() {
-        let m = format!("{module}.{}", parts[..i].join("."));
-        let n = parts[i..].join(".");
-        let (pv, why) = flat_verdict(&m, &n);
+    // Each split of the dotted name into a module path and an attribute path, as slices of one
+    // string (linear in the name per split; a name of thousands of dots stays fast).
+    let parts = name.split('.').count();
+    if parts > MAX_NAME_PARTS {
+        return (
+            Dangerous,
+            "a dotted name of more parts than any library's (not judged part by part)",
+        );
+    }
+    let full = format!("{module}.{name}");
+    let mut prev = module.len() + 1;
+    for (at, _) in name.match_indices('.') {
+        let dot = module.len() + 1 + at;
+        let (m, n) = (&full[..dot], &full[dot + 1..]);
+        let (pv, why) = flat_verdict(m, n);
         if pv == Dangerous {
             return (Dangerous, why);
         }
-        let bare = parts[i - 1].trim_start_matches('_');
-        if dangerous_module(bare).is_some() || dangerous_module(parts[i - 1]).is_some() {
+        let last = &full[prev..dot];
+        let bare = last.trim_start_matches('_');
+        if dangerous_module(bare).is_some() || dangerous_module(last).is_some() {
             return (
                 Dangerous,
                 "reaches a dangerous module (os, sys, subprocess, …) through another module's attribute",
             );
         }
+        prev = dot + 1;
     }
     v
 }
+
+/// Most parts of a dotted import name judged split by split (`a.b.c` is 3). Python's
+/// unpickler follows any number with `getattr`; the deepest real qualified names (nested
+/// classes, `<locals>` are refused by Python) have a handful, and each split costs a pass over
+/// the name. A longer one is Dangerous: only a file built to slow the check has one.
+const MAX_NAME_PARTS: usize = 64;
 
 /// Python 3's module (and name) for a Python 2 one that `pickle` maps when loading a protocol
 /// 0–2 pickle (Lib/_compat_pickle.py `IMPORT_MAPPING` and `NAME_MAPPING`), for the modules
