@@ -1,5 +1,6 @@
-//! The bodies of the fuzz targets for the readers of PyTorch, NumPy and ONNX files, shared by
-//! the libFuzzer targets in `fuzz_targets/` (included with `#[path]`) and the bounded smoke run
+//! The bodies of every fuzz target (the readers of PyTorch, NumPy and ONNX files, and the older
+//! GGUF, safetensors, sniffing, remote-text and dequantisation ones), shared by the libFuzzer
+//! targets in `fuzz_targets/` (included with `#[path]`) and the bounded smoke run
 //! in `tests/fuzz_smoke.rs` (stable Rust, part of the test command). Each takes any bytes and
 //! must return without panicking; whatever it opens is also summarised, checked (the doctor
 //! too), serialised and previewed, as the page and the CLI would. Each returns whether the
@@ -129,6 +130,90 @@ pub fn onnx_model(data: &[u8]) -> bool {
         }
         Err(_) => false,
     }
+}
+
+/// The whole header path on arbitrary bytes behind a GGUF magic: parse, summarise, check, and
+/// decode every metadata array's first and last elements.
+pub fn gguf_header(data: &[u8]) -> bool {
+    let mut b = b"GGUF".to_vec();
+    b.extend_from_slice(data);
+    let Ok(m) = parse_bytes(&b) else { return false };
+    let _ = weightpeek::summary::summarize(&m);
+    let _ = weightpeek::check::check(&m);
+    for e in &m.metadata {
+        if let weightpeek::format::Value::Array(a) = &e.value {
+            let _ = a.values(&m.bytes, 0, 4);
+            let _ = a.values(&m.bytes, a.len.saturating_sub(1), 1);
+        }
+    }
+    m.error.is_none()
+}
+
+/// safetensors headers: an 8-byte length, then `data` (mostly JSON-ish via the corpus), then
+/// 64 bytes of data section; and `data` read as a whole file.
+pub fn safetensors_header(data: &[u8]) -> bool {
+    let mut b = (data.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(data);
+    b.extend_from_slice(&[0u8; 64]);
+    let ok = match parse_bytes(&b) {
+        Ok(m) => {
+            let _ = weightpeek::summary::summarize(&m);
+            let _ = weightpeek::check::check(&m);
+            m.error.is_none()
+        }
+        Err(_) => false,
+    };
+    let _ = parse_bytes(data);
+    ok
+}
+
+/// The entry points that read server or user text: the safetensors shard index
+/// (`model.safetensors.index.json`), Hub tree listings, pasted URLs, and a server's
+/// Content-Range header.
+pub fn shard_index(data: &[u8]) -> bool {
+    use weightpeek::remote::{hub, shards};
+    use weightpeek::source::http;
+    let ok = weightpeek::open::merge::parse_index(data).is_ok();
+    let text = String::from_utf8_lossy(data);
+    if let Ok(files) = shards::parse_tree_listing(&text) {
+        let _ = shards::group(&files);
+    }
+    let _ = hub::parse_input(&text, hub::DEFAULT_ENDPOINT);
+    let _ = http::parse_content_range(&text);
+    let _ = http::read_timeout_ms(Some(&text));
+    ok
+}
+
+/// Format sniffing on arbitrary first bytes and sizes.
+pub fn sniff_any(data: &[u8]) -> bool {
+    let size = data.len() as u64;
+    let _ = sniff(data, size.wrapping_mul(3));
+    sniff(data, size).is_ok()
+}
+
+/// Dequantisation of arbitrary bytes as every ggml type (both byte orders) and every
+/// safetensors dtype (the first byte picks them).
+pub fn dequant(data: &[u8]) -> bool {
+    use weightpeek::dequant::{dequantize_ggml, dequantize_safetensors, ggml_elements};
+    use weightpeek::format::ggml_type::GgmlType;
+    use weightpeek::format::safetensors::ST_DTYPES;
+    let Some((&sel, bytes)) = data.split_first() else {
+        return false;
+    };
+    let ty = GgmlType(u32::from(sel % 48));
+    let mut ok = false;
+    if let Some(n) = ggml_elements(ty, bytes.len()) {
+        let mut out = vec![0f32; n];
+        ok = dequantize_ggml(ty, sel & 0x80 != 0, bytes, &mut out).is_ok();
+    }
+    let mut wrong = vec![0f32; bytes.len() % 17];
+    let _ = dequantize_ggml(ty, false, bytes, &mut wrong);
+    let d = &ST_DTYPES[usize::from(sel) % ST_DTYPES.len()];
+    for n in [bytes.len(), bytes.len() * 2, bytes.len() / 2] {
+        let mut out = vec![0f32; n];
+        let _ = dequantize_safetensors(d, bytes, &mut out);
+    }
+    ok
 }
 
 /// `len` bytes of `data` at `offset`, when the file holds them.

@@ -1,4 +1,5 @@
-//! A short, bounded fuzz run of the readers of PyTorch, NumPy and ONNX files (issue #24), on
+//! A short, bounded fuzz run of every fuzz target (the readers of PyTorch, NumPy and ONNX files,
+//! issue #24, and the older GGUF, safetensors, remote-text, sniffing and dequantisation ones), on
 //! stable Rust as part of the test command: the bodies of the libFuzzer targets in `fuzz/`
 //! (`fuzz/bodies.rs`) run on every crash kept in `tests/data/fuzz/<target>/`, on the generated
 //! and real files as seeds, and on a few thousand deterministic mutants of them (bit flips,
@@ -36,6 +37,14 @@ enum Kind {
     Legacy,
     Numpy,
     Onnx,
+    /// A GGUF file without its magic (the `gguf_header` target puts it back).
+    GgufTail,
+    /// A safetensors file's JSON header (the `safetensors_header` target adds the length).
+    StHeader,
+    /// A JSON file (shard indexes, listings).
+    Json,
+    /// The first 4 KiB of any seed (sniffing, dequantisation).
+    Any,
 }
 
 struct Target {
@@ -44,7 +53,7 @@ struct Target {
     seeds: &'static [Kind],
 }
 
-const TARGETS: [Target; 6] = [
+const TARGETS: [Target; 11] = [
     Target {
         name: "zip",
         body: bodies::zip_reader,
@@ -75,6 +84,31 @@ const TARGETS: [Target; 6] = [
         body: bodies::onnx_model,
         seeds: &[Kind::Onnx],
     },
+    Target {
+        name: "gguf_header",
+        body: bodies::gguf_header,
+        seeds: &[Kind::GgufTail],
+    },
+    Target {
+        name: "safetensors_header",
+        body: bodies::safetensors_header,
+        seeds: &[Kind::StHeader],
+    },
+    Target {
+        name: "shard_index",
+        body: bodies::shard_index,
+        seeds: &[Kind::Json],
+    },
+    Target {
+        name: "sniff",
+        body: bodies::sniff_any,
+        seeds: &[Kind::Any],
+    },
+    Target {
+        name: "dequant",
+        body: bodies::dequant,
+        seeds: &[Kind::Any],
+    },
 ];
 
 /// What kind of seed a file is: by its bytes (the formats' sniffing), pickles by name.
@@ -96,17 +130,20 @@ fn kind(path: &Path, b: &[u8]) -> Option<Kind> {
     }
 }
 
-/// The generated fixture folders and the real models' folder.
+/// The generated fixture folders, the hostile inputs, the bundled sample and the real models'
+/// folder.
 fn seed_dirs() -> Vec<PathBuf> {
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs: Vec<PathBuf> = [
-        "torch-fixtures",
-        "numpy-fixtures",
-        "onnx-fixtures",
-        "pickle-fixtures",
+        "target/torch-fixtures",
+        "target/numpy-fixtures",
+        "target/onnx-fixtures",
+        "target/pickle-fixtures",
+        "target/remote-fixtures",
+        "tests/data/hostile",
     ]
     .iter()
-    .map(|d| target.join(d))
+    .map(|d| root.join(d))
     .collect();
     dirs.push(common::data_dir());
     dirs
@@ -139,9 +176,32 @@ fn seeds() -> Vec<(Kind, String, Vec<u8>)> {
         let Ok(b) = std::fs::read(&p) else { continue };
         // Python pickles written beside a generated file's reference (`expected.json`, …)
         // are JSON, not seeds; `kind` leaves them out by their bytes.
-        if let Some(k) = kind(&p, &b) {
-            out.push((k, p.display().to_string(), b));
+        let name = p.display().to_string();
+        out.push((Kind::Any, name.clone(), b[..b.len().min(4096)].to_vec()));
+        if p.extension().is_some_and(|e| e == "json") {
+            out.push((Kind::Json, name.clone(), b.clone()));
         }
+        match sniff(&b, b.len() as u64) {
+            Ok(Format::Gguf) => out.push((Kind::GgufTail, name.clone(), b[4..].to_vec())),
+            Ok(Format::Safetensors) => {
+                let len = u64::from_le_bytes(b[..8].try_into().unwrap());
+                let end =
+                    usize::try_from(len.saturating_add(8)).map_or(b.len(), |e| e.min(b.len()));
+                out.push((Kind::StHeader, name.clone(), b[8..end].to_vec()));
+            }
+            _ => {}
+        }
+        if let Some(k) = kind(&p, &b) {
+            out.push((k, name, b));
+        }
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample.gguf");
+    if let Ok(b) = std::fs::read(&sample) {
+        out.push((
+            Kind::GgufTail,
+            sample.display().to_string(),
+            b[4..].to_vec(),
+        ));
     }
     out
 }
@@ -314,4 +374,9 @@ smoke_tests! {
     fuzz_smoke_torch_legacy => 3,
     fuzz_smoke_numpy => 4,
     fuzz_smoke_onnx => 5,
+    fuzz_smoke_gguf_header => 6,
+    fuzz_smoke_safetensors_header => 7,
+    fuzz_smoke_shard_index => 8,
+    fuzz_smoke_sniff => 9,
+    fuzz_smoke_dequant => 10,
 }

@@ -2,8 +2,9 @@
 //! Format sniffing on arbitrary first bytes and sizes.
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../bodies.rs"]
+mod bodies;
+
 fuzz_target!(|data: &[u8]| {
-    let size = data.len() as u64;
-    let _ = weightpeek::format::sniff(data, size);
-    let _ = weightpeek::format::sniff(data, size.wrapping_mul(3));
+    bodies::sniff_any(data);
 });

@@ -1,5 +1,5 @@
 #![no_main]
-//! The zip reader alone (end records, ZIP64, central directory, local headers) on any bytes as a whole file.
+//! The zip reader alone (end records, ZIP64, central directory, local headers) on any bytes.
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../bodies.rs"]
