@@ -106,8 +106,46 @@ pub fn start() {
         listeners: RefCell::new(Vec::new()),
     });
     wire(&app);
-    APP.with(|a| *a.borrow_mut() = Some(app));
+    APP.with(|a| *a.borrow_mut() = Some(app.clone()));
     set_body_data("state", "idle");
+    take_early(app);
+}
+
+/// Opens what was given while the module loaded (`www/early.js` keeps it in
+/// `window.__wpEarly`): the files picked or dropped, the URL submitted (the form is submitted
+/// again, now to the app's own listener), or the sample asked for.
+fn take_early(app: Rc<App>) {
+    let Ok(early) = js_sys::Reflect::get(&gloo::utils::window(), &"__wpEarly".into()) else {
+        return;
+    };
+    if !early.is_object() {
+        return;
+    }
+    let files =
+        js_sys::Reflect::get(&early, &"files".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    let url = js_sys::Reflect::get(&early, &"url".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    let _ = js_sys::Reflect::set(&early, &"files".into(), &wasm_bindgen::JsValue::NULL);
+    let _ = js_sys::Reflect::set(&early, &"url".into(), &wasm_bindgen::JsValue::NULL);
+    let sample = js_sys::Reflect::get(&early, &"sample".into()).is_ok_and(|v| v.is_truthy());
+    let _ = js_sys::Reflect::set(&early, &"sample".into(), &false.into());
+    if js_sys::Array::is_array(&files) {
+        let files: Vec<File> = js_sys::Array::from(&files)
+            .iter()
+            .filter_map(|f| f.dyn_into::<File>().ok())
+            .collect();
+        if !files.is_empty() {
+            open(app, named(files));
+        }
+    } else if url.as_string().is_some_and(|u| !u.is_empty()) {
+        if let Some(form) = dom::document()
+            .get_element_by_id("url-form")
+            .and_then(|f| f.dyn_into::<web_sys::HtmlFormElement>().ok())
+        {
+            let _ = form.request_submit();
+        }
+    } else if sample {
+        wasm_bindgen_futures::spawn_local(open_sample(app));
+    }
 }
 
 /// The files of a `FileList` (picked or dropped together), in order.
