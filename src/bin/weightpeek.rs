@@ -50,7 +50,8 @@ mod cli {
     use weightpeek::view::compare::compare;
     use weightpeek::view::export;
 
-    /// Show what is inside a GGUF or safetensors model file, reading only its header.
+    // tests/format_texts.rs checks that this names every format of `format::registry`.
+    /// Show what is inside a GGUF, safetensors, PyTorch, NumPy or ONNX model file, reading only its header.
     #[derive(Parser, Debug)]
     #[command(
         name = "weightpeek",
@@ -235,9 +236,8 @@ mod cli {
         let Ok(t) = parse_input(input, endpoint) else {
             return Ok(None);
         };
-        let file_like = [".gguf", ".safetensors", ".json"]
-            .iter()
-            .any(|e| lower.ends_with(e));
+        let file_like =
+            weightpeek::format::registry::has_model_extension(&lower) || lower.ends_with(".json");
         Ok(match t {
             Target::Repo(_) if file_like => None,
             t => Some(t),

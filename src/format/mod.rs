@@ -15,6 +15,7 @@ pub mod held;
 pub mod numpy;
 pub mod onnx;
 pub mod pickle;
+pub mod registry;
 pub mod safetensors;
 pub mod sniff;
 pub mod token_index;

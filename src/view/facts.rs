@@ -636,7 +636,10 @@ pub fn open_failure(
 pub fn page_title(file: Option<&str>) -> String {
     match file {
         Some(f) => format!("{} · weightpeek", text::escape(f)),
-        None => "weightpeek: see inside GGUF and safetensors model files".into(),
+        None => format!(
+            "weightpeek: see inside {} model files",
+            crate::format::registry::labels_text("and")
+        ),
     }
 }
 

@@ -303,7 +303,11 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     dom::set_hidden(&app.status, true);
     if entries.is_empty() {
         app.fail((
-            format!("{} has no GGUF or safetensors files", repo.id),
+            format!(
+                "{} has no {} files",
+                repo.id,
+                crate::format::registry::labels_text("or")
+            ),
             "Check the revision, or pick another repository.".into(),
         ));
         return;
