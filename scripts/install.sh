@@ -111,6 +111,13 @@ if [ "$BUILD_ONLY" = 0 ]; then
     apt_install chromium chromium-driver
     DID+=(chromium)
   fi
+  # Firefox for the cross-engine suite (tests/e2e/firefox.test.mjs, driven by puppeteer-core
+  # over WebDriver BiDi: Debian's ESR, no browser download).
+  if [ ! -x /usr/bin/firefox-esr ]; then
+    echo "install: firefox-esr (apt)"
+    apt_install firefox-esr
+    DID+=(firefox-esr)
+  fi
 
   # --- python venv for the reference scripts ----------------------------------------------------
   REQ=tests/reference/requirements.txt

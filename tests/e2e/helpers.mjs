@@ -299,3 +299,23 @@ export async function tensorRow(page, name) {
   );
   return `tr[data-file-index="${await handle.jsonValue()}"]`;
 }
+
+/** Every path at which `a` and `b` differ (numbers compared as numbers). */
+export function differences(a, b, at = '$', out = []) {
+  if (out.length > 20) return out;
+  if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || (a === null) !== (b === null)) {
+    out.push(`${at}: ${JSON.stringify(a)?.slice(0, 120)} vs ${JSON.stringify(b)?.slice(0, 120)}`);
+  } else if (Array.isArray(a)) {
+    if (a.length !== b.length) out.push(`${at}: ${a.length} vs ${b.length} items`);
+    for (let i = 0; i < Math.min(a.length, b.length); i++) differences(a[i], b[i], `${at}[${i}]`, out);
+  } else if (a && typeof a === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      if (!(k in a) || !(k in b)) out.push(`${at}.${k}: only in ${k in a ? 'the first' : 'the second'}`);
+      else differences(a[k], b[k], `${at}.${k}`, out);
+    }
+  } else if (a !== b && !(Number.isNaN(a) && Number.isNaN(b))) {
+    out.push(`${at}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+  return out;
+}

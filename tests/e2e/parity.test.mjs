@@ -22,7 +22,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
   launchBrowser, startAppServer, openApp, dropFiles, waitForSettled, errorBox, requireFile,
-  repoRoot, sharedDir, dataDir, files,
+  repoRoot, sharedDir, dataDir, files, differences,
 } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
@@ -44,26 +44,6 @@ function cli(args, { cwd = repoRoot, env = {} } = {}) {
         }
       });
   });
-}
-
-/** Every path at which `a` and `b` differ (numbers compared as numbers). */
-function differences(a, b, at = '$', out = []) {
-  if (out.length > 20) return out;
-  if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || (a === null) !== (b === null)) {
-    out.push(`${at}: ${JSON.stringify(a)?.slice(0, 120)} vs ${JSON.stringify(b)?.slice(0, 120)}`);
-  } else if (Array.isArray(a)) {
-    if (a.length !== b.length) out.push(`${at}: ${a.length} vs ${b.length} items`);
-    for (let i = 0; i < Math.min(a.length, b.length); i++) differences(a[i], b[i], `${at}[${i}]`, out);
-  } else if (a && typeof a === 'object') {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) {
-      if (!(k in a) || !(k in b)) out.push(`${at}.${k}: only in ${k in a ? 'the first' : 'the second'}`);
-      else differences(a[k], b[k], `${at}.${k}`, out);
-    }
-  } else if (a !== b && !(Number.isNaN(a) && Number.isNaN(b))) {
-    out.push(`${at}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
-  }
-  return out;
 }
 
 /** Integers in `v` at or above 2^53 (where a JavaScript number stops being exact). */
