@@ -118,6 +118,13 @@ if [ "$BUILD_ONLY" = 0 ]; then
     apt_install firefox-esr
     DID+=(firefox-esr)
   fi
+  # WebKit for the cross-engine suite (tests/e2e/webkit.test.mjs): WebKitGTK's WebKitWebDriver
+  # and MiniBrowser, run under xvfb-run (MiniBrowser has no headless mode).
+  if [ ! -x /usr/bin/WebKitWebDriver ] || ! command -v xvfb-run >/dev/null || ! command -v xauth >/dev/null; then
+    echo "install: webkit2gtk-driver + xvfb (apt)"
+    apt_install webkit2gtk-driver xvfb xauth
+    DID+=(webkit)
+  fi
 
   # --- python venv for the reference scripts ----------------------------------------------------
   REQ=tests/reference/requirements.txt
