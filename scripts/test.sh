@@ -10,7 +10,8 @@
 #   3. cargo fmt --check, clippy -D warnings (native and wasm32), then the native Rust tests:
 #      cargo test --all-targets, checked against the reference facts
 #   4. the release web app: trunk build --release -> dist/
-#   5. end-to-end tests in headless chromium: node --test tests/e2e/
+#   5. end-to-end tests: node --test tests/e2e/ (headless Chromium; Firefox and WebKit run the
+#      cross-engine journeys of tests/e2e/engines.mjs)
 # Exits non-zero on the first failure. The last line is "summary: N passed, N failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -204,7 +205,7 @@ trunk build --release 2>&1 | tee "$LOGS/trunk-build.log"
 [ -f dist/index.html ] || wp_die "trunk build did not write dist/index.html"
 
 # --- 5. end-to-end tests -----------------------------------------------------------------------
-step "end-to-end tests in chromium (node --test tests/e2e/)"
+step "end-to-end tests in Chromium, Firefox and WebKit (node --test tests/e2e/)"
 rm -rf target/e2e-screenshots
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" \
   node --test --test-reporter=spec tests/e2e/ 2>&1 | tee "$LOGS/e2e.log"
