@@ -325,3 +325,34 @@ fn local_sets_open_from_any_of_their_files() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A NumPy archive (listed by the Hub listing since the format registry names NumPy) opens
+/// over HTTP Range as it opens from the disk.
+#[test]
+fn an_npz_url_gives_what_the_file_gives() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/numpy-fixtures");
+    let Some(file) = real_file(dir.join("weights.npz")) else {
+        return;
+    };
+    let server = Server::files(&dir);
+    let url = format!("{}/weights.npz", server.url);
+    let (code, out, err) = cli(&[&url, "--json"], None);
+    assert_eq!(code, 0, "{err}");
+    let (lcode, lout, lerr) = cli(&[file.to_str().unwrap(), "--json"], None);
+    assert_eq!(lcode, 0, "{lerr}");
+    let (remote, local) = (json(&out), json(&lout));
+    for k in [
+        "tensor_count",
+        "parameter_count",
+        "tensor_bytes",
+        "file_size",
+        "tensors",
+    ] {
+        assert_eq!(remote[k], local[k], "{k}");
+    }
+    assert!(
+        server.bytes() < local["file_size"].as_u64().unwrap() + 1,
+        "{}",
+        server.bytes()
+    );
+}

@@ -222,10 +222,11 @@ fn a_listing_groups_into_models() {
       {"type":"file","path":"model.safetensors.index.json","size":300},
       {"type":"file","path":"model-00001-of-00002.safetensors","size":1,"lfs":{"size":700}},
       {"type":"file","path":"model-00002-of-00002.safetensors","size":1,"lfs":{"size":70}},
-      {"type":"file","path":"x/a-00001-of-00002.gguf","size":5}
+      {"type":"file","path":"x/a-00001-of-00002.gguf","size":5},
+      {"type":"file","path":"arrays/W.NPZ","size":40}
     ]"#;
     let files: Vec<RepoFile> = parse_tree_listing(json).unwrap();
-    assert_eq!(files.len(), 9);
+    assert_eq!(files.len(), 10);
     let e = group(&files);
     let summary: Vec<(&str, EntryKind, usize, u64)> = e
         .iter()
@@ -235,6 +236,7 @@ fn a_listing_groups_into_models() {
         summary,
         [
             ("Q8_0/m-Q8_0.gguf (3 parts)", EntryKind::GgufSplit, 3, 1100),
+            ("arrays/W.NPZ", EntryKind::Numpy, 1, 40),
             ("m-Q4_K_M.gguf", EntryKind::Gguf, 1, 1000),
             (
                 "model.safetensors.index.json",
@@ -245,8 +247,8 @@ fn a_listing_groups_into_models() {
             ("x/a.gguf (2 parts)", EntryKind::GgufSplit, 1, 5),
         ]
     );
-    assert_eq!(e[3].missing, ["x/a-00002-of-00002.gguf"]);
-    assert_eq!(e[2].index.as_deref(), Some("model.safetensors.index.json"));
+    assert_eq!(e[4].missing, ["x/a-00002-of-00002.gguf"]);
+    assert_eq!(e[3].index.as_deref(), Some("model.safetensors.index.json"));
 }
 
 #[test]

@@ -237,7 +237,7 @@ mod cli {
             return Ok(None);
         };
         let file_like =
-            weightpeek::format::registry::has_model_extension(&lower) || lower.ends_with(".json");
+            weightpeek::format::registry::has_model_extension(input) || lower.ends_with(".json");
         Ok(match t {
             Target::Repo(_) if file_like => None,
             t => Some(t),

@@ -82,10 +82,20 @@ pub fn extensions() -> Vec<&'static str> {
     out
 }
 
+/// The format a file named `name` usually is, by its ending (case-insensitive; the first
+/// format listed with that ending: `.pt` is [`Format::Pytorch`]). Only a guess for listings and
+/// for telling file names from repository ids: what a file is comes from its bytes.
+pub fn format_of_name(name: &str) -> Option<Format> {
+    let lower = name.to_ascii_lowercase();
+    FORMATS
+        .iter()
+        .find(|f| f.extensions.iter().any(|e| lower.ends_with(e)))
+        .map(|f| f.format)
+}
+
 /// Whether `name` ends like a model file of some format (case-insensitive).
 pub fn has_model_extension(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    extensions().iter().any(|e| lower.ends_with(e))
+    format_of_name(name).is_some()
 }
 
 /// The file pickers' `accept` list: every ending, then `.json` (a shard index, a config) when
@@ -122,6 +132,8 @@ mod tests {
             "GGUF, safetensors, PyTorch, NumPy and ONNX"
         );
         assert!(has_model_extension("Model.ONNX"));
+        assert_eq!(format_of_name("ckpt.pth.tar"), Some(Format::PytorchLegacy));
+        assert_eq!(format_of_name("w.npz"), Some(Format::Numpy));
         assert!(!has_model_extension("README.md"));
         assert!(accept(true).starts_with(".gguf,.safetensors,.pt,"));
     }

@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::format::Format;
+
 /// One file of a repository listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RepoFile {
@@ -26,15 +28,15 @@ pub enum EntryKind {
     Safetensors,
     /// Several safetensors shards (with or without an index file).
     SafetensorsShards,
-    /// One PyTorch checkpoint (`.bin`, `.pt`, `.pth`, `.ckpt`, TorchScript `.jit`), read by its
-    /// bytes: a `.bin` that is safetensors or GGUF opens as that.
+    /// One PyTorch checkpoint (`.bin`, `.pt`, `.pth`, `.ckpt`, TorchScript `.jit`, a legacy
+    /// `.tar`: `format::registry`), read by its bytes: a `.bin` that is safetensors or GGUF
+    /// opens as that.
     Pytorch,
     /// One ONNX model (`.onnx`).
     Onnx,
+    /// One NumPy array or archive (`.npy`, `.npz`).
+    Numpy,
 }
-
-/// File endings of PyTorch checkpoints listed as models of a repository.
-pub const PYTORCH_EXTS: [&str; 5] = [".bin", ".pt", ".pth", ".ckpt", ".jit"];
 
 /// One pickable model in a repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -145,16 +147,14 @@ pub fn group(files: &[RepoFile]) -> Vec<Entry> {
         if used.contains(&f.path.as_str()) {
             continue;
         }
-        let kind = if f.path.ends_with(".gguf") {
-            EntryKind::Gguf
-        } else if f.path.ends_with(".safetensors") {
-            EntryKind::Safetensors
-        } else if f.path.ends_with(".onnx") {
-            EntryKind::Onnx
-        } else if PYTORCH_EXTS.iter().any(|e| f.path.ends_with(e)) {
-            EntryKind::Pytorch
-        } else {
-            continue;
+        // One model file, by its ending (the format registry's list).
+        let kind = match crate::format::registry::format_of_name(&f.path) {
+            Some(Format::Gguf) => EntryKind::Gguf,
+            Some(Format::Safetensors) => EntryKind::Safetensors,
+            Some(Format::Pytorch | Format::PytorchLegacy) => EntryKind::Pytorch,
+            Some(Format::Onnx) => EntryKind::Onnx,
+            Some(Format::Numpy) => EntryKind::Numpy,
+            None => continue,
         };
         out.push(Entry {
             label: f.path.clone(),

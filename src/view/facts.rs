@@ -632,6 +632,18 @@ pub fn open_failure(
     }
 }
 
+/// ` (it was read only up to a problem: …)` after "has no tensor X" when the file was read only
+/// in part (a damaged file, a read that failed: the tensors before the problem are listed, so
+/// the problem is the answer, not a missing name); empty for a file read whole.
+pub fn read_in_part_note(error: Option<&crate::format::Error>) -> String {
+    error.map_or(String::new(), |e| {
+        format!(
+            " (it was read only up to a problem: {})",
+            text::escape(&e.to_string())
+        )
+    })
+}
+
 /// The document title: `model.gguf · weightpeek`, or the app's own title with no file.
 pub fn page_title(file: Option<&str>) -> String {
     match file {

@@ -237,14 +237,7 @@ pub async fn preview(
         .iter()
         .position(|t| t.name == tensor)
         .ok_or_else(|| {
-            // A file read only in part (a damaged file, a read that failed) lists the tensors
-            // before the problem: the problem is then the answer, not a missing name.
-            let why = m.error.as_ref().map_or(String::new(), |e| {
-                format!(
-                    " (it was read only up to a problem: {})",
-                    crate::text::escape(&e.to_string())
-                )
-            });
+            let why = crate::view::facts::read_in_part_note(m.error.as_ref());
             js_error((
                 "No such tensor".into(),
                 format!(

@@ -694,34 +694,34 @@ pub fn npz_step(
                     errors.push(err);
                 }
             }
-        } else if !stored {
-            // Its values are inside the compressed bytes: a preview inflates them up to its
-            // window (`t.offset` is the compressed bytes' start).
-            deflated += 1;
-            t.offset = start;
-            if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
-                if end > e.size {
-                    t.note = Some(format!(
-                        "the array needs {end} bytes of its member, which inflates to {}",
-                        e.size
-                    ));
+        } else {
+            if !stored {
+                // Its values are inside the compressed bytes: a preview inflates them up to
+                // its window (`t.offset` is the compressed bytes' start).
+                deflated += 1;
+                t.offset = start;
+                if let Some(a) = m.archive.as_mut() {
+                    a.deflated.push(super::torch::DeflatedMember {
+                        tensor: index,
+                        start,
+                        compressed: e.compressed,
+                        size: e.size,
+                        data_start: h.data_start,
+                    });
                 }
             }
-            if let Some(a) = m.archive.as_mut() {
-                a.deflated.push(super::torch::DeflatedMember {
-                    tensor: index,
-                    start,
-                    compressed: e.compressed,
-                    size: e.size,
-                    data_start: h.data_start,
-                });
-            }
-        } else if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
-            if end > e.compressed {
-                t.note = Some(format!(
-                    "the array needs {end} bytes of its member, which holds {}",
-                    e.compressed
-                ));
+            // The array against its member: the bytes stored, or what they inflate to.
+            let (holds, verb) = if stored {
+                (e.compressed, "holds")
+            } else {
+                (e.size, "inflates to")
+            };
+            if let Some(end) = t.bytes.and_then(|b| h.data_start.checked_add(b)) {
+                if end > holds {
+                    t.note = Some(format!(
+                        "the array needs {end} bytes of its member, which {verb} {holds}"
+                    ));
+                }
             }
         }
         if let Some(a) = m.archive.as_mut() {
