@@ -26,6 +26,7 @@ fn after_open(m: &Model, data: &[u8]) {
     let req = WindowRequest {
         rows: Some(0..2),
         cols: Some(0..8),
+        field: None,
     };
     for t in m.tensors.iter().take(PREVIEWS) {
         let mut src = MemSource::new(data);

@@ -131,6 +131,7 @@ fn every_dtype_previews_numpys_exact_values() {
             let req = WindowRequest {
                 rows: w["request"].get("rows").map(range),
                 cols: None,
+                field: None,
             };
             let label = format!("{} {name} {:?}", t["file"], req.rows);
             let p = plan(&m, index, &req).unwrap_or_else(|e| panic!("{label}: {e}"));

@@ -32,7 +32,22 @@ fn every_array_lists_and_previews_numpys_values() {
         assert_eq!(m.format.name(), "numpy", "{file}");
         previewed += common::check_tensors(file, &m, &mut src, f["tensors"].as_array().unwrap());
     }
-    assert!(previewed >= 20, "{previewed} arrays previewed");
+    // Every array and every structured array's field with reference values was compared.
+    let with_values = |t: &J| usize::from(t.get("first").is_some());
+    let expected: usize = doc["files"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|f| f["tensors"].as_array().unwrap())
+        .map(|t| {
+            with_values(t)
+                + t["field_values"]
+                    .as_array()
+                    .map_or(0, |fs| fs.iter().map(with_values).sum())
+        })
+        .sum();
+    assert_eq!(previewed, expected, "arrays and fields previewed");
+    assert!(previewed >= 60, "{previewed} arrays and fields previewed");
 }
 
 /// A deflated `.npz` member (np.savez_compressed) previews by inflating its compressed bytes
@@ -79,6 +94,7 @@ fn deflated_members_inflate_only_up_to_the_window() {
             &WindowRequest {
                 rows: req.clone(),
                 cols: None,
+                field: None,
             },
         ))
         .unwrap();
@@ -544,4 +560,90 @@ fn a_member_this_tool_cannot_read_is_not_called_safe() {
     assert!(e.to_string().contains("allow_pickle=True"), "{e}");
     let (code, out, _) = common::run_cli(&[path.to_str().unwrap(), "--check"], None, None);
     assert_eq!(code, 1, "{out}");
+}
+
+/// A structured array's field (issue #24, item 4) reads only the elements covering its
+/// window, in one read: row 39 of `records['pos.y']` (3 values, one per element of the last
+/// row) reads 3 elements of numpy's item size, at the offset numpy's header gives; its values
+/// are numpy's. The CLI's `--field` gives the same preview, names the fields when asked for
+/// one that does not exist, and refuses a text field and a plain array's field in words.
+#[test]
+fn a_field_window_reads_only_the_elements_covering_it() {
+    use weightpeek::preview::{preview_tensor, WindowRequest};
+    let Some(dir) = fixtures() else { return };
+    let doc = common::expected_json(&dir);
+    let w = &doc["files"]["records.npy"]["tensors"][0];
+    let item = w["bytes"].as_u64().unwrap() / 120;
+    let y = w["field_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"] == "pos.y")
+        .unwrap();
+    let (m, mut src) = open_model(&dir.join("records.npy"));
+    src.bytes = 0;
+    src.reads.clear();
+    let req = WindowRequest {
+        rows: Some(39..40),
+        field: Some("pos.y".into()),
+        ..Default::default()
+    };
+    let p = block_on_ready(preview_tensor(&m, &mut src, "array", &req)).unwrap();
+    assert_eq!(
+        src.reads,
+        vec![(m.tensors[0].offset + 39 * 3 * item, 3 * item)]
+    );
+    assert_eq!(p.bytes_read, 3 * item);
+    let got: Vec<J> = p
+        .first_values
+        .iter()
+        .map(|v| J::String(v.text.clone()))
+        .collect();
+    assert_eq!(&got, y["last_row"].as_array().unwrap());
+    // The CLI: the same values, and errors in words.
+    let path = dir.join("records.npy");
+    let path = path.to_str().unwrap();
+    let (code, out, err) = common::run_cli(
+        &[
+            path, "--tensor", "array", "--field", "pos.y", "--rows", "39", "--json",
+        ],
+        None,
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let cli: J = serde_json::from_str(&out).unwrap();
+    assert_eq!(cli["field"], "pos.y");
+    assert_eq!(cli["bytes_read"], 3 * item);
+    let texts: Vec<&J> = cli["first_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["text"])
+        .collect();
+    assert_eq!(
+        texts,
+        y["last_row"].as_array().unwrap().iter().collect::<Vec<_>>()
+    );
+    for (args, words) in [
+        (
+            vec!["--field", "nope"],
+            "its fields are w, id, ok, pos.x, pos.y, tag, z",
+        ),
+        (vec!["--field", "tag"], "NumPy dtype <U3"),
+        (vec![], "preview one field at a time"),
+    ] {
+        let mut a = vec![path, "--tensor", "array"];
+        a.extend(args);
+        let (code, _, err) = common::run_cli(&a, None, None);
+        assert_eq!(code, 2, "{a:?}");
+        assert!(err.contains(words), "{a:?}: {err}");
+    }
+    let plain = dir.join("f32.npy");
+    let (code, _, err) = common::run_cli(
+        &[plain.to_str().unwrap(), "--tensor", "array", "--field", "x"],
+        None,
+        None,
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("not a NumPy structured array"), "{err}");
 }

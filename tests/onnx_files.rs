@@ -47,7 +47,11 @@ fn preview(
     name: &str,
     rows: Option<std::ops::Range<u64>>,
 ) -> Result<Preview, PreviewError> {
-    let req = WindowRequest { rows, cols: None };
+    let req = WindowRequest {
+        rows,
+        cols: None,
+        field: None,
+    };
     block_on_ready(preview_tensor(m, src, name, &req))
 }
 

@@ -70,6 +70,7 @@ fn real_files_match_the_reference_previews() {
             let req = WindowRequest {
                 rows: range(&case["request"]["rows"]),
                 cols: range(&case["request"]["cols"]),
+                field: None,
             };
             src.bytes = 0;
             src.reads.clear();
@@ -187,6 +188,7 @@ fn gemma_rows_equal_the_dequant_reference_vectors() {
         let req = WindowRequest {
             rows: Some(0..2),
             cols: None,
+            field: None,
         };
         let p = plan(&model, i, &req).unwrap();
         src.bytes = 0;
@@ -246,6 +248,7 @@ fn windows_are_row_aligned_whole_blocks() {
         &WindowRequest {
             rows: Some(1..3),
             cols: None,
+            field: None,
         },
     )
     .unwrap();
@@ -258,6 +261,7 @@ fn windows_are_row_aligned_whole_blocks() {
         &WindowRequest {
             rows: Some(1..3),
             cols: Some(300..301),
+            field: None,
         },
     )
     .unwrap();
@@ -270,6 +274,7 @@ fn windows_are_row_aligned_whole_blocks() {
         &WindowRequest {
             rows: Some(3..4),
             cols: Some(255..257),
+            field: None,
         },
     )
     .unwrap();
@@ -302,11 +307,13 @@ fn bad_windows_and_types_say_why() {
     let e = err(WindowRequest {
         rows: Some(3..9),
         cols: None,
+        field: None,
     });
     assert!(e.contains("rows 3..9") && e.contains("4 rows"), "{e}");
     let e = err(WindowRequest {
         rows: None,
         cols: Some(2..2),
+        field: None,
     });
     assert!(e.contains("columns 2..2"), "{e}");
     // Data past the end of the file: the data section is cut short.
@@ -347,6 +354,7 @@ fn big_windows_are_refused_before_anything_is_allocated() {
         &WindowRequest {
             rows: Some(0..17),
             cols: None,
+            field: None,
         },
     )
     .unwrap_err();
@@ -376,6 +384,7 @@ fn safetensors_rows_are_the_last_dimension() {
         &WindowRequest {
             rows: Some(1..2),
             cols: Some(1..3),
+            field: None,
         },
     )
     .unwrap();

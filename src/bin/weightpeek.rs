@@ -122,6 +122,11 @@ mod cli {
         /// With --tensor: columns A..B within each row (a crop).
         #[arg(long, value_name = "A..B", requires = "tensor")]
         cols: Option<String>,
+        /// With --tensor: the field of a NumPy structured array to preview (numpy's
+        /// `arr['NAME']`; a nested field is `outer.inner`). Its rows and columns are the
+        /// field's: the array's shape followed by the field's subarray shape.
+        #[arg(long, value_name = "NAME", requires = "tensor")]
+        field: Option<String>,
         /// The model's config.json, for quantised safetensors layouts (bits, group size).
         /// Default: config.json beside the file (or quantize_config.json), when present.
         #[arg(long, value_name = "PATH")]
@@ -577,7 +582,7 @@ mod cli {
         name: &str,
     ) -> Result<ExitCode, String> {
         use weightpeek::preview::{self, parse_range, WindowRequest};
-        let (index, t) = model
+        let (index, _) = model
             .tensors
             .iter()
             .enumerate()
@@ -587,11 +592,11 @@ mod cli {
         let src = sources
             .get_mut(part)
             .ok_or_else(|| format!("{name}: the file holding it was not read"))?;
-        if let Some(why) = preview::refusal(model, index) {
-            return Err(format!("{name}: {why}"));
-        }
-        let g = preview::geometry(model, t).map_err(|e| format!("{name}: {e}"))?;
+        let field = args.field.clone();
+        let g = preview::target_geometry(model, index, field.as_deref())
+            .map_err(|e| format!("{name}: {e}"))?;
         let req = WindowRequest {
+            field,
             rows: args
                 .rows
                 .as_deref()

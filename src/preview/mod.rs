@@ -18,6 +18,7 @@
 //! dimension. Rows count over all other dimensions in storage order.
 #![forbid(unsafe_code)]
 
+mod field;
 mod heatmap;
 mod inflate;
 mod plan;
@@ -37,10 +38,11 @@ use crate::dequant::{
 use crate::format::{DType, Model};
 use crate::source::ByteSource;
 
+pub use field::{field_view, structured, Gather};
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
 pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
-    geometry, parse_range, plan, refusal, Geometry, Inflate, Plan, WindowRequest,
+    geometry, parse_range, plan, refusal, target_geometry, Geometry, Inflate, Plan, WindowRequest,
     DEFAULT_WINDOW_VALUES, MAX_READ_BYTES, MAX_WINDOW_VALUES,
 };
 pub use scales::{read_scale, scale_field, ScaleField};
@@ -146,6 +148,10 @@ pub struct BlockScales {
 pub struct Preview {
     /// Tensor name.
     pub tensor: String,
+    /// The field previewed, for a NumPy structured array (then `dtype` and `shape` are the
+    /// field's: the array's shape followed by the field's subarray shape).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
     /// Type label (`Q4_K`, `BF16`).
     pub dtype: String,
     /// Shape as stored (GGUF ggml order ne0 first; safetensors row-major).
@@ -186,6 +192,24 @@ pub async fn read_window<S: ByteSource>(
     plan: &mut Plan,
 ) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
+    if let Some(mut g) = plan.gather.take().filter(|_| plan.read_len > 0) {
+        // A structured array's field: the whole elements covering the window, packed.
+        let (from, len) = g.stored(plan.read_offset, plan.read_len)?;
+        let raw = if plan.inflate.is_some() {
+            let mut elements = plan.clone();
+            elements.read_offset = from;
+            elements.read_len = len;
+            let raw = inflate::inflate_window(src, &mut elements).await;
+            plan.inflate = elements.inflate;
+            raw
+        } else {
+            read_exact(src, from, len).await
+        };
+        g.read = len;
+        let packed = raw.and_then(|raw| g.pack(&raw, plan.read_offset, plan.read_len));
+        plan.gather = Some(g);
+        return packed;
+    }
     if plan.inflate.is_some() && plan.read_len > 0 {
         return inflate::inflate_window(src, plan).await;
     }
@@ -376,6 +400,7 @@ fn decode_rows<T: Copy>(
 /// page can yield to the event loop between steps; [`Job::run`] does it all at once.
 pub struct Job {
     tensor: String,
+    field: Option<String>,
     dtype: String,
     shape: Vec<u64>,
     row_is: &'static str,
@@ -409,6 +434,8 @@ impl Job {
             .tensors
             .get(plan.tensor_index)
             .ok_or_else(|| PreviewError::NoTensor(format!("#{}", plan.tensor_index)))?;
+        // A structured array's field decodes as the tensor it is seen as.
+        let t = plan.gather.as_ref().map_or(t, |g| &g.view);
         if bytes.len() as u64 != plan.read_len {
             return Err(PreviewError::Read(format!(
                 "got {} bytes for a {}-byte window",
@@ -474,25 +501,40 @@ impl Job {
                 let path = crate::format::onnx::side_path(&f.location);
                 format!("from the side file \"{path}\"")
             });
-        let read_note = side
-            .or_else(|| {
-                plan.inflate.map(|i| {
-                    format!(
-                        "deflated member: {} compressed bytes read",
-                        crate::text::thousands(i.read)
-                    )
-                })
-            })
-            .or_else(|| {
-                plan.encoded.map(|e| {
-                    format!(
-                        "decoded from {}: {} bytes of the protobuf read",
-                        crate::format::onnx::typed::field_name(e.field),
-                        crate::text::thousands(e.len)
-                    )
-                })
-            });
+        // Where the bytes came from, when not the tensor's own byte range: each that applies.
+        let notes: Vec<String> = [
+            side,
+            plan.inflate.map(|i| {
+                format!(
+                    "deflated member: {} compressed bytes read",
+                    crate::text::thousands(i.read)
+                )
+            }),
+            plan.gather.as_ref().map(|g| {
+                format!(
+                    "field \"{}\": {} bytes at byte {} of each {}-byte element, {} bytes of \
+                     elements gathered",
+                    g.field,
+                    g.width,
+                    g.offset,
+                    g.item,
+                    crate::text::thousands(g.read)
+                )
+            }),
+            plan.encoded.map(|e| {
+                format!(
+                    "decoded from {}: {} bytes of the protobuf read",
+                    crate::format::onnx::typed::field_name(e.field),
+                    crate::text::thousands(e.len)
+                )
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let read_note = (!notes.is_empty()).then(|| notes.join("; "));
         Ok(Job {
+            field: plan.gather.as_ref().map(|g| g.field.clone()),
             tensor: t.name.clone(),
             dtype: t.dtype.label(),
             shape: t.shape.clone(),
@@ -725,13 +767,15 @@ impl Job {
             std::mem::replace(&mut self.values, WindowValues::F32(Vec::new()))
         };
         // From the file: the window's bytes, or a deflated member's compressed bytes.
-        let bytes_read = match (self.plan.inflate, self.plan.encoded) {
-            (Some(i), _) => i.read,
-            (None, Some(e)) if self.plan.read_len > 0 => e.len,
+        let bytes_read = match (self.plan.inflate, self.plan.encoded, &self.plan.gather) {
+            (Some(i), _, _) => i.read,
+            (None, Some(e), _) if self.plan.read_len > 0 => e.len,
+            (None, None, Some(g)) => g.read,
             _ => self.bytes.len() as u64,
         };
         let preview = Preview {
             tensor: self.tensor,
+            field: self.field,
             dtype: self.dtype,
             shape: self.shape,
             row_is: self.row_is,

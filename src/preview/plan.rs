@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::dequant::{st_elements, st_kind};
 use crate::format::{DType, Endian, Model, Tensor};
 
+use super::field::{field_view, structured, Gather};
 use super::PreviewError;
 
 /// Values decoded by default when no window is asked for: the first rows up to about this many
@@ -136,10 +137,13 @@ pub struct WindowRequest {
     pub rows: Option<Range<u64>>,
     /// Columns `A..B` within each row (end exclusive).
     pub cols: Option<Range<u64>>,
+    /// For a NumPy structured array: the field previewed (its rows and columns are the
+    /// field's, [`target_geometry`]).
+    pub field: Option<String>,
 }
 
 /// A planned window: which rows and columns, which bytes to read, how to decode them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     /// Index of the tensor in `Model::tensors`.
     #[serde(skip)]
@@ -171,6 +175,11 @@ pub struct Plan {
     /// this the protobuf span [`super::read_window`] reads and decodes.
     #[serde(skip)]
     pub encoded: Option<crate::format::onnx::Encoded>,
+    /// For a field of a NumPy structured array: `read_offset` and `read_len` are offsets in
+    /// the field's bytes packed, and this where they lie in the array's elements
+    /// ([`super::read_window`] reads the elements and packs the field's bytes).
+    #[serde(skip)]
+    pub gather: Option<Gather>,
 }
 
 /// The compressed bytes of a deflated member holding a window.
@@ -218,6 +227,43 @@ pub fn refusal(model: &Model, index: usize) -> Option<String> {
         .map(|(_, why)| why.clone())
 }
 
+/// The geometry a window of tensor `index` is chosen in: the tensor's, or its field's when
+/// `field` names one of a NumPy structured array's. Errors: the tensor is refused
+/// ([`refusal`]; a structured array without a field), no such field, a type that cannot be
+/// previewed ([`geometry`]).
+pub fn target_geometry(
+    model: &Model,
+    index: usize,
+    field: Option<&str>,
+) -> Result<Geometry, PreviewError> {
+    if let Some(g) = field_of(model, index, field)? {
+        return geometry(model, &g.view);
+    }
+    let t = model
+        .tensors
+        .get(index)
+        .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
+    geometry(model, t)
+}
+
+/// The field `field` of structured array `index` as a tensor of its own (`None` without a
+/// field); or why tensor `index` is refused ([`refusal`]: a structured array without a field,
+/// a tensor whose values are elsewhere, an object array with or without a field).
+fn field_of(
+    model: &Model,
+    index: usize,
+    field: Option<&str>,
+) -> Result<Option<Gather>, PreviewError> {
+    if let (Some(f), Some(_)) = (field, structured(model, index)) {
+        return field_view(model, index, f).map(Some);
+    }
+    if let Some(why) = refusal(model, index) {
+        return Err(PreviewError::Shape(why));
+    }
+    // A field of a tensor that is no structured array: field_view says so.
+    field.map(|f| field_view(model, index, f)).transpose()
+}
+
 /// Plans the window `req` of tensor `index` of `model`: the rows and columns, and the single
 /// contiguous byte range (checked 64-bit arithmetic, whole blocks) that covers them.
 ///
@@ -228,13 +274,12 @@ pub fn refusal(model: &Model, index: usize) -> Option<String> {
 /// size, data that does not fit in the file, rows or columns outside the tensor or empty, a
 /// window over [`MAX_WINDOW_VALUES`] values or [`MAX_READ_BYTES`] bytes, sizes past 64 bits.
 pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, PreviewError> {
-    let t = model
+    let whole = model
         .tensors
         .get(index)
         .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
-    if let Some(why) = refusal(model, index) {
-        return Err(PreviewError::Shape(why));
-    }
+    let mut gather = field_of(model, index, req.field.as_deref())?;
+    let t = gather.as_ref().map_or(whole, |g| &g.view);
     let g = geometry(model, t)?;
     if let Some((_, stride)) = model
         .archive
@@ -277,23 +322,36 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         .as_ref()
         .and_then(|o| o.encoded_of(index))
         .copied();
-    let (base, file_size) = match (deflated, encoded) {
+    let (mut base, file_size) = match (deflated, encoded) {
         (Some(d), _) => (d.data_start, d.size),
         (None, Some(_)) => (0, tensor_bytes),
-        (None, None) => (t.offset, model.data_file_size(index)),
+        (None, None) => (whole.offset, model.data_file_size(index)),
     };
     let inflate = deflated.map(|d| Inflate {
         start: d.start,
         compressed: d.compressed,
         read: 0,
     });
-    let end = base.checked_add(tensor_bytes);
+    // What must lie in the file: the tensor's bytes, or a field's whole array.
+    let stored_bytes = match &gather {
+        Some(_) => whole.bytes.ok_or_else(|| {
+            PreviewError::Shape("the structured array's byte size is unknown".into())
+        })?,
+        None => tensor_bytes,
+    };
+    let end = base.checked_add(stored_bytes);
     if end.is_none_or(|e| e > file_size) {
         return Err(PreviewError::BeyondEnd {
             offset: base,
-            bytes: tensor_bytes,
+            bytes: stored_bytes,
             file_size,
         });
+    }
+    if let Some(ga) = gather.as_mut() {
+        // The window's offsets are in the field's packed bytes; `ga.base` is where the
+        // elements start.
+        ga.base = base;
+        base = 0;
     }
     if g.rows == 0 || g.row_values == 0 {
         // A dimension is 0: the default window is the empty one (0 values, nothing read);
@@ -311,6 +369,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
                 units: 0,
                 inflate,
                 encoded,
+                gather,
             });
         }
         return Err(PreviewError::Window(format!(
@@ -370,6 +429,14 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
             "the window's rows span {read_len} bytes, more than one preview reads ({MAX_READ_BYTES}); choose fewer rows"
         )));
     }
+    if let Some(ga) = &gather {
+        let (_, stored) = ga.stored(first, read_len)?;
+        if stored > MAX_READ_BYTES {
+            return Err(PreviewError::Window(format!(
+                "the window's elements span {stored} bytes, more than one preview reads ({MAX_READ_BYTES}); choose fewer rows"
+            )));
+        }
+    }
     let read_offset = base.checked_add(first).ok_or(PreviewError::Overflow)?;
     Ok(Plan {
         tensor_index: index,
@@ -383,6 +450,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
         units,
         inflate,
         encoded,
+        gather,
     })
 }
 

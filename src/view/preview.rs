@@ -87,10 +87,29 @@ pub fn bytes_read_text(read: u64, tensor_bytes: u64) -> String {
     )
 }
 
+/// What a preview shows: the tensor's name, or a structured array's field as numpy writes it
+/// (`array['x']`). Raw text: callers escape it as their medium needs.
+pub fn subject(p: &Preview) -> String {
+    match &p.field {
+        Some(f) => format!("{}['{f}']", p.tensor),
+        None => p.tensor.clone(),
+    }
+}
+
 /// [`bytes_read_text`] of a preview, with where the bytes came from when that is not the
-/// model file's range (the ONNX side file, a deflated `.npz` member).
+/// model file's range (the ONNX side file, a deflated `.npz` member, a structured array's
+/// elements).
 pub fn bytes_read_line(p: &Preview) -> String {
-    let read = bytes_read_text(p.bytes_read, p.window.tensor_bytes);
+    let read = match &p.field {
+        // The elements read hold every field: the field's own bytes are fewer.
+        Some(_) => format!(
+            "read {} ({} bytes) for this field's {}",
+            text::bytes(p.bytes_read),
+            text::thousands(p.bytes_read),
+            text::bytes(p.window.tensor_bytes)
+        ),
+        None => bytes_read_text(p.bytes_read, p.window.tensor_bytes),
+    };
     match &p.read_note {
         Some(n) => format!("{read}; {n}"),
         None => read,

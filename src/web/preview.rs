@@ -286,7 +286,11 @@ fn open_panel(
                     parse(&rows_in, geo.rows, "rows"),
                     parse(&cols_in, geo.row_values, "columns"),
                 ) {
-                    (Ok(rows), Ok(cols)) => WindowRequest { rows, cols },
+                    (Ok(rows), Ok(cols)) => WindowRequest {
+                        rows,
+                        cols,
+                        field: None,
+                    },
                     (Err(e), _) | (_, Err(e)) => {
                         error.set_text_content(Some(&e));
                         dom::set_hidden(&error, false);

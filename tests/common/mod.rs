@@ -413,39 +413,83 @@ pub fn check_tensors<S: ByteSource>(
             let e = block_on_ready(preview_tensor(m, src, &t.name, &default)).unwrap_err();
             assert!(!e.to_string().is_empty(), "{label}");
         }
-        let Some(first) = w.get("first").and_then(serde_json::Value::as_array) else {
-            continue;
-        };
-        let kind = kind_of(dtype);
-        let p = block_on_ready(preview_tensor(m, src, &t.name, &default))
-            .unwrap_or_else(|e| panic!("{label}: {e}"));
-        assert_eq!(
-            p.first_values.len(),
-            first.len().min(p.stats.count as usize),
-            "{label}"
-        );
-        for (k, (v, want)) in p.first_values.iter().zip(first).enumerate() {
-            assert!(
-                same(kind, v.value, want),
-                "{label}: value {k} {:?}, reference {want}",
-                v.value
-            );
+        // A structured array's fields: each previews as numpy's `arr['x']`.
+        for fw in w["field_values"].as_array().into_iter().flatten() {
+            let field = fw["field"].as_str().unwrap();
+            let label = format!("{label}['{field}']");
+            let req = WindowRequest {
+                field: Some(field.to_string()),
+                ..Default::default()
+            };
+            if fw["previewable"] == false {
+                let e = block_on_ready(preview_tensor(m, src, &t.name, &req)).unwrap_err();
+                assert!(e.to_string().contains("NumPy dtype"), "{label}: {e}");
+                continue;
+            }
+            if check_values(&label, m, src, &t.name, &req, fw) {
+                previewed += 1;
+            }
         }
-        let last = p.window.geometry.rows - 1;
-        let req = WindowRequest {
-            rows: Some(last..last + 1),
-            cols: None,
-        };
-        let p = block_on_ready(preview_tensor(m, src, &t.name, &req)).unwrap();
-        let last_row = w["last_row"].as_array().unwrap();
-        for (k, (v, want)) in p.first_values.iter().zip(last_row).enumerate() {
-            assert!(
-                same(kind, v.value, want),
-                "{label}: last row value {k} {:?}, reference {want}",
-                v.value
-            );
+        if check_values(&label, m, src, &t.name, &WindowRequest::default(), w) {
+            previewed += 1;
         }
-        previewed += 1;
     }
     previewed
+}
+
+/// Compares the preview of `name` (with `base`'s field, if any) with the reference entry `w`:
+/// its dtype and shape when it names them, the default window's first values and the last
+/// row's (`w["first"]`, `w["last_row"]`). `false` when `w` has no values to compare.
+fn check_values<S: ByteSource>(
+    label: &str,
+    m: &Model,
+    src: &mut S,
+    name: &str,
+    base: &weightpeek::preview::WindowRequest,
+    w: &serde_json::Value,
+) -> bool {
+    use weightpeek::preview::{preview_tensor, WindowRequest};
+    let Some(first) = w.get("first").and_then(serde_json::Value::as_array) else {
+        return false;
+    };
+    let dtype = w["dtype"].as_str().unwrap();
+    let kind = kind_of(dtype);
+    let p = block_on_ready(preview_tensor(m, src, name, base))
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(p.dtype, dtype, "{label}");
+    let shape: Vec<u64> = w["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap())
+        .collect();
+    assert_eq!(p.shape, shape, "{label}");
+    assert_eq!(p.field, base.field, "{label}");
+    assert_eq!(
+        p.first_values.len(),
+        first.len().min(p.stats.count as usize),
+        "{label}"
+    );
+    for (k, (v, want)) in p.first_values.iter().zip(first).enumerate() {
+        assert!(
+            same(kind, v.value, want),
+            "{label}: value {k} {:?}, reference {want}",
+            v.value
+        );
+    }
+    let last = p.window.geometry.rows - 1;
+    let req = WindowRequest {
+        rows: Some(last..last + 1),
+        ..base.clone()
+    };
+    let p = block_on_ready(preview_tensor(m, src, name, &req)).unwrap();
+    let last_row = w["last_row"].as_array().unwrap();
+    for (k, (v, want)) in p.first_values.iter().zip(last_row).enumerate() {
+        assert!(
+            same(kind, v.value, want),
+            "{label}: last row value {k} {:?}, reference {want}",
+            v.value
+        );
+    }
+    true
 }

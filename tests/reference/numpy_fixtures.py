@@ -88,7 +88,53 @@ def arrays() -> dict[str, np.ndarray]:
         "scalar": np.array(1 / 3),
         "empty": np.zeros((0, 3), np.float32),
         "c128": (RNG.normal(size=(3, 4)) + 1j * RNG.normal(scale=1e-200, size=(3, 4))),
+        "records": records(),
     }
+
+
+def records() -> np.ndarray:
+    """A structured array of every kind of field: subarray, nested, padding (aligned), text
+    (listed, not previewed), 64-bit integers past 2^53, booleans, halves and complex."""
+    dt = np.dtype([("w", "<f4", (3,)), ("id", "<i8"), ("ok", "|b1"),
+                   ("pos", [("x", "<f2"), ("y", "<f8")]), ("tag", "<U3"), ("z", "<c8", (2, 2))],
+                  align=True)
+    r = np.zeros((40, 3), dtype=dt)
+    r["w"] = RNG.normal(size=(40, 3, 3))
+    r["id"] = RNG.integers(-2**63, 2**63 - 1, (40, 3), dtype=np.int64)
+    r["ok"] = RNG.integers(0, 2, (40, 3)).astype(bool)
+    r["pos"]["x"] = RNG.normal(size=(40, 3))
+    r["pos"]["y"] = RNG.normal(size=(40, 3))
+    r["tag"] = "ab"
+    r["z"] = RNG.normal(size=(40, 3, 2, 2)) + 1j * RNG.normal(size=(40, 3, 2, 2))
+    return r
+
+
+def field_of(a: np.ndarray, path: str) -> np.ndarray:
+    """numpy's arr['outer']['inner'] for the leaf field `outer.inner`."""
+    for part in path.split("."):
+        a = a[part]
+    return a
+
+
+def field_values(a: np.ndarray, laid_t: bool) -> list:
+    """Every decodable leaf field of structured array `a` as numpy gives it (`a['x']`): its
+    dtype, shape (the array's, transposed when laid out in Fortran order, then the field's
+    subarray shape), first values and last row. Text fields are listed as not previewed."""
+    out = []
+    for name, descr, fshape, _ in leaf_fields(a.dtype):
+        x = field_of(a, name)
+        if laid_t:
+            k = a.ndim
+            x = np.transpose(x, list(range(k))[::-1] + list(range(k, x.ndim)))
+        dt = NAMES.get(descr)
+        e = dict(field=name, dtype=dt, shape=list(x.shape), previewable=dt is not None)
+        if dt and x.size:
+            kind = kind_of(dt)
+            rows = x.reshape(-1, x.shape[-1]) if x.ndim > 1 else x.reshape(1, -1)
+            e["first"] = [vtext(kind, v) for v in rows.ravel()[:FIRST]]
+            e["last_row"] = [vtext(kind, v) for v in rows[-1][:FIRST]]
+        out.append(e)
+    return out
 
 
 def describe(name: str, a: np.ndarray, deflated=False) -> dict:
@@ -100,11 +146,16 @@ def describe(name: str, a: np.ndarray, deflated=False) -> dict:
              previewable=bool(dt), deflated=deflated)
     if e["dtype"] is None:
         e["dtype"] = descr
+    if a.dtype.names:
+        # A structured dtype is named by the list numpy's header holds, as Python's repr writes it.
+        e["dtype"] = repr(np.lib.format.dtype_to_descr(a.dtype))
     if e["previewable"] and a.size:
         kind = kind_of(dt)
         rows = laid.reshape(-1, laid.shape[-1]) if laid.ndim > 1 else laid.reshape(1, -1)
         e["first"] = [vtext(kind, v) for v in rows.ravel()[:FIRST]]
         e["last_row"] = [vtext(kind, v) for v in rows[-1][:FIRST]]
+    if a.dtype.names and not a.dtype.hasobject:
+        e["field_values"] = field_values(a, laid is not a)
     return e
 
 
@@ -171,7 +222,8 @@ def header_arrays() -> dict[str, tuple]:
         "0d-bool": (np.array(True), None, None),
         "0d-text": (np.array("h\u00e9"), None, None),
         "0d-object": (np.array({"a": 1}, dtype=object), None, None),
-        "0d-structured": (np.zeros((), dtype=[("a", "<f4")]), None, None),
+        "0d-structured": (np.array((2.5,), dtype=[("a", "<f4")]), None, None),
+        "structured-fortran": (np.asfortranarray(records()[:4]), None, None),
     }
 
 
@@ -403,7 +455,7 @@ def main() -> int:
         back = np.load(a.out / f"{name}.npy")
         assert back.dtype == arr.dtype and np.array_equal(back, arr, equal_nan=arr.dtype.kind in "fc")
         files[f"{name}.npy"] = dict(tensors=[describe("array", back)])
-    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "c128", "fortran", "scalar")}
+    some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "c128", "fortran", "scalar", "records")}
     some["layer/weight"] = RNG.normal(size=(2, 3)).astype(np.float32)  # a name with a slash
     np.savez(a.out / "weights.npz", **some)
     np.savez_compressed(a.out / "compressed.npz", **some)

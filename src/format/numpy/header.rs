@@ -259,7 +259,7 @@ fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, String> {
 }
 
 /// One leaf field of a structured dtype.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Field {
     /// Its name; a field of a nested structured dtype is `outer.inner`.
     pub name: String,

@@ -63,6 +63,55 @@ pub struct NpyHeader {
     pub data_start: u64,
 }
 
+/// A structured array's layout (not an object one): each element is `item` bytes holding
+/// every field at its offset. A preview reads one plain field at a time
+/// (`crate::preview::field_view`), gathering its bytes from each element.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Structured {
+    /// Index in [`Model::tensors`].
+    pub tensor: usize,
+    /// Bytes of one element (numpy's `itemsize`).
+    pub item: u64,
+    /// The leaf fields, flattened (`outer.inner`), in the header's order.
+    pub fields: Vec<Field>,
+}
+
+impl Structured {
+    /// The layout of `h`'s array as tensor `tensor`, when it is a structured one of a known
+    /// item size holding no Python objects.
+    pub fn of(tensor: usize, h: &NpyHeader) -> Option<Structured> {
+        if h.fields.is_empty() || h.object {
+            return None;
+        }
+        Some(Structured {
+            tensor,
+            item: h.item_size?,
+            fields: h.fields.clone(),
+        })
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The fields' names, comma-separated (the first `most`, then how many more).
+    pub fn names(&self, most: usize) -> String {
+        let mut s: Vec<&str> = self
+            .fields
+            .iter()
+            .take(most)
+            .map(|f| f.name.as_str())
+            .collect();
+        let more;
+        if self.fields.len() > most {
+            more = format!("and {} more", self.fields.len() - most);
+            s.push(&more);
+        }
+        s.join(", ")
+    }
+}
+
 /// Why an `.npy` header could not be read yet: more bytes are needed (the length from the
 /// start of the `.npy` bytes), or it is bad.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,7 +364,8 @@ pub fn not_previewed(h: &NpyHeader) -> Option<String> {
     if !h.fields.is_empty() {
         return Some(format!(
             "a NumPy structured array of {} fields ({}): its fields are interleaved in each \
-             {}-byte element, not previewed",
+             {}-byte element; preview one field at a time (the CLI's --field NAME, the API's \
+             window.field, the page's field menu)",
             h.fields.len(),
             field_list(&h.fields, 6),
             h.item_size.map_or("?".into(), |s| s.to_string())
@@ -428,6 +478,9 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         m.warnings.push(fortran_warning("array", &h, 8));
     }
     m.tensors.push(tensor("array".into(), &h, h.data_start));
+    if let (Some(a), Some(st)) = (m.archive.as_mut(), Structured::of(0, &h)) {
+        a.structured.push(st);
+    }
     m.header_size = h.data_start;
     let mut refusal = not_previewed(&h).map(|why| (0, why));
     if h.object {
@@ -726,6 +779,7 @@ pub fn npz_step(
         }
         if let Some(a) = m.archive.as_mut() {
             a.not_in_place.extend(refusal.take());
+            a.structured.extend(Structured::of(index, &h));
         }
         m.tensors.push(t);
     }

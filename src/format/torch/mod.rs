@@ -122,6 +122,8 @@ pub struct Archive {
     /// Pickles a loader may unpickle that were not read: with any of them, or a pickle whose
     /// reading stopped early ([`PickleInfo::stopped`]), the file is *not fully checked*.
     pub unchecked: Vec<Unchecked>,
+    /// NumPy structured arrays (not object ones): their fields, each previewed on its own.
+    pub structured: Vec<crate::format::numpy::Structured>,
 }
 
 /// An array inside a deflated zip member: its values are at `data_start` of the inflated

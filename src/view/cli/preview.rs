@@ -23,7 +23,7 @@ pub fn text(p: &Preview) -> String {
     let shape: Vec<String> = p.shape.iter().map(u64::to_string).collect();
     let mut o = format!(
         "{} ({}, shape [{}]; {})\n",
-        escape(&p.tensor),
+        escape(&pv::subject(p)),
         escape(&p.dtype),
         shape.join(", "),
         p.row_is
@@ -109,6 +109,7 @@ mod tests {
         let req = WindowRequest {
             rows: Some(1..2),
             cols: None,
+            field: None,
         };
         let p = block_on_ready(preview_tensor(&m, &mut src, name, &req)).unwrap();
         let out = text(&p);
