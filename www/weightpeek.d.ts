@@ -180,6 +180,9 @@ export interface Stats {
 /** The CLI's `--tensor NAME --json`, plus the window's values. */
 export interface TensorPreview {
   tensor: string;
+  /** The field previewed, for a NumPy structured array (then dtype and shape are the
+   * field's: the array's shape followed by the field's subarray shape). */
+  field?: string;
   dtype: string;
   shape: number[];
   /** What a row is, in words (GGUF: the first, contiguous dimension ne0). */
@@ -212,7 +215,7 @@ export interface TensorPreview {
   block_scales?: { field: string; block_values: number; stats: Stats; [field: string]: unknown };
   /** Where the bytes came from when not the model file's range: `from the side file "w.bin"`
    * (ONNX external data), `deflated member: N compressed bytes read` (then bytes_read counts
-   * the compressed bytes). */
+   * the compressed bytes), a structured array's field gathered from its elements. */
   read_note?: string;
   /**
    * The window's values, row-major (rows × cols), dequantised as ggml does: a Float32Array, a
@@ -228,6 +231,8 @@ export interface TensorPreview {
 export interface Window {
   rows?: [number, number] | string;
   cols?: [number, number] | string;
+  /** A NumPy structured array's field (numpy's `arr['x']`; nested: `outer.inner`). */
+  field?: string;
 }
 
 /** Reads the header of a model and summarises it. Rejects with an Error saying what failed. */

@@ -69,17 +69,19 @@ function checkOptions(options) {
 
 function checkWindow(window) {
   if (window === undefined || window === null) return;
-  if (typeof window !== "object" || Array.isArray(window)) throw new TypeError("window must be an object {rows, cols}");
-  const extra = Object.keys(window).filter((k) => k !== "rows" && k !== "cols");
-  if (extra.length) throw new TypeError(`window has rows and cols only, not ${extra.join(", ")}`);
+  if (typeof window !== "object" || Array.isArray(window)) throw new TypeError("window must be an object {rows, cols, field}");
+  const extra = Object.keys(window).filter((k) => k !== "rows" && k !== "cols" && k !== "field");
+  if (extra.length) throw new TypeError(`window has rows, cols and field only, not ${extra.join(", ")}`);
+  if (window.field !== undefined && typeof window.field !== "string") throw new TypeError("window.field must be a string");
 }
 
 /**
  * Decodes a window of one tensor, reading only its bytes.
  * @param {string | string[] | Blob | Blob[] | FileList} source as for inspect()
  * @param {string} tensorName
- * @param {{rows?: [number, number] | string, cols?: [number, number] | string}} [window]
- *   end-exclusive ranges; default: the page's default window.
+ * @param {{rows?: [number, number] | string, cols?: [number, number] | string, field?: string}} [window]
+ *   end-exclusive ranges; default: the page's default window. `field`: a NumPy structured
+ *   array's field (numpy's `arr['x']`); rows and columns are then the field's.
  * @param {{endpoint?: string, token?: string, signal?: AbortSignal, name?: string}} [options]
  * @returns {Promise<object>} the CLI's `--tensor NAME --json` schema plus `values`
  *   (a Float32Array, row-major, rows × cols of the window).

@@ -18,7 +18,7 @@ use web_sys::AbortSignal;
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
 use super::preview::{decode_sliced, window_bytes};
-use crate::preview::{geometry, parse_range, plan, Job, WindowRequest, WindowValues};
+use crate::preview::{parse_range, plan, target_geometry, Job, WindowRequest, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::summary::fit::{self as fit_plan, devices::gpu, Devices, FitOptions, Gpu};
@@ -216,13 +216,16 @@ fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Ran
     ))
 }
 
-/// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols}`, both
-/// optional: the page's default window) of the named tensor, reading only its bytes. Returns
+/// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols, field}`,
+/// each optional: the page's default window; `field` names a NumPy structured array's field,
+/// numpy's `arr['x']`, whose rows and columns the window then counts) of the named tensor,
+/// reading only its bytes. Returns
 /// `[json, values]`: the CLI's `--tensor --json` schema as a JSON string, and the window's
 /// values (row-major): a `Float32Array`, a `Float64Array` for the types an `f32` cannot hold
 /// (F64, 32- and 64-bit integers; a 64-bit integer beyond 2^53 is its nearest double, the
-/// JSON's `first_values[].text` has every digit), or for C64 a `Float32Array` of `re, im` pairs. Errors: the model or tensor cannot be read, no such
-/// tensor, a window outside the tensor.
+/// JSON's `first_values[].text` has every digit), or for C64 a `Float32Array` of `re, im`
+/// pairs. Errors: the model or tensor cannot be read, no such tensor or field, a window
+/// outside the tensor.
 pub async fn preview(
     source: JsValue,
     tensor: String,
@@ -250,10 +253,15 @@ pub async fn preview(
     let err = |e: String| js_error(("The window cannot be previewed".into(), e));
     let mut req = WindowRequest::default();
     if window.is_object() {
-        if let Some(why) = crate::preview::refusal(m, index) {
-            return Err(err(why));
+        // A NumPy structured array's field (`window.field`): rows and columns are the field's.
+        let f = field(&window, "field");
+        if !absent(&f) {
+            req.field = Some(
+                f.as_string()
+                    .ok_or_else(|| err("window.field must be a field's name (a string)".into()))?,
+            );
         }
-        let g = geometry(m, &m.tensors[index]).map_err(|e| err(e.to_string()))?;
+        let g = target_geometry(m, index, req.field.as_deref()).map_err(|e| err(e.to_string()))?;
         req.rows = window_range(&window, "rows", g.rows).map_err(err)?;
         req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;
     }

@@ -18,13 +18,15 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
+use web_sys::{
+    CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, HtmlSelectElement,
+    ImageData,
+};
 
 use crate::dequant::Exact;
 use crate::format::Model;
 use crate::preview::{
-    self, exact_raw, geometry, parse_range, read_window, Heatmap, Job, Preview, PreviewError,
-    WindowRequest,
+    self, exact_raw, parse_range, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
 };
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::colors::{dtype_color, text_on};
@@ -147,16 +149,43 @@ fn open_panel(
     let Some(t) = model.tensors.get(index) else {
         return;
     };
+    // A NumPy structured array previews one field at a time: the first decodable one unless
+    // one was chosen.
+    let fields = preview::structured(&model, index);
+    let mut req = req;
+    if req.field.is_none() {
+        req.field = fields.and_then(|s| {
+            s.fields
+                .iter()
+                .find(|f| preview::field_view(&model, index, &f.name).is_ok())
+                .map(|f| f.name.clone())
+        });
+    }
+    let view = req
+        .field
+        .as_deref()
+        .and_then(|f| preview::field_view(&model, index, f).ok());
+    let shown = view.as_ref().map_or(t, |g| &g.view);
     dom::clear(card);
     dom::set_hidden(card, false);
     attr(card, "data-state", "loading");
     attr(card, "data-tensor", &t.name);
+    match &req.field {
+        Some(f) => attr(card, "data-field", f),
+        None => {
+            let _ = card.remove_attribute("data-field");
+        }
+    }
     let _ = card.remove_attribute("data-render-ms");
 
     let head = el_class("header", "card-head");
-    append(&head, &el_text("h2", "preview-title", &t.name));
-    let chip = el_text("span", "chip", &t.dtype.label());
-    let bg = dtype_color(&t.dtype.label());
+    let title = match &req.field {
+        Some(f) => format!("{}['{f}']", t.name),
+        None => t.name.clone(),
+    };
+    append(&head, &el_text("h2", "preview-title", &title));
+    let chip = el_text("span", "chip", &shown.dtype.label());
+    let bg = dtype_color(&shown.dtype.label());
     dom::style(&chip, &[("background", bg), ("color", text_on(bg))]);
     append(&head, &chip);
     let close = el_text("button", "link", "close");
@@ -167,8 +196,8 @@ fn open_panel(
     let body = el_class("div", "card-body");
     append(card, &body);
 
-    let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
-    let g_info = geometry(&model, t);
+    let shape: Vec<String> = shown.shape.iter().map(u64::to_string).collect();
+    let g_info = preview::target_geometry(&model, index, req.field.as_deref());
     let mut listeners = Vec::new();
     {
         let card = card.clone();
@@ -201,7 +230,7 @@ fn open_panel(
                 "shape [{}] · {}",
                 shape.join(", "),
                 match &g_info {
-                    Ok(_) => match &t.dtype {
+                    Ok(_) => match &shown.dtype {
                         crate::format::DType::Ggml(_) =>
                             "a row is ne0, GGUF's first (contiguous) dimension",
                         _ => "a row is the last dimension",
@@ -215,6 +244,13 @@ fn open_panel(
 
     // Window controls: rows A..B and columns A..B (a crop), filled in once planned.
     let controls = el_class("div", "preview-controls");
+    let field_in = fields.map(|s| field_select(&model, index, s, req.field.as_deref()));
+    if let Some(sel) = &field_in {
+        let l = el_class("label", "range");
+        append(&l, &el_text("span", "muted", "field"));
+        append(&l, sel);
+        append(&controls, &l);
+    }
     let rows_in = range_input("rows", "rows A..B (end exclusive)");
     let cols_in = range_input("cols", "columns A..B within a row (a crop)");
     let show = el_text("button", "button", "Show");
@@ -267,9 +303,13 @@ fn open_panel(
         let cols_in = cols_in.clone();
         let error = error.clone();
         let geo = g_info.clone().ok();
+        let field = req.field.clone();
         Rc::new(move |default: bool| {
             let req = if default {
-                WindowRequest::default()
+                WindowRequest {
+                    field: field.clone(),
+                    ..WindowRequest::default()
+                }
             } else {
                 let Some(geo) = &geo else { return };
                 let parse = |input: &HtmlInputElement, max: u64, what: &str| {
@@ -319,6 +359,38 @@ fn open_panel(
         listeners.push(EventListener::new(&show, "click", move |_| r(false)));
         let r = reopen.clone();
         listeners.push(EventListener::new(&reset, "click", move |_| r(true)));
+        if let Some(sel) = &field_in {
+            // Another field: its own default window.
+            let (card, model, source, generation, panel, on_change) = (
+                card.clone(),
+                model.clone(),
+                source.clone(),
+                generation.clone(),
+                panel.clone(),
+                on_change.clone(),
+            );
+            let s = sel.clone();
+            listeners.push(EventListener::new(sel, "change", move |_| {
+                let req = WindowRequest {
+                    field: Some(s.value()),
+                    ..WindowRequest::default()
+                };
+                let (card, model, source, generation, panel, on_change) = (
+                    card.clone(),
+                    model.clone(),
+                    source.clone(),
+                    generation.clone(),
+                    panel.clone(),
+                    on_change.clone(),
+                );
+                // Deferred: this listener is owned by the panel that re-opening drops.
+                wasm_bindgen_futures::spawn_local(async move {
+                    open_panel(
+                        &card, model, source, generation, panel, on_change, index, req,
+                    );
+                });
+            }));
+        }
         for input in [&rows_in, &cols_in] {
             let r = reopen.clone();
             listeners.push(EventListener::new(input, "keydown", move |e| {
@@ -379,6 +451,41 @@ struct Els {
     cols_in: HtmlInputElement,
     scales_label: Element,
     scales_box: HtmlInputElement,
+}
+
+/// The field menu of a structured array: every leaf field, those this tool does not decode
+/// (text, dates, big-endian) listed but disabled; `chosen` selected.
+fn field_select(
+    model: &Model,
+    index: usize,
+    s: &crate::format::numpy::Structured,
+    chosen: Option<&str>,
+) -> HtmlSelectElement {
+    let sel: HtmlSelectElement = dom::el("select").unchecked_into();
+    attr(&sel, "data-testid", "preview-field");
+    attr(
+        &sel,
+        "aria-label",
+        "the structured array's field to preview",
+    );
+    for f in &s.fields {
+        let ok = preview::field_view(model, index, &f.name).is_ok();
+        let label = if ok {
+            format!("{} ({})", f.name, f.descr)
+        } else {
+            format!("{} ({}, not previewed)", f.name, f.descr)
+        };
+        let o = el_text("option", "", &label);
+        attr(&o, "value", &f.name);
+        if !ok {
+            attr(&o, "disabled", "");
+        }
+        if Some(f.name.as_str()) == chosen {
+            attr(&o, "selected", "");
+        }
+        append(&sel, &o);
+    }
+    sel
 }
 
 fn range_input(name: &str, title: &str) -> HtmlInputElement {

@@ -2,7 +2,8 @@
 // EVERY tensor of the NumPy, ONNX and PyTorch reference fixtures (tests/reference/
 // numpy_fixtures.py: numpy; onnx_fixtures.py: the onnx package; torch_fixtures.py: its
 // reference pickle reader; target/{numpy,onnx,torch}-fixtures/expected.json), in Chromium:
-// the first values of the default window and the last row (its first values) of each tensor.
+// the first values of the default window and the last row (its first values) of each tensor,
+// and of each plain field of a NumPy structured array (window.field: numpy's arr['x']).
 // No expected value is written here.
 //
 // Each file is fetched from the test server into the page and given to preview() as a File.
@@ -111,6 +112,17 @@ describe('every tensor of the NumPy, ONNX and PyTorch fixtures through preview()
         if (SKIP_FILES.has(name)) { skipped.push(`${name} (whole file)`); continue; }
         const jobs = []; const wants = [];
         for (const t of f.tensors) {
+          // A NumPy structured array's fields: each previews as numpy's arr['x'].
+          for (const fv of t.field_values ?? []) {
+            if (!fv.previewable || !fv.first) continue;
+            selected += 1;
+            const { rows, cols } = rowsOf(fv.shape);
+            const ft = { ...fv, name: `${t.name}['${fv.field}']` };
+            jobs.push({ tensor: t.name, window: { field: fv.field } });
+            wants.push({ t: ft, id: selected, part: 'first', want: fv.first });
+            jobs.push({ tensor: t.name, window: { field: fv.field, rows: [rows - 1, rows], cols: [0, Math.min(cols, fv.last_row.length)] } });
+            wants.push({ t: ft, id: selected, part: `last row (${rows - 1})`, want: fv.last_row });
+          }
           if (!previewable(t)) continue;
           const elements = (t.shape ?? []).reduce((a, b) => a * Number(b), 1);
           if (elements === 0) {

@@ -88,6 +88,53 @@ describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
       await page.context().close();
     });
   }
+
+  it("numpy: a structured array previews one field at a time, each numpy's arr['x']", async () => {
+    const base = path.join(repoRoot, 'target', 'numpy-fixtures');
+    const ref = JSON.parse(fs.readFileSync(path.join(base, 'expected.json'), 'utf8'));
+    const t = ref.files['compressed.npz'].tensors.find((x) => x.name === 'records');
+    assert.ok(t?.field_values?.length, 'records in the reference, with its fields');
+    const page = await openApp(browser, server, { width: 1280, height: 1000 });
+    await dropFile(page, path.join(base, 'compressed.npz'));
+    assert.equal(await waitForSettled(page), 'ready');
+    const shownField = async (field) => {
+      await page.waitForFunction(
+        (field) => {
+          const p = document.querySelector('[data-testid=preview]');
+          return p && p.dataset.tensor === 'records' && p.dataset.field === field && ['ready', 'error'].includes(p.dataset.state);
+        },
+        field,
+        { timeout: 30_000 },
+      );
+      const state = await page.getAttribute('[data-testid=preview]', 'data-state');
+      if (state !== 'ready') assert.fail(`records['${field}']: ${await page.textContent('[data-testid=preview-error]')}`);
+      return page.$$eval('[data-testid=preview-values] tr[data-index]', (els) => els.map((e) => e.dataset.value));
+    };
+    // Opening the array shows its first decodable field; the menu lists every field, the text
+    // one disabled.
+    await page.click(await tensorRow(page, 'records'));
+    const first = t.field_values.find((f) => f.previewable);
+    let shown = await shownField(first.field);
+    const options = await page.$$eval('[data-testid=preview-field] option', (os) => os.map((o) => ({ value: o.value, disabled: o.disabled })));
+    assert.deepEqual(options.map((o) => o.value), t.field_values.map((f) => f.field));
+    assert.deepEqual(options.filter((o) => o.disabled).map((o) => o.value), t.field_values.filter((f) => !f.previewable).map((f) => f.field));
+    let checked = 0;
+    for (const f of t.field_values.filter((x) => x.previewable)) {
+      if (f !== first) {
+        await page.selectOption('[data-testid=preview-field]', f.field);
+        shown = await shownField(f.field);
+      }
+      const kind = kindOf(f.dtype);
+      assert.equal(shown.length, Math.min(f.first.length, 64), `${f.field}: first values`);
+      shown.forEach((raw, k) => assert.ok(sameValue(kind, raw, f.first[k]), `records['${f.field}'] value ${k}: shown ${raw}, numpy ${f.first[k]}`));
+      assert.equal(await page.textContent('.preview-title'), `records['${f.field}']`);
+      checked += 1;
+    }
+    assert.equal(checked, t.field_values.filter((x) => x.previewable).length);
+    await page.locator('[data-testid=preview]').screenshot({ path: `${screenshotDir}/numpy-structured-field.png` });
+    assert.deepEqual(page.__wpErrors, []);
+    await page.context().close();
+  });
 });
 
 /** A preview that must fail: its error text. */
