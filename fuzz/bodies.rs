@@ -32,6 +32,20 @@ fn after_open(m: &Model, data: &[u8]) {
         let mut src = MemSource::new(data);
         let _ = block_on_ready(preview_tensor(m, &mut src, &t.name, &req));
     }
+    // A NumPy structured array's fields: each one's window gathered from its elements.
+    for s in m.archive.iter().flat_map(|a| &a.structured).take(PREVIEWS) {
+        let Some(t) = m.tensors.get(s.tensor) else {
+            continue;
+        };
+        for f in s.fields.iter().take(PREVIEWS) {
+            let req = WindowRequest {
+                field: Some(f.name.clone()),
+                ..req.clone()
+            };
+            let mut src = MemSource::new(data);
+            let _ = block_on_ready(preview_tensor(m, &mut src, &t.name, &req));
+        }
+    }
 }
 
 /// The whole read path (sniffing, the driver loop, the format's reader) on `data` when it
