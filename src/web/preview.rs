@@ -304,12 +304,10 @@ fn open_panel(
         let error = error.clone();
         let geo = g_info.clone().ok();
         let field = req.field.clone();
-        Rc::new(move |default: bool| {
-            let req = if default {
-                WindowRequest {
-                    field: field.clone(),
-                    ..WindowRequest::default()
-                }
+        // `Some(window)`: open that one; `None`: the window typed in the boxes.
+        Rc::new(move |asked: Option<WindowRequest>| {
+            let req = if let Some(req) = asked {
+                req
             } else {
                 let Some(geo) = &geo else { return };
                 let parse = |input: &HtmlInputElement, max: u64, what: &str| {
@@ -329,7 +327,7 @@ fn open_panel(
                     (Ok(rows), Ok(cols)) => WindowRequest {
                         rows,
                         cols,
-                        field: None,
+                        field: field.clone(),
                     },
                     (Err(e), _) | (_, Err(e)) => {
                         error.set_text_content(Some(&e));
@@ -356,39 +354,24 @@ fn open_panel(
     };
     {
         let r = reopen.clone();
-        listeners.push(EventListener::new(&show, "click", move |_| r(false)));
+        listeners.push(EventListener::new(&show, "click", move |_| r(None)));
         let r = reopen.clone();
-        listeners.push(EventListener::new(&reset, "click", move |_| r(true)));
+        let first_rows = WindowRequest {
+            field: req.field.clone(),
+            ..WindowRequest::default()
+        };
+        listeners.push(EventListener::new(&reset, "click", move |_| {
+            r(Some(first_rows.clone()))
+        }));
         if let Some(sel) = &field_in {
             // Another field: its own default window.
-            let (card, model, source, generation, panel, on_change) = (
-                card.clone(),
-                model.clone(),
-                source.clone(),
-                generation.clone(),
-                panel.clone(),
-                on_change.clone(),
-            );
+            let r = reopen.clone();
             let s = sel.clone();
             listeners.push(EventListener::new(sel, "change", move |_| {
-                let req = WindowRequest {
+                r(Some(WindowRequest {
                     field: Some(s.value()),
                     ..WindowRequest::default()
-                };
-                let (card, model, source, generation, panel, on_change) = (
-                    card.clone(),
-                    model.clone(),
-                    source.clone(),
-                    generation.clone(),
-                    panel.clone(),
-                    on_change.clone(),
-                );
-                // Deferred: this listener is owned by the panel that re-opening drops.
-                wasm_bindgen_futures::spawn_local(async move {
-                    open_panel(
-                        &card, model, source, generation, panel, on_change, index, req,
-                    );
-                });
+                }));
             }));
         }
         for input in [&rows_in, &cols_in] {
@@ -397,7 +380,7 @@ fn open_panel(
                 if e.dyn_ref::<web_sys::KeyboardEvent>()
                     .is_some_and(|k| k.key() == "Enter")
                 {
-                    r(false);
+                    r(None);
                 }
             }));
         }

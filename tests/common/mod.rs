@@ -399,13 +399,7 @@ pub fn check_tensors<S: ByteSource>(
         let label = format!("{file} {}", t.name);
         let dtype = w["dtype"].as_str().unwrap();
         assert_eq!(t.dtype.label().replace(" (unknown)", ""), dtype, "{label}");
-        let shape: Vec<u64> = w["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_u64().unwrap())
-            .collect();
-        assert_eq!(t.shape, shape, "{label}");
+        assert_eq!(t.shape, shape_of(w), "{label}");
         assert_eq!(t.bytes, w["bytes"].as_u64(), "{label}: bytes");
         let default = WindowRequest::default();
         let refused = w["contiguous"] == false || w["previewable"] == false;
@@ -437,6 +431,16 @@ pub fn check_tensors<S: ByteSource>(
     previewed
 }
 
+/// A reference entry's `shape`, as numbers.
+fn shape_of(w: &serde_json::Value) -> Vec<u64> {
+    w["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap())
+        .collect()
+}
+
 /// Compares the preview of `name` (with `base`'s field, if any) with the reference entry `w`:
 /// its dtype and shape when it names them, the default window's first values and the last
 /// row's (`w["first"]`, `w["last_row"]`). `false` when `w` has no values to compare.
@@ -457,13 +461,7 @@ fn check_values<S: ByteSource>(
     let p = block_on_ready(preview_tensor(m, src, name, base))
         .unwrap_or_else(|e| panic!("{label}: {e}"));
     assert_eq!(p.dtype, dtype, "{label}");
-    let shape: Vec<u64> = w["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap())
-        .collect();
-    assert_eq!(p.shape, shape, "{label}");
+    assert_eq!(p.shape, shape_of(w), "{label}");
     assert_eq!(p.field, base.field, "{label}");
     assert_eq!(
         p.first_values.len(),

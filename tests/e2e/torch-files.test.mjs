@@ -131,6 +131,15 @@ describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
       checked += 1;
     }
     assert.equal(checked, t.field_values.filter((x) => x.previewable).length);
+    // A window typed for the field shown keeps that field: its last row is numpy's.
+    const last = t.field_values.filter((x) => x.previewable).at(-1);
+    const rows = last.shape.slice(0, -1).reduce((a, b) => a * b, 1);
+    await page.fill('[data-testid=preview-rows]', `${rows - 1}..${rows}`);
+    await page.click('[data-testid=preview-apply]');
+    await page.waitForFunction((r) => document.querySelector('.preview-window-line')?.textContent.startsWith(`rows ${r - 1}..${r}`), rows, { timeout: 30_000 });
+    shown = await shownField(last.field);
+    shown.forEach((raw, k) => assert.ok(sameValue(kindOf(last.dtype), raw, last.last_row[k]), `records['${last.field}'] last row value ${k}: shown ${raw}, numpy ${last.last_row[k]}`));
+    assert.equal(shown.length, last.last_row.length);
     await page.locator('[data-testid=preview]').screenshot({ path: `${screenshotDir}/numpy-structured-field.png` });
     assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
