@@ -638,6 +638,23 @@ fn a_field_window_reads_only_the_elements_covering_it() {
         assert_eq!(code, 2, "{a:?}");
         assert!(err.contains(words), "{a:?}: {err}");
     }
+    // The page's field menu: every field, those numpy's reference marks previewable enabled,
+    // and the first of them shown by default.
+    let options = weightpeek::view::preview::field_options(&m, 0);
+    let fields = w["field_values"].as_array().unwrap();
+    let got: Vec<(&str, bool)> = options
+        .iter()
+        .map(|o| (o.name.as_str(), o.enabled))
+        .collect();
+    let want: Vec<(&str, bool)> = fields
+        .iter()
+        .map(|f| (f["field"].as_str().unwrap(), f["previewable"] == true))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        weightpeek::preview::default_field(&m, 0),
+        want.iter().find(|(_, ok)| *ok).map(|(n, _)| *n)
+    );
     let plain = dir.join("f32.npy");
     let (code, _, err) = common::run_cli(
         &[plain.to_str().unwrap(), "--tensor", "array", "--field", "x"],

@@ -104,6 +104,16 @@ pub fn structured(model: &Model, index: usize) -> Option<&Structured> {
         .and_then(|a| a.structured.iter().find(|s| s.tensor == index))
 }
 
+/// The field a structured array `index` previews when none is asked for: its first one this
+/// tool decodes (`None`: not a structured array, or no field decodes).
+pub fn default_field(model: &Model, index: usize) -> Option<&str> {
+    structured(model, index)?
+        .fields
+        .iter()
+        .find(|f| field_view(model, index, &f.name).is_ok())
+        .map(|f| f.name.as_str())
+}
+
 /// The field `name` of structured array `index` as a tensor of its own, and where its bytes
 /// lie in each element (`base` 0: [`super::plan()`] sets it).
 ///

@@ -38,7 +38,7 @@ use crate::dequant::{
 use crate::format::{DType, Model};
 use crate::source::ByteSource;
 
-pub use field::{field_view, structured, Gather};
+pub use field::{default_field, field_view, structured, Gather};
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
 pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
@@ -192,7 +192,7 @@ pub async fn read_window<S: ByteSource>(
     plan: &mut Plan,
 ) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
-    if let Some(mut g) = plan.gather.take().filter(|_| plan.read_len > 0) {
+    if let Some(mut g) = plan.gather.take_if(|_| plan.read_len > 0) {
         // A structured array's field: the whole elements covering the window, packed.
         let (from, len) = g.stored(plan.read_offset, plan.read_len)?;
         let raw = if plan.inflate.is_some() {

@@ -3,6 +3,7 @@
 //! and the window controls' text.
 
 use crate::dequant::Exact;
+use crate::format::Model;
 use crate::preview::{exact_raw, exact_text, BlockScales, Heatmap, Histogram, Preview, Stats};
 use crate::text;
 
@@ -90,10 +91,50 @@ pub fn bytes_read_text(read: u64, tensor_bytes: u64) -> String {
 /// What a preview shows: the tensor's name, or a structured array's field as numpy writes it
 /// (`array['x']`). Raw text: callers escape it as their medium needs.
 pub fn subject(p: &Preview) -> String {
-    match &p.field {
-        Some(f) => format!("{}['{f}']", p.tensor),
-        None => p.tensor.clone(),
+    title(&p.tensor, p.field.as_deref())
+}
+
+/// `tensor`, or `tensor['field']` (numpy's indexing of a structured array's field).
+pub fn title(tensor: &str, field: Option<&str>) -> String {
+    match field {
+        Some(f) => format!("{tensor}['{f}']"),
+        None => tensor.to_string(),
     }
+}
+
+/// One entry of a structured array's field menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldOption {
+    /// The field's name (`outer.inner`), what the window asks for.
+    pub name: String,
+    /// `name (<f4)`, or `name (<U3, not previewed)`.
+    pub label: String,
+    /// Whether this tool decodes it.
+    pub enabled: bool,
+}
+
+/// The field menu of structured array `index` (empty for any other tensor): every leaf field,
+/// in the header's order, those this tool does not decode (text, dates, big-endian) disabled.
+pub fn field_options(model: &Model, index: usize) -> Vec<FieldOption> {
+    let Some(s) = crate::preview::structured(model, index) else {
+        return Vec::new();
+    };
+    s.fields
+        .iter()
+        .map(|f| {
+            let enabled = crate::preview::field_view(model, index, &f.name).is_ok();
+            let label = if enabled {
+                format!("{} ({})", f.name, f.descr)
+            } else {
+                format!("{} ({}, not previewed)", f.name, f.descr)
+            };
+            FieldOption {
+                name: f.name.clone(),
+                label,
+                enabled,
+            }
+        })
+        .collect()
 }
 
 /// [`bytes_read_text`] of a preview, with where the bytes came from when that is not the

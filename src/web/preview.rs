@@ -151,15 +151,10 @@ fn open_panel(
     };
     // A NumPy structured array previews one field at a time: the first decodable one unless
     // one was chosen.
-    let fields = preview::structured(&model, index);
+    let fields = pv::field_options(&model, index);
     let mut req = req;
     if req.field.is_none() {
-        req.field = fields.and_then(|s| {
-            s.fields
-                .iter()
-                .find(|f| preview::field_view(&model, index, &f.name).is_ok())
-                .map(|f| f.name.clone())
-        });
+        req.field = preview::default_field(&model, index).map(str::to_string);
     }
     let view = req
         .field
@@ -179,10 +174,7 @@ fn open_panel(
     let _ = card.remove_attribute("data-render-ms");
 
     let head = el_class("header", "card-head");
-    let title = match &req.field {
-        Some(f) => format!("{}['{f}']", t.name),
-        None => t.name.clone(),
-    };
+    let title = pv::title(&t.name, req.field.as_deref());
     append(&head, &el_text("h2", "preview-title", &title));
     let chip = el_text("span", "chip", &shown.dtype.label());
     let bg = dtype_color(&shown.dtype.label());
@@ -244,7 +236,7 @@ fn open_panel(
 
     // Window controls: rows A..B and columns A..B (a crop), filled in once planned.
     let controls = el_class("div", "preview-controls");
-    let field_in = fields.map(|s| field_select(&model, index, s, req.field.as_deref()));
+    let field_in = (!fields.is_empty()).then(|| field_select(&fields, req.field.as_deref()));
     if let Some(sel) = &field_in {
         let l = el_class("label", "range");
         append(&l, &el_text("span", "muted", "field"));
@@ -436,14 +428,8 @@ struct Els {
     scales_box: HtmlInputElement,
 }
 
-/// The field menu of a structured array: every leaf field, those this tool does not decode
-/// (text, dates, big-endian) listed but disabled; `chosen` selected.
-fn field_select(
-    model: &Model,
-    index: usize,
-    s: &crate::format::numpy::Structured,
-    chosen: Option<&str>,
-) -> HtmlSelectElement {
+/// The field menu of a structured array ([`pv::field_options`]), `chosen` selected.
+fn field_select(options: &[pv::FieldOption], chosen: Option<&str>) -> HtmlSelectElement {
     let sel: HtmlSelectElement = dom::el("select").unchecked_into();
     attr(&sel, "data-testid", "preview-field");
     attr(
@@ -451,16 +437,10 @@ fn field_select(
         "aria-label",
         "the structured array's field to preview",
     );
-    for f in &s.fields {
-        let ok = preview::field_view(model, index, &f.name).is_ok();
-        let label = if ok {
-            format!("{} ({})", f.name, f.descr)
-        } else {
-            format!("{} ({}, not previewed)", f.name, f.descr)
-        };
-        let o = el_text("option", "", &label);
+    for f in options {
+        let o = el_text("option", "", &f.label);
         attr(&o, "value", &f.name);
-        if !ok {
+        if !f.enabled {
             attr(&o, "disabled", "");
         }
         if Some(f.name.as_str()) == chosen {

@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -49,6 +49,10 @@ pub struct Server {
     pub url: String,
     /// Every request served, in order.
     pub log: Arc<Mutex<Vec<Logged>>>,
+    /// Connections accepted, and connections whose serving ended (logged or not): a client
+    /// can read its whole answer and exit before the server thread logs it.
+    accepted: Arc<AtomicUsize>,
+    ended: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -81,8 +85,15 @@ impl Server {
         })
     }
 
-    /// The requests logged so far.
+    /// The requests logged so far, once every connection accepted has been served (waits up
+    /// to 5 s for the one in hand: a client that has its answer may exit before it is logged).
     pub fn requests(&self) -> Vec<Logged> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while self.ended.load(Ordering::SeqCst) < self.accepted.load(Ordering::SeqCst)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         self.log.lock().unwrap().clone()
     }
 
@@ -98,18 +109,22 @@ fn start(mode: Mode) -> Server {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let log = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
+    let (accepted, ended) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let (log2, stop2) = (log.clone(), stop.clone());
+    let (accepted2, ended2) = (accepted.clone(), ended.clone());
     let thread = std::thread::spawn(move || {
         // Bounded: the tests finish in seconds; the server gives up after 10 minutes anyway.
         let deadline = std::time::Instant::now() + Duration::from_secs(600);
         while !stop2.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
             match listener.accept() {
                 Ok((s, _)) => {
+                    accepted2.fetch_add(1, Ordering::SeqCst);
                     let _ = s.set_nonblocking(false);
                     let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
                     if let Some(l) = serve(s, &mode) {
                         log2.lock().unwrap().push(l);
                     }
+                    ended2.fetch_add(1, Ordering::SeqCst);
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(5)),
             }
@@ -118,6 +133,8 @@ fn start(mode: Mode) -> Server {
     Server {
         url,
         log,
+        accepted,
+        ended,
         stop,
         thread: Some(thread),
     }

@@ -3,7 +3,9 @@
 // through the journeys of engines.mjs — six files picked in the page give the CLI's tensor count
 // and inspect() the CLI's --json; a preview opened from the table draws its heatmap and
 // preview() gives the CLI's values. Screenshots: target/e2e-screenshots/webkit-*.png (the
-// viewport: WebDriver has no full-page screenshot).
+// viewport: WebDriver has no full-page screenshot). One MiniBrowser session serves every page
+// (a new document each); every driver call has a deadline, and a session that cannot be made
+// is tried again with a fresh driver.
 
 import { describe, it, before, after } from 'node:test';
 import fs from 'node:fs';
@@ -43,54 +45,98 @@ async function listening(port, ms) {
   }
 }
 
+/** `promise`, or a rejection naming `what` once `ms` have passed without an answer. */
+function deadline(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`WebKit: ${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+// Deadlines of one driver call: a hung WebKitWebDriver or MiniBrowser (CI once spent the
+// suite's 15 minutes in one call, silently) fails the call that hung, with its name.
+const SESSION_MS = 60_000;
+const CALL_MS = 150_000;
+
 describe('WebKit: the same answers as the CLI', { timeout: 15 * 60_000 }, () => {
   let server;
   let driverProc;
   let port;
-  const sessions = [];
+  let driver = null;
+
+  /** Starts WebKitWebDriver under xvfb-run, in a process group of its own (driver, Xvfb and
+   * browsers end together). */
+  async function startDriver() {
+    port = await freePort();
+    driverProc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x900x24', DRIVER, `--port=${port}`, '--host=127.0.0.1'],
+      { stdio: 'ignore', detached: true });
+    await listening(port, 30_000);
+  }
+
+  function stopDriver() {
+    if (driverProc?.pid) {
+      try { process.kill(-driverProc.pid, 'SIGTERM'); } catch { /* already gone */ }
+    }
+    driverProc = null;
+  }
+
+  /** The one MiniBrowser session of the suite, made on first use. Making a session is tried
+   * three times, each with a fresh driver after a failure. */
+  async function session() {
+    if (driver) return driver;
+    let last;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        if (!driverProc) await startDriver();
+        const build = new Builder()
+          .usingServer(`http://127.0.0.1:${port}`)
+          .withCapabilities({ browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } })
+          .build();
+        const d = await deadline(build, SESSION_MS, `new session (attempt ${attempt})`);
+        await deadline(d.manage().setTimeouts({ script: CALL_MS - 10_000, pageLoad: 60_000, implicit: 0 }), CALL_MS, 'setTimeouts');
+        await deadline(d.manage().window().setRect({ width: 1280, height: 900 }), CALL_MS, 'setRect').catch(() => {});
+        driver = d;
+        return d;
+      } catch (e) {
+        last = e;
+        console.log(`# webkit: ${e.message}; starting the driver again`);
+        stopDriver();
+      }
+    }
+    throw last;
+  }
 
   before(async () => {
     requireFile(DRIVER, 'install webkit2gtk-driver and xvfb (scripts/install.sh does)');
     requireFile(MINIBROWSER, 'install webkit2gtk-driver (scripts/install.sh does)');
     requireInputs();
     server = await startAppServer();
-    port = await freePort();
-    // Its own process group, so that the driver, Xvfb and the browsers end together.
-    driverProc = spawn('xvfb-run', ['-a', '-s', '-screen 0 1280x900x24', DRIVER, `--port=${port}`, '--host=127.0.0.1'],
-      { stdio: 'ignore', detached: true });
-    await listening(port, 30_000);
   });
 
   after(async () => {
-    for (const d of sessions) await d.quit().catch(() => {});
-    if (driverProc?.pid) {
-      try { process.kill(-driverProc.pid, 'SIGTERM'); } catch { /* already gone */ }
-    }
+    if (driver) await deadline(driver.quit(), 20_000, 'quit').catch(() => {});
+    stopDriver();
     await server?.close();
   });
 
-  /** A page of the engines.mjs interface: a WebDriver session of its own. */
+  /** A page of the engines.mjs interface: the suite's session, navigated to `url` (a new
+   * document, a new wasm instance). */
   async function open(url) {
-    const d = await new Builder()
-      .usingServer(`http://127.0.0.1:${port}`)
-      .withCapabilities({ browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } })
-      .build();
-    sessions.push(d);
-    await d.manage().window().setRect({ width: 1280, height: 900 }).catch(() => {});
-    await d.get(url);
+    const d = await session();
+    const call = (p, what) => deadline(p, CALL_MS, what);
+    await call(d.get(url), `load ${url}`);
     return {
-      pick: async (selector, file) => (await d.findElement(By.css(selector))).sendKeys(file),
-      run: (fn, arg) => d.executeScript(`return (${fn})(arguments[0]);`, arg ?? null),
+      pick: async (selector, file) => call(d.findElement(By.css(selector)).then((el) => el.sendKeys(file)), `pick ${path.basename(file)}`),
+      run: (fn, arg) => call(d.executeScript(`return (${fn})(arguments[0]);`, arg ?? null), 'script'),
       shot: async (name) => {
         fs.mkdirSync(screenshotDir, { recursive: true });
-        fs.writeFileSync(path.join(screenshotDir, `webkit-${name}.png`), Buffer.from(await d.takeScreenshot(), 'base64'));
+        fs.writeFileSync(path.join(screenshotDir, `webkit-${name}.png`), Buffer.from(await call(d.takeScreenshot(), 'screenshot'), 'base64'));
       },
       // WebDriver classic reports no page errors; the journeys' results are checked instead.
       errors: async () => [],
-      close: async () => {
-        sessions.splice(sessions.indexOf(d), 1);
-        await d.quit();
-      },
+      // The session stays for the next page; an empty document drops this one's instance.
+      close: async () => call(d.get('about:blank'), 'load about:blank'),
     };
   }
 

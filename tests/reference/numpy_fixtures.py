@@ -224,6 +224,7 @@ def header_arrays() -> dict[str, tuple]:
         "0d-object": (np.array({"a": 1}, dtype=object), None, None),
         "0d-structured": (np.array((2.5,), dtype=[("a", "<f4")]), None, None),
         "structured-fortran": (np.asfortranarray(records()[:4]), None, None),
+        "structured-empty": (records()[:0], None, None),
     }
 
 
