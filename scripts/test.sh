@@ -107,6 +107,18 @@ else
   echo "quantised safetensors fixtures are up to date"
 fi
 
+# Scan references (issue #22): a GGUF of every ggml type gguf-py writes, one of NaN/Inf values
+# and block scales, an all-zero tensor and an outlier, the first cut short; per-tensor counts and
+# float64 statistics from numpy over gguf-py's values, for those and the real Gemma and MiniLM
+# (about a minute; rebuilt when the script or dequant_vectors.py is newer).
+SCAN_OUT="$WP_ROOT/target/scan-fixtures"
+if [ ! -f "$SCAN_OUT/expected.json" ] || [ tests/reference/scan_reference.py -nt "$SCAN_OUT/expected.json" ] \
+  || [ tests/reference/dequant_vectors.py -nt "$SCAN_OUT/expected.json" ]; then
+  "$WP_VENV/bin/python" -W ignore::RuntimeWarning tests/reference/scan_reference.py --out "$SCAN_OUT" --gemma "$GEMMA" --minilm "$MINILM"
+else
+  echo "scan fixtures are up to date"
+fi
+
 # Every safetensors dtype and every plain GGUF type (both byte orders), with the exact values
 # numpy and ml_dtypes give for each preview (rebuilt when the script is newer).
 EXACT_OUT="$WP_ROOT/target/exact-fixtures"

@@ -32,6 +32,7 @@ pub mod format;
 pub mod open;
 pub mod preview;
 pub mod remote;
+pub mod scan;
 pub mod source;
 pub mod summary;
 pub mod text;

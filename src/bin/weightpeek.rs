@@ -1,5 +1,6 @@
 //! `weightpeek FILE [--tensors] [--query WORD] [--json]`: the native CLI.
 //! `weightpeek FILE --tensor NAME [--rows A..B] [--cols A..B] [--json]`: a tensor's values.
+//! `weightpeek scan MODEL [--json] [--threads N]`: every tensor's data checked (scan.rs).
 //!
 //! Reads only the header of FILE (the same driver loop as the page) and prints the summary,
 //! the metadata (arrays shortened), and optionally the tensor table, or everything as JSON.
@@ -26,8 +27,12 @@ mod edit;
 mod fit;
 
 #[cfg(not(target_arch = "wasm32"))]
+#[path = "weightpeek/scan.rs"]
+mod scan;
+
+#[cfg(not(target_arch = "wasm32"))]
 mod cli {
-    use super::{edit, fit};
+    use super::{edit, fit, scan};
     use std::io::Write;
     use std::path::PathBuf;
     use std::process::ExitCode;
@@ -161,6 +166,16 @@ mod cli {
                 }
             };
         }
+        if std::env::args_os().nth(1).is_some_and(|a| a == "scan") {
+            let args = scan::ScanArgs::parse_from(std::env::args_os().skip(1));
+            return match scan::run(&args) {
+                Ok(code) => code,
+                Err(e) => {
+                    warn(&format!("weightpeek scan: {}", text::escape(&e)));
+                    ExitCode::from(2)
+                }
+            };
+        }
         if std::env::args_os().nth(1).is_some_and(|a| a == "edit") {
             return edit::main(std::env::args_os().skip(1));
         }
@@ -268,7 +283,7 @@ mod cli {
     }
 
     /// Opens what `inputs` name (all local, or all remote). `file` picks a repository's model.
-    fn load(
+    pub(crate) fn load(
         inputs: &[String],
         file: Option<&str>,
         config: Option<&std::path::Path>,

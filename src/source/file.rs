@@ -2,6 +2,7 @@
 //! for are read, and every byte handed out is counted.
 
 use std::fs::File;
+#[cfg(not(any(unix, windows)))]
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -41,6 +42,48 @@ impl FileSource {
             reads: 0,
         })
     }
+
+    /// A second reader of the same open file, for another thread (reads are positioned, so
+    /// the two never move each other's place); its counters start at 0.
+    pub fn try_clone(&self) -> Result<FileSource, std::io::Error> {
+        Ok(FileSource {
+            file: self.file.try_clone()?,
+            size: self.size,
+            bytes_read: 0,
+            reads: 0,
+        })
+    }
+}
+
+/// Reads `buf.len()` bytes at `offset` without using the file's shared position.
+#[cfg(unix)]
+fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Reads `buf.len()` bytes at `offset` (Windows: `seek_read`, which moves the position, but a
+/// read never relies on it).
+#[cfg(windows)]
+fn read_at(file: &File, offset: u64, mut buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    let mut at = offset;
+    while !buf.is_empty() {
+        match file.seek_read(buf, at)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Elsewhere: seek then read (one reader per file handle).
+#[cfg(not(any(unix, windows)))]
+fn read_at(mut file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 impl ByteSource for FileSource {
@@ -61,14 +104,11 @@ impl ByteSource for FileSource {
         let mut buf = Vec::new();
         buf.try_reserve_exact(n).map_err(|_| past())?;
         buf.resize(n, 0);
-        self.file
-            .seek(SeekFrom::Start(offset))
-            .and_then(|_| self.file.read_exact(&mut buf))
-            .map_err(|e| SourceError::Io {
-                offset,
-                len,
-                cause: e.to_string(),
-            })?;
+        read_at(&self.file, offset, &mut buf).map_err(|e| SourceError::Io {
+            offset,
+            len,
+            cause: e.to_string(),
+        })?;
         self.bytes_read = self.bytes_read.saturating_add(len);
         self.reads = self.reads.saturating_add(1);
         Ok(buf)

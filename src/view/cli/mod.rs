@@ -12,6 +12,7 @@
 //! - [`recipe`]: `--recipe` (the quantisation recipe and the llama-quantize command).
 //! - [`diff`]: `weightpeek diff A B` (the Compare card).
 //! - [`listing`]: a Hub repository's models to pick from with `--file`.
+//! - [`scan`]: `weightpeek scan MODEL` (every tensor's data: NaN, Inf, zeros, statistics).
 //!
 //! Text from a file (names, keys, values, type labels) goes through [`crate::text::escape`]
 //! everywhere but in JSON, which stays JSON (its own escaping).
@@ -24,6 +25,7 @@ pub mod listing;
 pub mod memory;
 pub mod preview;
 pub mod recipe;
+pub mod scan;
 pub mod summary;
 pub mod tokenizer;
 

@@ -1,0 +1,460 @@
+//! Scan every weight (issue #22): read each tensor's data once, front to back, in bounded
+//! pieces, and count what is wrong in it — NaN and infinite values, NaN and infinite block
+//! scales (as llama.cpp's `ggml_validate_row_data` judges them, [`scales`]), exact zeros — with
+//! the finite values' min, max, mean and standard deviation ([`stats`]).
+//!
+//! Plain Rust over a [`ByteSource`], tested natively; the CLI runs it on threads (one source
+//! each), the page in a Worker. A piece is a preview window ([`crate::preview::plan`]) of whole
+//! rows, or of whole blocks of one row when a row is longer than a piece, so every format the
+//! previews read (GGUF, safetensors, PyTorch, NumPy, ONNX; big-endian GGUF; stored zip
+//! members) is read the same way, and the values are the previews' (and the references').
+//!
+//! Memory: one piece's bytes (at most [`PIECE_BYTES`] by default) and one run of
+//! [`RUN_VALUES`] decoded values; nothing is sized by the tensor or the file.
+#![forbid(unsafe_code)]
+
+pub mod findings;
+pub mod scales;
+pub mod stats;
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::dequant::{
+    decode_wide, dequantize_ggml, dequantize_safetensors, element_at, ggml_kind, st_kind,
+    ElementKind, Exact,
+};
+use crate::format::{DType, Model};
+use crate::preview::{self, Plan, PreviewError, WindowRequest, MAX_WINDOW_VALUES};
+use crate::source::ByteSource;
+
+pub use findings::{findings, OUTLIER_FACTOR};
+pub use scales::{bad_scales, judged_scales, Scales};
+pub use stats::{Accumulator, ValueStats, EXP_BINS, EXP_HIGH, EXP_LOW};
+
+/// Most bytes one piece reads (and holds) by default: 16 MiB (the issue's bound on what a
+/// scan holds at a time; threads share it, [`piece_bytes_for`]).
+pub const PIECE_BYTES: u64 = 16 << 20;
+/// Values decoded and accumulated at a time: 16 Ki (64 KiB of `f32`, cache-resident for the
+/// accumulator's second pass).
+pub const RUN_VALUES: usize = 1 << 14;
+
+/// The piece size each of `threads` threads uses so that together they hold at most
+/// [`PIECE_BYTES`] (at least 1 MiB each).
+pub fn piece_bytes_for(threads: usize) -> u64 {
+    (PIECE_BYTES / threads.max(1) as u64).max(1 << 20)
+}
+
+/// What a scan found in one tensor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorScan {
+    /// The tensor's name.
+    pub name: String,
+    /// Its type (`Q4_K`, `F16`, …).
+    #[serde(rename = "type")]
+    pub dtype: String,
+    /// Index of the file (part) holding it, in [`Model::parts`] order.
+    pub part: usize,
+    /// Bytes of its data read.
+    pub bytes_read: u64,
+    /// The values' statistics (absent when the tensor was not scanned).
+    #[serde(flatten)]
+    pub values: Option<ValueStats>,
+    /// Blocks whose scales were judged (0 for plain types).
+    pub blocks: u64,
+    /// Judged block scales that are NaN (MXFP4: the invalid exponent 0xFF).
+    pub scale_nan: u64,
+    /// Judged block scales that are infinite.
+    pub scale_inf: u64,
+    /// Absolute file offset of the first block (or element) holding a NaN or infinite value or
+    /// scale; `None` when there is none, or when the tensor's bytes are not the file's as they
+    /// are (a deflated member, a NumPy field, an ONNX typed field).
+    pub first_bad_offset: Option<u64>,
+    /// Why the tensor was not (wholly) scanned (its values are elsewhere, its type is not
+    /// decoded, a read failed); `None` when it was.
+    pub skipped: Option<String>,
+    /// Whether that was because its bytes could not be read (past the end of the file, a
+    /// failed read, bytes that do not decode): an error, where the other reasons are notes.
+    pub failed: bool,
+}
+
+impl TensorScan {
+    fn new(model: &Model, index: usize) -> TensorScan {
+        let t = &model.tensors[index];
+        TensorScan {
+            name: t.name.clone(),
+            dtype: t.dtype.label(),
+            part: model.source_of(index),
+            bytes_read: 0,
+            values: None,
+            blocks: 0,
+            scale_nan: 0,
+            scale_inf: 0,
+            first_bad_offset: None,
+            skipped: None,
+            failed: false,
+        }
+    }
+
+    /// Whether a NaN or infinite value or block scale was found.
+    pub fn has_non_finite(&self) -> bool {
+        self.scale_nan + self.scale_inf > 0
+            || self.values.as_ref().is_some_and(|v| v.nan + v.inf > 0)
+    }
+}
+
+/// The windows tensor `index` is read in: whole rows while a row fits `piece_bytes` (and the
+/// window's values [`MAX_WINDOW_VALUES`]), else whole blocks of one row at a time. Errors:
+/// the tensor is not previewable ([`preview::target_geometry`]).
+pub fn pieces(model: &Model, index: usize, piece_bytes: u64) -> Result<Pieces, PreviewError> {
+    let g = preview::target_geometry(model, index, None)?;
+    let piece_bytes = piece_bytes.max(1);
+    let (rows_per, units_per) = if g.row_bytes <= piece_bytes && g.row_values <= MAX_WINDOW_VALUES {
+        let by_bytes = piece_bytes / g.row_bytes.max(1);
+        let by_values = MAX_WINDOW_VALUES / g.row_values.max(1);
+        (by_bytes.min(by_values).max(1), 0)
+    } else {
+        let by_bytes = piece_bytes / g.unit_bytes.max(1);
+        let by_values = MAX_WINDOW_VALUES / g.unit_values.max(1);
+        (1, by_bytes.min(by_values).max(1))
+    };
+    Ok(Pieces {
+        rows: g.rows,
+        row_values: g.row_values,
+        unit_values: g.unit_values,
+        rows_per,
+        units_per,
+        row: 0,
+        col: 0,
+    })
+}
+
+/// An iterator of a tensor's windows ([`pieces`]), in storage order.
+#[derive(Debug, Clone)]
+pub struct Pieces {
+    rows: u64,
+    row_values: u64,
+    unit_values: u64,
+    rows_per: u64,
+    /// Units (blocks) per piece when a row is split; 0 when pieces are whole rows.
+    units_per: u64,
+    row: u64,
+    col: u64,
+}
+
+impl Iterator for Pieces {
+    type Item = WindowRequest;
+
+    fn next(&mut self) -> Option<WindowRequest> {
+        if self.row >= self.rows || self.row_values == 0 {
+            return None;
+        }
+        if self.units_per == 0 {
+            let end = self.row.saturating_add(self.rows_per).min(self.rows);
+            let req = window(self.row..end, None);
+            self.row = end;
+            return Some(req);
+        }
+        let step = self.units_per.saturating_mul(self.unit_values.max(1));
+        let end = self.col.saturating_add(step).min(self.row_values);
+        let req = window(self.row..self.row + 1, Some(self.col..end));
+        self.col = end;
+        if self.col >= self.row_values {
+            self.col = 0;
+            self.row += 1;
+        }
+        Some(req)
+    }
+}
+
+fn window(rows: Range<u64>, cols: Option<Range<u64>>) -> WindowRequest {
+    WindowRequest {
+        rows: Some(rows),
+        cols,
+        field: None,
+    }
+}
+
+/// How one tensor's bytes decode, and what of them is judged.
+#[derive(Debug, Clone, Copy)]
+enum Decoder {
+    Ggml(crate::format::ggml_type::GgmlType, bool),
+    St(crate::format::safetensors::StDtype),
+    Wide(ElementKind, bool),
+}
+
+/// The running scan of one tensor: feed it each piece's plan and bytes ([`TensorScanner::add`]).
+#[derive(Debug)]
+pub struct TensorScanner {
+    out: TensorScan,
+    decoder: Decoder,
+    kind: ElementKind,
+    big_endian: bool,
+    scales: Option<Scales>,
+    acc: Accumulator,
+    ints: Option<(i128, i128)>,
+    f32s: Vec<f32>,
+    f64s: Vec<f64>,
+}
+
+impl TensorScanner {
+    /// Starts the scan of tensor `index`. Errors: its type is not decoded (structured and
+    /// object arrays, values elsewhere, unknown types: [`preview::target_geometry`]'s reasons).
+    pub fn new(model: &Model, index: usize) -> Result<TensorScanner, PreviewError> {
+        let t = model
+            .tensors
+            .get(index)
+            .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
+        let g = preview::target_geometry(model, index, None)?;
+        let be = g.big_endian;
+        let (decoder, kind, scales) = match &t.dtype {
+            DType::Ggml(ty) => (Decoder::Ggml(*ty, be), ggml_kind(*ty), judged_scales(ty.0)),
+            DType::St(d) => (Decoder::St(*d), st_kind(d), None),
+            DType::StUnknown(n) => {
+                return Err(PreviewError::Dequant(
+                    crate::dequant::DequantError::UnknownDtype { name: n.clone() },
+                ))
+            }
+        };
+        let decoder = if kind.is_wide() {
+            Decoder::Wide(kind, be)
+        } else {
+            decoder
+        };
+        Ok(TensorScanner {
+            out: TensorScan::new(model, index),
+            decoder,
+            kind,
+            big_endian: be,
+            scales,
+            acc: Accumulator::default(),
+            ints: None,
+            f32s: Vec::new(),
+            f64s: Vec::new(),
+        })
+    }
+
+    /// Adds one piece: `plan` as [`preview::plan`] made it for a window of [`pieces`], `bytes`
+    /// as [`preview::read_window`] read them (whole decodable units). Errors: bytes that do not
+    /// decode (a partial block), which a plan of [`pieces`] never gives.
+    pub fn add(&mut self, plan: &Plan, bytes: &[u8]) -> Result<(), PreviewError> {
+        let g = &plan.geometry;
+        let unit = usize::try_from(g.unit_bytes).map_err(|_| PreviewError::Overflow)?;
+        let unit_values = usize::try_from(g.unit_values).map_err(|_| PreviewError::Overflow)?;
+        if unit == 0 || unit_values == 0 || bytes.len() % unit != 0 {
+            return Err(PreviewError::Read(format!(
+                "{} bytes are not whole {unit}-byte units",
+                bytes.len()
+            )));
+        }
+        // Offsets are the file's only when the bytes are read as they are stored.
+        let in_place = plan.inflate.is_none() && plan.encoded.is_none() && plan.gather.is_none();
+        let units_per_run = (RUN_VALUES / unit_values).max(1);
+        for (k, run) in bytes.chunks(units_per_run * unit).enumerate() {
+            let run_start = (k * units_per_run * unit) as u64;
+            let bad_before = self.acc.non_finite();
+            let mut first_bad_unit = None;
+            if let Some(s) = self.scales {
+                for (u, block) in run.chunks_exact(unit).enumerate() {
+                    let (nan, inf) = bad_scales(s, block);
+                    self.out.scale_nan += u64::from(nan);
+                    self.out.scale_inf += u64::from(inf);
+                    if nan + inf > 0 && first_bad_unit.is_none() {
+                        first_bad_unit = Some(u);
+                    }
+                }
+                self.out.blocks += (run.len() / unit) as u64;
+            }
+            let n = run.len() / unit * unit_values;
+            let first_value_bad = match self.decoder {
+                Decoder::Wide(kind, be) => {
+                    self.f64s.resize(n, 0.0);
+                    decode_wide(kind, be, run, &mut self.f64s).map_err(PreviewError::Dequant)?;
+                    self.acc.add(&self.f64s);
+                    (self.acc.non_finite() > bad_before)
+                        .then(|| self.f64s.iter().position(|x| !x.is_finite()))
+                        .flatten()
+                }
+                Decoder::Ggml(ty, be) => {
+                    self.f32s.resize(n, 0.0);
+                    dequantize_ggml(ty, be, run, &mut self.f32s).map_err(PreviewError::Dequant)?;
+                    self.acc.add(&self.f32s);
+                    (self.acc.non_finite() > bad_before)
+                        .then(|| self.f32s.iter().position(|x| !x.is_finite()))
+                        .flatten()
+                }
+                Decoder::St(d) => {
+                    self.f32s.resize(n, 0.0);
+                    dequantize_safetensors(&d, run, &mut self.f32s)
+                        .map_err(PreviewError::Dequant)?;
+                    self.acc.add(&self.f32s);
+                    (self.acc.non_finite() > bad_before)
+                        .then(|| self.f32s.iter().position(|x| !x.is_finite()))
+                        .flatten()
+                }
+            };
+            if let ElementKind::Int { bytes: w, .. } = self.kind {
+                self.add_ints(run, usize::from(w));
+            }
+            let first = [first_bad_unit, first_value_bad.map(|v| v / unit_values)]
+                .into_iter()
+                .flatten()
+                .min();
+            if let (Some(u), None, true) = (first, self.out.first_bad_offset, in_place) {
+                self.out.first_bad_offset = plan
+                    .read_offset
+                    .checked_add(run_start)
+                    .and_then(|o| o.checked_add(u as u64 * g.unit_bytes));
+            }
+        }
+        self.out.bytes_read = self.out.bytes_read.saturating_add(bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Exact extremes of an integer type (a 64-bit integer past 2^53 has no exact `f64`).
+    fn add_ints(&mut self, run: &[u8], width: usize) {
+        for e in run.chunks_exact(width) {
+            let v = match element_at(self.kind, self.big_endian, e) {
+                Some(Exact::Int(v)) => i128::from(v),
+                Some(Exact::UInt(v)) => i128::from(v),
+                _ => continue,
+            };
+            self.ints = Some(match self.ints {
+                None => (v, v),
+                Some((a, b)) => (a.min(v), b.max(v)),
+            });
+        }
+    }
+
+    /// The tensor's result.
+    pub fn finish(self) -> TensorScan {
+        let kind = self.kind;
+        let mut values = self.acc.finish(|v| match kind {
+            ElementKind::Float32 => Exact::F32(v as f32),
+            ElementKind::Bool => Exact::Bool(v != 0.0),
+            _ => Exact::F64(v),
+        });
+        if let (ElementKind::Int { signed, .. }, Some((a, b))) = (kind, self.ints) {
+            let exact = |v: i128| {
+                if signed {
+                    Exact::Int(i64::try_from(v).unwrap_or_default())
+                } else {
+                    Exact::UInt(u64::try_from(v).unwrap_or_default())
+                }
+            };
+            values.min = Some(exact(a));
+            values.max = Some(exact(b));
+        }
+        TensorScan {
+            values: Some(values),
+            ..self.out
+        }
+    }
+}
+
+/// A skipped tensor's result, saying why.
+pub fn skipped(model: &Model, index: usize, why: &PreviewError) -> TensorScan {
+    TensorScan {
+        skipped: Some(why.to_string()),
+        failed: is_failure(why),
+        ..TensorScan::new(model, index)
+    }
+}
+
+/// Whether `e` says the bytes could not be read (rather than that the tensor is not decoded).
+fn is_failure(e: &PreviewError) -> bool {
+    matches!(
+        e,
+        PreviewError::BeyondEnd { .. } | PreviewError::Read(_) | PreviewError::Dequant(_)
+    ) && !matches!(
+        e,
+        PreviewError::Dequant(
+            crate::dequant::DequantError::UnknownGgmlType { .. }
+                | crate::dequant::DequantError::UnknownDtype { .. }
+                | crate::dequant::DequantError::Unsupported { .. }
+                | crate::dequant::DequantError::BigEndianQuantized { .. }
+        )
+    )
+}
+
+/// Scans tensor `index` of `model` from `src` (the file holding it), in pieces of at most
+/// `piece_bytes`; `progress` is told the bytes of each piece once read. A tensor that cannot
+/// be scanned, or whose read fails, comes back [`TensorScan::skipped`] with the reason (the
+/// scan of the others goes on).
+pub async fn scan_tensor<S: ByteSource>(
+    model: &Model,
+    src: &mut S,
+    index: usize,
+    piece_bytes: u64,
+    progress: &mut dyn FnMut(u64),
+) -> TensorScan {
+    let (mut scanner, windows) = match TensorScanner::new(model, index)
+        .and_then(|s| Ok((s, pieces(model, index, piece_bytes)?)))
+    {
+        Ok(x) => x,
+        Err(e) => return skipped(model, index, &e),
+    };
+    for req in windows {
+        let step = async {
+            let plan = preview::plan(model, index, &req)?;
+            let mut plan = preview::locate(model, src, plan).await?;
+            let bytes = preview::read_window(src, &mut plan).await?;
+            scanner.add(&plan, &bytes)?;
+            Ok::<u64, PreviewError>(bytes.len() as u64)
+        };
+        match step.await {
+            Ok(n) => progress(n),
+            // Nothing read yet (the tensor lies past the end of the file, say): not scanned.
+            Err(e) if scanner.out.bytes_read == 0 => return skipped(model, index, &e),
+            Err(e) => {
+                let mut out = scanner.finish();
+                let rows = req.rows.unwrap_or(0..0);
+                out.skipped = Some(format!("stopped at rows {}..{}: {e}", rows.start, rows.end));
+                out.failed = is_failure(&e);
+                return out;
+            }
+        }
+    }
+    scanner.finish()
+}
+
+/// The order tensors are scanned in: by file, then by offset (each file's data read front to
+/// back).
+pub fn scan_order(model: &Model) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..model.tensors.len()).collect();
+    order.sort_by_key(|&i| (model.source_of(i), model.tensors[i].offset, i));
+    order
+}
+
+/// Bytes a scan of `model` reads: every scanned tensor's data (a tensor that cannot be planned
+/// counts 0).
+pub fn bytes_to_scan(model: &Model) -> u64 {
+    (0..model.tensors.len())
+        .filter(|&i| preview::target_geometry(model, i, None).is_ok())
+        .filter_map(|i| model.tensors[i].bytes)
+        .fold(0u64, u64::saturating_add)
+}
+
+/// Scans every tensor of `model`, one after another ([`scan_order`]), reading from
+/// `sources[model.source_of(i)]`. Results are in the model's tensor order.
+pub async fn scan<S: ByteSource>(
+    model: &Model,
+    sources: &mut [S],
+    piece_bytes: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Vec<TensorScan> {
+    let mut out: Vec<Option<TensorScan>> = vec![None; model.tensors.len()];
+    for i in scan_order(model) {
+        let r = match sources.get_mut(model.source_of(i)) {
+            Some(src) => scan_tensor(model, src, i, piece_bytes, progress).await,
+            None => skipped(
+                model,
+                i,
+                &PreviewError::Read("the file holding it was not read".into()),
+            ),
+        };
+        out[i] = Some(r);
+    }
+    out.into_iter().flatten().collect()
+}

@@ -1,0 +1,216 @@
+//! The per-tensor accumulator of a scan: counts of NaN, infinite and zero values, the finite
+//! values' min and max, and their mean and population standard deviation, merged from
+//! cache-sized runs (each run's mean and sum of squared deviations in two passes over the run,
+//! in `f64`; runs combined by Chan, Golub and LeVeque's pairwise update), so the result is as
+//! accurate as numpy's float64 `mean` and `std` whatever the tensor's size.
+
+use serde::Serialize;
+
+use crate::dequant::Exact;
+
+/// Bins of the magnitude histogram: `|x|` by its binary exponent, from 2^−[`EXP_LOW`] (and
+/// below, the first bin) to 2^[`EXP_HIGH`] (and above, the last bin); zeros are counted
+/// apart.
+pub const EXP_BINS: usize = 48;
+/// The first bin holds finite nonzero `|x| < 2^−(EXP_LOW − 1)`.
+pub const EXP_LOW: i32 = 32;
+/// The last bin holds `|x| ≥ 2^(EXP_HIGH − 1)`.
+pub const EXP_HIGH: i32 = EXP_BINS as i32 - EXP_LOW;
+
+/// What a scan found in one tensor's values.
+///
+/// `min`, `max`, `mean`, `std` are over the finite values (`None` when there are none); `std`
+/// is the population one (numpy's `std`, `ddof=0`). Complex values count by their magnitude
+/// `|z|`, as previews show them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValueStats {
+    /// Values scanned.
+    pub count: u64,
+    /// NaN values.
+    pub nan: u64,
+    /// Infinite values (either sign).
+    pub inf: u64,
+    /// Values equal to zero (`+0` or `−0`).
+    pub zeros: u64,
+    /// Smallest finite value, exactly as stored.
+    pub min: Option<Exact>,
+    /// Largest finite value, exactly as stored.
+    pub max: Option<Exact>,
+    /// Mean of the finite values.
+    pub mean: Option<f64>,
+    /// Population standard deviation of the finite values.
+    pub std: Option<f64>,
+    /// Finite nonzero values by binary exponent of `|x|`: bin `k` holds `2^(k − EXP_LOW) ≤
+    /// |x| < 2^(k + 1 − EXP_LOW)`, the ends open ([`EXP_BINS`] bins).
+    pub magnitudes: Vec<u64>,
+}
+
+/// Accumulates [`ValueStats`] over runs of values.
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    count: u64,
+    nan: u64,
+    inf: u64,
+    zeros: u64,
+    finite: u64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    m2: f64,
+    magnitudes: [u64; EXP_BINS],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            count: 0,
+            nan: 0,
+            inf: 0,
+            zeros: 0,
+            finite: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            mean: 0.0,
+            m2: 0.0,
+            magnitudes: [0; EXP_BINS],
+        }
+    }
+}
+
+/// Bin of a finite nonzero magnitude.
+fn bin_of(x: f64) -> usize {
+    // The binary exponent: exact from the bits (subnormals of f64 fall in the first bin).
+    let e = ((x.abs().to_bits() >> 52) & 0x7FF) as i32 - 1023;
+    (e + EXP_LOW).clamp(0, EXP_BINS as i32 - 1) as usize
+}
+
+impl Accumulator {
+    /// Adds one run of values (widened exactly to `f64`); keep runs cache-sized (the run is
+    /// passed over twice).
+    pub fn add<T: Copy + Into<f64>>(&mut self, xs: &[T]) {
+        let mut n = 0u64;
+        let mut sum = 0f64;
+        for &x in xs {
+            let x: f64 = x.into();
+            if x.is_finite() {
+                n += 1;
+                sum += x;
+                if x == 0.0 {
+                    self.zeros += 1;
+                } else {
+                    self.magnitudes[bin_of(x)] += 1;
+                }
+                if x < self.min {
+                    self.min = x;
+                }
+                if x > self.max {
+                    self.max = x;
+                }
+            } else if x.is_nan() {
+                self.nan += 1;
+            } else {
+                self.inf += 1;
+            }
+        }
+        self.count += xs.len() as u64;
+        if n == 0 {
+            return;
+        }
+        let mean = sum / n as f64;
+        let m2: f64 = xs
+            .iter()
+            .map(|&x| x.into())
+            .filter(|x: &f64| x.is_finite())
+            .map(|x| (x - mean) * (x - mean))
+            .sum();
+        // Chan et al.: combine (finite, mean, m2) with the run's (n, mean, m2).
+        let total = self.finite + n;
+        let delta = mean - self.mean;
+        let (a, b) = (self.finite as f64, n as f64);
+        self.mean += delta * (b / total as f64);
+        self.m2 += m2 + delta * delta * (a * b / total as f64);
+        self.finite = total;
+    }
+
+    /// Values that are NaN or infinite so far.
+    pub fn non_finite(&self) -> u64 {
+        self.nan + self.inf
+    }
+
+    /// The statistics; `exact` turns a widened min or max back into the stored type's value.
+    pub fn finish(&self, exact: impl Fn(f64) -> Exact) -> ValueStats {
+        let any = self.finite > 0;
+        ValueStats {
+            count: self.count,
+            nan: self.nan,
+            inf: self.inf,
+            zeros: self.zeros,
+            min: any.then(|| exact(self.min)),
+            max: any.then(|| exact(self.max)),
+            mean: any.then_some(self.mean),
+            std: any.then(|| (self.m2 / self.finite as f64).sqrt()),
+            magnitudes: self.magnitudes.to_vec(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_merge_to_the_two_pass_result() {
+        let xs: Vec<f32> = (0..10_000)
+            .map(|i| ((i * 7919) % 1000) as f32 * 0.37 - 50.0)
+            .collect();
+        let mut whole = Accumulator::default();
+        whole.add(&xs);
+        let mut runs = Accumulator::default();
+        for c in xs.chunks(333) {
+            runs.add(c);
+        }
+        let n = xs.len() as f64;
+        let mean = xs.iter().map(|&x| f64::from(x)).sum::<f64>() / n;
+        let var = xs
+            .iter()
+            .map(|&x| (f64::from(x) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        for a in [whole, runs] {
+            let s = a.finish(|v| Exact::F64(v));
+            assert!((s.mean.unwrap() - mean).abs() <= 1e-12 * mean.abs());
+            assert!((s.std.unwrap() - var.sqrt()).abs() <= 1e-12 * var.sqrt());
+            assert_eq!(s.magnitudes.iter().sum::<u64>() + s.zeros, 10_000);
+        }
+    }
+
+    #[test]
+    fn specials_are_counted_not_summed() {
+        let mut a = Accumulator::default();
+        a.add(&[
+            1.0f32,
+            -0.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            3.0,
+        ]);
+        let s = a.finish(|v| Exact::F32(v as f32));
+        assert_eq!((s.count, s.nan, s.inf, s.zeros), (6, 1, 2, 1));
+        assert_eq!(
+            (s.min, s.max),
+            (Some(Exact::F32(-0.0)), Some(Exact::F32(3.0)))
+        );
+        assert_eq!(s.mean, Some(4.0 / 3.0));
+        // 1.0 is 2^0: bin EXP_LOW; 3.0 is in [2, 4): bin EXP_LOW + 1.
+        assert_eq!(
+            (
+                s.magnitudes[EXP_LOW as usize],
+                s.magnitudes[EXP_LOW as usize + 1]
+            ),
+            (1, 1)
+        );
+        let empty = Accumulator::default().finish(|v| Exact::F64(v));
+        assert_eq!((empty.min, empty.mean, empty.std), (None, None, None));
+    }
+}
