@@ -177,7 +177,7 @@ mod tests {
             .sum::<f64>()
             / n;
         for a in [whole, runs] {
-            let s = a.finish(|v| Exact::F64(v));
+            let s = a.finish(Exact::F64);
             assert!((s.mean.unwrap() - mean).abs() <= 1e-12 * mean.abs());
             assert!((s.std.unwrap() - var.sqrt()).abs() <= 1e-12 * var.sqrt());
             assert_eq!(s.magnitudes.iter().sum::<u64>() + s.zeros, 10_000);
@@ -210,7 +210,7 @@ mod tests {
             ),
             (1, 1)
         );
-        let empty = Accumulator::default().finish(|v| Exact::F64(v));
+        let empty = Accumulator::default().finish(Exact::F64);
         assert_eq!((empty.min, empty.mean, empty.std), (None, None, None));
     }
 }
