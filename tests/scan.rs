@@ -170,5 +170,14 @@ fn the_library_reads_every_tensor_once_and_no_more() {
         assert_eq!(src[0].bytes_read, readable, "{name}: bytes read");
         assert_eq!(told, readable, "{name}: progress");
         assert_eq!(scans.iter().map(|t| t.bytes_read).sum::<u64>(), readable);
+        // A tensor index past the model's is a result saying so, not a panic.
+        let none = block_on_ready(scan::scan_tensor(
+            &model,
+            &mut src[0],
+            usize::MAX,
+            200,
+            &mut |_| {},
+        ));
+        assert!(none.values.is_none() && none.skipped.is_some(), "{none:?}");
     }
 }

@@ -81,10 +81,10 @@ pub struct TensorScan {
 
 impl TensorScan {
     fn new(model: &Model, index: usize) -> TensorScan {
-        let t = &model.tensors[index];
+        let t = model.tensors.get(index);
         TensorScan {
-            name: t.name.clone(),
-            dtype: t.dtype.label(),
+            name: t.map_or_else(|| format!("#{index}"), |t| t.name.clone()),
+            dtype: t.map(|t| t.dtype.label()).unwrap_or_default(),
             part: model.source_of(index),
             bytes_read: 0,
             values: None,

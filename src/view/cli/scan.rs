@@ -82,18 +82,17 @@ pub fn text(name: &str, scans: &[TensorScan], findings: &[Finding]) -> String {
     out
 }
 
-/// A statistic in at most 12 characters: 6 significant digits.
+/// A statistic in 6 significant digits: fixed from 0.001 up to a million, else `1.23456e-4`.
 fn short(v: f64) -> String {
-    let s = format!("{v:.6}");
-    if s.len() <= 12 && v.abs() >= 1e-4 || v == 0.0 {
-        s
+    if v == 0.0 || !v.is_finite() {
+        return value_text_f64(v);
+    }
+    let e = v.abs().log10().floor() as i32;
+    if (-3..6).contains(&e) {
+        let decimals = (5 - e).max(0) as usize;
+        format!("{v:.decimals$}")
     } else {
-        let e = format!("{v:.5e}");
-        if e.len() <= 12 {
-            e
-        } else {
-            value_text_f64(v)
-        }
+        format!("{v:.5e}")
     }
 }
 
@@ -133,6 +132,8 @@ mod tests {
             "scanned 512.0 MiB of 2.0 GiB (25%), 1.0 GiB/s, 2 s left"
         );
         assert_eq!(short(0.000123456), "1.23456e-4");
-        assert_eq!(short(-2.5), "-2.500000");
+        assert_eq!(short(-2.5), "-2.50000");
+        assert_eq!(short(1234.5678), "1234.57");
+        assert_eq!(short(0.0), "0");
     }
 }
