@@ -279,7 +279,7 @@ impl TensorScanner {
                 Decoder::Ggml(ty, be) => {
                     self.f32s.resize(n, 0.0);
                     dequantize_ggml(ty, be, run, &mut self.f32s).map_err(PreviewError::Dequant)?;
-                    self.acc.add(&self.f32s);
+                    self.acc.add_f32(&self.f32s);
                     (self.acc.non_finite() > bad_before)
                         .then(|| self.f32s.iter().position(|x| !x.is_finite()))
                         .flatten()
@@ -288,7 +288,7 @@ impl TensorScanner {
                     self.f32s.resize(n, 0.0);
                     dequantize_safetensors(&d, run, &mut self.f32s)
                         .map_err(PreviewError::Dequant)?;
-                    self.acc.add(&self.f32s);
+                    self.acc.add_f32(&self.f32s);
                     (self.acc.non_finite() > bad_before)
                         .then(|| self.f32s.iter().position(|x| !x.is_finite()))
                         .flatten()
