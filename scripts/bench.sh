@@ -7,6 +7,8 @@
 #        tool run REPEATS times (default 3) in turn, medians reported; WEIGHTPEEK_DIST picks the build
 #        bash scripts/bench.sh torch   only the PyTorch listing table (issue #12)
 #        bash scripts/bench.sh onnx    only the ONNX listing table (issue #12)
+#        bash scripts/bench.sh scan [RUNS]  only the scan table (issue #22): weightpeek scan next
+#        to cat and gguf-py + numpy on Gemma 3 and a generated 1 GiB GGUF of Q4_K/Q8_0/F16
 #        bash scripts/bench.sh ledger      only the speed ledger (below), written to bench/ledger.json
 #        bash scripts/bench.sh --compare   only the speed ledger's stages (issue #23), each one's
 #        ratio to the figures recorded in bench/ledger.json, stages over 1.5x slower flagged
@@ -175,6 +177,15 @@ if [ "$ONLY" = torch ] || [ "$ONLY" = all ]; then
 cargo build --quiet --release --bin weightpeek
 python3 bench/listing_table.py "$WP_VENV/bin/python" bench/torch_list.py "Python zipfile + inert Unpickler" \
   target/torch-fixtures/big.pt "$WEIGHTPEEK_DATA/silero-vad/silero_vad.jit" "$WEIGHTPEEK_DATA/lpips/v0.1/vgg.pth"
+fi
+
+# Scan every weight (issue #22): `weightpeek scan` (all cores, one core) next to `cat FILE >
+# /dev/null` and gguf-py + numpy float64 (bench/scan_gguf_py.py), whole processes from the page
+# cache, on Gemma 3 and a generated 1 GiB GGUF of Q4_K, Q8_0 and F16 (bench/make_scan_file.py).
+if [ "$ONLY" = scan ]; then
+"$WP_VENV/bin/python" bench/make_scan_file.py "$out/mixed.gguf" 1 >/dev/null
+cargo build --quiet --release --bin weightpeek
+python3 bench/scan_table.py target/release/weightpeek "$WP_VENV/bin/python" "${2:-5}" "$GEMMA" "$out/mixed.gguf"
 fi
 
 # ONNX listing (issue #12): `weightpeek FILE --json` next to onnx.load(load_external_data=False)
