@@ -81,7 +81,7 @@ if [ "$ONLY" = ledger ]; then
   exit 0
 fi
 
-if [ "$ONLY" != dequant ] && [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
+if [ "$ONLY" = all ]; then
 FILES=("$GEMMA" "$VOCAB")
 cargo run --quiet --release --example bench_header -- "${FILES[@]}" > "$out/native.jsonl"
 header_files "$out/native.jsonl"
@@ -117,7 +117,7 @@ cargo build --quiet --release --bin weightpeek
 node bench/remote.mjs target/remote-fixtures
 fi
 
-if [ "$ONLY" != torch ] && [ "$ONLY" != onnx ]; then
+if [ "$ONLY" = all ] || [ "$ONLY" = dequant ]; then
 # --- Dequantisation throughput (issue #4) --------------------------------------------------------
 # Elements per second per ggml type: natively (examples/bench_dequant.rs), as wasm in headless
 # Chromium (bench/dequant_wasm.mjs -> the web build's bench_dequant hook), and gguf-py's numpy

@@ -50,7 +50,8 @@ pub use stats::{stats_of, Histogram, Stats, HISTOGRAM_BINS};
 pub use values::{exact_raw, exact_text, value_text, value_text_f64};
 
 use heatmap::HeatmapBuilder;
-use stats::{IntRange, Pass1, Pass2};
+pub(crate) use stats::IntRange;
+use stats::{Pass1, Pass2};
 
 /// How many first values a preview lists.
 pub const FIRST_VALUES: usize = 64;
@@ -282,20 +283,35 @@ async fn decode_window<S: ByteSource>(
 pub async fn locate<S: ByteSource>(
     model: &Model,
     src: &mut S,
-    mut plan: Plan,
+    plan: Plan,
 ) -> Result<Plan, PreviewError> {
+    let moved = member_data(model, src, plan.tensor_index).await?;
+    relocate(plan, moved)
+}
+
+/// Where the data of tensor `index`'s zip member really starts, when the listing only
+/// predicted it ([`locate`]): `Some((predicted, real))` after one small read of the member's
+/// local header; `None` without a read for every other tensor. A caller planning many windows
+/// of one tensor (the scan) reads it once and [`relocate`]s each plan.
+///
+/// Errors: the header cannot be read, or is not a zip local header.
+pub async fn member_data<S: ByteSource>(
+    model: &Model,
+    src: &mut S,
+    index: usize,
+) -> Result<Option<(u64, u64)>, PreviewError> {
     let Some(a) = &model.archive else {
-        return Ok(plan);
+        return Ok(None);
     };
     let Some(s) = a
         .tensor_storage
-        .get(plan.tensor_index)
+        .get(index)
         .copied()
         .flatten()
         .and_then(|i| a.storages.get(i))
         .filter(|s| !s.verified)
     else {
-        return Ok(plan);
+        return Ok(None);
     };
     use crate::format::zip;
     let len =
@@ -324,21 +340,87 @@ pub async fn locate<S: ByteSource>(
             )))
         }
     };
-    plan.read_offset = plan
-        .read_offset
-        .checked_sub(s.data)
-        .and_then(|rel| real.checked_add(rel))
-        .ok_or(PreviewError::Overflow)?;
+    Ok(Some((s.data, real)))
+}
+
+/// `plan` moved from a member's predicted data offset to its real one ([`member_data`]);
+/// unchanged for `None`.
+pub fn relocate(mut plan: Plan, moved: Option<(u64, u64)>) -> Result<Plan, PreviewError> {
+    if let Some((predicted, real)) = moved {
+        plan.read_offset = plan
+            .read_offset
+            .checked_sub(predicted)
+            .and_then(|rel| real.checked_add(rel))
+            .ok_or(PreviewError::Overflow)?;
+    }
     Ok(plan)
 }
 
-/// How one decodable unit run is turned into values.
-#[derive(Debug, Clone)]
-enum Decoder {
+/// How runs of a tensor's whole decodable units turn into values: the dequantisers to `f32`,
+/// or [`decode_wide`] to `f64` for the element-wise types an `f32` cannot hold. Shared by the
+/// previews and the scan ([`crate::scan`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Decoder {
+    /// A ggml type (and whether the file is big-endian).
     Ggml(crate::format::GgmlType, bool),
+    /// A safetensors dtype (little-endian).
     St(crate::format::safetensors::StDtype),
     /// Element-wise types an `f32` cannot hold, to `f64` ([`decode_wide`]).
     Wide(ElementKind, bool),
+}
+
+impl Decoder {
+    /// The decoder of `t`'s type and its element kind; `big_endian` as the file stores
+    /// numbers. Errors: a dtype this tool does not know.
+    pub fn of(
+        t: &crate::format::Tensor,
+        big_endian: bool,
+    ) -> Result<(Decoder, ElementKind), PreviewError> {
+        let (decoder, kind) = match &t.dtype {
+            DType::Ggml(g) => (Decoder::Ggml(*g, big_endian), ggml_kind(*g)),
+            DType::St(d) => (Decoder::St(*d), st_kind(d)),
+            DType::StUnknown(n) => {
+                return Err(PreviewError::Dequant(DequantError::UnknownDtype {
+                    name: n.clone(),
+                }))
+            }
+        };
+        Ok(if kind.is_wide() {
+            (Decoder::Wide(kind, big_endian), kind)
+        } else {
+            (decoder, kind)
+        })
+    }
+
+    /// Whether values decode to `f64` ([`Decoder::f64`]) rather than `f32` ([`Decoder::f32`]).
+    pub fn is_wide(&self) -> bool {
+        matches!(self, Decoder::Wide(..))
+    }
+
+    /// Decodes whole units to `f32` (`out`: one value per element). Errors: a wide type, or
+    /// the dequantisers' (partial blocks, a wrong output length).
+    pub fn f32(&self, bytes: &[u8], out: &mut [f32]) -> Result<(), DequantError> {
+        match *self {
+            Decoder::Ggml(t, be) => dequantize_ggml(t, be, bytes, out),
+            Decoder::St(d) => dequantize_safetensors(&d, bytes, out),
+            Decoder::Wide(..) => Err(DequantError::Unsupported {
+                ty: "a wide type".into(),
+                why: "it decodes to f64",
+            }),
+        }
+    }
+
+    /// Decodes whole elements of a wide type to `f64` ([`decode_wide`]). Errors: not a wide
+    /// type, partial elements, a wrong output length.
+    pub fn f64(&self, bytes: &[u8], out: &mut [f64]) -> Result<(), DequantError> {
+        match *self {
+            Decoder::Wide(kind, be) => decode_wide(kind, be, bytes, out),
+            _ => Err(DequantError::Unsupported {
+                ty: "a float type".into(),
+                why: "it decodes to f32 through the dequantisers",
+            }),
+        }
+    }
 }
 
 /// The window's values, row-major (`n_rows × n_cols`): `f32` when that holds them exactly,
@@ -444,29 +526,13 @@ impl Job {
             )));
         }
         let be = plan.geometry.big_endian;
-        let (decoder, kind, scale, row_is) = match &t.dtype {
+        let (decoder, kind) = Decoder::of(t, be)?;
+        let (scale, row_is) = match &t.dtype {
             DType::Ggml(g) => (
-                Decoder::Ggml(*g, be),
-                ggml_kind(*g),
                 scale_field(g.0),
                 "a row is ne0 values (GGUF's first, contiguous dimension)",
             ),
-            DType::St(d) => (
-                Decoder::St(*d),
-                st_kind(d),
-                None,
-                "a row is the last dimension (row-major)",
-            ),
-            DType::StUnknown(n) => {
-                return Err(PreviewError::Dequant(DequantError::UnknownDtype {
-                    name: n.clone(),
-                }))
-            }
-        };
-        let decoder = if kind.is_wide() {
-            Decoder::Wide(kind, be)
-        } else {
-            decoder
+            _ => (None, "a row is the last dimension (row-major)"),
         };
         let n = plan.values();
         let scratch_len = if plan.full_rows() {
@@ -614,25 +680,17 @@ impl Job {
         let r0 = self.next as usize;
         let r1 = r0 + rows_now as usize;
         let window = r0 * n_cols..r1 * n_cols;
-        match (&mut self.values, &self.decoder) {
-            (WindowValues::F64(out), Decoder::Wide(kind, be)) => {
-                let (kind, be) = (*kind, *be);
+        let d = self.decoder;
+        match &mut self.values {
+            WindowValues::F64(out) => {
                 decode_rows(p, &self.bytes, out, &mut self.scratch64, r0..r1, |b, o| {
-                    decode_wide(kind, be, b, o)
+                    d.f64(b, o)
                 })?;
                 self.p1.add(&out[window.clone()]);
             }
-            (WindowValues::F32(out), Decoder::Ggml(t, be)) => {
-                let (t, be) = (*t, *be);
+            WindowValues::F32(out) => {
                 decode_rows(p, &self.bytes, out, &mut self.scratch32, r0..r1, |b, o| {
-                    dequantize_ggml(t, be, b, o)
-                })?;
-                self.p1.add(&out[window.clone()]);
-            }
-            (WindowValues::F32(out), Decoder::St(d)) => {
-                let d = *d;
-                decode_rows(p, &self.bytes, out, &mut self.scratch32, r0..r1, |b, o| {
-                    dequantize_safetensors(&d, b, o)
+                    d.f32(b, o)
                 })?;
                 self.p1.add(&out[window.clone()]);
             }

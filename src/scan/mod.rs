@@ -21,12 +21,11 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::dequant::{
-    decode_wide, dequantize_ggml, dequantize_safetensors, element_at, ggml_kind, st_kind,
-    ElementKind, Exact,
-};
+use crate::dequant::{element_at, ElementKind, Exact};
 use crate::format::{DType, Model};
-use crate::preview::{self, Plan, PreviewError, WindowRequest, MAX_WINDOW_VALUES};
+use crate::preview::{
+    self, Decoder, IntRange, Plan, PreviewError, WindowRequest, MAX_WINDOW_VALUES,
+};
 use crate::source::ByteSource;
 
 pub use findings::{findings, OUTLIER_FACTOR};
@@ -176,14 +175,6 @@ fn window(rows: Range<u64>, cols: Option<Range<u64>>) -> WindowRequest {
     }
 }
 
-/// How one tensor's bytes decode, and what of them is judged.
-#[derive(Debug, Clone, Copy)]
-enum Decoder {
-    Ggml(crate::format::ggml_type::GgmlType, bool),
-    St(crate::format::safetensors::StDtype),
-    Wide(ElementKind, bool),
-}
-
 /// The running scan of one tensor: feed it each piece's plan and bytes ([`TensorScanner::add`]).
 #[derive(Debug)]
 pub struct TensorScanner {
@@ -193,7 +184,7 @@ pub struct TensorScanner {
     big_endian: bool,
     scales: Option<Scales>,
     acc: Accumulator,
-    ints: Option<(i128, i128)>,
+    ints: Option<IntRange>,
     f32s: Vec<f32>,
     f64s: Vec<f64>,
 }
@@ -208,19 +199,14 @@ impl TensorScanner {
             .ok_or_else(|| PreviewError::NoTensor(format!("#{index}")))?;
         let g = preview::target_geometry(model, index, None)?;
         let be = g.big_endian;
-        let (decoder, kind, scales) = match &t.dtype {
-            DType::Ggml(ty) => (Decoder::Ggml(*ty, be), ggml_kind(*ty), judged_scales(ty.0)),
-            DType::St(d) => (Decoder::St(*d), st_kind(d), None),
-            DType::StUnknown(n) => {
-                return Err(PreviewError::Dequant(
-                    crate::dequant::DequantError::UnknownDtype { name: n.clone() },
-                ))
-            }
+        let (decoder, kind) = Decoder::of(t, be)?;
+        let scales = match &t.dtype {
+            DType::Ggml(ty) => judged_scales(ty.0),
+            _ => None,
         };
-        let decoder = if kind.is_wide() {
-            Decoder::Wide(kind, be)
-        } else {
-            decoder
+        let ints = match kind {
+            ElementKind::Int { signed, .. } => Some(IntRange::new(signed)),
+            _ => None,
         };
         Ok(TensorScanner {
             out: TensorScan::new(model, index),
@@ -229,7 +215,7 @@ impl TensorScanner {
             big_endian: be,
             scales,
             acc: Accumulator::default(),
-            ints: None,
+            ints,
             f32s: Vec::new(),
             f64s: Vec::new(),
         })
@@ -267,35 +253,32 @@ impl TensorScanner {
                 self.out.blocks += (run.len() / unit) as u64;
             }
             let n = run.len() / unit * unit_values;
-            let first_value_bad = match self.decoder {
-                Decoder::Wide(kind, be) => {
-                    self.f64s.resize(n, 0.0);
-                    decode_wide(kind, be, run, &mut self.f64s).map_err(PreviewError::Dequant)?;
-                    self.acc.add(&self.f64s);
-                    (self.acc.non_finite() > bad_before)
-                        .then(|| self.f64s.iter().position(|x| !x.is_finite()))
-                        .flatten()
-                }
-                Decoder::Ggml(ty, be) => {
-                    self.f32s.resize(n, 0.0);
-                    dequantize_ggml(ty, be, run, &mut self.f32s).map_err(PreviewError::Dequant)?;
-                    self.acc.add_f32(&self.f32s);
-                    (self.acc.non_finite() > bad_before)
-                        .then(|| self.f32s.iter().position(|x| !x.is_finite()))
-                        .flatten()
-                }
-                Decoder::St(d) => {
-                    self.f32s.resize(n, 0.0);
-                    dequantize_safetensors(&d, run, &mut self.f32s)
-                        .map_err(PreviewError::Dequant)?;
-                    self.acc.add_f32(&self.f32s);
-                    (self.acc.non_finite() > bad_before)
-                        .then(|| self.f32s.iter().position(|x| !x.is_finite()))
-                        .flatten()
-                }
+            let first_value_bad = if self.decoder.is_wide() {
+                self.f64s.resize(n, 0.0);
+                self.decoder
+                    .f64(run, &mut self.f64s)
+                    .map_err(PreviewError::Dequant)?;
+                self.acc.add(&self.f64s);
+                (self.acc.non_finite() > bad_before)
+                    .then(|| self.f64s.iter().position(|x| !x.is_finite()))
+                    .flatten()
+            } else {
+                self.f32s.resize(n, 0.0);
+                self.decoder
+                    .f32(run, &mut self.f32s)
+                    .map_err(PreviewError::Dequant)?;
+                self.acc.add_f32(&self.f32s);
+                (self.acc.non_finite() > bad_before)
+                    .then(|| self.f32s.iter().position(|x| !x.is_finite()))
+                    .flatten()
             };
-            if let ElementKind::Int { bytes: w, .. } = self.kind {
-                self.add_ints(run, usize::from(w));
+            if let (ElementKind::Int { bytes: w, .. }, Some(ints)) = (self.kind, self.ints.as_mut())
+            {
+                for e in run.chunks_exact(usize::from(w)) {
+                    if let Some(v) = element_at(self.kind, self.big_endian, e) {
+                        ints.add(v);
+                    }
+                }
             }
             let first = [first_bad_unit, first_value_bad.map(|v| v / unit_values)]
                 .into_iter()
@@ -312,21 +295,6 @@ impl TensorScanner {
         Ok(())
     }
 
-    /// Exact extremes of an integer type (a 64-bit integer past 2^53 has no exact `f64`).
-    fn add_ints(&mut self, run: &[u8], width: usize) {
-        for e in run.chunks_exact(width) {
-            let v = match element_at(self.kind, self.big_endian, e) {
-                Some(Exact::Int(v)) => i128::from(v),
-                Some(Exact::UInt(v)) => i128::from(v),
-                _ => continue,
-            };
-            self.ints = Some(match self.ints {
-                None => (v, v),
-                Some((a, b)) => (a.min(v), b.max(v)),
-            });
-        }
-    }
-
     /// The tensor's result.
     pub fn finish(self) -> TensorScan {
         let kind = self.kind;
@@ -335,16 +303,10 @@ impl TensorScanner {
             ElementKind::Bool => Exact::Bool(v != 0.0),
             _ => Exact::F64(v),
         });
-        if let (ElementKind::Int { signed, .. }, Some((a, b))) = (kind, self.ints) {
-            let exact = |v: i128| {
-                if signed {
-                    Exact::Int(i64::try_from(v).unwrap_or_default())
-                } else {
-                    Exact::UInt(u64::try_from(v).unwrap_or_default())
-                }
-            };
-            values.min = Some(exact(a));
-            values.max = Some(exact(b));
+        // A 64-bit integer past 2^53 has no exact f64: the extremes as stored.
+        if let Some((a, b)) = self.ints.as_ref().and_then(IntRange::min_max) {
+            values.min = Some(a);
+            values.max = Some(b);
         }
         TensorScan {
             values: Some(values),
@@ -362,20 +324,18 @@ pub fn skipped(model: &Model, index: usize, why: &PreviewError) -> TensorScan {
     }
 }
 
-/// Whether `e` says the bytes could not be read (rather than that the tensor is not decoded).
+/// Whether `e` says the bytes could not be read or do not decode (rather than that the
+/// tensor's type is not decoded here).
 fn is_failure(e: &PreviewError) -> bool {
-    matches!(
-        e,
-        PreviewError::BeyondEnd { .. } | PreviewError::Read(_) | PreviewError::Dequant(_)
-    ) && !matches!(
-        e,
-        PreviewError::Dequant(
-            crate::dequant::DequantError::UnknownGgmlType { .. }
-                | crate::dequant::DequantError::UnknownDtype { .. }
-                | crate::dequant::DequantError::Unsupported { .. }
-                | crate::dequant::DequantError::BigEndianQuantized { .. }
-        )
-    )
+    use crate::dequant::DequantError as D;
+    match e {
+        PreviewError::BeyondEnd { .. } | PreviewError::Read(_) => true,
+        PreviewError::Dequant(d) => matches!(
+            d,
+            D::PartialBlock { .. } | D::OutputLength { .. } | D::Overflow
+        ),
+        _ => false,
+    }
 }
 
 /// Scans tensor `index` of `model` from `src` (the file holding it), in pieces of at most
@@ -395,10 +355,15 @@ pub async fn scan_tensor<S: ByteSource>(
         Ok(x) => x,
         Err(e) => return skipped(model, index, &e),
     };
+    // A zip member whose local header was not read: read it once, not once a piece.
+    let moved = match preview::member_data(model, src, index).await {
+        Ok(m) => m,
+        Err(e) => return skipped(model, index, &e),
+    };
     for req in windows {
         let step = async {
             let plan = preview::plan(model, index, &req)?;
-            let mut plan = preview::locate(model, src, plan).await?;
+            let mut plan = preview::relocate(plan, moved)?;
             let bytes = preview::read_window(src, &mut plan).await?;
             scanner.add(&plan, &bytes)?;
             Ok::<u64, PreviewError>(bytes.len() as u64)
@@ -436,8 +401,27 @@ pub fn bytes_to_scan(model: &Model) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
-/// Scans every tensor of `model`, one after another ([`scan_order`]), reading from
-/// `sources[model.source_of(i)]`. Results are in the model's tensor order.
+/// Scans tensor `i` from the source of the file holding it (`sources[model.source_of(i)]`,
+/// [`scan_tensor`]); a missing source gives a result saying so.
+pub async fn scan_from<S: ByteSource>(
+    model: &Model,
+    sources: &mut [S],
+    i: usize,
+    piece_bytes: u64,
+    progress: &mut dyn FnMut(u64),
+) -> TensorScan {
+    match sources.get_mut(model.source_of(i)) {
+        Some(src) => scan_tensor(model, src, i, piece_bytes, progress).await,
+        None => skipped(
+            model,
+            i,
+            &PreviewError::Read("the file holding it was not read".into()),
+        ),
+    }
+}
+
+/// Scans every tensor of `model`, one after another ([`scan_order`], [`scan_from`]). Results
+/// are in the model's tensor order.
 pub async fn scan<S: ByteSource>(
     model: &Model,
     sources: &mut [S],
@@ -446,15 +430,7 @@ pub async fn scan<S: ByteSource>(
 ) -> Vec<TensorScan> {
     let mut out: Vec<Option<TensorScan>> = vec![None; model.tensors.len()];
     for i in scan_order(model) {
-        let r = match sources.get_mut(model.source_of(i)) {
-            Some(src) => scan_tensor(model, src, i, piece_bytes, progress).await,
-            None => skipped(
-                model,
-                i,
-                &PreviewError::Read("the file holding it was not read".into()),
-            ),
-        };
-        out[i] = Some(r);
+        out[i] = Some(scan_from(model, sources, i, piece_bytes, progress).await);
     }
     out.into_iter().flatten().collect()
 }

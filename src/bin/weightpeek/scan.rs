@@ -143,20 +143,9 @@ fn scan_on_threads<S: Fork>(
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(&i) = order.get(k) else { break };
-                    let r = match own.get_mut(model.source_of(i)) {
-                        Some(src) => {
-                            block_on_ready(scan::scan_tensor(model, src, i, piece, &mut |n| {
-                                done.fetch_add(n, Ordering::Relaxed);
-                            }))
-                        }
-                        None => scan::skipped(
-                            model,
-                            i,
-                            &weightpeek::preview::PreviewError::Read(
-                                "the file holding it was not read".into(),
-                            ),
-                        ),
-                    };
+                    let r = block_on_ready(scan::scan_from(model, &mut own, i, piece, &mut |n| {
+                        done.fetch_add(n, Ordering::Relaxed);
+                    }));
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }
