@@ -1,6 +1,7 @@
 """A generated GGUF of mixed block types for `bash scripts/bench.sh scan` (issue #22): tensors
 of 64 MiB of random Q4_K, Q8_0 and F16 data in turn (finite f16 scales of model-like size, real
-bytes: no sparse holes), SIZE GiB in all. Usage: make_scan_file.py OUT SIZE_GIB"""
+bytes: no sparse holes), SIZE GiB in all; with TYPE (Q4_K, Q8_0 or F16) of that type only.
+Usage: make_scan_file.py OUT SIZE_GIB [TYPE]"""
 import sys
 from pathlib import Path
 
@@ -29,13 +30,16 @@ def tensor(ty, bs, ts, scales):
 
 def main() -> None:
     out, gib = Path(sys.argv[1]), float(sys.argv[2])
+    types = [t for t in TYPES if len(sys.argv) < 4 or t[0].name == sys.argv[3]]
+    if not types:
+        sys.exit(f"no type {sys.argv[3]}: Q4_K, Q8_0 or F16")
     if out.exists() and out.stat().st_size >= gib * (1 << 30) * 0.95:
         print(f"{out} is there")
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     w = GGUFWriter(str(out), "scan-bench")
     for i in range(int(gib * (1 << 30) // TENSOR)):
-        ty, bs, ts, scales = TYPES[i % len(TYPES)]
+        ty, bs, ts, scales = types[i % len(types)]
         a = tensor(ty, bs, ts, scales)
         w.add_tensor(f"blk.{i}.{ty.name.lower()}", a, raw_dtype=None if ty == T.F16 else ty)
     w.write_header_to_file()

@@ -186,6 +186,13 @@ if [ "$ONLY" = scan ]; then
 "$WP_VENV/bin/python" bench/make_scan_file.py "$out/mixed.gguf" 1 >/dev/null
 cargo build --quiet --release --bin weightpeek
 python3 bench/scan_table.py target/release/weightpeek "$WP_VENV/bin/python" "${2:-5}" "$GEMMA" "$out/mixed.gguf"
+# The same scan in a Web Worker of Chromium (the web build: run `trunk build --release` first),
+# on Gemma, the mixed file and 256 MiB of each of its types alone.
+for ty in Q4_K Q8_0 F16; do
+  "$WP_VENV/bin/python" bench/make_scan_file.py "$out/only-$ty.gguf" 0.25 "$ty" >/dev/null
+done
+[ -f dist/index.html ] || trunk build --release >/dev/null
+node bench/scan_wasm.mjs "${2:-5}" "$GEMMA" "$out/mixed.gguf" "$out/only-Q4_K.gguf" "$out/only-Q8_0.gguf" "$out/only-F16.gguf"
 fi
 
 # ONNX listing (issue #12): `weightpeek FILE --json` next to onnx.load(load_external_data=False)

@@ -327,6 +327,67 @@ export interface FitPlan {
  * options, an unreadable model, or no plan (not GGUF). */
 export function fit(source: Source, devices?: FitDevices, options?: FitOptions): Promise<FitPlan>;
 
+/** One tensor's scan (`weightpeek scan --json`'s `tensors[]`). Statistics are over the finite
+ * values; absent (with `skipped` saying why) when the tensor was not scanned. */
+export interface ScanTensor {
+  name: string;
+  /** Its type: "Q4_K", "F16", "F32", … */
+  type: string;
+  /** Index of the file holding it, in the model's part order (0 for one file). */
+  part: number;
+  /** Bytes of its data read. */
+  bytes_read: number;
+  count?: number;
+  nan?: number;
+  inf?: number;
+  zeros?: number;
+  /** Smallest and largest finite value exactly as stored (an integer with every digit, which
+   * JavaScript's JSON.parse rounds past 2^53; `[re, im]` for complex values). */
+  min?: number | boolean | [number, number] | null;
+  max?: number | boolean | [number, number] | null;
+  /** Mean and population standard deviation (numpy's `std`, ddof = 0), in float64. */
+  mean?: number | null;
+  std?: number | null;
+  /** Finite nonzero values by binary exponent: bin k counts 2^(k-32) <= |x| < 2^(k-31), the
+   * two end bins open (48 bins). */
+  magnitudes?: number[];
+  /** Blocks whose scales were judged (block types), and the NaN and infinite scales in them. */
+  blocks: number;
+  scale_nan: number;
+  scale_inf: number;
+  /** Absolute byte offset of the first block holding a NaN/Inf value or scale. */
+  first_bad_offset: number | null;
+  /** Why it was not scanned, or where its read stopped. */
+  skipped: string | null;
+  /** The read failed or the bytes do not decode (rather than: its type is not decoded). */
+  failed: boolean;
+}
+
+/** The result of scan(): `weightpeek scan MODEL --json`. */
+export interface ScanResult {
+  file: string;
+  /** Bytes of tensor data read. */
+  bytes_read: number;
+  /** Tensors read at once (the worker's lanes). */
+  threads: number;
+  tensors: ScanTensor[];
+  /** As `--check` gives them: "scan-non-finite-values", "scan-non-finite-scales",
+   * "scan-unreadable" (errors), "scan-all-zero", "scan-outlier" (warnings), "scan-not-scanned". */
+  findings: Finding[];
+}
+
+export interface ScanOptions extends Options {
+  /** Told the tensor bytes read so far and in all, at most every 100 ms and at the end. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+  /** Told each tensor's result as it is done (in scan order: by file, then offset). */
+  onTensor?: (tensor: ScanTensor) => void;
+}
+
+/** Scans every tensor's data in a Web Worker (the page stays responsive). Aborting
+ * `options.signal` ends the worker, stopping its reads, and rejects with the signal's reason.
+ * Rejects when the model cannot be opened; a tensor that cannot be read is a result. */
+export function scan(source: Source, options?: ScanOptions): Promise<ScanResult>;
+
 /** Loads the wasm module (once per page); inspect() and the element call it themselves. */
 export function load(): Promise<unknown>;
 

@@ -4,7 +4,7 @@
 //   <script type="module" src="weightpeek/weightpeek.js"></script>
 //   <weightpeek-view src="https://huggingface.co/…/model.gguf" tab="tensors"></weightpeek-view>
 //
-// or import it:  import { inspect, preview, fit } from "./weightpeek/weightpeek.js";
+// or import it:  import { inspect, preview, fit, scan } from "./weightpeek/weightpeek.js";
 // Types: weightpeek.d.ts beside this file. All logic is Rust (src/web/widget.rs, api.rs); this
 // file only defines the element and forwards its attributes.
 import init, { Widget, inspect_json, preview_values, fit_plan, live_widgets } from "./weightpeek-web.js";
@@ -118,6 +118,64 @@ export async function fit(source, devices = {}, options = {}) {
   if (options?.kv !== undefined && typeof options.kv !== "string") throw new TypeError("options.kv must be a string");
   await load();
   return fit_plan(source, devices ?? {}, options ?? {});
+}
+
+/**
+ * Scans every tensor's data in a Web Worker, as `weightpeek scan MODEL --json` does: NaN,
+ * infinite and zero values, the block scales llama.cpp rejects, min, max, mean and standard
+ * deviation per tensor, and the findings (NaN/Inf: error; all-zero and outlying tensors:
+ * warning). Reads the whole data section once: a remote model's tensor data is downloaded
+ * (in Range requests, a few at a time), and its header read again by the worker.
+ * @param {string | string[] | Blob | Blob[] | FileList} source as for inspect()
+ * @param {{signal?: AbortSignal, onProgress?: (p: {done: number, total: number}) => void,
+ *   onTensor?: (t: object) => void, endpoint?: string, token?: string, name?: string}} [options]
+ *   aborting the signal ends the worker (its reads stop) and rejects with the signal's reason.
+ * @returns {Promise<object>} `{file, bytes_read, threads, tensors, findings}` (ScanResult in
+ *   weightpeek.d.ts).
+ */
+export function scan(source, options = {}) {
+  checkSource(source);
+  checkOptions(options);
+  const { signal, onProgress, onTensor } = options ?? {};
+  for (const [k, f] of [["onProgress", onProgress], ["onTensor", onTensor]]) {
+    if (f !== undefined && typeof f !== "function") throw new TypeError(`options.${k} must be a function`);
+  }
+  const abortReason = () => signal.reason ?? new DOMException("The scan was aborted", "AbortError");
+  if (signal?.aborted) return Promise.reject(abortReason());
+  const base = typeof document === "undefined" ? location.href : document.baseURI;
+  const given = typeof source === "string" ? new URL(source, base).href
+    : Array.isArray(source) && typeof source[0] === "string" ? source.map((u) => new URL(u, base).href)
+      : source instanceof Blob ? [source] : Array.from(source);
+  const plain = {};
+  for (const k of ["endpoint", "token", "name"]) if (typeof options?.[k] === "string") plain[k] = options[k];
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./scan-worker.js", import.meta.url), { type: "module" });
+    const onAbort = () => {
+      stop();
+      reject(abortReason());
+    };
+    const stop = () => {
+      worker.terminate();
+      signal?.removeEventListener("abort", onAbort);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    worker.onmessage = ({ data }) => {
+      if (data.type === "progress") onProgress?.({ done: data.done, total: data.total });
+      else if (data.type === "tensor") onTensor?.(JSON.parse(data.json));
+      else if (data.type === "done") {
+        stop();
+        resolve(JSON.parse(data.doc));
+      } else if (data.type === "error") {
+        stop();
+        reject(new Error(data.message));
+      }
+    };
+    worker.onerror = (e) => {
+      stop();
+      reject(new Error(`the scan's worker could not start: ${e.message || "scan-worker.js did not load"}`));
+    };
+    worker.postMessage({ source: given, options: plain });
+  });
 }
 
 /** Test hook: how many views are alive (0 after every element was removed). */

@@ -209,6 +209,19 @@ pub async fn inspect_json(
     weightpeek::web::api::inspect(source, options).await
 }
 
+/// The scan of every weight, for www/scan-worker.js (a Web Worker): see
+/// `weightpeek::web::scan::run`. Resolves to `[doc, lines]` (JSON strings).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn scan_run(
+    source: wasm_bindgen::JsValue,
+    options: wasm_bindgen::JsValue,
+    on_progress: js_sys::Function,
+    on_tensor: js_sys::Function,
+) -> Result<js_sys::Array, wasm_bindgen::JsValue> {
+    weightpeek::web::scan::run(source, options, on_progress, on_tensor).await
+}
+
 /// `fit(source, devices, options)`: the placement plan as a plain object; see
 /// `weightpeek::web::api`.
 #[cfg(target_arch = "wasm32")]

@@ -74,7 +74,8 @@ pub fn findings(scans: &[TensorScan]) -> Vec<Finding> {
     for t in scans {
         let at = t
             .first_bad_offset
-            .map(|o| format!("; the first in the block at byte {o}"))
+            // The offset itself is the finding's (every front end shows it as "byte N").
+            .map(|_| "; the offset is the first such block's".to_string())
             .unwrap_or_default();
         if let Some(v) = &t.values {
             if v.nan + v.inf > 0 {

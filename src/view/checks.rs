@@ -18,13 +18,18 @@ pub struct CheckLine {
 /// Title of the card: `Checks: no problems found`, or the counts (`Checks: 2 errors, 1 warning`).
 pub fn title(findings: &[Finding]) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    title_of_counts([
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    ])
+}
+
+/// The card's title for `[errors, warnings, notes]` findings (the page's card once the scan's
+/// findings joined the header's).
+pub fn title_of_counts(counts: [usize; 3]) -> String {
     let mut parts = Vec::new();
-    for (s, word) in [
-        (Severity::Error, "error"),
-        (Severity::Warning, "warning"),
-        (Severity::Info, "note"),
-    ] {
-        let n = count(s);
+    for (n, word) in counts.into_iter().zip(["error", "warning", "note"]) {
         if n > 0 {
             parts.push(format!(
                 "{} {word}{}",

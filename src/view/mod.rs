@@ -18,6 +18,7 @@
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
+//! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
@@ -35,6 +36,7 @@ pub mod memory;
 pub mod metadata;
 pub mod preview;
 pub mod recipe;
+pub mod scan;
 pub mod stages;
 pub mod tabs;
 pub mod tensors;

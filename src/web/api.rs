@@ -26,7 +26,7 @@ use crate::summary::memory::KvType;
 use crate::view::export;
 
 /// The options of one call.
-struct Options {
+pub(super) struct Options {
     endpoint: String,
     token: Option<String>,
     signal: Option<AbortSignal>,
@@ -41,7 +41,7 @@ fn string_field(o: &JsValue, key: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-fn options(o: &JsValue) -> Options {
+pub(super) fn options(o: &JsValue) -> Options {
     let o = if o.is_object() {
         o.clone()
     } else {
@@ -70,7 +70,7 @@ fn options(o: &JsValue) -> Options {
 const MAX_MESSAGE_CHARS: usize = 2000;
 
 /// A JavaScript error whose message is `headline: details` (at most [`MAX_MESSAGE_CHARS`]).
-fn js_error((headline, details): Failure) -> JsValue {
+pub(super) fn js_error((headline, details): Failure) -> JsValue {
     let text = if details.is_empty() {
         headline
     } else {
@@ -103,7 +103,7 @@ fn aborted(o: &Options) -> Option<JsValue> {
 
 /// An opening, and the listener that cancels its requests (and its previews') when the
 /// call's signal aborts: it lives as long as the call.
-type Open = (Opened, Option<EventListener>);
+pub(super) type Open = (Opened, Option<EventListener>);
 
 /// Opens `source`: a URL string (a split part or an index opens its set), an array of URL
 /// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
@@ -179,7 +179,7 @@ pub async fn inspect(source: JsValue, opts: JsValue) -> Result<String, JsValue> 
 
 /// [`open`], honouring the signal before and after (a local file's reading is not
 /// interruptible, but its result is dropped) and rejecting with the signal's reason.
-async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, JsValue> {
+pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, JsValue> {
     if let Some(r) = aborted(o) {
         return Err(r);
     }

@@ -132,8 +132,20 @@ async fn next_chunk(
     ))
 }
 
+/// `fetch(url, init)` of the page, or of the Worker this runs in (the scan's).
+fn global_fetch(url: &str, init: &web_sys::RequestInit) -> js_sys::Promise {
+    let global = js_sys::global();
+    match global.dyn_ref::<web_sys::Window>() {
+        Some(w) => w.fetch_with_str_and_init(url, init),
+        None => global
+            .unchecked_into::<web_sys::WorkerGlobalScope>()
+            .fetch_with_str_and_init(url, init),
+    }
+}
+
 fn page_read_timeout() -> u32 {
-    let search = gloo::utils::window().location().search().ok();
+    // A Worker has no page address: the default.
+    let search = web_sys::window().and_then(|w| w.location().search().ok());
     let param = search
         .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
         .and_then(|p| p.get("read_timeout_ms"));
@@ -274,7 +286,7 @@ impl Fetcher {
         init.set_headers_headers(&headers);
         counter.requests.set(counter.requests.get() + 1);
         (self.on_progress)();
-        let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
+        let fut = global_fetch(url, &init);
         let resp: Response = match race(fut, self.timeout_ms).await {
             Raced::TimedOut => {
                 controller.abort();
@@ -323,7 +335,7 @@ impl Fetcher {
             return false;
         }
         let init = get_init(RequestRedirect::Follow, &probe);
-        let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
+        let fut = global_fetch(url, &init);
         let ok = match race(fut, self.timeout_ms).await {
             Raced::Done(Ok(r)) => r.unchecked_into::<Response>().ok(),
             _ => false,
@@ -336,7 +348,7 @@ impl Fetcher {
     /// that does not follow it; its answer is opaque, nothing of it is read).
     async fn redirects(&self, url: &str, controller: &AbortController) -> bool {
         let init = get_init(RequestRedirect::Manual, controller);
-        let fut = gloo::utils::window().fetch_with_str_and_init(url, &init);
+        let fut = global_fetch(url, &init);
         match race(fut, self.timeout_ms).await {
             Raced::Done(Ok(r)) => {
                 r.unchecked_into::<Response>().type_() == ResponseType::Opaqueredirect

@@ -93,7 +93,10 @@ pub fn display_name(names: &[String], alone: bool) -> String {
 /// `<img src>` (the element's `src`, the API's sources); unchanged when it cannot be.
 pub fn resolve_url(src: &str) -> String {
     let src = src.trim();
-    let base = super::dom::document().base_uri().ok().flatten();
+    // A Worker has no document: its sources come resolved by the page.
+    let base = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.base_uri().ok().flatten());
     base.and_then(|b| web_sys::Url::new_with_base(src, &b).ok())
         .map(|u| u.href())
         .unwrap_or_else(|| src.to_string())

@@ -39,6 +39,8 @@ mod preview;
 mod recipe;
 mod remote;
 mod report;
+pub mod scan;
+mod scan_card;
 mod summary;
 mod tables;
 mod tabs;
@@ -79,9 +81,12 @@ thread_local! {
 }
 
 /// Entry point, called once by the wasm binary's `main`. On a page other than index.html (one
-/// that loads www/weightpeek.js for the widget or the API) there is no app to start.
+/// that loads www/weightpeek.js for the widget or the API), and in the scan's Worker, there
+/// is no app to start.
 pub fn start() {
-    if dom::document().get_element_by_id("report").is_none() {
+    // A Web Worker (www/scan-worker.js) has no document: nothing to start, only exports.
+    let page = web_sys::window().and_then(|w| w.document());
+    if page.is_none_or(|d| d.get_element_by_id("report").is_none()) {
         std::panic::set_hook(Box::new(|info| {
             let msg = format!("weightpeek crashed (a bug; please report it): {info}");
             web_sys::console::error_1(&msg.as_str().into());
@@ -318,6 +323,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 app.status.set_text_content(Some(&text));
             }
         });
+        let scan_input = scan_card::ScanInput::local(&files);
         let result = load::read_local(files, progress).await;
         if !app.current(g) {
             return;
@@ -342,6 +348,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                     &opened.stats,
                     Some(opened.source),
                 );
+                view.offer_scan(scan_input);
                 if let (true, Some(blob)) = (editable, alone) {
                     edit::show(&app.report_root, &opened.name, model, blob);
                 }

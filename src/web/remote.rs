@@ -20,6 +20,7 @@ use web_sys::{Element, HtmlInputElement};
 use super::dom::{self, append, attr, by_id, el_text, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
+use super::scan_card::ScanInput;
 use super::{report, App};
 use crate::format::Model;
 use crate::open::recognise::{file_name, role, Role};
@@ -408,12 +409,23 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     }
     finish_busy();
     match result {
-        Ok(o) => show_model(&app, &o.name, o.model, &o.stats, o.source),
+        Ok(o) => {
+            let urls: Vec<String> = given.iter().map(|(_, u)| u.clone()).collect();
+            let scan = ScanInput::remote(&urls, &endpoint(), token().as_deref());
+            show_model(&app, &o.name, o.model, &o.stats, o.source, scan)
+        }
         Err(e) => app.fail(e),
     }
 }
 
-fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source: SourceFactory) {
+fn show_model(
+    app: &Rc<App>,
+    name: &str,
+    model: Model,
+    stats: &ReadStats,
+    source: SourceFactory,
+    scan: ScanInput,
+) {
     dom::set_hidden(&app.status, true);
     app.name_shown(name);
     let failed = model.error.is_some();
@@ -428,6 +440,7 @@ fn show_model(app: &Rc<App>, name: &str, model: Model, stats: &ReadStats, source
         stats,
         Some(source),
     );
+    view.offer_scan(scan);
     view.on_preview(Rc::new(set_page_tensor));
     // A link's `tensor=`: open that tensor's preview now that its model is shown.
     if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {

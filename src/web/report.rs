@@ -14,7 +14,7 @@ use super::dom::{self, append, attr, el_class};
 use super::later::Later;
 use super::tabs::TabsView;
 use super::{
-    checks, export, fit, histogram, layers, memory, metadata, preview, recipe,
+    checks, export, fit, histogram, layers, memory, metadata, preview, recipe, scan_card,
     summary as summary_card, tables, tokenizer,
 };
 use crate::source::boxed::SourceFactory;
@@ -47,6 +47,10 @@ pub struct Report {
     /// The tab bar (embedded view only).
     tabs: Option<Rc<TabsView>>,
     set_filter: Rc<dyn Fn(&str)>,
+    /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
+    scan_slot: Element,
+    scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
+    root: Element,
     /// The name and model shown (the page's Compare card compares against them).
     shown: (String, Rc<Model>),
 }
@@ -193,6 +197,8 @@ impl Report {
         let checks_card = checks::checks_card(&s.findings);
         placer.place(Tab::Checks, &checks_card);
         let doctor = checks::later_doctor(checks_card, model.clone(), s.findings.clone());
+        // The "Scan all weights" card goes under the Checks card, when offered.
+        let scan_slot = placer.slot(Tab::Checks);
         lap.mark("checks-card");
 
         // The tensor table is built first so the type chart can filter it, and placed later.
@@ -385,8 +391,39 @@ impl Report {
             _doctor: doctor,
             tabs,
             set_filter,
+            scan_slot,
+            scan: RefCell::new(None),
+            root: root.clone(),
             shown: (name.to_string(), model),
         }
+    }
+
+    /// Offers the scan of every weight of the model shown, read from `input` (the page: a
+    /// local model, or a remote one after asking). A model without tensor data offers none.
+    pub fn offer_scan(&self, input: scan_card::ScanInput) {
+        let model = &self.shown.1;
+        let bytes = crate::scan::bytes_to_scan(model);
+        if bytes == 0 || self.scan.borrow().is_some() {
+            return;
+        }
+        // A remote scan reads the headers again (the worker opens the model itself).
+        let headers = if model.parts.is_empty() {
+            model.header_size
+        } else {
+            model
+                .parts
+                .iter()
+                .fold(0u64, |a, p| a.saturating_add(p.header_size))
+        };
+        let card = scan_card::ScanCard::new(
+            input,
+            bytes,
+            headers,
+            model.tensors.len(),
+            self.root.clone(),
+        );
+        fill(&self.scan_slot, Some(card.element()));
+        *self.scan.borrow_mut() = Some(card);
     }
 
     /// Runs `f` once every card is built (at once in the embedded view; after the page's

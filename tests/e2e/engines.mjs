@@ -162,3 +162,51 @@ export async function previewJourney(open, url) {
     await page.close();
   }
 }
+
+/**
+ * The scan of every weight (issue #22) in a Web Worker: the page's "Scan all weights" on a
+ * generated file of NaN/Inf values and block scales lists the findings `weightpeek scan --json`
+ * gives, in order, and scan() of Gemma gives the CLI's counts, extremes and (to 1e-12 relative)
+ * means and standard deviations for every tensor. Returns a line saying how long each took.
+ */
+export async function scanJourney(open, url) {
+  const bad = requireFile(path.join(repoRoot, 'target', 'scan-fixtures', 'bad.gguf'), 'run tests/reference/scan_reference.py; scripts/test.sh does');
+  const wantBad = await cli(['scan', path.basename(bad), '--threads', '2'], path.dirname(bad));
+  const wantGemma = await cli(['scan', path.basename(files.gemma), '--threads', '2'], path.dirname(files.gemma));
+  const page = await app(open, url);
+  try {
+    await page.pick('[data-testid=file-input]', bad);
+    await settled(page);
+    await until(page, () => document.querySelector('[data-testid=scan]')?.dataset.scan === 'idle', null, 30_000, 'the scan card');
+    let t0 = Date.now();
+    await page.run(() => document.querySelector('[data-testid=scan-start]').click());
+    await until(page, () => ['done', 'error'].includes(document.querySelector('[data-testid=scan]')?.dataset.scan), null, 120_000, 'the page scan');
+    const badMs = Date.now() - t0;
+    const state = await page.run(() => [document.querySelector('[data-testid=scan]').dataset.scan, document.querySelector('[data-testid=scan-status]')?.textContent]);
+    assert.equal(state[0], 'done', `page scan: ${state[1]}`);
+    const codes = await page.run(() => [...document.querySelectorAll('[data-testid=checks] [data-source=scan] li[data-code]')].map((li) => li.dataset.code));
+    assert.deepEqual(codes, wantBad.findings.map((f) => f.code), 'the Checks card lists the CLI scan\'s findings');
+    await page.shot('scan');
+    await pickForApi(page, files.gemma);
+    t0 = Date.now();
+    const json = await page.run(() => import('/weightpeek.js')
+      .then((wp) => wp.scan(document.querySelector('#wp-test-files').files[0]))
+      .then((doc) => JSON.stringify(doc), (e) => `ERROR ${e.message}`));
+    const gemmaMs = Date.now() - t0;
+    assert.ok(!json.startsWith('ERROR'), `scan(): ${json}`);
+    const got = JSON.parse(json);
+    assert.equal(got.tensors.length, wantGemma.tensors.length);
+    got.tensors.forEach((t, i) => {
+      const w = wantGemma.tensors[i];
+      for (const k of ['name', 'count', 'nan', 'inf', 'zeros', 'min', 'max', 'blocks', 'scale_nan', 'scale_inf']) {
+        assert.equal(t[k], w[k], `${w.name}: ${k}`);
+      }
+      for (const k of ['mean', 'std']) assert.ok(Math.abs(t[k] - w[k]) <= 1e-12 * Math.abs(w[k]), `${w.name}: ${k} ${t[k]} vs ${w[k]}`);
+    });
+    assert.deepEqual(got.findings.map((f) => f.code), wantGemma.findings.map((f) => f.code));
+    assert.deepEqual(await page.errors(), []);
+    return `page scan of bad.gguf ${badMs} ms; scan() of Gemma (${got.bytes_read} bytes) ${gemmaMs} ms`;
+  } finally {
+    await page.close();
+  }
+}

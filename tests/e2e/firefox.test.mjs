@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { startAppServer, screenshotDir, requireFile } from './helpers.mjs';
-import { requireInputs, pickedFilesJourney, previewJourney } from './engines.mjs';
+import { requireInputs, pickedFilesJourney, previewJourney, scanJourney } from './engines.mjs';
 
 const FIREFOX = process.env.WEIGHTPEEK_FIREFOX || '/usr/bin/firefox-esr';
 
@@ -56,5 +56,9 @@ describe('Firefox: the same answers as the CLI', { timeout: 15 * 60_000 }, () =>
 
   it('a preview opened from the table draws its heatmap; preview() gives the CLI\'s values', async () => {
     await previewJourney(open, server.url);
+  });
+
+  it('the scan of every weight runs in a Worker: the page lists the CLI scan\'s findings; scan() gives its numbers', async () => {
+    console.log(`firefox: ${await scanJourney(open, server.url)}`);
   });
 });

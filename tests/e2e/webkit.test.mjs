@@ -14,7 +14,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Builder, By } from 'selenium-webdriver';
 import { startAppServer, screenshotDir, requireFile } from './helpers.mjs';
-import { requireInputs, pickedFilesJourney, previewJourney } from './engines.mjs';
+import { requireInputs, pickedFilesJourney, previewJourney, scanJourney } from './engines.mjs';
 
 const DRIVER = process.env.WEIGHTPEEK_WEBKIT_DRIVER || '/usr/bin/WebKitWebDriver';
 const MINIBROWSER = process.env.WEIGHTPEEK_MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -146,5 +146,9 @@ describe('WebKit: the same answers as the CLI', { timeout: 15 * 60_000 }, () => 
 
   it('a preview opened from the table draws its heatmap; preview() gives the CLI\'s values', async () => {
     await previewJourney(open, server.url);
+  });
+
+  it('the scan of every weight runs in a Worker: the page lists the CLI scan\'s findings; scan() gives its numbers', async () => {
+    console.log(`webkit: ${await scanJourney(open, server.url)}`);
   });
 });

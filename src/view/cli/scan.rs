@@ -5,9 +5,10 @@
 use serde::Serialize;
 
 use crate::check::Finding;
-use crate::preview::{exact_text, value_text_f64};
+use crate::preview::exact_text;
 use crate::scan::TensorScan;
 use crate::text::{self, escape};
+use crate::view::scan::short;
 
 /// The JSON document of a scan (`weightpeek scan --json`).
 #[derive(Debug, Serialize)]
@@ -82,20 +83,6 @@ pub fn text(name: &str, scans: &[TensorScan], findings: &[Finding]) -> String {
     out
 }
 
-/// A statistic in 6 significant digits: fixed from 0.001 up to a million, else `1.23456e-4`.
-fn short(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return value_text_f64(v);
-    }
-    let e = v.abs().log10().floor() as i32;
-    if (-3..6).contains(&e) {
-        let decimals = (5 - e).max(0) as usize;
-        format!("{v:.decimals$}")
-    } else {
-        format!("{v:.5e}")
-    }
-}
-
 /// The progress line: bytes done of the total, the rate so far and the time left.
 pub fn progress(done: u64, total: u64, seconds: f64) -> String {
     let pct = if total == 0 {
@@ -131,9 +118,5 @@ mod tests {
             progress(512 << 20, 2048 << 20, 0.5),
             "scanned 512.0 MiB of 2.0 GiB (25%), 1.0 GiB/s, 2 s left"
         );
-        assert_eq!(short(0.000123456), "1.23456e-4");
-        assert_eq!(short(-2.5), "-2.50000");
-        assert_eq!(short(1234.5678), "1234.57");
-        assert_eq!(short(0.0), "0");
     }
 }

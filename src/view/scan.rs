@@ -1,0 +1,368 @@
+//! The scan of every weight (issue #22) as the page shows it: one row of text per tensor
+//! ([`row`]), sorted and filtered as the tensor table is ([`sort`], [`matches`]); the finding
+//! lines for the Checks card ([`FindingLine`]); what the card says before, while and after a
+//! scan ([`intro_text`], [`confirm_text`], [`done_text`]). The worker makes the rows (it holds
+//! the results) and the page draws them, so both sides share these types as JSON.
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::Finding;
+use crate::preview::{exact_text, value_text_f64};
+use crate::scan::TensorScan;
+use crate::text;
+
+/// One tensor's scan as the page's table shows it. Text fields are plain text (drawn as text
+/// nodes); the numbers beside them are the sort keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScanRow {
+    /// The tensor's index in the model (the table's default order).
+    pub index: usize,
+    /// The tensor's name.
+    pub name: String,
+    /// Its type (`Q4_K`, `F16`, …).
+    pub dtype: String,
+    /// Values scanned (0 when not scanned).
+    pub count: u64,
+    /// NaN values.
+    pub nan: u64,
+    /// Infinite values.
+    pub inf: u64,
+    /// Exact zeros.
+    pub zeros: u64,
+    /// Smallest, largest finite value, mean, standard deviation: text ([`short`] for the
+    /// statistics, all digits for the extremes) or `-` when there are none.
+    pub min: String,
+    /// See `min`.
+    pub max: String,
+    /// See `min`.
+    pub mean: String,
+    /// See `min`.
+    pub std: String,
+    /// Sort keys of `min`, `max`, `mean`, `std` (`None` sorts last).
+    pub keys: [Option<f64>; 4],
+    /// The block scales judged: `"0 NaN, 0 Inf in 1,024 blocks"`, or `-`.
+    pub scales: String,
+    /// Why it was not scanned, or where its read stopped (empty when it was read whole).
+    pub note: String,
+    /// `error` (NaN or infinite values or block scales, a failed read), `skipped` (not
+    /// scanned: its type is not decoded) or `ok`: the row's colour.
+    pub status: String,
+}
+
+/// The table's columns, in order: header text and whether it is numeric (right-aligned).
+pub const COLUMNS: [(&str, bool); 11] = [
+    ("Name", false),
+    ("Type", false),
+    ("Values", true),
+    ("NaN", true),
+    ("Inf", true),
+    ("Zeros", true),
+    ("Min", true),
+    ("Max", true),
+    ("Mean", true),
+    ("Std", true),
+    ("Block scales", false),
+];
+
+/// The row of tensor `index`'s result `t`.
+pub fn row(index: usize, t: &TensorScan) -> ScanRow {
+    let v = t.values.as_ref();
+    let dash = || "-".to_string();
+    let status = if t.failed || t.has_non_finite() {
+        "error"
+    } else if v.is_none() {
+        "skipped"
+    } else {
+        "ok"
+    };
+    ScanRow {
+        index,
+        name: t.name.clone(),
+        dtype: t.dtype.clone(),
+        count: v.map_or(0, |v| v.count),
+        nan: v.map_or(0, |v| v.nan),
+        inf: v.map_or(0, |v| v.inf),
+        zeros: v.map_or(0, |v| v.zeros),
+        min: v.and_then(|v| v.min).map_or_else(dash, exact_text),
+        max: v.and_then(|v| v.max).map_or_else(dash, exact_text),
+        mean: v.and_then(|v| v.mean).map_or_else(dash, short),
+        std: v.and_then(|v| v.std).map_or_else(dash, short),
+        keys: [
+            v.and_then(|v| v.min).map(|x| x.to_f64()),
+            v.and_then(|v| v.max).map(|x| x.to_f64()),
+            v.and_then(|v| v.mean),
+            v.and_then(|v| v.std),
+        ],
+        scales: if t.blocks > 0 {
+            format!(
+                "{} NaN, {} Inf in {} blocks",
+                text::thousands(t.scale_nan),
+                text::thousands(t.scale_inf),
+                text::thousands(t.blocks)
+            )
+        } else {
+            dash()
+        },
+        note: t.skipped.clone().unwrap_or_default(),
+        status: status.into(),
+    }
+}
+
+/// The cells of `r`, one per [`COLUMNS`] entry.
+pub fn cells(r: &ScanRow) -> [String; 11] {
+    [
+        r.name.clone(),
+        r.dtype.clone(),
+        text::thousands(r.count),
+        text::thousands(r.nan),
+        text::thousands(r.inf),
+        text::thousands(r.zeros),
+        r.min.clone(),
+        r.max.clone(),
+        r.mean.clone(),
+        r.std.clone(),
+        r.scales.clone(),
+    ]
+}
+
+/// Sorts `rows` by column `col` ([`COLUMNS`] index; anything past them: the model's order),
+/// descending when `desc`; ties keep the model's order, and missing statistics sort last
+/// either way.
+pub fn sort(rows: &mut [ScanRow], col: usize, desc: bool) {
+    use std::cmp::Ordering;
+    let num = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => {
+            let o = a.total_cmp(&b);
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    let flip = |o: Ordering| if desc { o.reverse() } else { o };
+    rows.sort_by(|a, b| {
+        let o = match col {
+            0 => flip(a.name.cmp(&b.name)),
+            1 => flip(a.dtype.cmp(&b.dtype)),
+            2 => flip(a.count.cmp(&b.count)),
+            3 => flip(a.nan.cmp(&b.nan)),
+            4 => flip(a.inf.cmp(&b.inf)),
+            5 => flip(a.zeros.cmp(&b.zeros)),
+            6..=9 => num(a.keys[col - 6], b.keys[col - 6]),
+            // Block scales: the rows with bad ones (`error`) first when descending.
+            10 => flip(a.status.cmp(&b.status)),
+            _ => Ordering::Equal,
+        };
+        o.then(a.index.cmp(&b.index))
+    });
+}
+
+/// Whether `r` matches the filter text: every word is in its name or is its type
+/// (case-insensitive), as the tensor table filters; `nan`, `inf`, `error` and `skipped` pick
+/// the rows with such values or status.
+pub fn matches(r: &ScanRow, filter: &str) -> bool {
+    let name = r.name.to_lowercase();
+    let dtype = r.dtype.to_lowercase();
+    filter
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .all(|w| match w.as_str() {
+            "nan" if r.nan > 0 => true,
+            "inf" if r.inf > 0 => true,
+            "error" | "skipped" if r.status == w => true,
+            _ => name.contains(&w) || dtype == w,
+        })
+}
+
+/// A finding as the Checks card lists it ([`crate::view::checks::lines`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindingLine {
+    /// `error`, `warning` or `note`.
+    pub severity: String,
+    /// The finding's code (`scan-non-finite-values`, …).
+    pub code: String,
+    /// Its text, escaped.
+    pub text: String,
+}
+
+/// The scan's findings as the Checks card's lines.
+pub fn finding_lines(findings: &[Finding]) -> Vec<FindingLine> {
+    super::checks::lines(findings)
+        .into_iter()
+        .map(|l| FindingLine {
+            severity: l.severity.into(),
+            code: l.code.into(),
+            text: l.text,
+        })
+        .collect()
+}
+
+/// What the card says before a scan: what it reads and what it looks for.
+pub fn intro_text(bytes: u64, remote: bool) -> String {
+    format!(
+        "Reads every tensor's data ({}) and counts NaN, infinite and zero values and the block scales llama.cpp rejects, with each tensor's min, max, mean and standard deviation, and flags all-zero and outlying tensors. {}",
+        text::bytes(bytes),
+        if remote {
+            "This downloads the data from the server."
+        } else {
+            "It runs in the background; the file never leaves your machine."
+        }
+    )
+}
+
+/// The question asked before a remote scan: it downloads `data` bytes of tensor data from
+/// `host`, and the headers again (`header` bytes: the worker opens the model itself).
+pub fn confirm_text(data: u64, header: u64, host: &str) -> String {
+    format!(
+        "Scanning downloads the tensor data, {} ({} bytes), from {}, and the header again ({}). Go on?",
+        text::bytes(data),
+        text::thousands(data),
+        text::escape(host),
+        text::bytes(header)
+    )
+}
+
+/// The line after a scan: tensors scanned, bytes read, how long and how fast.
+pub fn done_text(scanned: usize, tensors: usize, bytes: u64, seconds: f64) -> String {
+    let rate = if seconds > 0.0 {
+        format!(", {}/s", text::bytes((bytes as f64 / seconds) as u64))
+    } else {
+        String::new()
+    };
+    format!(
+        "Scanned {scanned} of {tensors} tensors: {} in {seconds:.1} s{rate}.",
+        text::bytes(bytes)
+    )
+}
+
+/// The line after a cancelled scan.
+pub fn cancelled_text(scanned: usize, tensors: usize, bytes: u64) -> String {
+    format!(
+        "Cancelled after {scanned} of {tensors} tensors ({} read); the rows below are the tensors scanned.",
+        text::bytes(bytes)
+    )
+}
+
+/// A statistic in 6 significant digits: fixed from 0.001 up to a million, else `1.23456e-4`.
+pub fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return value_text_f64(v);
+    }
+    let e = v.abs().log10().floor() as i32;
+    if (-3..6).contains(&e) {
+        let decimals = (5 - e).max(0) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.5e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dequant::Exact;
+    use crate::scan::ValueStats;
+
+    fn scan(name: &str, mean: Option<f64>, nan: u64) -> TensorScan {
+        TensorScan {
+            name: name.into(),
+            dtype: "F32".into(),
+            part: 0,
+            bytes_read: 16,
+            values: Some(ValueStats {
+                count: 4,
+                nan,
+                inf: 0,
+                zeros: 1,
+                min: Some(Exact::F32(-1.5)),
+                max: Some(Exact::F32(2.0)),
+                mean,
+                std: mean.map(|_| 0.000123456),
+                magnitudes: Vec::new(),
+            }),
+            blocks: 0,
+            scale_nan: 0,
+            scale_inf: 0,
+            first_bad_offset: None,
+            skipped: None,
+            failed: false,
+        }
+    }
+
+    #[test]
+    fn a_row_holds_the_texts_and_keys() {
+        let r = row(3, &scan("blk.0.w", Some(0.25), 0));
+        assert_eq!(r.index, 3);
+        assert_eq!((r.min.as_str(), r.max.as_str()), ("-1.5", "2"));
+        assert_eq!(
+            (r.mean.as_str(), r.std.as_str()),
+            ("0.250000", "1.23456e-4")
+        );
+        assert_eq!(
+            r.keys,
+            [Some(-1.5), Some(2.0), Some(0.25), Some(0.000123456)]
+        );
+        assert_eq!((r.scales.as_str(), r.status.as_str()), ("-", "ok"));
+        assert_eq!(row(0, &scan("x", None, 1)).status, "error");
+        let c = cells(&r);
+        assert_eq!(c[0], "blk.0.w");
+        assert_eq!(c[2], "4");
+    }
+
+    #[test]
+    fn sorting_puts_missing_statistics_last_and_keeps_the_model_order_on_ties() {
+        let mut rows = vec![
+            row(0, &scan("c", Some(1.0), 0)),
+            row(1, &scan("a", None, 0)),
+            row(2, &scan("b", Some(-3.0), 0)),
+            row(3, &scan("d", Some(1.0), 0)),
+        ];
+        sort(&mut rows, 8, false);
+        let order: Vec<usize> = rows.iter().map(|r| r.index).collect();
+        assert_eq!(order, [2, 0, 3, 1]);
+        sort(&mut rows, 8, true);
+        let order: Vec<usize> = rows.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 3, 2, 1]);
+        sort(&mut rows, 0, false);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        sort(&mut rows, 99, false);
+        let order: Vec<usize> = rows.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn the_filter_matches_names_types_and_problems() {
+        let bad = row(0, &scan("blk.1.attn_q.weight", Some(0.0), 2));
+        let good = row(1, &scan("blk.1.ffn_up.weight", Some(0.0), 0));
+        assert!(matches(&bad, "attn"));
+        assert!(matches(&bad, "blk.1 F32"));
+        assert!(!matches(&good, "attn"));
+        assert!(matches(&bad, "nan"));
+        assert!(!matches(&good, "nan"));
+        assert!(matches(&bad, "error"));
+        assert!(matches(&good, ""));
+    }
+
+    #[test]
+    fn the_texts_say_how_much_and_where() {
+        assert_eq!(
+            confirm_text(253 << 20, 7 << 20, "huggingface.co"),
+            "Scanning downloads the tensor data, 253.0 MiB (265,289,728 bytes), from huggingface.co, and the header again (7.0 MiB). Go on?"
+        );
+        assert_eq!(
+            done_text(236, 236, 1 << 30, 2.0),
+            "Scanned 236 of 236 tensors: 1.0 GiB in 2.0 s, 512.0 MiB/s."
+        );
+        assert!(intro_text(1 << 20, false).contains("(1.0 MiB)"));
+        assert!(intro_text(1 << 20, true).contains("downloads"));
+        assert_eq!(short(0.000123456), "1.23456e-4");
+        assert_eq!(short(-2.5), "-2.50000");
+        assert_eq!(short(1234.5678), "1234.57");
+        assert_eq!(short(0.0), "0");
+    }
+}

@@ -1,0 +1,109 @@
+//! The scan of every weight in the browser (issue #22), run inside a Web Worker by
+//! www/scan-worker.js, for the page's "Scan all weights" card ([`super::scan_card`]) and the
+//! JavaScript API's `scan()`: open the source as `inspect()` does (its header again: the
+//! worker has a module of its own), then [`crate::scan::scan_tensor`] every tensor, in
+//! [`scan::scan_order`], on a few concurrent lanes so that reading (a `Blob` slice, an HTTP
+//! Range request) overlaps decoding. Each tensor's result and the bytes done are told to the
+//! worker's callbacks as they come; the result is `weightpeek scan --json`'s document.
+//!
+//! Cancelling is the worker's termination (the page and `scan()` end the worker): every read
+//! in flight stops with it.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+use js_sys::Function;
+use wasm_bindgen::JsValue;
+
+use super::api;
+use crate::scan::{self, TensorScan};
+use crate::source::boxed::BoxedSource;
+use crate::view::cli::scan::ScanDoc;
+use crate::view::scan as view;
+
+/// Tensors scanned at once from local files: one decoding while the next piece is read.
+const LOCAL_LANES: usize = 2;
+/// Tensors scanned at once from a server: Range requests in parallel (a browser opens at most
+/// six connections per host; the first-bytes and listing requests keep the rest).
+const REMOTE_LANES: usize = 4;
+/// Least time between two progress calls (milliseconds): a 16 MiB piece can take under 10 ms.
+const PROGRESS_MS: f64 = 100.0;
+
+/// Scans the model at `source` (as for `inspect()`: URL strings or local files) with the
+/// options `opts` (`endpoint`, `token`, `name`). `on_progress(done, total)` is called with
+/// the tensor bytes read so far and the bytes the scan reads in all, at most every
+/// [`PROGRESS_MS`] and once at the end; `on_tensor(json, row)` with each tensor's result
+/// ([`TensorScan`] as JSON) and its table row ([`view::ScanRow`] as JSON) when it is done.
+/// Returns `[doc, lines]`: the JSON of [`ScanDoc`] and of the findings' lines for the Checks
+/// card ([`view::FindingLine`]). Errors: the
+/// model cannot be opened (the message says why); a tensor that cannot be read is a result
+/// (`skipped`, `failed`), not an error.
+pub async fn run(
+    source: JsValue,
+    opts: JsValue,
+    on_progress: Function,
+    on_tensor: Function,
+) -> Result<js_sys::Array, JsValue> {
+    let o = api::options(&opts);
+    let remote = source.is_string()
+        || js_sys::Array::is_array(&source) && {
+            js_sys::Array::from(&source).every(&mut |v, _, _| v.is_string())
+        };
+    let (opened, _abort) = api::open_checked(&source, &o).await?;
+    let model = &opened.model;
+    let total = scan::bytes_to_scan(model);
+    let lanes = if remote { REMOTE_LANES } else { LOCAL_LANES };
+    let lanes = lanes.min(model.tensors.len()).max(1);
+    let piece = scan::piece_bytes_for(lanes);
+    let queue: RefCell<VecDeque<usize>> = RefCell::new(scan::scan_order(model).into());
+    let results: RefCell<Vec<Option<TensorScan>>> = RefCell::new(vec![None; model.tensors.len()]);
+    let done = Cell::new(0u64);
+    let told = Cell::new(f64::NEG_INFINITY);
+    let tell = |force: bool| {
+        let now = js_sys::Date::now();
+        if force || now - told.get() >= PROGRESS_MS {
+            told.set(now);
+            let _ = on_progress.call2(
+                &JsValue::NULL,
+                &(done.get() as f64).into(),
+                &(total as f64).into(),
+            );
+        }
+    };
+    tell(true);
+    let lane = || async {
+        loop {
+            let Some(i) = queue.borrow_mut().pop_front() else {
+                break;
+            };
+            let mut src = BoxedSource((opened.source)(model.source_of(i)));
+            let mut progress = |n: u64| {
+                done.set(done.get().saturating_add(n));
+                tell(false);
+            };
+            let t = scan::scan_tensor(model, &mut src, i, piece, &mut progress).await;
+            let row = view::row(i, &t);
+            if let (Ok(json), Ok(row)) = (serde_json::to_string(&t), serde_json::to_string(&row)) {
+                let _ = on_tensor.call2(&JsValue::NULL, &json.into(), &row.into());
+            }
+            if let Some(slot) = results.borrow_mut().get_mut(i) {
+                *slot = Some(t);
+            }
+        }
+    };
+    futures_util::future::join_all((0..lanes).map(|_| lane())).await;
+    tell(true);
+    let scans: Vec<TensorScan> = results.into_inner().into_iter().flatten().collect();
+    let findings = scan::findings(&scans);
+    let doc = ScanDoc {
+        file: &opened.name,
+        bytes_read: scans.iter().map(|t| t.bytes_read).sum(),
+        threads: lanes,
+        tensors: &scans,
+        findings: &findings,
+    };
+    let err = |e: serde_json::Error| JsValue::from_str(&e.to_string());
+    let doc = serde_json::to_string(&doc).map_err(err)?;
+    let lines = serde_json::to_string(&view::finding_lines(&findings)).map_err(err)?;
+    Ok(js_sys::Array::of2(&doc.into(), &lines.into()))
+}
