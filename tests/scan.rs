@@ -181,3 +181,50 @@ fn the_library_reads_every_tensor_once_and_no_more() {
         assert!(none.values.is_none() && none.skipped.is_some(), "{none:?}");
     }
 }
+
+/// A deflated `.npz` member (np.savez_compressed, 4 MiB of random floats) scanned in 64 KiB
+/// pieces is inflated once: its compressed bytes are read once in all (not once per piece, as
+/// 64 windows each inflated from the member's start would), with the results of one piece.
+#[test]
+fn a_deflated_member_is_inflated_once_piece_after_piece() {
+    let dir = std::env::var_os("WEIGHTPEEK_NUMPY_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/numpy-fixtures"));
+    let Some(path) = common::real_file(dir.join("big-compressed.npz")) else {
+        return;
+    };
+    let (model, _) = common::open_model(&path);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let scan_in = |piece: u64| {
+        let mut src = vec![FileSource::open(&path).unwrap()];
+        let scans = block_on_ready(scan::scan(&model, &mut src, piece, &mut |_| {}));
+        (scans, src[0].bytes_read)
+    };
+    let (small, small_read) = scan_in(64 << 10);
+    let (whole, whole_read) = scan_in(scan::PIECE_BYTES);
+    let values: u64 = small
+        .iter()
+        .filter_map(|t| t.values.as_ref())
+        .map(|v| v.count)
+        .sum();
+    assert!(values >= 1 << 19, "{values} values scanned: {small:?}");
+    assert!(
+        small_read <= size,
+        "{small_read} bytes read of a {size}-byte file"
+    );
+    assert_eq!(
+        small_read, whole_read,
+        "compressed bytes read in 64 KiB pieces and in one"
+    );
+    for (a, b) in small.iter().zip(&whole) {
+        let (x, y) = (a.values.as_ref().unwrap(), b.values.as_ref().unwrap());
+        assert_eq!(
+            (x.count, x.nan, x.zeros, x.min, x.max),
+            (y.count, y.nan, y.zeros, y.min, y.max),
+            "{}",
+            a.name
+        );
+        let (m, n) = (x.mean.unwrap(), y.mean.unwrap());
+        assert!(close(m, n), "{}: mean {m} vs {n}", a.name);
+    }
+}

@@ -192,6 +192,25 @@ pub async fn read_window<S: ByteSource>(
     src: &mut S,
     plan: &mut Plan,
 ) -> Result<Vec<u8>, PreviewError> {
+    read_next_window(src, plan, &mut Carry::default()).await
+}
+
+/// What a reader of one tensor's windows in order keeps from one window to the next
+/// ([`read_next_window`]): a deflated member's inflater where the last window ended.
+#[derive(Debug, Default)]
+pub struct Carry {
+    inflating: Option<inflate::Inflating>,
+}
+
+/// [`read_window`] for the next of a tensor's windows, read in order (the scan's pieces):
+/// a window in a deflated `.npz` member goes on inflating where the window before it, whose
+/// [`Carry`] this is, ended — the member is inflated once, not once per window. A window that
+/// starts before that point inflates the member from its start.
+pub async fn read_next_window<S: ByteSource>(
+    src: &mut S,
+    plan: &mut Plan,
+    carry: &mut Carry,
+) -> Result<Vec<u8>, PreviewError> {
     usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
     if let Some(mut g) = plan.gather.take_if(|_| plan.read_len > 0) {
         // A structured array's field: the whole elements covering the window, packed.
@@ -200,7 +219,7 @@ pub async fn read_window<S: ByteSource>(
             let mut elements = plan.clone();
             elements.read_offset = from;
             elements.read_len = len;
-            let raw = inflate::inflate_window(src, &mut elements).await;
+            let raw = inflate::inflate_window(src, &mut elements, &mut None).await;
             plan.inflate = elements.inflate;
             raw
         } else {
@@ -212,7 +231,7 @@ pub async fn read_window<S: ByteSource>(
         return packed;
     }
     if plan.inflate.is_some() && plan.read_len > 0 {
-        return inflate::inflate_window(src, plan).await;
+        return inflate::inflate_window(src, plan, &mut carry.inflating).await;
     }
     if let Some(e) = plan.encoded.filter(|_| plan.read_len > 0) {
         return decode_window(src, plan, e).await;

@@ -360,11 +360,13 @@ pub async fn scan_tensor<S: ByteSource>(
         Ok(m) => m,
         Err(e) => return skipped(model, index, &e),
     };
+    // A deflated .npz member is inflated once, piece after piece.
+    let mut carry = preview::Carry::default();
     for req in windows {
         let step = async {
             let plan = preview::plan(model, index, &req)?;
             let mut plan = preview::relocate(plan, moved)?;
-            let bytes = preview::read_window(src, &mut plan).await?;
+            let bytes = preview::read_next_window(src, &mut plan, &mut carry).await?;
             scanner.add(&plan, &bytes)?;
             Ok::<u64, PreviewError>(bytes.len() as u64)
         };
