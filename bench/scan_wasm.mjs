@@ -17,7 +17,7 @@ try {
   const page = await browser.newPage();
   await page.goto(server.url);
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 60_000 });
-  console.log(`| file (Chromium ${browser.version()}, one Worker) | tensor data | whole call | data phase |`);
+  console.log(`| file (Chromium ${browser.version()}, default Workers; lanes = Workers × 2) | tensor data | whole call | data phase |`);
   console.log('|---|---|---|---|');
   for (const file of files) {
     const input = await page.evaluateHandle(() => {
@@ -29,6 +29,7 @@ try {
     await input.setInputFiles(file);
     const times = [];
     let bytes = 0;
+    let threads = 0;
     for (let r = 0; r <= Number(runs); r++) {
       const t = await input.evaluate(async (el) => {
         const { scan } = await import('./weightpeek.js');
@@ -36,16 +37,17 @@ try {
         let first = null;
         const doc = await scan(el.files[0], { onProgress: () => { first ??= performance.now(); } });
         const t1 = performance.now();
-        return { whole: (t1 - t0) / 1e3, data: (t1 - first) / 1e3, bytes: doc.bytes_read };
+        return { whole: (t1 - t0) / 1e3, data: (t1 - first) / 1e3, bytes: doc.bytes_read, threads: doc.threads };
       });
       bytes = t.bytes;
+      threads = t.threads;
       if (r > 0) times.push(t); // the first run warms the cache and the module
     }
     await input.evaluate((el) => el.remove());
     const whole = median(times.map((t) => t.whole));
     const data = median(times.map((t) => t.data));
     const mb = (s) => `${(bytes / s / 1e6).toFixed(0)} MB/s`;
-    console.log(`| ${path.basename(file)} | ${(bytes / 1e6).toFixed(0)} MB | ${whole.toFixed(3)} s, ${mb(whole)} | ${data.toFixed(3)} s, ${mb(data)} |`);
+    console.log(`| ${path.basename(file)} (${threads} lanes) | ${(bytes / 1e6).toFixed(0)} MB | ${whole.toFixed(3)} s, ${mb(whole)} | ${data.toFixed(3)} s, ${mb(data)} |`);
   }
 } finally {
   await browser.close();

@@ -228,3 +228,65 @@ fn a_deflated_member_is_inflated_once_piece_after_piece() {
         assert!(close(m, n), "{}: mean {m} vs {n}", a.name);
     }
 }
+
+/// A tensor's result reads back from its JSON (the page's Workers send them to the one that
+/// merges them) and writes the same JSON again; the findings of the results read back are the
+/// CLI's.
+#[test]
+fn results_read_back_from_their_json() {
+    let Some(dir) = fixtures() else { return };
+    for name in ["types.gguf", "bad.gguf", "truncated.gguf"] {
+        let p = dir.join(name);
+        let (_, out, err) = common::run_cli(&["scan", p.to_str().unwrap(), "--json"], None, None);
+        let doc: J = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{name}: {e}: {err}"));
+        let back: Vec<scan::TensorScan> =
+            serde_json::from_value(doc["tensors"].clone()).expect("tensors read back");
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            doc["tensors"],
+            "{name}: written again"
+        );
+        assert_eq!(
+            serde_json::to_value(scan::findings(&back)).unwrap(),
+            doc["findings"],
+            "{name}: findings"
+        );
+    }
+}
+
+/// The Workers' split: every tensor in exactly one share, each share in scan order, the shares'
+/// bytes within one tensor's bytes of each other.
+#[test]
+fn shares_split_the_tensors_evenly_by_bytes() {
+    let Some(dir) = fixtures() else { return };
+    let (model, _) = common::open_model(&dir.join("types.gguf"));
+    let order = scan::scan_order(&model);
+    let largest = model.tensors.iter().filter_map(|t| t.bytes).max().unwrap();
+    for count in [1, 2, 3, 7] {
+        let shares = scan::shares(&model, count);
+        assert_eq!(shares.len(), count);
+        let mut all: Vec<usize> = shares.concat();
+        all.sort_unstable();
+        assert_eq!(
+            all,
+            (0..model.tensors.len()).collect::<Vec<_>>(),
+            "{count} shares"
+        );
+        for s in &shares {
+            let at: Vec<usize> = s
+                .iter()
+                .map(|i| order.iter().position(|j| j == i).unwrap())
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[0] < w[1]),
+                "{count} shares: scan order"
+            );
+        }
+        let bytes: Vec<u64> = shares
+            .iter()
+            .map(|s| s.iter().filter_map(|&i| model.tensors[i].bytes).sum())
+            .collect();
+        let (lo, hi) = (bytes.iter().min().unwrap(), bytes.iter().max().unwrap());
+        assert!(hi - lo <= largest, "{count} shares: {bytes:?}");
+    }
+}

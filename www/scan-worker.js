@@ -1,26 +1,94 @@
-// The scan of every weight (issue #22) in a module Web Worker, so the page stays responsive
+// The scan of every weight (issue #22) in module Web Workers, so the page stays responsive
 // while hundreds of megabytes are read and decoded. Started by the page's "Scan all weights"
 // card (src/web/scan_card.rs) and by scan() of weightpeek.js; all logic is Rust
-// (src/web/scan.rs). Cancelling is terminating this worker: its reads stop with it.
+// (src/web/scan.rs). Cancelling is terminating this worker: its reads, and its helpers (nested
+// Workers, which end with it), stop with it.
+//
+// Local files are scanned by one Worker per core but one (up to 4; `options.workers` sets the
+// number): this one scans share 0 and starts
+// the others as helpers, each scanning its share (the same split in every Worker, by bytes:
+// weightpeek::scan::shares), and merges their results. A remote model is read by this Worker
+// alone (four Range requests at a time already keep the network busy).
 //
 // In:  {source, options}  source: local Files/Blobs (an array) or URL strings, resolved;
-//      options: {endpoint, token, name} (plain strings: a signal cannot cross to a worker).
+//      options: {endpoint, token, name, workers} (plain values: a signal cannot cross).
 // Out: {type: "progress", done, total}   bytes of tensor data read so far, and in all;
 //      {type: "tensor", json, row}       one tensor's result and its table row (JSON text);
 //      {type: "done", doc, lines}        the `weightpeek scan --json` document, finding lines;
 //      {type: "error", message}          the model could not be opened (or the module loaded).
-import init, { scan_run } from "./weightpeek-web.js";
+// A helper gets {source, options, share, shares} and answers progress, tensor (with index) and
+// {type: "share-done"} or error.
+import init, { scan_run, scan_merge } from "./weightpeek-web.js";
+
+const MAX_WORKERS = 4;
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+async function coordinate(source, options) {
+  const local = !(typeof source === "string" || (Array.isArray(source) && source.every((s) => typeof s === "string")));
+  // One core is left to the page and the browser's file reading (on two cores a second
+  // scanning Worker was no faster: bench/scan_wasm.mjs); options.workers asks for a number.
+  const cores = self.navigator?.hardwareConcurrency || 1;
+  const asked = Number.isInteger(options.workers) && options.workers > 0 ? options.workers : cores - 1;
+  const n = local && typeof Worker !== "undefined" ? Math.max(1, Math.min(MAX_WORKERS, asked)) : 1;
+  const done = new Array(n).fill(0);
+  const totals = new Array(n).fill(0);
+  const results = [];
+  const progress = (k, d, t) => {
+    done[k] = d;
+    totals[k] = t;
+    self.postMessage({ type: "progress", done: sum(done), total: sum(totals) });
+  };
+  const tensor = (json, row, index) => {
+    results[index] = json;
+    self.postMessage({ type: "tensor", json, row });
+  };
+  const helpers = [];
+  const shares = [];
+  for (let k = 1; k < n; k++) {
+    const w = new Worker(new URL(import.meta.url), { type: "module" });
+    helpers.push(w);
+    shares.push(new Promise((resolve, reject) => {
+      w.onmessage = ({ data: m }) => {
+        if (m.type === "progress") progress(k, m.done, m.total);
+        else if (m.type === "tensor") tensor(m.json, m.row, m.index);
+        else if (m.type === "share-done") resolve();
+        else if (m.type === "error") reject(new Error(m.message));
+      };
+      w.onerror = (e) => reject(new Error(`a helper Worker failed: ${e.message || "it did not start"}`));
+    }));
+    shares.at(-1).catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+    w.postMessage({ source, options, share: k, shares: n });
+  }
+  try {
+    const [doc, lines] = await scan_run(source, options, 0, n, (d, t) => progress(0, d, t), tensor);
+    if (n === 1) return { doc, lines };
+    await Promise.all(shares);
+    const file = JSON.parse(doc).file;
+    const all = `[${results.filter((r) => r !== undefined).join(",")}]`;
+    const [merged, mergedLines] = scan_merge(file, all, JSON.parse(doc).threads);
+    return { doc: merged, lines: mergedLines };
+  } finally {
+    for (const w of helpers) w.terminate();
+  }
+}
 
 self.onmessage = async (event) => {
-  const { source, options } = event.data ?? {};
+  const { source, options, share, shares } = event.data ?? {};
   try {
     await init({ module_or_path: new URL("./weightpeek-web_bg.wasm", import.meta.url) });
-    const [doc, lines] = await scan_run(
-      source,
-      options ?? {},
-      (done, total) => self.postMessage({ type: "progress", done, total }),
-      (json, row) => self.postMessage({ type: "tensor", json, row }),
-    );
+    if (share !== undefined) {
+      await scan_run(
+        source,
+        options ?? {},
+        share,
+        shares,
+        (done, total) => self.postMessage({ type: "progress", done, total }),
+        (json, row, index) => self.postMessage({ type: "tensor", json, row, index }),
+      );
+      self.postMessage({ type: "share-done" });
+      return;
+    }
+    const { doc, lines } = await coordinate(source, options ?? {});
     self.postMessage({ type: "done", doc, lines });
   } catch (e) {
     self.postMessage({ type: "error", message: String(e?.message ?? e) });

@@ -379,8 +379,11 @@ export interface ScanResult {
 export interface ScanOptions extends Options {
   /** Told the tensor bytes read so far and in all, at most every 100 ms and at the end. */
   onProgress?: (progress: { done: number; total: number }) => void;
-  /** Told each tensor's result as it is done (in scan order: by file, then offset). */
+  /** Told each tensor's result as it is done (by file, then offset, within each Worker). */
   onTensor?: (tensor: ScanTensor) => void;
+  /** Web Workers that scan local files, each a share of the tensors (default: the cores but
+   * one, at most 4; a remote model is read by one). */
+  workers?: number;
 }
 
 /** Scans every tensor's data in a Web Worker (the page stays responsive). Aborting

@@ -128,8 +128,10 @@ export async function fit(source, devices = {}, options = {}) {
  * (in Range requests, a few at a time), and its header read again by the worker.
  * @param {string | string[] | Blob | Blob[] | FileList} source as for inspect()
  * @param {{signal?: AbortSignal, onProgress?: (p: {done: number, total: number}) => void,
- *   onTensor?: (t: object) => void, endpoint?: string, token?: string, name?: string}} [options]
- *   aborting the signal ends the worker (its reads stop) and rejects with the signal's reason.
+ *   onTensor?: (t: object) => void, workers?: number, endpoint?: string, token?: string,
+ *   name?: string}} [options] aborting the signal ends the workers (their reads stop) and
+ *   rejects with the signal's reason; `workers`: Web Workers scanning local files (default: the
+ *   cores but one, at most 4).
  * @returns {Promise<object>} `{file, bytes_read, threads, tensors, findings}` (ScanResult in
  *   weightpeek.d.ts).
  */
@@ -148,6 +150,10 @@ export function scan(source, options = {}) {
       : source instanceof Blob ? [source] : Array.from(source);
   const plain = {};
   for (const k of ["endpoint", "token", "name"]) if (typeof options?.[k] === "string") plain[k] = options[k];
+  if (options?.workers !== undefined) {
+    if (!Number.isInteger(options.workers) || options.workers < 1) throw new TypeError("options.workers must be a whole number from 1");
+    plain.workers = options.workers;
+  }
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./scan-worker.js", import.meta.url), { type: "module" });
     const onAbort = () => {

@@ -209,17 +209,39 @@ pub async fn inspect_json(
     weightpeek::web::api::inspect(source, options).await
 }
 
-/// The scan of every weight, for www/scan-worker.js (a Web Worker): see
-/// `weightpeek::web::scan::run`. Resolves to `[doc, lines]` (JSON strings).
+/// The scan of every weight (share `share` of `shares`), for www/scan-worker.js (a Web
+/// Worker): see `weightpeek::web::scan::run`. Resolves to `[doc, lines]` (JSON strings).
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn scan_run(
     source: wasm_bindgen::JsValue,
     options: wasm_bindgen::JsValue,
+    share: u32,
+    shares: u32,
     on_progress: js_sys::Function,
     on_tensor: js_sys::Function,
 ) -> Result<js_sys::Array, wasm_bindgen::JsValue> {
-    weightpeek::web::scan::run(source, options, on_progress, on_tensor).await
+    weightpeek::web::scan::run(
+        source,
+        options,
+        share as usize,
+        shares as usize,
+        on_progress,
+        on_tensor,
+    )
+    .await
+}
+
+/// Merges the shares of a scan done by several Workers (www/scan-worker.js): see
+/// `weightpeek::web::scan::merge`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn scan_merge(
+    file: &str,
+    tensors: &str,
+    threads: u32,
+) -> Result<js_sys::Array, wasm_bindgen::JsValue> {
+    weightpeek::web::scan::merge(file, tensors, threads as usize)
 }
 
 /// `fit(source, devices, options)`: the placement plan as a plain object; see

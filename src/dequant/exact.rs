@@ -190,6 +190,41 @@ impl serde::Serialize for Exact {
     }
 }
 
+/// Reads what [`Exact`]'s `Serialize` writes back: an integer number as `Int`/`UInt`, any other
+/// number as `F64` (an `f32` written as its shortest text reads as the `f64` of that text,
+/// which writes the same text again), `true`/`false`, `[re, im]` as `Complex128`. A JSON
+/// `null` is no value (`Option<Exact>`). For results that cross from a Worker to the one
+/// that merges them (the scan).
+impl<'de> serde::Deserialize<'de> for Exact {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Exact, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Exact;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number, a boolean or [re, im]")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Exact, E> {
+                Ok(Exact::Int(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Exact, E> {
+                Ok(Exact::UInt(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Exact, E> {
+                Ok(Exact::F64(v))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Exact, E> {
+                Ok(Exact::Bool(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Exact, A::Error> {
+                let re: f64 = a.next_element()?.unwrap_or(f64::NAN);
+                let im: f64 = a.next_element()?.unwrap_or(f64::NAN);
+                Ok(Exact::Complex128(re, im))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// `|z| = sqrt(re² + im²)` in `f64`: both squares of `f32` values are exact in `f64`, so this is
 /// one rounding of the sum and one of the square root (numpy:
 /// `np.sqrt(re.astype(f8)**2 + im.astype(f8)**2)`).

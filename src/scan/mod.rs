@@ -19,7 +19,7 @@ pub mod stats;
 
 use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dequant::{element_at, ElementKind, Exact};
 use crate::format::{DType, Model};
@@ -45,8 +45,9 @@ pub fn piece_bytes_for(threads: usize) -> u64 {
     (PIECE_BYTES / threads.max(1) as u64).max(1 << 20)
 }
 
-/// What a scan found in one tensor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a scan found in one tensor (JSON both ways: the page's Workers send it to the one that
+/// merges their results).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TensorScan {
     /// The tensor's name.
     pub name: String,
@@ -394,10 +395,35 @@ pub fn scan_order(model: &Model) -> Vec<usize> {
     order
 }
 
+/// The tensors of `model` split into `count` shares of about equal bytes, for scanners that
+/// work apart (the page's Workers): each tensor, in [`scan_order`], goes to the share holding
+/// the fewest bytes so far (the first of them on a tie), so each share is read front to back
+/// too. Every scanner computes the same split from the same model.
+pub fn shares(model: &Model, count: usize) -> Vec<Vec<usize>> {
+    let count = count.max(1);
+    let mut out = vec![Vec::new(); count];
+    let mut bytes = vec![0u64; count];
+    for i in scan_order(model) {
+        let k = (0..count).min_by_key(|&k| (bytes[k], k)).unwrap_or(0);
+        out[k].push(i);
+        bytes[k] = bytes[k].saturating_add(model.tensors[i].bytes.unwrap_or(0));
+    }
+    out
+}
+
 /// Bytes a scan of `model` reads: every scanned tensor's data (a tensor that cannot be planned
 /// counts 0).
 pub fn bytes_to_scan(model: &Model) -> u64 {
-    (0..model.tensors.len())
+    let all: Vec<usize> = (0..model.tensors.len()).collect();
+    bytes_to_scan_of(model, &all)
+}
+
+/// [`bytes_to_scan`] of the tensors `indices` (a share, [`shares`]).
+pub fn bytes_to_scan_of(model: &Model, indices: &[usize]) -> u64 {
+    indices
+        .iter()
+        .copied()
+        .filter(|&i| i < model.tensors.len())
         .filter(|&i| preview::target_geometry(model, i, None).is_ok())
         .filter_map(|i| model.tensors[i].bytes)
         .fold(0u64, u64::saturating_add)

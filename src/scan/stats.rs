@@ -4,7 +4,7 @@
 //! in `f64`; runs combined by Chan, Golub and LeVeque's pairwise update), so the result is as
 //! accurate as numpy's float64 `mean` and `std` whatever the tensor's size.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dequant::Exact;
 
@@ -22,7 +22,7 @@ pub const EXP_HIGH: i32 = EXP_BINS as i32 - EXP_LOW;
 /// `min`, `max`, `mean`, `std` are over the finite values (`None` when there are none); `std`
 /// is the population one (numpy's `std`, `ddof=0`). Complex values count by their magnitude
 /// `|z|`, as previews show them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValueStats {
     /// Values scanned.
     pub count: u64,

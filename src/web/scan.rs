@@ -1,9 +1,10 @@
 //! The scan of every weight in the browser (issue #22), run inside a Web Worker by
 //! www/scan-worker.js, for the page's "Scan all weights" card ([`super::scan_card`]) and the
 //! JavaScript API's `scan()`: open the source as `inspect()` does (its header again: the
-//! worker has a module of its own), then [`crate::scan::scan_tensor`] every tensor, in
-//! [`scan::scan_order`], on a few concurrent lanes so that reading (a `Blob` slice, an HTTP
-//! Range request) overlaps decoding. Each tensor's result and the bytes done are told to the
+//! worker has a module of its own), then [`crate::scan::scan_tensor`] every tensor of its
+//! share ([`scan::shares`]: local files are scanned by one Worker per core, each its share,
+//! and [`merge`]d), in [`scan::scan_order`], on a few concurrent lanes so that reading (a
+//! `Blob` slice, an HTTP Range request) overlaps decoding. Each tensor's result and the bytes done are told to the
 //! worker's callbacks as they come; the result is `weightpeek scan --json`'s document.
 //!
 //! Cancelling is the worker's termination (the page and `scan()` end the worker): every read
@@ -29,11 +30,13 @@ const REMOTE_LANES: usize = 4;
 /// Least time between two progress calls (milliseconds): a 16 MiB piece can take under 10 ms.
 const PROGRESS_MS: f64 = 100.0;
 
-/// Scans the model at `source` (as for `inspect()`: URL strings or local files) with the
-/// options `opts` (`endpoint`, `token`, `name`). `on_progress(done, total)` is called with
+/// Scans share `share` of `shares` ([`scan::shares`]; `0` of `1`: every tensor) of the model
+/// at `source` (as for `inspect()`: URL strings or local files) with the options `opts`
+/// (`endpoint`, `token`, `name`). `on_progress(done, total)` is called with
 /// the tensor bytes read so far and the bytes the scan reads in all, at most every
-/// [`PROGRESS_MS`] and once at the end; `on_tensor(json, row)` with each tensor's result
-/// ([`TensorScan`] as JSON) and its table row ([`view::ScanRow`] as JSON) when it is done.
+/// [`PROGRESS_MS`] and once at the end; `on_tensor(json, row, index)` with each tensor's
+/// result ([`TensorScan`] as JSON), its table row ([`view::ScanRow`] as JSON) and its index
+/// when it is done.
 /// Returns `[doc, lines]`: the JSON of [`ScanDoc`] and of the findings' lines for the Checks
 /// card ([`view::FindingLine`]). Errors: the
 /// model cannot be opened (the message says why); a tensor that cannot be read is a result
@@ -41,6 +44,8 @@ const PROGRESS_MS: f64 = 100.0;
 pub async fn run(
     source: JsValue,
     opts: JsValue,
+    share: usize,
+    shares: usize,
     on_progress: Function,
     on_tensor: Function,
 ) -> Result<js_sys::Array, JsValue> {
@@ -51,11 +56,14 @@ pub async fn run(
         };
     let (opened, _abort) = api::open_checked(&source, &o).await?;
     let model = &opened.model;
-    let total = scan::bytes_to_scan(model);
+    let shares = shares.max(1);
+    let mine = scan::shares(model, shares).swap_remove(share.min(shares - 1));
+    let total = scan::bytes_to_scan_of(model, &mine);
     let lanes = if remote { REMOTE_LANES } else { LOCAL_LANES };
-    let lanes = lanes.min(model.tensors.len()).max(1);
-    let piece = scan::piece_bytes_for(lanes);
-    let queue: RefCell<VecDeque<usize>> = RefCell::new(scan::scan_order(model).into());
+    let lanes = lanes.min(mine.len()).max(1);
+    // All the Workers' pieces together hold at most PIECE_BYTES.
+    let piece = scan::piece_bytes_for(lanes.saturating_mul(shares));
+    let queue: RefCell<VecDeque<usize>> = RefCell::new(mine.into());
     let results: RefCell<Vec<Option<TensorScan>>> = RefCell::new(vec![None; model.tensors.len()]);
     let done = Cell::new(0u64);
     let told = Cell::new(f64::NEG_INFINITY);
@@ -84,7 +92,12 @@ pub async fn run(
             let t = scan::scan_tensor(model, &mut src, i, piece, &mut progress).await;
             let row = view::row(i, &t);
             if let (Ok(json), Ok(row)) = (serde_json::to_string(&t), serde_json::to_string(&row)) {
-                let _ = on_tensor.call2(&JsValue::NULL, &json.into(), &row.into());
+                let _ = on_tensor.call3(
+                    &JsValue::NULL,
+                    &json.into(),
+                    &row.into(),
+                    &(i as f64).into(),
+                );
             }
             if let Some(slot) = results.borrow_mut().get_mut(i) {
                 *slot = Some(t);
@@ -94,16 +107,32 @@ pub async fn run(
     futures_util::future::join_all((0..lanes).map(|_| lane())).await;
     tell(true);
     let scans: Vec<TensorScan> = results.into_inner().into_iter().flatten().collect();
-    let findings = scan::findings(&scans);
+    document(&opened.name, &scans, lanes.saturating_mul(shares))
+}
+
+/// The scan's document of `scans` (every tensor's result, in the model's order) of the model
+/// `file`, read on `threads` lanes in all: `[doc, lines]` as [`run`] returns them.
+fn document(file: &str, scans: &[TensorScan], threads: usize) -> Result<js_sys::Array, JsValue> {
+    let findings = scan::findings(scans);
     let doc = ScanDoc {
-        file: &opened.name,
+        file,
         bytes_read: scans.iter().map(|t| t.bytes_read).sum(),
-        threads: lanes,
-        tensors: &scans,
+        threads,
+        tensors: scans,
         findings: &findings,
     };
     let err = |e: serde_json::Error| JsValue::from_str(&e.to_string());
     let doc = serde_json::to_string(&doc).map_err(err)?;
     let lines = serde_json::to_string(&view::finding_lines(&findings)).map_err(err)?;
     Ok(js_sys::Array::of2(&doc.into(), &lines.into()))
+}
+
+/// Merges the results of a scan done in shares by several Workers: `tensors` is the JSON
+/// array of every tensor's result ([`TensorScan`], as `on_tensor` gave them) in the model's
+/// order; the findings are computed over all of them. Returns `[doc, lines]` as [`run`].
+/// Errors: the JSON is not such an array.
+pub fn merge(file: &str, tensors: &str, threads: usize) -> Result<js_sys::Array, JsValue> {
+    let scans: Vec<TensorScan> = serde_json::from_str(tensors)
+        .map_err(|e| JsValue::from_str(&format!("the Workers' results: {e}")))?;
+    document(file, &scans, threads)
 }

@@ -166,7 +166,7 @@ export async function previewJourney(open, url) {
 /**
  * The scan of every weight (issue #22) in a Web Worker: the page's "Scan all weights" on a
  * generated file of NaN/Inf values and block scales lists the findings `weightpeek scan --json`
- * gives, in order, and scan() of Gemma gives the CLI's counts, extremes and (to 1e-12 relative)
+ * gives, in order, and scan() of Gemma gives (on two Workers: nested ones) the CLI's counts, extremes and (to 1e-12 relative)
  * means and standard deviations for every tensor. Returns a line saying how long each took.
  */
 export async function scanJourney(open, url) {
@@ -190,7 +190,7 @@ export async function scanJourney(open, url) {
     await pickForApi(page, files.gemma);
     t0 = Date.now();
     const json = await page.run(() => import('/weightpeek.js')
-      .then((wp) => wp.scan(document.querySelector('#wp-test-files').files[0]))
+      .then((wp) => wp.scan(document.querySelector('#wp-test-files').files[0], { workers: 2 }))
       .then((doc) => JSON.stringify(doc), (e) => `ERROR ${e.message}`));
     const gemmaMs = Date.now() - t0;
     assert.ok(!json.startsWith('ERROR'), `scan(): ${json}`);

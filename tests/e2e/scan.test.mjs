@@ -81,6 +81,7 @@ async function apiScan(page, paths, extra = '') {
     let tensors = 0;
     try {
       const opts = { onProgress: (p) => progress.push(p), onTensor: () => { tensors += 1; } };
+      if (typeof extra === 'number') opts.workers = extra;
       if (extra === 'abort') {
         const c = new AbortController();
         opts.signal = c.signal;
@@ -139,6 +140,17 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
       assert.equal(tensors, result.tensors.length, `${key}: one onTensor per tensor`);
       const last = progress.at(-1);
       assert.ok(last && last.done === result.bytes_read && last.total >= last.done, `${key}: last progress ${JSON.stringify(last)} vs ${result.bytes_read} read`);
+    }
+    // Three Workers, each a share of the tensors, merged: the same results and findings (the
+    // outlier among siblings that fall in different shares too).
+    for (const key of ['types.gguf', 'bad.gguf']) {
+      const want = expected.files[key];
+      const { result, error } = await apiScan(page, [fileOf(key)], 3);
+      assert.equal(error, undefined, `${key}: ${error}`);
+      assert.equal(result.threads, 6, `${key}: 3 Workers of 2 lanes`);
+      assert.deepEqual(result.tensors.map((t) => t.name), Object.keys(want.tensors), `${key}: model order`);
+      for (const t of result.tensors) sameTensor(`${key} ${t.name} (3 Workers)`, t, want.tensors[t.name]);
+      assert.deepEqual(findingKeys(result.findings), findingKeys(want.findings), `${key}: findings (3 Workers)`);
     }
     assert.deepEqual(page.__wpErrors, []);
     await page.close();
