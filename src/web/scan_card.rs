@@ -19,8 +19,10 @@ use crate::text;
 use crate::view::cli::scan::progress;
 use crate::view::scan::{self as view, FindingLine, ScanRow, COLUMNS};
 
-/// Most rows drawn at once (a model with tens of thousands of tensors is filtered to narrow).
+/// Most rows drawn (a model with tens of thousands of tensors is filtered to narrow).
 const MAX_ROWS: usize = 1000;
+/// Rows drawn per task.
+const CHUNK_ROWS: usize = 60;
 
 /// What the worker opens: the source and options `scan()` of the JS API would be given.
 pub struct ScanInput {
@@ -58,6 +60,8 @@ struct State {
     table: Option<(Element, Vec<Element>)>,
     status: Option<Element>,
     bar: Option<Element>,
+    /// The next rows' drawing, when the table is drawn in several tasks.
+    pending: Option<gloo::timers::callback::Timeout>,
 }
 
 impl Drop for ScanCard {
@@ -359,6 +363,7 @@ impl ScanCard {
     /// The scan ended (`lines`: its findings) or was cancelled (`None`): the summary line, the
     /// table, and (when it ended) the findings in the Checks card.
     fn finish(self: &Rc<Self>, lines: Option<&[FindingLine]>) {
+        let t0 = now();
         self.stop_worker();
         let (scanned, done, secs) = {
             let s = self.state.borrow();
@@ -409,6 +414,8 @@ impl ScanCard {
         });
         self.state.borrow_mut().listeners.push(l);
         self.table();
+        // How long drawing the results took (tests and benchmarks read it).
+        attr(&self.card, "data-draw-ms", &format!("{:.0}", now() - t0));
     }
 
     /// The scan's findings, appended to the Checks card (wherever the doctor put it).
@@ -512,42 +519,70 @@ impl ScanCard {
         self.draw_rows();
     }
 
-    fn draw_rows(&self) {
-        let mut s = self.state.borrow_mut();
-        let (col, desc) = s.sort.unwrap_or((usize::MAX, false));
-        view::sort(&mut s.rows, col, desc);
-        let Some((tbody, heads)) = &s.table else {
+    /// Sorts and filters the rows and draws them: [`CHUNK_ROWS`] now, the rest in later tasks
+    /// of as many (the page stays responsive: drawing and laying out every row of a large
+    /// model at once took over 50 ms). The table says `data-drawn="N"` once all N are there.
+    fn draw_rows(self: &Rc<Self>) {
+        let shown: Vec<ScanRow> = {
+            let mut s = self.state.borrow_mut();
+            s.pending = None;
+            let (col, desc) = s.sort.unwrap_or((usize::MAX, false));
+            view::sort(&mut s.rows, col, desc);
+            let Some((tbody, heads)) = &s.table else {
+                return;
+            };
+            for (i, th) in heads.iter().enumerate() {
+                let sort = match s.sort {
+                    Some((c, true)) if c == i => "descending",
+                    Some((c, false)) if c == i => "ascending",
+                    _ => "none",
+                };
+                attr(th, "aria-sort", sort);
+            }
+            dom::clear(tbody);
+            if let Some(t) = tbody.parent_element() {
+                let _ = t.remove_attribute("data-drawn");
+            }
+            s.rows
+                .iter()
+                .filter(|r| view::matches(r, &s.filter))
+                .cloned()
+                .collect()
+        };
+        self.draw_from(Rc::new(shown), 0);
+    }
+
+    /// Draws rows `from..from + CHUNK_ROWS` of `shown`, and schedules the next ones.
+    fn draw_from(self: &Rc<Self>, shown: Rc<Vec<ScanRow>>, from: usize) {
+        let Some(tbody) = self.state.borrow().table.as_ref().map(|(t, _)| t.clone()) else {
             return;
         };
-        for (i, th) in heads.iter().enumerate() {
-            let sort = match s.sort {
-                Some((c, true)) if c == i => "descending",
-                Some((c, false)) if c == i => "ascending",
-                _ => "none",
-            };
-            attr(th, "aria-sort", sort);
-        }
-        dom::clear(tbody);
-        let shown: Vec<&ScanRow> = s
-            .rows
-            .iter()
-            .filter(|r| view::matches(r, &s.filter))
-            .collect();
-        for r in shown.iter().take(MAX_ROWS) {
+        let end = (from + CHUNK_ROWS).min(shown.len()).min(MAX_ROWS);
+        for r in &shown[from.min(end)..end] {
             let tr = el_class("tr", &format!("scan-{}", r.status));
             attr(&tr, "data-tensor", &r.name);
             for (k, cell) in view::cells(r).iter().enumerate() {
                 let td = el_text("td", if COLUMNS[k].1 { "num" } else { "" }, cell);
                 append(&tr, &td);
             }
-            append(tbody, &tr);
+            append(&tbody, &tr);
             if !r.note.is_empty() {
                 let note = el_class("tr", "scan-note");
                 let td = el_text("td", "muted", &r.note);
                 attr(&td, "colspan", &COLUMNS.len().to_string());
                 append(&note, &td);
-                append(tbody, &note);
+                append(&tbody, &note);
             }
+        }
+        if end < shown.len().min(MAX_ROWS) {
+            let w = Rc::downgrade(self);
+            let next = gloo::timers::callback::Timeout::new(0, move || {
+                if let Some(c) = w.upgrade() {
+                    c.draw_from(shown, end);
+                }
+            });
+            self.state.borrow_mut().pending = Some(next);
+            return;
         }
         if shown.len() > MAX_ROWS {
             let tr = el_class("tr", "scan-note");
@@ -561,7 +596,10 @@ impl ScanCard {
             );
             attr(&td, "colspan", &COLUMNS.len().to_string());
             append(&tr, &td);
-            append(tbody, &tr);
+            append(&tbody, &tr);
+        }
+        if let Some(t) = tbody.parent_element() {
+            attr(&t, "data-drawn", &end.to_string());
         }
     }
 }
