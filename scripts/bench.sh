@@ -9,6 +9,8 @@
 #        bash scripts/bench.sh onnx    only the ONNX listing table (issue #12)
 #        bash scripts/bench.sh scan [RUNS]  only the scan table (issue #22): weightpeek scan next
 #        to cat and gguf-py + numpy on Gemma 3 and a generated 1 GiB GGUF of Q4_K/Q8_0/F16
+#        bash scripts/bench.sh size    what the wasm module is made of, and the first load (issue
+#        #21): twiggy (cargo install twiggy) over the module built with its names, by origin
 #        bash scripts/bench.sh ledger      only the speed ledger (below), written to bench/ledger.json
 #        bash scripts/bench.sh --compare   only the speed ledger's stages (issue #23), each one's
 #        ratio to the figures recorded in bench/ledger.json, stages over 1.5x slower flagged
@@ -193,6 +195,16 @@ for ty in Q4_K Q8_0 F16; do
 done
 [ -f dist/index.html ] || trunk build --release >/dev/null
 node bench/scan_wasm.mjs "${2:-5}" "$GEMMA" "$out/mixed.gguf" "$out/only-Q4_K.gguf" "$out/only-Q8_0.gguf" "$out/only-F16.gguf"
+fi
+
+# What the web build is made of (issue #21, "measure first"): the module built with its function
+# names by cargo (the code Trunk builds, before wasm-opt), `twiggy top` summed by origin and by
+# the part of the app it serves (bench/wasm_size.py), and the first load of dist/ gzipped.
+if [ "$ONLY" = size ]; then
+command -v twiggy >/dev/null || cargo install --quiet --locked twiggy
+cargo build --quiet --release --target wasm32-unknown-unknown --bin weightpeek-web
+[ -f dist/index.html ] || trunk build --release >/dev/null
+python3 bench/wasm_size.py target/wasm32-unknown-unknown/release/weightpeek-web.wasm dist 25
 fi
 
 # ONNX listing (issue #12): `weightpeek FILE --json` next to onnx.load(load_external_data=False)
