@@ -31,12 +31,14 @@ async function coordinate(source, options) {
   const asked = Number.isInteger(options.workers) && options.workers > 0 ? options.workers : cores - 1;
   const n = local && typeof Worker !== "undefined" ? Math.max(1, Math.min(MAX_WORKERS, asked)) : 1;
   const done = new Array(n).fill(0);
-  const totals = new Array(n).fill(0);
+  const totals = new Array(n).fill(null);
   const results = [];
+  // Told once every share has said its total (a Worker knows its own once it opened the
+  // model), so `total` never grows under a caller's progress bar.
   const progress = (k, d, t) => {
     done[k] = d;
     totals[k] = t;
-    self.postMessage({ type: "progress", done: sum(done), total: sum(totals) });
+    if (totals.every((x) => x !== null)) self.postMessage({ type: "progress", done: sum(done), total: sum(totals) });
   };
   const tensor = (json, row, index) => {
     results[index] = json;
@@ -56,13 +58,15 @@ async function coordinate(source, options) {
       };
       w.onerror = (e) => reject(new Error(`a helper Worker failed: ${e.message || "it did not start"}`));
     }));
-    shares.at(-1).catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     w.postMessage({ source, options, share: k, shares: n });
   }
   try {
-    const [doc, lines] = await scan_run(source, options, 0, n, (d, t) => progress(0, d, t), tensor);
+    // A helper that fails ends the scan at once (not after this Worker's share).
+    const [[doc, lines]] = await Promise.all([
+      scan_run(source, options, 0, n, (d, t) => progress(0, d, t), tensor),
+      ...shares,
+    ]);
     if (n === 1) return { doc, lines };
-    await Promise.all(shares);
     const file = JSON.parse(doc).file;
     const all = `[${results.filter((r) => r !== undefined).join(",")}]`;
     const [merged, mergedLines] = scan_merge(file, all, JSON.parse(doc).threads);

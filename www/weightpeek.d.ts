@@ -355,7 +355,9 @@ export interface ScanTensor {
   blocks: number;
   scale_nan: number;
   scale_inf: number;
-  /** Absolute byte offset of the first block holding a NaN/Inf value or scale. */
+  /** Absolute byte offset of the first block holding a NaN/Inf value or scale; null when
+   * there is none, or when the bytes are not the file's as stored (a deflated .npz member,
+   * an ONNX typed field). */
   first_bad_offset: number | null;
   /** Why it was not scanned, or where its read stopped. */
   skipped: string | null;

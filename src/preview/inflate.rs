@@ -32,9 +32,10 @@ pub struct Inflating {
     at: u64,
     /// Inflated bytes not handed out yet: member offsets `at..at + carry.len()`.
     carry: Vec<u8>,
-    /// Compressed bytes read so far, and the part of the last chunk not consumed yet.
+    /// Compressed bytes read so far; the last chunk read, consumed up to `used`.
     read: u64,
     input: Vec<u8>,
+    used: usize,
     /// The deflate stream ended: nothing more comes.
     ended: bool,
 }
@@ -59,6 +60,7 @@ impl Inflating {
             carry: Vec::new(),
             read: 0,
             input: Vec::new(),
+            used: 0,
             ended: false,
         }
     }
@@ -85,11 +87,24 @@ pub(super) async fn inflate_window<S: ByteSource>(
     let Some(mut member) = plan.inflate else {
         return Err(PreviewError::Overflow);
     };
-    let from = plan.read_offset;
-    let to = from
-        .checked_add(plan.read_len)
-        .ok_or(PreviewError::Overflow)?;
-    let want = usize::try_from(plan.read_len).map_err(|_| PreviewError::Overflow)?;
+    let (window, read) =
+        inflate_range(src, member, plan.read_offset, plan.read_len, resume).await?;
+    member.read = read;
+    plan.inflate = Some(member);
+    Ok(window)
+}
+
+/// Bytes `from..from + len` of `member` inflated, and the compressed bytes read for them
+/// ([`inflate_window`]).
+async fn inflate_range<S: ByteSource>(
+    src: &mut S,
+    member: Inflate,
+    from: u64,
+    len: u64,
+    resume: &mut Option<Inflating>,
+) -> Result<(Vec<u8>, u64), PreviewError> {
+    let to = from.checked_add(len).ok_or(PreviewError::Overflow)?;
+    let want = usize::try_from(len).map_err(|_| PreviewError::Overflow)?;
     let end = member
         .start
         .checked_add(member.compressed)
@@ -134,14 +149,12 @@ pub(super) async fn inflate_window<S: ByteSource>(
         if z.at >= to {
             break;
         }
-        // More: inflate the compressed bytes held, reading the next chunk when none are.
+        // More: inflate the compressed bytes held, reading the next chunk when all are used.
         if z.ended {
             return Err(short(z.at));
         }
-        if z.input.is_empty() {
-            if z.read >= z.compressed {
-                return Err(short(z.at));
-            }
+        let all_read = z.read >= z.compressed;
+        if z.used >= z.input.len() && !all_read {
             let n = INFLATE_READ.min(z.compressed - z.read);
             let chunk = src
                 .read(z.start + z.read, n)
@@ -155,27 +168,104 @@ pub(super) async fn inflate_window<S: ByteSource>(
             }
             z.read += n;
             z.input = chunk;
+            z.used = 0;
         }
-        let r = inflate(&mut z.state, &z.input, &mut out, MZFlush::None);
-        z.input.drain(..r.bytes_consumed);
+        // With every compressed byte used the inflater may still hold output: it is called
+        // with no input until it says the stream ended, or gives nothing more.
+        let r = inflate(&mut z.state, &z.input[z.used..], &mut out, MZFlush::None);
+        z.used += r.bytes_consumed;
         z.carry.extend_from_slice(&out[..r.bytes_written]);
+        let starved = z.used >= z.input.len() && z.read >= z.compressed;
+        let stuck = r.bytes_consumed == 0 && r.bytes_written == 0;
         match r.status {
-            Ok(MZStatus::StreamEnd) => {
-                z.ended = true;
-                z.input.clear();
-            }
-            Ok(_) => {}
-            // Needs more input than is held: the next chunk.
-            Err(MZError::Buf) if z.input.is_empty() => {}
-            Err(MZError::Buf) if r.bytes_consumed == 0 && r.bytes_written == 0 => {
+            Ok(MZStatus::StreamEnd) => z.ended = true,
+            Ok(_) | Err(MZError::Buf) if stuck && starved => return Err(short(z.at)),
+            Ok(_) | Err(MZError::Buf) if stuck && z.used < z.input.len() => {
                 return Err(bad("does not inflate (no progress)"))
             }
-            Err(MZError::Buf) => {}
+            Ok(_) | Err(MZError::Buf) => {}
             Err(e) => return Err(bad(&format!("does not inflate ({e:?})"))),
         }
     }
-    member.read = z.read - read_before;
-    plan.inflate = Some(member);
+    let read = z.read - read_before;
     *resume = Some(z);
-    Ok(window)
+    Ok((window, read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{block_on_ready, MemSource};
+
+    fn member(data: &[u8]) -> (Vec<u8>, Inflate) {
+        let z = miniz_oxide::deflate::compress_to_vec(data, 6);
+        let m = Inflate {
+            start: 0,
+            compressed: z.len() as u64,
+            read: 0,
+        };
+        (z, m)
+    }
+
+    fn range(
+        z: &[u8],
+        m: Inflate,
+        from: u64,
+        len: u64,
+        resume: &mut Option<Inflating>,
+    ) -> Result<Vec<u8>, PreviewError> {
+        block_on_ready(inflate_range(&mut MemSource::new(z), m, from, len, resume)).map(|(w, _)| w)
+    }
+
+    #[test]
+    fn members_whose_last_output_comes_after_the_last_input_inflate_whole() {
+        // All-zero members just past 32 KiB multiples (and an .npy of 180 x 364 f32 zeros
+        // behind its 128-byte header): the inflater still holds output once every
+        // compressed byte is used.
+        let mut sizes: Vec<usize> = (1..=4).map(|k| 131_072 + k).collect();
+        sizes.extend((1..40).map(|k| k * 32_768 + 1 + k % 5));
+        sizes.push(128 + 180 * 364 * 4);
+        for n in sizes {
+            let data = vec![0u8; n];
+            let (z, m) = member(&data);
+            let got = range(&z, m, 0, n as u64, &mut None).unwrap_or_else(|e| panic!("{n}: {e}"));
+            assert_eq!(got.len(), n, "{n} bytes");
+            assert!(got.iter().all(|&b| b == 0));
+        }
+    }
+
+    #[test]
+    fn windows_in_order_go_on_where_the_last_ended_and_others_start_again() {
+        let data: Vec<u8> = (0..700_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x0F)
+            .collect();
+        let (z, m) = member(&data);
+        let mut resume = None;
+        let mut at = 0u64;
+        // Adjacent, overlapping the end of the carried bytes, and after a gap.
+        for (skip, len) in [
+            (0, 1),
+            (0, 70_000),
+            (5, 3),
+            (0, 65_536),
+            (10_000, 200_000),
+            (0, 1),
+        ] {
+            at += skip;
+            let w = range(&z, m, at, len, &mut resume).unwrap();
+            assert_eq!(w, data[at as usize..(at + len) as usize], "window at {at}");
+            at += len;
+        }
+        // A window before where the inflater stopped inflates the member from its start.
+        let w = range(&z, m, 100, 50, &mut resume).unwrap();
+        assert_eq!(w, data[100..150]);
+        // Past the member's end: an error, not a hang.
+        assert!(range(&z, m, 699_990, 20, &mut resume).is_err());
+        // A stream cut short: an error, not a hang.
+        let cut = Inflate {
+            compressed: m.compressed / 2,
+            ..m
+        };
+        assert!(range(&z[..z.len() / 2], cut, 0, data.len() as u64, &mut None).is_err());
+    }
 }

@@ -42,6 +42,10 @@ pub struct ScanRow {
     pub keys: [Option<f64>; 4],
     /// The block scales judged: `"0 NaN, 0 Inf in 1,024 blocks"`, or `-`.
     pub scales: String,
+    /// Sort keys of `scales`: NaN and infinite scales, and blocks judged.
+    pub bad_scales: u64,
+    /// See `bad_scales`.
+    pub blocks: u64,
     /// Why it was not scanned, or where its read stopped (empty when it was read whole).
     pub note: String,
     /// `error` (NaN or infinite values or block scales, a failed read), `skipped` (not
@@ -77,8 +81,9 @@ pub fn row(index: usize, t: &TensorScan) -> ScanRow {
     };
     ScanRow {
         index,
-        name: t.name.clone(),
-        dtype: t.dtype.clone(),
+        // File text, escaped as the tensor table escapes it (control and bidi characters).
+        name: text::escape(&t.name),
+        dtype: text::escape(&t.dtype),
         count: v.map_or(0, |v| v.count),
         nan: v.map_or(0, |v| v.nan),
         inf: v.map_or(0, |v| v.inf),
@@ -103,7 +108,9 @@ pub fn row(index: usize, t: &TensorScan) -> ScanRow {
         } else {
             dash()
         },
-        note: t.skipped.clone().unwrap_or_default(),
+        bad_scales: t.scale_nan.saturating_add(t.scale_inf),
+        blocks: t.blocks,
+        note: t.skipped.as_deref().map(text::escape).unwrap_or_default(),
         status: status.into(),
     }
 }
@@ -153,8 +160,12 @@ pub fn sort(rows: &mut [ScanRow], col: usize, desc: bool) {
             4 => flip(a.inf.cmp(&b.inf)),
             5 => flip(a.zeros.cmp(&b.zeros)),
             6..=9 => num(a.keys[col - 6], b.keys[col - 6]),
-            // Block scales: the rows with bad ones (`error`) first when descending.
-            10 => flip(a.status.cmp(&b.status)),
+            // Block scales: by the bad scales in them, then by blocks judged.
+            10 => flip(
+                a.bad_scales
+                    .cmp(&b.bad_scales)
+                    .then(a.blocks.cmp(&b.blocks)),
+            ),
             _ => Ordering::Equal,
         };
         o.then(a.index.cmp(&b.index))
@@ -311,6 +322,16 @@ mod tests {
         let c = cells(&r);
         assert_eq!(c[0], "blk.0.w");
         assert_eq!(c[2], "4");
+    }
+
+    #[test]
+    fn file_text_is_escaped() {
+        let r = row(0, &scan("evil\u{202e}name\n", None, 0));
+        assert!(
+            !r.name.contains('\u{202e}') && !r.name.contains('\n'),
+            "{}",
+            r.name
+        );
     }
 
     #[test]

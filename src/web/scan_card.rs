@@ -252,7 +252,6 @@ impl ScanCard {
         attr(&bar, "aria-label", "Scan progress");
         let status = el_text("p", "scan-status", &progress(0, self.bytes, 0.0));
         attr(&status, "data-testid", "scan-status");
-        attr(&status, "aria-live", "polite");
         append(&self.body, &bar);
         append(&self.body, &status);
         let actions = el_class("div", "scan-actions");
@@ -287,6 +286,10 @@ impl ScanCard {
         s.listeners.push(on_error);
         s.worker = Some(worker);
         s.rows.clear();
+        // A new scan starts unsorted and unfiltered (the new filter box is empty).
+        s.filter.clear();
+        s.sort = None;
+        s.pending = None;
         s.done = 0;
         s.started = now();
         s.status = Some(status);
@@ -367,7 +370,8 @@ impl ScanCard {
         self.stop_worker();
         let (scanned, done, secs) = {
             let s = self.state.borrow();
-            (s.rows.len(), s.done, (now() - s.started) / 1e3)
+            let scanned = s.rows.iter().filter(|r| r.status != "skipped").count();
+            (scanned, s.done, (now() - s.started) / 1e3)
         };
         let bytes: u64 = done;
         dom::clear(&self.body);
@@ -378,6 +382,8 @@ impl ScanCard {
         self.set(if lines.is_some() { "done" } else { "cancelled" });
         let p = el_text("p", "scan-status", &line);
         attr(&p, "data-testid", "scan-status");
+        // Said once the scan ends (the running line is not a live region: it changes 10×/s).
+        attr(&p, "role", "status");
         append(&self.body, &p);
         if let Some(lines) = lines {
             self.add_findings(lines);

@@ -146,8 +146,12 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     // outlier among siblings that fall in different shares too).
     for (const key of ['types.gguf', 'bad.gguf']) {
       const want = expected.files[key];
-      const { result, error } = await apiScan(page, [fileOf(key)], 3);
+      const { result, error, progress } = await apiScan(page, [fileOf(key)], 3);
       assert.equal(error, undefined, `${key}: ${error}`);
+      // Progress is told once every Worker knows its share: one total, done only growing.
+      assert.ok(progress.length > 0 && progress.every((p) => p.total === progress[0].total), `${key}: totals ${JSON.stringify(progress)}`);
+      assert.ok(progress.every((p, i) => i === 0 || p.done >= progress[i - 1].done), `${key}: done only grows`);
+      assert.equal(progress.at(-1).done, result.bytes_read, `${key}: all read`);
       assert.equal(result.threads, 6, `${key}: 3 Workers of 2 lanes`);
       assert.deepEqual(result.tensors.map((t) => t.name), Object.keys(want.tensors), `${key}: model order`);
       for (const t of result.tensors) sameTensor(`${key} ${t.name} (3 Workers)`, t, want.tensors[t.name]);
@@ -219,6 +223,10 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     assert.ok(filtered.length > 0 && filtered.every((r) => r.name.includes('attn_q')), 'the filter keeps attn_q rows');
     await screenshot(page, 'scan-gemma');
     await cardShot(page, 'scan-card-gemma');
+    // Scan again: every row again, unfiltered (the new filter box is empty).
+    await page.click('[data-testid=scan-start]');
+    await page.waitForSelector('[data-testid=scan][data-scan=done]', { timeout: 180_000 });
+    assert.equal((await tableRows(page)).length, Object.keys(want.tensors).length, 'scan again: every row');
     assert.deepEqual(page.__wpErrors, []);
     await page.close();
   });
