@@ -73,6 +73,15 @@ impl Drop for ScanCard {
     }
 }
 
+/// Where www/scan-worker.js is: beside weightpeek.js when that module loaded the app (it says
+/// so in `globalThis.__weightpeekScanWorker`: an element on any page), else beside the page.
+fn worker_url() -> String {
+    js_sys::Reflect::get(&js_sys::global(), &"__weightpeekScanWorker".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| "scan-worker.js".into())
+}
+
 fn now() -> f64 {
     js_sys::Date::now()
 }
@@ -240,7 +249,7 @@ impl ScanCard {
         self.state.borrow_mut().listeners.clear();
         let opts = web_sys::WorkerOptions::new();
         opts.set_type(web_sys::WorkerType::Module);
-        let worker = match Worker::new_with_options("scan-worker.js", &opts) {
+        let worker = match Worker::new_with_options(&worker_url(), &opts) {
             Ok(w) => w,
             Err(e) => return self.fail(&super::blob::js_error_text(&e)),
         };

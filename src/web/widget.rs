@@ -26,6 +26,7 @@ use super::dom::{self, append, attr, el_class, el_text};
 use super::http::Fetcher;
 use super::load::{self, Failure};
 use super::report::{Layout, Report};
+use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::text;
 use crate::view::facts;
@@ -154,6 +155,7 @@ impl Widget {
                 ));
             })
         };
+        let scan = ScanInput::remote(std::slice::from_ref(&file.1), &endpoint, None);
         let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, progress));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         let w = Rc::downgrade(st);
@@ -161,7 +163,7 @@ impl Widget {
             let result = load::read_remote(fetcher, counters, &[file], None).await;
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
-                    Ok(opened) => st.show(opened),
+                    Ok(opened) => st.show(opened, scan),
                     Err(e) => st.fail(e),
                 }
             }
@@ -190,11 +192,12 @@ impl Widget {
         ));
         st.set_state("loading");
         let w = Rc::downgrade(st);
+        let scan = ScanInput::local(&files);
         wasm_bindgen_futures::spawn_local(async move {
             let result = load::read_local(files, Rc::new(|_| {})).await;
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
-                    Ok(opened) => st.show(opened),
+                    Ok(opened) => st.show(opened, scan),
                     Err(e) => st.fail(e),
                 }
             }
@@ -306,7 +309,7 @@ impl State {
         self.set_state("error");
     }
 
-    fn show(self: &Rc<Self>, opened: load::Opened) {
+    fn show(self: &Rc<Self>, opened: load::Opened, scan: ScanInput) {
         dom::set_hidden(&self.status, true);
         if let Some(e) = &opened.model.error {
             self.show_error(Some(facts::partial_error_text(e)));
@@ -326,6 +329,8 @@ impl State {
             Some(opened.source),
             Layout::Tabs(self.first_tab()),
         );
+        // The Checks tab offers the scan of every weight (a remote model asks first).
+        report.offer_scan(scan);
         if let Some(tabs) = report.tabs() {
             let host = self.host.clone();
             tabs.set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));

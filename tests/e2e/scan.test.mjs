@@ -16,6 +16,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   launchBrowser,
@@ -121,7 +122,12 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
 
   before(async () => {
     browser = await launchBrowser();
-    server = await startAppServer({ mounts: { '/scan/': fixtureDir, '/data/': path.dirname(files.gemma) } });
+    // A docs page in a folder of its own, loading the module from the site's root: the
+    // element's scan must find its Worker beside weightpeek.js, not beside the page.
+    const docs = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-docs-'));
+    fs.writeFileSync(path.join(docs, 'page.html'), '<!doctype html><meta charset="utf-8"><title>docs</title>'
+      + '<script type="module" src="/weightpeek.js"></script><p>A model:</p><weightpeek-view id="v" tab="checks"></weightpeek-view>');
+    server = await startAppServer({ mounts: { '/scan/': fixtureDir, '/data/': path.dirname(files.gemma), '/docs/': docs } });
   });
 
   after(async () => {
@@ -253,6 +259,26 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     await screenshot(page, 'scan-bad');
     await cardShot(page, 'scan-card-bad');
     await page.locator('[data-testid=checks]').screenshot({ path: path.join(screenshotDir, 'scan-checks-bad.png') });
+    await page.close();
+  });
+
+  it('the element offers the scan in its Checks tab, on a page in another folder than the module', async () => {
+    const want = expected.files['bad.gguf'];
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}docs/page.html`);
+    await page.waitForFunction(() => customElements.get('weightpeek-view'));
+    const input = await page.evaluateHandle(() => { const el = document.createElement('input'); el.type = 'file'; el.hidden = true; document.body.append(el); return el; });
+    await input.setInputFiles(fileOf('bad.gguf'));
+    await input.evaluate((el) => document.querySelector('#v').open(el.files[0]));
+    await page.waitForSelector('#v[data-state=ready]', { timeout: 30_000 });
+    await page.locator('#v [data-testid=scan-start]').click();
+    await page.waitForSelector('#v [data-testid=scan][data-scan=done]', { timeout: 60_000 });
+    const codes = await page.locator('#v [data-testid=checks] [data-source=scan] li[data-code]').evaluateAll((l) => l.map((li) => li.dataset.code));
+    assert.deepEqual(codes, want.findings.map((f) => f.code));
+    await page.locator('#v').screenshot({ path: path.join(screenshotDir, 'scan-element.png') });
+    assert.deepEqual(errors, []);
     await page.close();
   });
 
