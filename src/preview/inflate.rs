@@ -156,16 +156,7 @@ async fn inflate_range<S: ByteSource>(
         let all_read = z.read >= z.compressed;
         if z.used >= z.input.len() && !all_read {
             let n = INFLATE_READ.min(z.compressed - z.read);
-            let chunk = src
-                .read(z.start + z.read, n)
-                .await
-                .map_err(|e| PreviewError::Read(e.to_string()))?;
-            if chunk.len() as u64 != n {
-                return Err(PreviewError::Read(format!(
-                    "asked for {n} compressed bytes, got {}",
-                    chunk.len()
-                )));
-            }
+            let chunk = super::read_exact(src, z.start + z.read, n).await?;
             z.read += n;
             z.input = chunk;
             z.used = 0;

@@ -47,7 +47,7 @@ pub fn piece_bytes_for(threads: usize) -> u64 {
 
 /// What a scan found in one tensor (JSON both ways: the page's Workers send it to the one that
 /// merges their results).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TensorScan {
     /// The tensor's name.
     pub name: String,

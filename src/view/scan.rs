@@ -282,7 +282,6 @@ mod tests {
         TensorScan {
             name: name.into(),
             dtype: "F32".into(),
-            part: 0,
             bytes_read: 16,
             values: Some(ValueStats {
                 count: 4,
@@ -295,12 +294,7 @@ mod tests {
                 std: mean.map(|_| 0.000123456),
                 magnitudes: Vec::new(),
             }),
-            blocks: 0,
-            scale_nan: 0,
-            scale_inf: 0,
-            first_bad_offset: None,
-            skipped: None,
-            failed: false,
+            ..TensorScan::default()
         }
     }
 
