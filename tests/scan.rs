@@ -290,3 +290,41 @@ fn shares_split_the_tensors_evenly_by_bytes() {
         assert!(hi - lo <= largest, "{count} shares: {bytes:?}");
     }
 }
+
+/// ONNX values in typed fields (`int64_data`, `float_data`, …) scanned a value a piece: each
+/// field's span is read once, as in one piece, with the same results.
+#[test]
+fn an_onnx_typed_field_is_read_once_piece_after_piece() {
+    let dir = std::env::var_os("WEIGHTPEEK_ONNX_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/onnx-fixtures"));
+    let Some(path) = common::real_file(dir.join("data-fields.onnx")) else {
+        return;
+    };
+    let (model, _) = common::open_model(&path);
+    let scan_in = |piece: u64| {
+        let mut src = vec![FileSource::open(&path).unwrap()];
+        let scans = block_on_ready(scan::scan(&model, &mut src, piece, &mut |_| {}));
+        (scans, src[0].bytes_read)
+    };
+    let (small, small_read) = scan_in(8);
+    let (whole, whole_read) = scan_in(scan::PIECE_BYTES);
+    let typed = small
+        .iter()
+        .filter(|t| t.name.ends_with("_data") && t.values.is_some())
+        .count();
+    assert!(typed >= 4, "{typed} typed-field tensors scanned: {small:?}");
+    assert_eq!(
+        small_read, whole_read,
+        "bytes read in 8-byte pieces and in one"
+    );
+    for (a, b) in small.iter().zip(&whole) {
+        let (x, y) = (a.values.as_ref(), b.values.as_ref());
+        assert_eq!(
+            x.map(|v| (v.count, v.nan, v.zeros, v.min, v.max)),
+            y.map(|v| (v.count, v.nan, v.zeros, v.min, v.max)),
+            "{}",
+            a.name
+        );
+    }
+}

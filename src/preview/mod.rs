@@ -196,16 +196,23 @@ pub async fn read_window<S: ByteSource>(
 }
 
 /// What a reader of one tensor's windows in order keeps from one window to the next
-/// ([`read_next_window`]): a deflated member's inflater where the last window ended.
+/// ([`read_next_window`]): a deflated member's inflater where the last window ended; an ONNX
+/// typed field's protobuf span, read once when it is at most [`CARRY_SPAN_BYTES`].
 #[derive(Debug, Default)]
 pub struct Carry {
     inflating: Option<inflate::Inflating>,
+    span: Option<(crate::format::onnx::Encoded, Vec<u8>)>,
 }
+
+/// Largest ONNX typed-field span a [`Carry`] keeps between windows: 16 MiB (the scan's bound
+/// on what it holds); a longer one is read again for each window.
+pub const CARRY_SPAN_BYTES: u64 = 16 << 20;
 
 /// [`read_window`] for the next of a tensor's windows, read in order (the scan's pieces):
 /// a window in a deflated `.npz` member goes on inflating where the window before it, whose
-/// [`Carry`] this is, ended — the member is inflated once, not once per window. A window that
-/// starts before that point inflates the member from its start.
+/// [`Carry`] this is, ended — the member is inflated once, not once per window (a window that
+/// starts before that point inflates the member from its start); an ONNX typed field's span
+/// up to [`CARRY_SPAN_BYTES`] is read once for all its windows.
 pub async fn read_next_window<S: ByteSource>(
     src: &mut S,
     plan: &mut Plan,
@@ -234,6 +241,14 @@ pub async fn read_next_window<S: ByteSource>(
         return inflate::inflate_window(src, plan, &mut carry.inflating).await;
     }
     if let Some(e) = plan.encoded.filter(|_| plan.read_len > 0) {
+        if e.len <= CARRY_SPAN_BYTES {
+            if carry.span.as_ref().is_none_or(|(k, _)| *k != e) {
+                carry.span = Some((e, read_span(src, e).await?));
+            }
+            if let Some((_, span)) = &carry.span {
+                return decode_span(span, plan, e);
+            }
+        }
         return decode_window(src, plan, e).await;
     }
     if plan.read_len == 0 {
@@ -279,6 +294,15 @@ async fn decode_window<S: ByteSource>(
     plan: &Plan,
     e: crate::format::onnx::Encoded,
 ) -> Result<Vec<u8>, PreviewError> {
+    let span = read_span(src, e).await?;
+    decode_span(&span, plan, e)
+}
+
+/// The protobuf span of an ONNX typed field ([`decode_window`]).
+async fn read_span<S: ByteSource>(
+    src: &mut S,
+    e: crate::format::onnx::Encoded,
+) -> Result<Vec<u8>, PreviewError> {
     if e.len > MAX_READ_BYTES {
         return Err(PreviewError::Window(format!(
             "its values take {} bytes of the protobuf, more than one preview reads \
@@ -286,9 +310,17 @@ async fn decode_window<S: ByteSource>(
             e.len
         )));
     }
-    let span = read_exact(src, e.start, e.len).await?;
+    read_exact(src, e.start, e.len).await
+}
+
+/// The window's values decoded from the span `span` of its typed field.
+fn decode_span(
+    span: &[u8],
+    plan: &Plan,
+    e: crate::format::onnx::Encoded,
+) -> Result<Vec<u8>, PreviewError> {
     let keep = plan.read_offset..plan.read_offset.saturating_add(plan.read_len);
-    crate::format::onnx::typed::decode(&span, e.field, e.data_type, keep, e.values)
+    crate::format::onnx::typed::decode(span, e.field, e.data_type, keep, e.values)
         .map_err(PreviewError::Read)
 }
 
