@@ -23,6 +23,25 @@ fn fixtures() -> Option<PathBuf> {
     common::real_file(dir.join("expected.json")).map(|_| dir)
 }
 
+/// A fixture folder: `$ENV`, else `SUB` under the crate.
+fn fixture_dir(env: &str, sub: &str) -> PathBuf {
+    std::env::var_os(env)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(sub))
+}
+
+/// Every tensor of `model` (the file at `path`) scanned in pieces of `piece` bytes, and the
+/// bytes read from the file.
+fn scan_counted(
+    model: &weightpeek::format::Model,
+    path: &Path,
+    piece: u64,
+) -> (Vec<scan::TensorScan>, u64) {
+    let mut src = vec![FileSource::open(path).unwrap()];
+    let scans = block_on_ready(scan::scan(model, &mut src, piece, &mut |_| {}));
+    (scans, src[0].bytes_read)
+}
+
 /// The files of the reference: (key, path).
 fn files(dir: &Path, doc: &J) -> Vec<(String, PathBuf)> {
     doc["files"]
@@ -187,19 +206,13 @@ fn the_library_reads_every_tensor_once_and_no_more() {
 /// 64 windows each inflated from the member's start would), with the results of one piece.
 #[test]
 fn a_deflated_member_is_inflated_once_piece_after_piece() {
-    let dir = std::env::var_os("WEIGHTPEEK_NUMPY_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/numpy-fixtures"));
+    let dir = fixture_dir("WEIGHTPEEK_NUMPY_FIXTURES", "target/numpy-fixtures");
     let Some(path) = common::real_file(dir.join("big-compressed.npz")) else {
         return;
     };
     let (model, _) = common::open_model(&path);
     let size = std::fs::metadata(&path).unwrap().len();
-    let scan_in = |piece: u64| {
-        let mut src = vec![FileSource::open(&path).unwrap()];
-        let scans = block_on_ready(scan::scan(&model, &mut src, piece, &mut |_| {}));
-        (scans, src[0].bytes_read)
-    };
+    let scan_in = |piece: u64| scan_counted(&model, &path, piece);
     let (small, small_read) = scan_in(64 << 10);
     let (whole, whole_read) = scan_in(scan::PIECE_BYTES);
     let values: u64 = small
@@ -295,18 +308,12 @@ fn shares_split_the_tensors_evenly_by_bytes() {
 /// field's span is read once, as in one piece, with the same results.
 #[test]
 fn an_onnx_typed_field_is_read_once_piece_after_piece() {
-    let dir = std::env::var_os("WEIGHTPEEK_ONNX_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/onnx-fixtures"));
+    let dir = fixture_dir("WEIGHTPEEK_ONNX_FIXTURES", "target/onnx-fixtures");
     let Some(path) = common::real_file(dir.join("data-fields.onnx")) else {
         return;
     };
     let (model, _) = common::open_model(&path);
-    let scan_in = |piece: u64| {
-        let mut src = vec![FileSource::open(&path).unwrap()];
-        let scans = block_on_ready(scan::scan(&model, &mut src, piece, &mut |_| {}));
-        (scans, src[0].bytes_read)
-    };
+    let scan_in = |piece: u64| scan_counted(&model, &path, piece);
     let (small, small_read) = scan_in(8);
     let (whole, whole_read) = scan_in(scan::PIECE_BYTES);
     let typed = small
