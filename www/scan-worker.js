@@ -67,9 +67,9 @@ async function coordinate(source, options) {
       ...shares,
     ]);
     if (n === 1) return { doc, lines };
-    const file = JSON.parse(doc).file;
+    const { file, threads } = JSON.parse(doc);
     const all = `[${results.filter((r) => r !== undefined).join(",")}]`;
-    const [merged, mergedLines] = scan_merge(file, all, JSON.parse(doc).threads);
+    const [merged, mergedLines] = scan_merge(file, all, threads);
     return { doc: merged, lines: mergedLines };
   } finally {
     for (const w of helpers) w.terminate();

@@ -241,15 +241,16 @@ pub async fn read_next_window<S: ByteSource>(
         return inflate::inflate_window(src, plan, &mut carry.inflating).await;
     }
     if let Some(e) = plan.encoded.filter(|_| plan.read_len > 0) {
-        if e.len <= CARRY_SPAN_BYTES {
-            if carry.span.as_ref().is_none_or(|(k, _)| *k != e) {
-                carry.span = Some((e, read_span(src, e).await?));
-            }
-            if let Some((_, span)) = &carry.span {
-                return decode_span(span, plan, e);
-            }
+        if e.len > CARRY_SPAN_BYTES {
+            return decode_window(src, plan, e).await;
         }
-        return decode_window(src, plan, e).await;
+        let span = match carry.span.take() {
+            Some((k, span)) if k == e => span,
+            _ => read_span(src, e).await?,
+        };
+        let values = decode_span(&span, plan, e);
+        carry.span = Some((e, span));
+        return values;
     }
     if plan.read_len == 0 {
         // An empty window (a tensor with a zero dimension) reads nothing.

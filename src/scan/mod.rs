@@ -260,18 +260,14 @@ impl TensorScanner {
                     .f64(run, &mut self.f64s)
                     .map_err(PreviewError::Dequant)?;
                 self.acc.add(&self.f64s);
-                (self.acc.non_finite() > bad_before)
-                    .then(|| self.f64s.iter().position(|x| !x.is_finite()))
-                    .flatten()
+                first_non_finite(&self.f64s, self.acc.non_finite() > bad_before)
             } else {
                 self.f32s.resize(n, 0.0);
                 self.decoder
                     .f32(run, &mut self.f32s)
                     .map_err(PreviewError::Dequant)?;
                 self.acc.add_f32(&self.f32s);
-                (self.acc.non_finite() > bad_before)
-                    .then(|| self.f32s.iter().position(|x| !x.is_finite()))
-                    .flatten()
+                first_non_finite(&self.f32s, self.acc.non_finite() > bad_before)
             };
             if let (ElementKind::Int { bytes: w, .. }, Some(ints)) = (self.kind, self.ints.as_mut())
             {
@@ -314,6 +310,13 @@ impl TensorScanner {
             ..self.out
         }
     }
+}
+
+/// Index of the first NaN or infinite value of a run, looked for only when the run held
+/// one (`any`).
+fn first_non_finite<T: Copy + Into<f64>>(xs: &[T], any: bool) -> Option<usize> {
+    any.then(|| xs.iter().position(|&x| !x.into().is_finite()))
+        .flatten()
 }
 
 /// A skipped tensor's result, saying why.

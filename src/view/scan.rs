@@ -1,7 +1,8 @@
 //! The scan of every weight (issue #22) as the page shows it: one row of text per tensor
 //! ([`row`]), sorted and filtered as the tensor table is ([`sort`], [`matches`]); the finding
 //! lines for the Checks card ([`FindingLine`]); what the card says before, while and after a
-//! scan ([`intro_text`], [`confirm_text`], [`done_text`]). The worker makes the rows (it holds
+//! scan ([`intro_text`], [`confirm_text`], [`progress`], [`done_text`]); the JSON document of a
+//! scan ([`ScanDoc`], `weightpeek scan --json` and `scan()`). The worker makes the rows (it holds
 //! the results) and the page draws them, so both sides share these types as JSON.
 
 use serde::{Deserialize, Serialize};
@@ -258,6 +259,46 @@ pub fn cancelled_text(scanned: usize, tensors: usize, bytes: u64) -> String {
     )
 }
 
+/// The JSON document of a scan (`weightpeek scan --json`).
+#[derive(Debug, Serialize)]
+pub struct ScanDoc<'a> {
+    /// What was scanned, as given.
+    pub file: &'a str,
+    /// Bytes of tensor data read.
+    pub bytes_read: u64,
+    /// Threads that read and decoded.
+    pub threads: usize,
+    /// Per tensor, in the model's order.
+    pub tensors: &'a [TensorScan],
+    /// As `--check` gives them (`severity`, `code`, `message`, `offset`, `tensor`).
+    pub findings: &'a [Finding],
+}
+
+/// The progress line: bytes done of the total, the rate so far and the time left.
+pub fn progress(done: u64, total: u64, seconds: f64) -> String {
+    let pct = if total == 0 {
+        100.0
+    } else {
+        done as f64 * 100.0 / total as f64
+    };
+    let rate = if seconds > 0.0 {
+        done as f64 / seconds
+    } else {
+        0.0
+    };
+    let left = if rate > 0.0 {
+        format!("{:.0} s left", (total.saturating_sub(done)) as f64 / rate)
+    } else {
+        "…".into()
+    };
+    format!(
+        "scanned {} of {} ({pct:.0}%), {}/s, {left}",
+        text::bytes(done),
+        text::bytes(total),
+        text::bytes(rate as u64)
+    )
+}
+
 /// A statistic in 6 significant digits: fixed from 0.001 up to a million, else `1.23456e-4`.
 pub fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -361,6 +402,14 @@ mod tests {
         assert!(!matches(&good, "nan"));
         assert!(matches(&bad, "error"));
         assert!(matches(&good, ""));
+    }
+
+    #[test]
+    fn progress_says_how_far_how_fast_and_how_long() {
+        assert_eq!(
+            progress(512 << 20, 2048 << 20, 0.5),
+            "scanned 512.0 MiB of 2.0 GiB (25%), 1.0 GiB/s, 2 s left"
+        );
     }
 
     #[test]

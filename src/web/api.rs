@@ -105,11 +105,9 @@ fn aborted(o: &Options) -> Option<JsValue> {
 /// call's signal aborts: it lives as long as the call.
 pub(super) type Open = (Opened, Option<EventListener>);
 
-/// Opens `source`: a URL string (a split part or an index opens its set), an array of URL
-/// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
-/// `FileList`; given together they open as one model when they form a set).
-async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
-    let urls: Option<Vec<String>> = if let Some(url) = source.as_string() {
+/// The URLs `source` names (a URL string, or an array of them); `None` for local files.
+pub(super) fn urls_of(source: &JsValue) -> Option<Vec<String>> {
+    if let Some(url) = source.as_string() {
         Some(vec![url])
     } else if Array::is_array(source) && Array::from(source).every(&mut |v, _, _| v.is_string()) {
         Some(
@@ -120,8 +118,14 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         )
     } else {
         None
-    };
-    let Some(urls) = urls else {
+    }
+}
+
+/// Opens `source`: a URL string (a split part or an index opens its set), an array of URL
+/// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
+/// `FileList`; given together they open as one model when they form a set).
+async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
+    let Some(urls) = urls_of(source) else {
         let files = load::local_files(source, o.name.clone()).ok_or_else(|| {
             (
                 "Nothing to open".to_string(),

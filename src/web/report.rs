@@ -406,19 +406,12 @@ impl Report {
         if bytes == 0 || self.scan.borrow().is_some() {
             return;
         }
-        // A remote scan reads the headers again (the worker opens the model itself).
-        let headers = if model.parts.is_empty() {
-            model.header_size
-        } else {
-            model
-                .parts
-                .iter()
-                .fold(0u64, |a, p| a.saturating_add(p.header_size))
-        };
+        // A remote scan reads the headers again (the worker opens the model itself); a set's
+        // header_size is its parts' sum.
         let card = scan_card::ScanCard::new(
             input,
             bytes,
-            headers,
+            model.header_size,
             model.tensors.len(),
             self.root.clone(),
         );

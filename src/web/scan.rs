@@ -19,8 +19,7 @@ use wasm_bindgen::JsValue;
 use super::api;
 use crate::scan::{self, TensorScan};
 use crate::source::boxed::BoxedSource;
-use crate::view::cli::scan::ScanDoc;
-use crate::view::scan as view;
+use crate::view::scan::{self as view, ScanDoc};
 
 /// Tensors scanned at once from local files: one decoding while the next piece is read.
 const LOCAL_LANES: usize = 2;
@@ -50,10 +49,7 @@ pub async fn run(
     on_tensor: Function,
 ) -> Result<js_sys::Array, JsValue> {
     let o = api::options(&opts);
-    let remote = source.is_string()
-        || js_sys::Array::is_array(&source) && {
-            js_sys::Array::from(&source).every(&mut |v, _, _| v.is_string())
-        };
+    let remote = api::urls_of(&source).is_some();
     let (opened, _abort) = api::open_checked(&source, &o).await?;
     let model = &opened.model;
     let shares = shares.max(1);

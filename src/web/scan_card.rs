@@ -16,8 +16,7 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
 use super::dom::{self, append, attr, el_class, el_text};
 use crate::text;
-use crate::view::cli::scan::progress;
-use crate::view::scan::{self as view, FindingLine, ScanRow, COLUMNS};
+use crate::view::scan::{self as view, progress, FindingLine, ScanRow, COLUMNS};
 
 /// Most rows drawn (a model with tens of thousands of tensors is filtered to narrow).
 const MAX_ROWS: usize = 1000;
