@@ -1,8 +1,9 @@
-//! The tabs of the embedded view (`<weightpeek-view tab="…">`): which exist for a model, their
-//! attribute names and labels, and keyboard movement between them (WAI-ARIA tabs pattern:
-//! Left/Right wrap around, Home/End go to the ends).
+//! The tabs of a model's view, the page's and the element's (`<weightpeek-view tab="…">`):
+//! which exist for a model, their names (the `tab` attribute, the page's `?tab=` and `#tab=`)
+//! and labels, keyboard movement between them (WAI-ARIA tabs pattern: Left/Right wrap around,
+//! Home/End go to the ends), and the tab an address asks for.
 
-/// One tab of the embedded view, in display order.
+/// One tab of a model's view, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
     /// The summary card and the architecture card.
@@ -23,11 +24,13 @@ pub enum Tab {
     Memory,
     /// Will it run here: the placement plan on the person's GPUs and RAM (GGUF).
     Fit,
+    /// The header editor (the page only, for one local GGUF file read to the end).
+    Edit,
 }
 
 impl Tab {
     /// Every tab, in display order.
-    pub const ALL: [Tab; 9] = [
+    pub const ALL: [Tab; 10] = [
         Tab::Summary,
         Tab::Metadata,
         Tab::Tensors,
@@ -37,6 +40,7 @@ impl Tab {
         Tab::Tokenizer,
         Tab::Memory,
         Tab::Fit,
+        Tab::Edit,
     ];
 
     /// The value of the `tab` attribute that selects it (`summary`, `tensors`, …).
@@ -51,6 +55,7 @@ impl Tab {
             Tab::Tokenizer => "tokenizer",
             Tab::Memory => "memory",
             Tab::Fit => "fit",
+            Tab::Edit => "edit",
         }
     }
 
@@ -66,6 +71,7 @@ impl Tab {
             Tab::Tokenizer => "Tokenizer",
             Tab::Memory => "Memory",
             Tab::Fit => "Fit",
+            Tab::Edit => "Edit",
         }
     }
 
@@ -76,17 +82,61 @@ impl Tab {
     }
 }
 
+/// What decides which tabs a model's view has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Has {
+    /// The model is GGUF (memory estimate and Fit).
+    pub gguf: bool,
+    /// Its header holds a tokenizer.
+    pub tokenizer: bool,
+    /// Its header can be edited here (the page, one local GGUF file read to the end).
+    pub editor: bool,
+}
+
 /// The tabs shown for a model: all but the tokenizer (only when the file has one), memory and
-/// fit (GGUF only).
-pub fn available(is_gguf: bool, has_tokenizer: bool) -> Vec<Tab> {
+/// fit (GGUF only) and the editor (only where it can edit).
+pub fn available(has: Has) -> Vec<Tab> {
     Tab::ALL
         .into_iter()
         .filter(|t| match t {
-            Tab::Tokenizer => has_tokenizer,
-            Tab::Memory | Tab::Fit => is_gguf,
+            Tab::Tokenizer => has.tokenizer,
+            Tab::Memory | Tab::Fit => has.gguf,
+            Tab::Edit => has.editor,
             _ => true,
         })
         .collect()
+}
+
+/// The tab the page's address asks for: `tab=` in the query (a remote model's link,
+/// `?url=…&tab=tensors`), else `tab=` in the fragment (a local file's, `#tab=tensors`; other
+/// `&`-separated fragment parts are ignored). `search` and `hash` are as `location` gives
+/// them, with or without their `?` and `#`. The name is returned as written (checked by
+/// [`initial`]); `None` when neither names one.
+pub fn asked_in_address(search: &str, hash: &str) -> Option<String> {
+    let find = |s: &str| {
+        s.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == "tab")
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    find(search.trim_start_matches('?')).or_else(|| find(hash.trim_start_matches('#')))
+}
+
+/// The page's fragment with `tab` in it (`tab=tensors`; no `tab` part for `None` or Summary,
+/// the default), keeping its other `&`-separated parts. Returned without the `#`; empty when
+/// nothing is left.
+pub fn hash_with_tab(hash: &str, tab: Option<Tab>) -> String {
+    let mut parts: Vec<String> = hash
+        .trim_start_matches('#')
+        .split('&')
+        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k != "tab"))
+        .map(str::to_string)
+        .collect();
+    if let Some(t) = tab.filter(|t| *t != Tab::Summary) {
+        parts.push(format!("tab={}", t.name()));
+    }
+    parts.join("&")
 }
 
 /// The tab a key press moves to from `current` among `tabs` (`ArrowLeft`/`ArrowRight` wrap
@@ -128,20 +178,67 @@ mod tests {
     }
 
     #[test]
-    fn safetensors_have_no_tokenizer_memory_or_fit_tab() {
-        let st = available(false, false);
+    fn safetensors_have_no_tokenizer_memory_fit_or_edit_tab() {
+        let st = available(Has::default());
         assert_eq!(st.len(), 6);
         assert!(!st.contains(&Tab::Tokenizer) && !st.contains(&Tab::Memory));
-        assert!(!st.contains(&Tab::Fit));
+        assert!(!st.contains(&Tab::Fit) && !st.contains(&Tab::Edit));
         assert_eq!(Tab::parse("Fit"), Some(Tab::Fit));
-        let gguf = available(true, true);
-        assert_eq!(gguf, Tab::ALL.to_vec());
-        assert!(!available(true, false).contains(&Tab::Tokenizer));
+        let all = Has {
+            gguf: true,
+            tokenizer: true,
+            editor: true,
+        };
+        assert_eq!(available(all), Tab::ALL.to_vec());
+        let element = Has {
+            editor: false,
+            ..all
+        };
+        assert_eq!(available(element).last(), Some(&Tab::Fit));
+        let no_tokenizer = Has {
+            tokenizer: false,
+            ..all
+        };
+        assert!(!available(no_tokenizer).contains(&Tab::Tokenizer));
+    }
+
+    #[test]
+    fn the_address_asks_in_its_query_then_its_fragment() {
+        assert_eq!(
+            asked_in_address("?url=a%2Fb&tab=tensors", "#tab=fit").as_deref(),
+            Some("tensors")
+        );
+        assert_eq!(
+            asked_in_address("", "#x=1&tab=metadata").as_deref(),
+            Some("metadata")
+        );
+        assert_eq!(asked_in_address("?tab=", "tab=").as_deref(), None);
+        assert_eq!(asked_in_address("?table=1", "").as_deref(), None);
+        assert_eq!(asked_in_address("", "").as_deref(), None);
+        // Unknown names are returned; `initial` falls back to Summary for them.
+        let st = available(Has::default());
+        let asked = asked_in_address("", "#tab=nonsense");
+        assert_eq!(initial(&st, asked.as_deref()), Tab::Summary);
+    }
+
+    #[test]
+    fn the_fragment_keeps_its_other_parts() {
+        assert_eq!(hash_with_tab("", Some(Tab::Tensors)), "tab=tensors");
+        assert_eq!(hash_with_tab("#tab=fit", Some(Tab::Summary)), "");
+        assert_eq!(
+            hash_with_tab("#a=1&tab=fit&b", Some(Tab::Edit)),
+            "a=1&b&tab=edit"
+        );
+        assert_eq!(hash_with_tab("#a=1&tab=fit", None), "a=1");
+        for t in Tab::ALL.into_iter().filter(|t| *t != Tab::Summary) {
+            let h = hash_with_tab("#x=2", Some(t));
+            assert_eq!(asked_in_address("", &h).as_deref(), Some(t.name()));
+        }
     }
 
     #[test]
     fn keys_wrap_and_jump() {
-        let tabs = available(false, false);
+        let tabs = available(Has::default());
         assert_eq!(moved(&tabs, Tab::Summary, "ArrowLeft"), Some(Tab::Checks));
         assert_eq!(moved(&tabs, Tab::Checks, "ArrowRight"), Some(Tab::Summary));
         assert_eq!(
@@ -156,7 +253,7 @@ mod tests {
 
     #[test]
     fn initial_falls_back_to_summary() {
-        let st = available(false, false);
+        let st = available(Has::default());
         assert_eq!(initial(&st, Some("tensors")), Tab::Tensors);
         assert_eq!(initial(&st, Some("memory")), Tab::Summary);
         assert_eq!(initial(&st, Some("nonsense")), Tab::Summary);

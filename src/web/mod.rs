@@ -6,7 +6,9 @@
 //! - [`http`]: a remote file read with HTTP Range requests, as a `ByteSource`;
 //!   [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
 //! - [`dom`]: element-building helpers (text nodes only, never HTML).
-//! - [`report`]: the view of one model, owning every listener of that view.
+//! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
+//!   same view), owning every listener of that view; [`address`]: the page's tab in its
+//!   address (`?tab=`, `#tab=`).
 //! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
 //!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
@@ -16,10 +18,11 @@
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
 //!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
-//!   [`edit`]: the "Edit header" card of a local GGUF file (page only);
-//!   [`widget`]: the `<weightpeek-view>` element's view (tabbed, [`tabs`]); [`api`]: the
+//!   [`edit`]: the "Edit header" card of a local GGUF file (the page's Edit tab);
+//!   [`widget`]: the `<weightpeek-view>` element's view; [`api`]: the
 //!   JavaScript API (`inspect`, `preview`, `fit`). www/weightpeek.js is the module around both.
 
+mod address;
 pub mod api;
 mod blob;
 mod checks;
@@ -242,6 +245,16 @@ fn wire(app: &Rc<App>) {
             wasm_bindgen_futures::spawn_local(open_sample(app));
         }
     }));
+    // A fragment changed by hand or by a link on the page (`#tab=fit`) shows that tab.
+    let w = Rc::downgrade(app);
+    ls.push(EventListener::new(&window, "hashchange", move |_| {
+        let Some(app) = w.upgrade() else { return };
+        let tab = address::asked_tab().and_then(|n| crate::view::tabs::Tab::parse(&n));
+        let view = app.view.borrow();
+        if let (Some(v), Some(t)) = (view.as_ref(), tab) {
+            v.tabs().select(t, false);
+        }
+    }));
     remote::wire(app, &mut ls);
     compare::wire(app, &mut ls);
     *app.listeners.borrow_mut() = ls;
@@ -294,6 +307,34 @@ impl App {
         self.show_error(Some(text));
         set_body_data("state", "error");
     }
+
+    /// Draws `model` as the page's tabbed view, on the tab the address asks for (Summary when
+    /// it asks for none, or for one this model lacks); the tab the person picks is written
+    /// into the address ([`address`]). With `editor`, an Edit tab is made for the header
+    /// editor ([`report::Report::edit_panel`]).
+    fn draw(
+        &self,
+        name: &str,
+        model: Rc<crate::format::Model>,
+        stats: &crate::source::ReadStats,
+        source: crate::source::boxed::SourceFactory,
+        editor: bool,
+    ) -> report::Report {
+        let first = address::asked_tab()
+            .and_then(|n| crate::view::tabs::Tab::parse(&n))
+            .unwrap_or(crate::view::tabs::Tab::Summary);
+        let view = report::Report::build(
+            &self.report_root,
+            name,
+            model,
+            stats,
+            Some(source),
+            report::Layout::Page { first, editor },
+        );
+        view.tabs().set_on_select(Rc::new(address::set_tab));
+        address::set_tab(view.tabs().current());
+        view
+    }
 }
 
 /// Opens local files picked or dropped together as one model (one file, the parts of a
@@ -340,17 +381,18 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 }
                 let editable = model.format == crate::format::Format::Gguf
                     && model.error.is_none()
-                    && model.parts.is_empty();
-                let view = report::Report::show_with_source(
-                    &app.report_root,
+                    && model.parts.is_empty()
+                    && alone.is_some();
+                let view = app.draw(
                     &opened.name,
                     model.clone(),
                     &opened.stats,
-                    Some(opened.source),
+                    opened.source,
+                    editable,
                 );
                 view.offer_scan(scan_input);
-                if let (true, Some(blob)) = (editable, alone) {
-                    edit::show(&app.report_root, &opened.name, model, blob);
+                if let (Some(panel), Some(blob)) = (view.edit_panel(), alone) {
+                    edit::show(&panel, &opened.name, model, blob);
                 }
                 // Ready once the cards built after the first view are there too.
                 view.when_built(move || {

@@ -21,7 +21,7 @@ use super::dom::{self, append, attr, by_id, el_text, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
-use super::{report, App};
+use super::App;
 use crate::format::Model;
 use crate::open::recognise::{file_name, role, Role};
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
@@ -433,19 +433,19 @@ fn show_model(
         app.show_error(Some(crate::view::facts::partial_error_text(e)));
     }
     let model = Rc::new(model);
-    let view = report::Report::show_with_source(
-        &app.report_root,
-        name,
-        model.clone(),
-        stats,
-        Some(source),
-    );
+    let view = app.draw(name, model.clone(), stats, source, false);
     view.offer_scan(scan);
     view.on_preview(Rc::new(set_page_tensor));
     // A link's `tensor=`: open that tensor's preview now that its model is shown.
     if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {
         match model.tensors.iter().position(|x| x.name == t) {
-            Some(i) => view.open_tensor(i),
+            Some(i) => {
+                view.open_tensor(i);
+                // A link naming a tensor and no tab shows its preview.
+                if super::address::asked_tab().is_none() {
+                    view.tabs().select(crate::view::tabs::Tab::Preview, true);
+                }
+            }
             None => app.show_error(Some((
                 "The link names a tensor this model does not have".into(),
                 format!(

@@ -20,13 +20,18 @@ use super::{
 use crate::source::boxed::SourceFactory;
 use web_sys::Element;
 
-/// How the cards are laid out.
+/// Where a model's view is shown: the page and the element draw the same tabbed view; they
+/// differ in when the cards below the first view are built and where settings come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// The page: every card, one under the other.
-    Page,
-    /// The embedded view: a tab bar, one tab shown at a time, starting with this one.
-    Tabs(Tab),
+    /// The page, starting on this tab (the one its address asks for): cards beyond the first
+    /// view are built in later tasks ([`Later`]), the Fit card takes the address's or the
+    /// remembered settings, and with `editor` an Edit tab holds the header editor
+    /// ([`Report::edit_panel`]).
+    Page { first: Tab, editor: bool },
+    /// The embedded element, starting on this tab: every card built at once, the Fit card's
+    /// settings from its attributes ([`Report::set_fit_settings`]).
+    Element(Tab),
 }
 
 /// Everything the current model's view keeps alive.
@@ -44,8 +49,8 @@ pub struct Report {
     _open: Vec<gloo::events::EventListener>,
     /// The doctor's run after the first view (dropped with the view, it does not run).
     _doctor: Option<gloo::timers::callback::Timeout>,
-    /// The tab bar (embedded view only).
-    tabs: Option<Rc<TabsView>>,
+    /// The tab bar and its panels.
+    tabs: Rc<TabsView>,
     set_filter: Rc<dyn Fn(&str)>,
     /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
     scan_slot: Element,
@@ -67,17 +72,16 @@ struct LaterCards {
     metadata: Option<metadata::MetadataView>,
 }
 
-/// Puts each card where the layout wants it: into `root` (the page) or into its tab's panel.
+/// Puts each card into its tab's panel.
 struct Placer<'a> {
-    root: &'a Element,
-    tabs: Option<&'a TabsView>,
+    tabs: &'a TabsView,
 }
 
 impl Placer<'_> {
+    /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
     fn place(&self, tab: Tab, card: &Element) {
-        match self.tabs.and_then(|t| t.panel(tab)) {
-            Some(panel) => append(panel, card),
-            None => append(self.root, card),
+        if let Some(panel) = self.tabs.panel(tab) {
+            append(panel, card);
         }
     }
 
@@ -103,33 +107,11 @@ fn fill(slot: &Element, card: Option<&Element>) {
 
 impl Report {
     /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
-    /// measure their containers). No tensor previews (no source to read values from).
-    #[allow(dead_code)] // kept for callers without a source
-    pub fn show(
-        root: &web_sys::Element,
-        name: &str,
-        model: Rc<Model>,
-        stats: &ReadStats,
-    ) -> Report {
-        Self::build(root, name, model, stats, None, Layout::Page)
-    }
-
-    /// As [`Report::show`]; with a `source` (a fresh reader of the model's file per preview:
-    /// a `Blob` for a local file, an HTTP Range reader for a remote one), clicking a tensor row
-    /// or pressing Enter on it opens a preview of its values.
-    pub fn show_with_source(
-        root: &web_sys::Element,
-        name: &str,
-        model: Rc<Model>,
-        stats: &ReadStats,
-        source: Option<SourceFactory>,
-    ) -> Report {
-        Self::build(root, name, model, stats, source, Layout::Page)
-    }
-
-    /// As [`Report::show_with_source`], laid out as `layout` says. In the tabbed layout,
-    /// picking a type in the chart or a layer in the map shows the Tensors tab, and opening a
-    /// tensor from the table shows the Preview tab.
+    /// measure their containers), as a tab bar and one panel per tab, laid out as `layout`
+    /// says. With a `source` (a fresh reader of the model's file per preview: a `Blob` for a
+    /// local file, an HTTP Range reader for a remote one), clicking a tensor row or pressing
+    /// Enter on it opens a preview of its values and shows the Preview tab; picking a type in
+    /// the chart or a layer in the map shows the Tensors tab.
     pub fn build(
         root: &web_sys::Element,
         name: &str,
@@ -148,23 +130,23 @@ impl Report {
         let tokenizer_info = is_gguf
             .then(|| summary::tokenizer::tokenizer_info(&model))
             .flatten();
-        let tabs = match layout {
-            Layout::Page => None,
-            Layout::Tabs(first) => {
-                let list = tabs::available(is_gguf, tokenizer_info.is_some());
-                let first = tabs::initial(&list, Some(first.name()));
-                Some(TabsView::new(root, list, first))
-            }
+        let (first, editor, page) = match layout {
+            Layout::Page { first, editor } => (first, editor, true),
+            Layout::Element(first) => (first, false, false),
         };
-        let placer = Placer {
-            root,
-            tabs: tabs.as_deref(),
-        };
-        // Shows a tab (tabbed layout only) when the person acts in another one.
+        let list = tabs::available(tabs::Has {
+            gguf: is_gguf,
+            tokenizer: tokenizer_info.is_some(),
+            editor,
+        });
+        let first = tabs::initial(&list, Some(first.name()));
+        let tabs = TabsView::new(root, list, first);
+        let placer = Placer { tabs: &tabs };
+        // Shows a tab when the person acts in another one.
         let go_to = |tab: Tab| -> Rc<dyn Fn()> {
-            let w = tabs.as_ref().map(Rc::downgrade);
+            let w = Rc::downgrade(&tabs);
             Rc::new(move || {
-                if let Some(t) = w.as_ref().and_then(std::rc::Weak::upgrade) {
+                if let Some(t) = w.upgrade() {
                     // The control acted on (a row, a bar) is in the panel being hidden: focus
                     // follows to the panel shown.
                     let switching = t.current() != tab;
@@ -225,22 +207,13 @@ impl Report {
         };
         let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
         let hist = Rc::new(hist);
-        match &tabs {
-            // The page: architecture and type chart side by side.
-            None => {
-                append(&row, &hist_card);
-                append(root, &row);
-            }
-            Some(_) => {
-                placer.place(Tab::Summary, &row);
-                placer.place(Tab::Histogram, &hist_card);
-            }
-        }
+        placer.place(Tab::Summary, &row);
+        placer.place(Tab::Histogram, &hist_card);
         lap.mark("types");
 
-        // Below the first screen: each card in a later task of its own, in a slot placed now
-        // (the embedded view builds them at once: its tabs show one at a time).
-        let later = Later::new(tabs.is_some());
+        // Beyond the first view: on the page each card in a later task of its own, in a slot
+        // placed now (the element builds them at once).
+        let later = Later::new(!page);
         let cards: Rc<RefCell<LaterCards>> = Rc::default();
         let laps = Rc::new(RefCell::new(lap));
         let layers_slot = placer.slot(Tab::Histogram);
@@ -258,17 +231,15 @@ impl Report {
         let (preview_card, open) = match source {
             Some(src) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
-                if tabs.is_some() {
-                    card.set_scroll_on_open(false);
-                    placer.place(
-                        Tab::Preview,
-                        &dom::el_text(
-                            "p",
-                            "muted tab-hint",
-                            "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
-                        ),
-                    );
-                }
+                card.set_scroll_on_open(false);
+                placer.place(
+                    Tab::Preview,
+                    &dom::el_text(
+                        "p",
+                        "muted tab-hint",
+                        "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
+                    ),
+                );
                 placer.place(Tab::Preview, card.element());
                 let c = card.clone();
                 let show = go_to(Tab::Preview);
@@ -337,7 +308,6 @@ impl Report {
         // The page's settings are its address's or the remembered ones; the element's come
         // from its attributes ([`Report::set_fit_settings`]).
         if let Some(slot) = fit_slot {
-            let page = tabs.is_none();
             let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
             let name = name.to_string();
             later.then(move || {
@@ -430,9 +400,15 @@ impl Report {
         (&self.shown.0, &self.shown.1)
     }
 
-    /// The tab bar of the tabbed layout.
-    pub fn tabs(&self) -> Option<&Rc<TabsView>> {
-        self.tabs.as_ref()
+    /// The tab bar.
+    pub fn tabs(&self) -> &Rc<TabsView> {
+        &self.tabs
+    }
+
+    /// The Edit tab's panel, where the page puts the header editor (`None` without an Edit
+    /// tab: [`Layout::Page`] without `editor`, or the element).
+    pub fn edit_panel(&self) -> Option<Element> {
+        self.tabs.panel(Tab::Edit).cloned()
     }
 
     /// Shows `s` in the Fit card (GGUF only) and plans again.

@@ -327,14 +327,14 @@ impl State {
             Rc::new(opened.model),
             &opened.stats,
             Some(opened.source),
-            Layout::Tabs(self.first_tab()),
+            Layout::Element(self.first_tab()),
         );
         // The Checks tab offers the scan of every weight (a remote model asks first).
         report.offer_scan(scan);
-        if let Some(tabs) = report.tabs() {
-            let host = self.host.clone();
-            tabs.set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
-        }
+        let host = self.host.clone();
+        report
+            .tabs()
+            .set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
@@ -382,8 +382,8 @@ impl State {
     }
 
     fn apply_tab(&self) {
-        if let Some(tabs) = self.report.borrow().as_ref().and_then(Report::tabs) {
-            tabs.select(self.first_tab(), false);
+        if let Some(r) = self.report.borrow().as_ref() {
+            r.tabs().select(self.first_tab(), false);
         }
     }
 

@@ -289,8 +289,22 @@ export function sameValue(kind, raw, want) {
   return Object.is(Number(raw), Number(want));
 }
 
-/** Shows the tensor named `name` in the tensor table (filter box); its row's selector. */
+/**
+ * Shows the page's tab `name` (`summary`, `metadata`, `tensors`, `histogram`, `preview`,
+ * `checks`, `tokenizer`, `memory`, `fit`, `edit`) as a person would, by clicking it, and waits
+ * until its panel is shown. False (nothing done) when the page has no such tab.
+ */
+export async function showTab(page, name) {
+  const tab = page.locator(`#report [role=tab][data-tab="${name}"]`);
+  if (await tab.count() === 0) return false;
+  await tab.click();
+  await page.waitForSelector(`#report [role=tabpanel][data-tab="${name}"]:not([hidden])`, { state: 'attached', timeout: 10_000 });
+  return true;
+}
+
+/** Shows the tensor named `name` in the tensor table (Tensors tab, filter box); its row's selector. */
 export async function tensorRow(page, name) {
+  await showTab(page, 'tensors');
   await page.fill('.tensors input.filter', name);
   const handle = await page.waitForFunction(
     (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,
