@@ -28,6 +28,7 @@ import {
   openApp,
   dropFile,
   waitForSettled,
+  showTab,
   readCounters,
   resetCounters,
   screenshot,
@@ -80,6 +81,7 @@ describe('the header editor in the page', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, files.gemma);
       assert.equal(await waitForSettled(page), 'ready');
+      await showTab(page, 'edit');
       await page.click('[data-testid=edit-open]');
       await page.waitForFunction(() => document.body.dataset.edit === 'open');
 
@@ -180,6 +182,7 @@ describe('the header editor in the page', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, files.gemma);
       assert.equal(await waitForSettled(page), 'ready');
+      await showTab(page, 'edit');
       await page.click('[data-testid=edit-open]');
       await page.fill('input[data-key="gemma3.block_count"]', '-1');
       let downloads = 0;

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
-  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, readCounters, resetCounters,
+  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, readCounters, resetCounters,
   screenshot, requireFile, files, dataDir, repoRoot, screenshotDir,
 } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
@@ -124,6 +124,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
       const page = await openApp(browser, { url: at(server, `?${c.query}`) });
       await dropFile(page, files.gemma);
       assert.equal(await waitForSettled(page), 'ready');
+      await showTab(page, 'fit');
       const shown = await shownPlan(page);
       samePlan(shown, cli, c.label);
       // The address still holds the settings (a local file drops url= and tensor= only).
@@ -144,6 +145,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     const page = await openApp(browser, server);
     await dropFile(page, files.gemma);
     assert.equal(await waitForSettled(page), 'ready');
+    await showTab(page, 'fit');
     // The defaults: one 8 GiB GPU, 16 GiB RAM, 1 GiB margin, the model's own context, f16.
     samePlan(await shownPlan(page), await cliFit(GEMMA, []), 'defaults');
     assert.equal(await page.inputValue('[data-testid=fit-gpu-size]'), '8GiB');
@@ -200,6 +202,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     await page.waitForFunction(() => document.body.dataset.state === 'idle');
     await dropFile(page, files.gemma);
     assert.equal(await waitForSettled(page), 'ready');
+    await showTab(page, 'fit');
     samePlan(await shownPlan(page), await cliFit(GEMMA, argsOf('gpu=1GiB&ram=16GiB&ctx=16384&kv=q8_0&margin=256MiB')), 'remembered');
     assert.equal(await page.inputValue('[data-testid=fit-ctx]'), '16384');
     assert.equal(await page.inputValue('[data-testid=fit-kv]'), 'q8_0');
@@ -208,6 +211,7 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     await page.waitForFunction(() => document.body.dataset.state === 'idle');
     await dropFile(page, files.gemma);
     assert.equal(await waitForSettled(page), 'ready');
+    await showTab(page, 'fit');
     samePlan(await shownPlan(page), await cliFit(GEMMA, argsOf(CASES[3].query)), 'shared link');
     assert.deepEqual(page.__wpErrors, [], 'page errors');
     await page.context().close();

@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launchBrowser, startAppServer, dropFile, waitForSettled, files, screenshotDir } from './helpers.mjs';
+import { launchBrowser, startAppServer, dropFile, waitForSettled, files, screenshotDir, showTab } from './helpers.mjs';
 import { openApp } from './helpers.mjs';
 
 describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_000 }, () => {
@@ -22,16 +22,29 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
           await page.emulateMedia({ colorScheme: scheme });
           await dropFile(page, file);
           assert.equal(await waitForSettled(page), 'ready');
-          const m = await page.evaluate(() => {
-            const doc = document.documentElement;
-            const cards = [...document.querySelectorAll('.card')].filter((c) => c.offsetParent !== null);
-            const wide = cards.filter((c) => c.getBoundingClientRect().right > doc.clientWidth + 0.5).map((c) => c.className);
-            return { overflow: doc.scrollWidth - doc.clientWidth, wide, bg: getComputedStyle(document.body).backgroundColor, cards: cards.length };
-          });
-          assert.ok(m.overflow <= 0, `the page scrolls sideways by ${m.overflow} px`);
-          assert.deepEqual(m.wide, [], 'cards wider than the window');
-          assert.ok(m.cards >= 5, `${m.cards} cards shown`);
-          assert.equal(m.bg, scheme === 'dark' ? 'rgb(15, 17, 21)' : 'rgb(246, 247, 249)');
+          // Every tab's panel fits the window (one shown at a time).
+          const tabs = await page.locator('#report [role=tab]').evaluateAll((els) => els.map((e) => e.dataset.tab));
+          assert.ok(tabs.length >= 6, `${tabs.length} tabs`);
+          let cards = 0;
+          for (const tab of tabs) {
+            await showTab(page, tab);
+            const m = await page.evaluate(() => {
+              const doc = document.documentElement;
+              const cards = [...document.querySelectorAll('.card')].filter((c) => c.offsetParent !== null);
+              const wide = cards.filter((c) => c.getBoundingClientRect().right > doc.clientWidth + 0.5).map((c) => c.className);
+              return { overflow: doc.scrollWidth - doc.clientWidth, wide, bg: getComputedStyle(document.body).backgroundColor, cards: cards.length };
+            });
+            assert.ok(m.overflow <= 0, `${tab}: the page scrolls sideways by ${m.overflow} px`);
+            assert.deepEqual(m.wide, [], `${tab}: cards wider than the window`);
+            assert.ok(m.cards >= 1, `${tab}: no card shown`);
+            assert.equal(m.bg, scheme === 'dark' ? 'rgb(15, 17, 21)' : 'rgb(246, 247, 249)');
+            cards += m.cards;
+          }
+          assert.ok(cards >= 8, `${cards} cards in all tabs`);
+          await showTab(page, 'summary');
+          await page.evaluate(() => window.scrollTo(0, 0));
+          await page.screenshot({ path: path.join(screenshotDir, `page-${label}-${width}-${scheme}.png`), fullPage: true });
+          await showTab(page, 'tensors');
           // Keyboard focus on a tensor row is visible (an outline or a ring).
           await page.locator('[data-testid=tensor-table] tbody tr[data-file-index]').first().focus();
           await page.keyboard.press('ArrowDown');
@@ -45,6 +58,7 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
           // The layer map's roles are keyboard stops: Enter lists that role's tensors.
           const role = page.locator('[data-testid=layer-map] th.role[data-filter]').first();
           if (await role.count()) {
+            await showTab(page, 'histogram');
             const want = await role.getAttribute('data-filter');
             await role.focus();
             await page.keyboard.press('Enter');
@@ -59,6 +73,7 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
           // The memory card's context box reads 1.5k as 1,536 tokens and marks nonsense invalid.
           const ctx = page.locator('[data-testid=memory-context]');
           if (await ctx.count()) {
+            await showTab(page, 'memory');
             await ctx.fill('1.5k');
             await ctx.press('Enter');
             await page.waitForFunction(() => document.querySelector('[data-testid=memory]')?.dataset.context === '1536', null, { timeout: 5_000 });
@@ -66,8 +81,9 @@ describe('page layout at 390 and 2560 px, light and dark', { timeout: 10 * 60_00
             await ctx.press('Enter');
             await page.waitForFunction(() => document.querySelector('[data-testid=memory-context]').getAttribute('aria-invalid') === 'true', null, { timeout: 5_000 });
           }
+          await showTab(page, 'preview');
           await page.evaluate(() => window.scrollTo(0, 0));
-          await page.screenshot({ path: path.join(screenshotDir, `page-${label}-${width}-${scheme}.png`), fullPage: true });
+          await page.screenshot({ path: path.join(screenshotDir, `page-${label}-${width}-${scheme}-preview.png`), fullPage: true });
           assert.deepEqual(page.__wpErrors, []);
           await page.context().close();
         });

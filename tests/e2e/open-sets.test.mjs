@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   launchBrowser, startAppServer, openApp, dropFiles, waitForSettled, readCounters, attr, errorBox,
-  dtypeHistogram, screenshot, requireFile, repoRoot, distDir, screenshotDir,
+  dtypeHistogram, screenshot, requireFile, repoRoot, distDir, screenshotDir, showTab
 } from './helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'target', 'remote-fixtures');
@@ -155,6 +155,7 @@ describe('local sets: several files dropped together open as one model', { timeo
       assert.ok((await findings(page)).some((f) => f.code === 'set-incomplete'), 'a set-incomplete finding');
       assert.equal(await page.getAttribute('body', 'data-file'), split.parts[1]);
       await screenshot(page, 'sets-part-alone');
+      await showTab(page, 'summary');
       await page.locator('[data-testid=summary]').screenshot({ path: path.join(screenshotDir, 'sets-part-alone-summary.png') });
       assert.deepEqual(page.__wpErrors, []);
     } finally {
@@ -201,7 +202,9 @@ describe('local sets: several files dropped together open as one model', { timeo
       const c = await readCounters(page);
       assert.ok(c.slicedBytes <= firstReads(splitFiles), `sliced ${c.slicedBytes} bytes`);
       await screenshot(page, 'sets-stray');
+      await showTab(page, 'summary');
       await page.locator('[data-testid=summary]').screenshot({ path: path.join(screenshotDir, 'sets-stray-summary.png') });
+      await showTab(page, 'checks');
       await page.locator('[data-testid=checks]').screenshot({ path: path.join(screenshotDir, 'sets-stray-checks.png') });
       assert.deepEqual(page.__wpErrors, []);
     } finally {

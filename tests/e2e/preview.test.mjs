@@ -22,6 +22,7 @@ import {
   openApp,
   dropFile,
   waitForSettled,
+  showTab,
   readCounters,
   resetCounters,
   screenshot,
@@ -52,6 +53,7 @@ function refCase(tensor, { rows = null, cols = null } = {}) {
 /** Shows `name` in the tensor table (filter box) and returns its row's selector. */
 async function findRow(page, ref, name) {
   assert.ok(ref.tensors.some((t) => t.name === name), `${name} in the reference`);
+  await showTab(page, 'tensors');
   await page.fill('.tensors input.filter', name);
   const handle = await page.waitForFunction(
     (name) => [...document.querySelectorAll('tr[data-file-index]')].find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex,

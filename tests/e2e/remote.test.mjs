@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  launchBrowser, startAppServer, openApp, resetCounters, waitForSettled, attr, errorBox,
+  launchBrowser, startAppServer, openApp, resetCounters, waitForSettled, showTab, attr, errorBox,
   dtypeHistogram, screenshot, loadReference, requireFile, files, dataDir, repoRoot, screenshotDir,
 } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
@@ -155,10 +155,12 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
             assert.match(r.offset, /^[\d,]+$/, `${r.name}: offset`);
           }
           // Sorting by part: the last part's tensors first after two clicks.
+          await showTab(page, 'tensors');
           await page.click('[data-testid=tensor-table] th.col-part button');
           await page.click('[data-testid=tensor-table] th.col-part button');
           const first = await page.$eval('[data-testid=tensor-table] tbody tr[aria-rowindex="2"] td.col-part', (e) => e.textContent);
           assert.equal(first, ref.parts[ref.parts.length - 1], 'sorted by part, descending');
+          await showTab(page, 'tensors');
           await page.locator('[data-testid=tensor-table]').screenshot({ path: path.join(screenshotDir, `${c.shot}-parts.png`) });
         } else {
           assert.equal(await page.$$eval('[data-testid=tensor-table] th.col-part', (e) => e.length), 0, 'no part column for one file');
@@ -308,6 +310,7 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
       const url = `${hub.endpoint}/weightpeek/gemma-3-270m-GGUF/resolve/main/${gemmaFile}`;
       await paste(page, url);
       await expectModel(page, loadReference('gemma-3-270m-q4_k_m'), 'Gemma for a preview');
+      await showTab(page, 'tensors');
       await page.fill('.tensors input.filter', ref.tensor);
       const row = await page.waitForFunction((name) => [...document.querySelectorAll('tr[data-file-index]')]
         .find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex, ref.tensor, { timeout: 10_000 });
@@ -357,6 +360,7 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
       assert.equal(await waitForSettled(page), 'ready');
       const local = new URL(page.url());
       assert.ok(!local.searchParams.has('url') && !local.searchParams.has('tensor'), `local file: ${local.search}`);
+      await showTab(page, 'tensors');
       await page.click('tr[data-file-index="0"]');
       await page.waitForFunction(() => ['ready', 'error'].includes(document.querySelector('[data-testid=preview]')?.dataset.state), null, { timeout: 30_000 });
       assert.ok(!new URL(page.url()).searchParams.has('tensor'), 'no tensor= for a local file');
@@ -373,6 +377,7 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
       await paste(page, `${hub.endpoint}/weightpeek/sharded-safetensors/resolve/main/model.safetensors.index.json`);
       await expectModel(page, ref, 'sharded set for a preview');
       const t = ref.tensors.find((x) => x.part === ref.parts.length);
+      await showTab(page, 'tensors');
       await page.fill('.tensors input.filter', t.name);
       const row = await page.waitForFunction((name) => [...document.querySelectorAll('tr[data-file-index]')]
         .find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex, t.name, { timeout: 10_000 });

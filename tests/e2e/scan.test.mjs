@@ -24,6 +24,7 @@ import {
   openApp,
   dropFile,
   waitForSettled,
+  showTab,
   screenshot,
   screenshotDir,
   requireFile,
@@ -117,6 +118,12 @@ async function cardShot(page, name) {
 
 const num = (s) => Number(s.replaceAll(',', ''));
 
+/** Shows the Checks tab of the model being opened (its scan card is there) once the view is drawn. */
+async function checksTab(page) {
+  await page.waitForSelector('#report [role=tab][data-tab=checks]', { state: 'attached', timeout: 60_000 });
+  await showTab(page, 'checks');
+}
+
 describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 }, () => {
   let browser; let server;
 
@@ -182,6 +189,7 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     const page = await openApp(browser, server);
     await dropFile(page, files.gemma);
     assert.equal(await waitForSettled(page, { timeout: 90_000 }), 'ready');
+    await showTab(page, 'checks');
     await page.waitForSelector('[data-testid=scan][data-scan=idle]');
     await page.evaluate(() => {
       window.__wpLongTasks = [];
@@ -242,6 +250,7 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     const page = await openApp(browser, server);
     await dropFile(page, fileOf('bad.gguf'));
     await waitForSettled(page);
+    await showTab(page, 'checks');
     await page.click('[data-testid=scan-start]');
     await page.waitForSelector('[data-testid=scan][data-scan=done]', { timeout: 60_000 });
     const rows = await tableRows(page);
@@ -258,6 +267,7 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     assert.match(await page.textContent('[data-testid=checks] .card-head h2'), new RegExp(`^Checks: ${scanErrors + headerErrors} errors?`));
     await screenshot(page, 'scan-bad');
     await cardShot(page, 'scan-card-bad');
+    await showTab(page, 'checks');
     await page.locator('[data-testid=checks]').screenshot({ path: path.join(screenshotDir, 'scan-checks-bad.png') });
     await page.close();
   });
@@ -289,6 +299,7 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     let before = server.requests.length;
     await page.fill('[data-testid=url-input]', badUrl);
     await page.click('[data-testid=url-open]');
+    await checksTab(page);
     await page.waitForSelector('[data-testid=scan][data-scan=idle]', { timeout: 60_000 });
     const header = server.requests.slice(before).filter((r) => r.path === '/scan/bad.gguf').reduce((n, r) => n + r.bytes, 0);
     await page.click('[data-testid=scan-start]');
@@ -308,6 +319,7 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     // Gemma remote: cancel once reading has begun; no request starts after that.
     await page.fill('[data-testid=url-input]', `${server.url}data/${path.basename(files.gemma)}`);
     await page.click('[data-testid=url-open]');
+    await checksTab(page);
     await page.waitForSelector('[data-testid=scan][data-scan=idle]', { timeout: 60_000 });
     await page.click('[data-testid=scan-start]');
     await page.click('[data-testid=scan-go]');

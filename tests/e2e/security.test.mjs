@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { u32, u64, str, ggufHead, STRING, ARRAY } from './gguf-bytes.mjs';
-import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled, screenshot } from './helpers.mjs';
+import { launchBrowser, startAppServer, openApp, dropFile, waitForSettled, screenshot, showTab } from './helpers.mjs';
 
 const PAYLOADS = [
   '<img src=x onerror="window.__pwned=1">',
@@ -107,6 +107,7 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
       assert.equal(await waitForSettled(page), 'ready');
       // A preview too: its type chip, heatmap canvas size, scale bar and histogram axis are
       // computed styles.
+      await showTab(page, 'tensors');
       await page.click('[data-testid=tensor-table] tbody tr[data-file-index]');
       await page.locator('[data-testid=preview][data-state=ready]').waitFor({ timeout: 30_000 });
       const styled = await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=tensor-table] .chip')).backgroundColor);
@@ -126,7 +127,9 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
         assert.equal(state, 'ready', `state; page errors: ${page.__wpErrors.join(' | ')}`);
         // Expand every "show whole string / more items" control, and open the first tensor's
         // preview, so every place that draws file text has drawn it.
+        await showTab(page, 'metadata');
         for (const b of await page.$$('[data-testid=metadata-table] button')) await b.click().catch(() => {});
+        await showTab(page, 'tensors');
         const row = await page.$('[data-testid=tensor-table] tbody tr[data-file-index]');
         assert.ok(row, 'the tensor table has rows');
         await row.click();

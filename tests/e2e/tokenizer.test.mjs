@@ -31,6 +31,7 @@ import {
   openApp,
   dropFile,
   waitForSettled,
+  showTab,
   screenshotDir,
   loadReference,
   requireFile,
@@ -153,6 +154,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         await dropFile(page, files.gemma);
         assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
 
+        await showTab(page, 'tokenizer');
         // Tokenizer facts.
         const card = page.locator('[data-testid=tokenizer]');
         const tokens = meta(ref, 'tokenizer.ggml.tokens');
@@ -214,6 +216,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         await shot(card, `tokenizer-search${suffix}`);
 
         // Memory: f16 at the model's own context, then q8_0, then another context.
+        await showTab(page, 'memory');
         const mem = page.locator('[data-testid=memory]');
         const arch = meta(ref, 'general.architecture').value;
         const ctx = Number(meta(ref, `${arch}.context_length`).value);
@@ -239,9 +242,11 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
         await shot(mem, `memory-card-q8${suffix}`);
         await page.emulateMedia({ colorScheme: 'dark' });
         await shot(mem, `memory-card-dark${suffix}`);
+        await showTab(page, 'tokenizer');
         await shot(card, `tokenizer-card-dark${suffix}`);
         await page.emulateMedia({ colorScheme: 'light' });
 
+        await showTab(page, 'summary');
         // Downloads.
         for (const [id, ext, check] of [
           ['export-json', 'json', (t) => assert.equal(JSON.parse(t).tensor_count, ref.tensor_count)],
@@ -269,6 +274,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
       await dropFile(page, phi3);
       assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+      await showTab(page, 'tokenizer');
       const view = page.locator('[data-testid=chat-template]');
       const lines = await view.locator('.tl').evaluateAll((rows) => rows.map((r) => [r.querySelector('.ln').textContent, r.querySelector('.tx').textContent]));
       const expected = template.split('\n');
@@ -281,6 +287,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), template, 'clipboard holds the template');
       await shot(page.locator('[data-testid=tokenizer]'), 'tokenizer-phi3');
       // A vocab-only file still carries the phi3 attention keys: a KV estimate with 0 weight bytes.
+      await showTab(page, 'memory');
       const mem = page.locator('[data-testid=memory]');
       assert.equal(await mem.getAttribute('data-total-bytes'), await mem.getAttribute('data-kv-bytes'));
       await shot(mem, 'memory-phi3-vocab');
@@ -300,6 +307,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
 
       // Tooltips: the tensor table's type cells, the chart's bars, the type table, the layer map.
+      await showTab(page, 'tensors');
       const cells = await page.$$eval('[data-testid=tensor-table] td.col-type', (tds) => tds.map((td) => [td.textContent, td.title]));
       assert.ok(cells.length > 5, 'type cells drawn');
       for (const [name, title] of cells) {
@@ -309,6 +317,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       const q4k = typeTooltip(types.get('Q4_K'));
       assert.ok(ref.dtypes.some((d) => d.dtype === 'Q4_K'), 'Gemma has Q4_K tensors');
       console.log(`# Q4_K tooltip: ${q4k}`);
+      await showTab(page, 'histogram');
       const bars = await page.$$eval('[data-testid=dtype-histogram] g[data-dtype]', (gs) => gs.map((g) => [g.dataset.dtype, g.querySelector('title').textContent]));
       assert.equal(bars.length, ref.dtypes.length);
       for (const [name, title] of bars) assert.equal(title.split('\n').at(-1), typeTooltip(types.get(name)), `bar ${name}`);
@@ -320,6 +329,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       for (const [name, title] of layerCells) assert.equal(title.split('\n').at(-1), typeTooltip(types.get(name)), `layer map ${name}`);
 
       // The tensor table: focus the first row, ArrowDown ×3, End, Home, then Enter previews.
+      await showTab(page, 'tensors');
       const tensors = '[data-testid=tensor-table]';
       assert.equal(await page.getAttribute(tensors, 'aria-rowcount'), String(ref.tensor_count + 1));
       await page.focus(`${tensors} tbody tr[aria-rowindex="2"]`);
@@ -344,6 +354,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       await page.keyboard.press('Enter');
       await page.waitForFunction((n) => document.querySelector('[data-testid=preview]')?.dataset.tensor === n, name, { timeout: 60_000 });
 
+      await showTab(page, 'tokenizer');
       // The token list (262,144 rows): the same keys; End scrolls to the last token.
       const count = Number(meta(ref, 'tokenizer.ggml.tokens').count);
       const list = '[data-testid=token-list]';
@@ -383,6 +394,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       try {
         await dropFile(page, deepseek);
         assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+        await showTab(page, 'tokenizer');
         const card = page.locator('[data-testid=tokenizer]');
         const list = '[data-testid=merge-list]';
         assert.equal(await page.getAttribute(list, 'data-rows'), String(count), 'every merge listed');
@@ -443,6 +455,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, deepseekCoder);
       assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+      await showTab(page, 'tokenizer');
       const ids = async () => (await visibleIds(page)).map(([id]) => id);
       await search(page, 'Ġthe');
       const marker = await ids();
@@ -489,6 +502,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, files.gemma);
       assert.equal(await waitForSettled(page), 'ready', page.__wpErrors.join(' | '));
+      await showTab(page, 'histogram');
       const rows = page.locator('.type-table tr[data-pick]');
       const picks = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.pick));
       assert.deepEqual([...picks].sort(), ref.dtypes.map((d) => d.dtype).sort(), 'one row per type');
@@ -522,6 +536,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       console.log(`# Enter on the ${picked} row: filter ${want}, ${(await typesShown()).length} rows drawn`);
       await shot(page.locator('.tensor-scroll'), 'type-row-enter-filter');
       // Space on the first row: the same action.
+      await showTab(page, 'histogram');
       await rows.first().focus();
       await page.keyboard.press(' ');
       await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.value === v, [filter, `type:${first}`], { timeout: 5_000 });
@@ -538,6 +553,7 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, files.minilm);
       assert.equal(await waitForSettled(page), 'ready');
+      assert.equal(await showTab(page, 'tokenizer'), false, 'no Tokenizer tab');
       assert.equal(await page.$('[data-testid=tokenizer]'), null);
       assert.equal(await page.$('[data-testid=memory]'), null);
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv]')]);

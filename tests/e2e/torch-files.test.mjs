@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   launchBrowser, startAppServer, openApp, dropFile, dropFiles, waitForSettled, readCounters, resetCounters,
-  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow, screenshot,
+  requireFile, repoRoot, screenshotDir, kindOf, sameValue, tensorRow, screenshot, showTab
 } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
@@ -83,6 +83,7 @@ describe('NumPy and ONNX files in the page', { timeout: 10 * 60_000 }, () => {
         }
       }
       assert.ok(previewed >= files.length, `${previewed} previews`);
+      await showTab(page, 'summary');
       await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/${key}-summary.png` });
       assert.deepEqual(page.__wpErrors, []);
       await page.context().close();
@@ -203,6 +204,7 @@ describe('ONNX external data in the page', { timeout: 10 * 60_000 }, () => {
           previewed += 1;
         }
       }
+      await showTab(page, 'summary');
       await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/onnx-external-${file.replace(/\W+/g, '-')}-summary.png` });
     }
     assert.ok(previewed >= 8, `${previewed} previews`);
@@ -220,6 +222,7 @@ describe('ONNX external data in the page', { timeout: 10 * 60_000 }, () => {
     const sideSize = fs.statSync(path.join(base, 'external-outside.onnx.data')).size;
     assert.match(await previewError(page, 'outside'), new RegExp(`outside the ${sideSize}-byte side file`));
     assert.match(await page.textContent('[data-testid=checks]'), /onnx-external-beyond-eof|lies outside/);
+    await showTab(page, 'checks');
     await page.locator('[data-testid=checks]').screenshot({ path: `${screenshotDir}/onnx-external-checks.png` });
     assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
@@ -292,7 +295,9 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
         }
       }
       if (['malicious-os-system.pt', 'silero_vad.jit', 'state-dict.pt'].includes(file)) {
+        await showTab(page, 'summary');
         await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/torch-${file.replace(/\W+/g, '-')}-summary.png` });
+        await showTab(page, 'checks');
         await page.locator('[data-testid=checks]').screenshot({ path: `${screenshotDir}/torch-${file.replace(/\W+/g, '-')}-checks.png` });
       }
     }
@@ -344,6 +349,7 @@ describe('a PyTorch repository over the mock Hub', { timeout: 10 * 60_000 }, () 
     const j = await downloadJson(page);
     assert.deepEqual(j.tensors.map((t) => t.name), ref.tensors.map((t) => t.name), 'names');
     assert.deepEqual(j.tensors.map((t) => t.shape), ref.tensors.map((t) => t.shape), 'shapes');
+    await showTab(page, 'summary');
     await page.locator('[data-testid=summary]').screenshot({ path: `${screenshotDir}/torch-hub-summary.png` });
     // A preview: the window only (and the storage's local header), with the reference's values.
     hub.clearLog();
