@@ -322,7 +322,8 @@ async function dropOn(page, list) {
     el.type = 'file';
     el.multiple = true;
     el.id = 'wp-test-drop';
-    el.style.display = 'none';
+    // Out of sight but displayed (WebDriver may refuse keys to an element without a box).
+    Object.assign(el.style, { position: 'fixed', left: '0', top: '0', width: '1px', height: '1px', opacity: '0' });
     document.body.append(el);
   });
   await page.pick('#wp-test-drop', list);
@@ -796,4 +797,51 @@ export async function speedJourney(open, url, hub, { repo, file, runs = 5 }) {
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return { local, remote, localMedian: median(local), remoteMedian: median(remote) };
+}
+
+/** What has the focus on the page: `tab:NAME`, `row:NAME`, else `TAG:label`. */
+const pageFocus = () => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return 'body';
+  if (el.getAttribute('role') === 'tab') return `tab:${el.dataset.tab}`;
+  if (el.matches('tr[data-file-index]')) return `row:${el.querySelector('td.col-name')?.textContent}`;
+  return `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent.trim().slice(0, 40)}`;
+};
+
+/**
+ * The page by keyboard alone, once it is tabbed (for the tabs work to run in each engine; on a
+ * page without tabs it returns null): Gemma picked, Tab from the top reaches the tab bar, the
+ * arrow keys reach the Tensors tab, Tab reaches a row, Enter opens its preview, Escape closes it
+ * and the focus is back on the row. Returns the keys pressed. (Not yet run: the page has no
+ * tabs on this branch.)
+ */
+export async function pageKeyboardJourney(open, url, { maxTabs = 40 } = {}) {
+  const page = await app(open, url);
+  const pressed = [];
+  const press = async (key) => { pressed.push(key); await page.keys([key]); };
+  try {
+    await page.pick('[data-testid=file-input]', files.gemma);
+    assert.equal(await settled(page), 'ready');
+    if (!(await page.run(() => !!document.querySelector('[role=tablist] [role=tab][data-tab=tensors]')))) return null;
+    await page.run(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
+    let f = await page.run(pageFocus);
+    for (let i = 0; i < maxTabs && !f.startsWith('tab:'); i++) { await press('Tab'); f = await page.run(pageFocus); }
+    assert.match(f, /^tab:/, `a tab has the focus after ${pressed.length} Tabs`);
+    for (let i = 0; i < 12 && f !== 'tab:tensors'; i++) { await press('ArrowRight'); f = await page.run(pageFocus); }
+    assert.equal(f, 'tab:tensors');
+    for (let i = 0; i < 10 && !f.startsWith('row:'); i++) { await press('Tab'); f = await page.run(pageFocus); }
+    assert.match(f, /^row:/, 'a tensor row has the focus');
+    const name = f.slice(4);
+    await press('Enter');
+    await until(page, (n) => {
+      const p = document.querySelector('[data-testid=preview]');
+      return p && p.dataset.tensor === n && p.dataset.state === 'ready';
+    }, name, 60_000, `the preview of ${name} by Enter`);
+    await press('Escape');
+    await until(page, () => document.querySelector('[data-testid=preview]')?.hidden !== false, null, 5_000, 'Escape closes the preview');
+    assert.equal(await page.run(pageFocus), `row:${name}`, 'the focus is back on the row');
+    return pressed;
+  } finally {
+    await page.close();
+  }
 }
