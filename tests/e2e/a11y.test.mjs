@@ -92,11 +92,12 @@ describe('axe-core: no serious or critical violation, light and dark', { timeout
       const page = await openApp(browser, server);
       try {
         await page.emulateMedia({ colorScheme: scheme });
+        const found = [];
         const check = async (where) => {
           const v = await audit(page);
           counts.push(`${scheme} ${where}: ${v.length}`);
           if (v.length) await screenshot(page, `a11y-${scheme}-${where.replace(/\W+/g, '-')}`);
-          none(v, `page, ${scheme}, ${where}`);
+          found.push(...v.map((x) => ({ ...x, help: `[${where}] ${x.help}` })));
         };
         await check('idle');
         await dropFile(page, files.gemma);
@@ -123,6 +124,7 @@ describe('axe-core: no serious or critical violation, light and dark', { timeout
         await dropFile(page, path.join(tmp, 'not-a-model.gguf'));
         assert.equal(await waitForSettled(page), 'error');
         await check('error');
+        none(found, `page, ${scheme}`);
       } finally {
         await page.context().close();
       }
@@ -137,6 +139,7 @@ describe('axe-core: no serious or critical violation, light and dark', { timeout
         await page.evaluate((s) => document.querySelector('#v').setAttribute('theme', s === 'dark' ? 'dark' : 'auto'), scheme);
         const tabs = await page.locator('#v [role=tab]').evaluateAll((els) => els.map((e) => e.dataset.tab));
         assert.ok(tabs.length >= 6);
+        const found = [];
         for (const tab of [...tabs, 'preview-open']) {
           if (tab === 'preview-open') {
             await page.evaluate(() => document.querySelector('#v').setAttribute('tensor', 'blk.0.attn_q.weight'));
@@ -147,8 +150,9 @@ describe('axe-core: no serious or critical violation, light and dark', { timeout
           const v = await audit(page);
           counts.push(`${scheme} element ${tab}: ${v.length}`);
           if (v.length) await screenshot(page, `a11y-${scheme}-element-${tab}`);
-          none(v, `element, ${scheme}, tab ${tab}`);
+          found.push(...v.map((x) => ({ ...x, help: `[tab ${tab}] ${x.help}` })));
         }
+        none(found, `element, ${scheme}`);
       } finally {
         await context.close();
       }

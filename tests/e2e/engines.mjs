@@ -545,7 +545,7 @@ export async function elementKeyboardJourney(open, baseUrl) {
     await press('ArrowRight');
     assert.equal(await page.run(focusOf), 'tab:tensors');
     assert.deepEqual((await page.run(viewState)).selected, ['tensors']);
-    const row = await tabUntil(/^row:/, 8);
+    const row = await tabUntil(/^row:/, 20);
     const name = row.slice(4);
     await press('Enter');
     await until(page, (n) => {
