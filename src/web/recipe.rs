@@ -16,6 +16,9 @@ pub fn recipe_card(r: &Recipe) -> Element {
     append(&body, &el_text("p", "muted", &v.title));
 
     let scroller = el_class("div", "table-scroll recipe-scroll");
+    // Scrolls when the recipe is long: reachable by keyboard (axe scrollable-region-focusable).
+    attr(&scroller, "tabindex", "0");
+    attr(&scroller, "aria-label", "quantisation recipe table");
     let table = el_class("table", "type-table recipe-table");
     let thead = dom::el("thead");
     let tr = dom::el("tr");
