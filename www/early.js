@@ -1,8 +1,8 @@
 // Until the viewer's module is ready (body[data-state] is still 'loading': the wasm module is
 // ~950 KB gzipped), keep what the person gives the page and let the module open it once it
 // starts (src/web/mod.rs `take_early`): files picked or dropped, a URL submitted, the sample
-// button. From the first
-// paint a drop anywhere is caught, so the browser never navigates the tab to the dropped file.
+// button. From the first paint a drop anywhere is caught, so the browser never navigates the tab
+// to the dropped file, and the page shows how far the module has loaded.
 // (A file, not an inline script: the page's Content-Security-Policy allows only Trunk's loader
 // inline.) Once the module runs, these listeners see a state other than 'loading' and step aside.
 (() => {
@@ -43,4 +43,51 @@
     Object.assign(early, { files: null, url: null, sample: true });
     say('the sample');
   }, true);
+
+  // How far the module has loaded: the wasm-bindgen loader fetches `…_bg.wasm` with the global
+  // fetch; its body is counted on its way to WebAssembly.instantiateStreaming and shown in
+  // #loading (index.html; hidden by the stylesheet once the state leaves 'loading'). Only that
+  // one response is wrapped, then fetch is the browser's again.
+  const realFetch = window.fetch;
+  const mb = (n) => (n / 1e6).toFixed(1);
+  const show = (done, total) => {
+    const bar = document.getElementById('loading-bar');
+    const text = document.getElementById('loading-text');
+    if (total > 0) {
+      if (bar) { bar.max = total; bar.value = Math.min(done, total); }
+      if (text) text.textContent = `Loading the viewer: ${mb(done)} of ${mb(total)} MB (${Math.min(100, Math.floor((done * 100) / total))}%)`;
+    } else if (text) {
+      text.textContent = `Loading the viewer: ${mb(done)} MB`;
+    }
+  };
+  const counted = (resp) => {
+    if (!resp.ok || !resp.body || typeof TransformStream !== 'function') return resp;
+    // With a content coding, Content-Length counts compressed bytes and the body is decoded.
+    const total = resp.headers.get('content-encoding') ? 0 : Number(resp.headers.get('content-length')) || 0;
+    let done = 0;
+    show(0, total);
+    const counter = new TransformStream({
+      transform(chunk, out) {
+        done += chunk.byteLength;
+        show(done, total);
+        out.enqueue(chunk);
+      },
+    });
+    return new Response(resp.body.pipeThrough(counter), { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+  };
+  window.fetch = function fetch(input, init) {
+    const url = typeof input === 'string' ? input : (input?.url ?? String(input));
+    const answer = realFetch.call(window, input, init);
+    if (!loading() || !/_bg\.wasm([?#]|$)/.test(url)) return answer;
+    window.fetch = realFetch;
+    return answer.then(counted);
+  };
+
+  // The offline cache (www/sw.js): once registered, the page opens and reads local files with
+  // the network off. The page only; the embeddable element never registers a worker.
+  if ('serviceWorker' in navigator && window.isSecureContext) {
+    addEventListener('load', () => {
+      navigator.serviceWorker.register('sw.js').catch((e) => console.warn(`weightpeek: no offline cache (${e})`));
+    });
+  }
 })();

@@ -223,6 +223,15 @@ export class WeightpeekView extends HTMLElement {
     this.#applyHeight();
     if (this.#widget || this.#connecting) return;
     this.#connecting = true;
+    if (!this.#container.firstChild) {
+      // Until the module is ready (`src` and open() are kept meanwhile): say so.
+      const note = document.createElement("p");
+      note.className = "wp-status";
+      note.setAttribute("role", "status");
+      note.textContent = "Loading the viewer…";
+      this.#container.append(note);
+      this.dataset.state = "loading";
+    }
     try {
       await load();
     } catch (e) {

@@ -208,6 +208,10 @@ pub enum Problem {
     Html,
     /// The request failed without an answer the page may see (network, CORS, DNS).
     Network(String),
+    /// The request failed while the browser reports no network at all (`navigator.onLine` is
+    /// false): the page itself may be open from its offline cache, but remote models need the
+    /// network.
+    Offline,
     /// The person cancelled.
     Cancelled,
     /// A 206 for another range than asked.
@@ -292,6 +296,10 @@ impl Problem {
                 "This is a web page, not a model file".into(),
                 format!("{url} answered with HTML: probably a page URL. Use the file's download link (…/resolve/…)."),
             ),
+            Problem::Offline => (
+                format!("You are offline: {url} cannot be read"),
+                "The browser reports no network connection; the model file is read from its server, so it shows once the network is back.".into(),
+            ),
             _ => self.describe(url, hub, has_token),
         }
     }
@@ -366,6 +374,10 @@ impl Problem {
             Problem::Network(why) => (
                 format!("The request to {url} failed without an answer"),
                 format!("The browser does not tell the page why ({why}). Usually: the server does not allow other sites to read it (no CORS headers such as Access-Control-Allow-Origin), the address or port is wrong, the server or network is down, or an extension or firewall blocked it."),
+            ),
+            Problem::Offline => (
+                format!("You are offline: {url} cannot be read"),
+                "The browser reports no network connection. Remote models need the network; local files still open (drop them or choose them), since the page works offline after its first visit.".into(),
             ),
             Problem::Cancelled => ("Cancelled".into(), "Loading was stopped; nothing more is read.".into()),
             Problem::RangeMismatch { asked, got } => (
@@ -498,6 +510,9 @@ mod tests {
             .describe("u", "h", false)
             .1
             .contains("page URL"));
+        let (h, d) = Problem::Offline.describe("https://h/m.gguf", "h", false);
+        assert!(h.contains("offline") && h.contains("https://h/m.gguf"));
+        assert!(d.contains("local files still open"), "{d}");
     }
 
     #[test]
@@ -511,6 +526,7 @@ mod tests {
             Problem::Status(503),
             Problem::Html,
             Problem::Network("TypeError: Failed to fetch".into()),
+            Problem::Offline,
         ];
         for p in &problems {
             for token in [false, true] {

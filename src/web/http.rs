@@ -67,6 +67,17 @@ pub struct Fetcher {
     pub embedded: bool,
 }
 
+/// Whether the browser reports no network (`navigator.onLine` false; in a Worker too). Only
+/// "offline" is trusted: `true` means a network interface is up, not that a server answers.
+fn offline() -> bool {
+    let global = js_sys::global();
+    js_sys::Reflect::get(&global, &"navigator".into())
+        .ok()
+        .and_then(|n| js_sys::Reflect::get(&n, &"onLine".into()).ok())
+        .and_then(|v| v.as_bool())
+        == Some(false)
+}
+
 /// A CORS GET with the given redirect handling, aborted by `controller`.
 fn get_init(redirect: RequestRedirect, controller: &AbortController) -> RequestInit {
     let init = RequestInit::new();
@@ -298,6 +309,7 @@ impl Fetcher {
             }
             Raced::Done(Ok(r)) => r.unchecked_into(),
             Raced::Done(Err(_)) if self.cancelled.get() => return Err(Problem::Cancelled),
+            Raced::Done(Err(_)) if offline() => return Err(Problem::Offline),
             Raced::Done(Err(e)) => {
                 let why = js_error_text(&e);
                 return Err(match range {
@@ -421,6 +433,8 @@ impl Fetcher {
     fn body_error(&self, e: &wasm_bindgen::JsValue) -> Problem {
         if self.cancelled.get() {
             Problem::Cancelled
+        } else if offline() {
+            Problem::Offline
         } else {
             Problem::Network(js_error_text(e))
         }

@@ -47,6 +47,8 @@ pub struct Report {
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
     _open: Vec<gloo::events::EventListener>,
+    /// Escape in the Preview tab closes the preview.
+    _escape: gloo::events::EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
     _doctor: Option<gloo::timers::callback::Timeout>,
     /// The tab bar and its panels.
@@ -232,6 +234,11 @@ impl Report {
             Some(src) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
                 card.set_scroll_on_open(false);
+                // Until a shell asks to hear of it ([`Report::on_preview`]).
+                card.set_on_change(closing_returns_to_table(
+                    root,
+                    Rc::new(|_: Option<&str>| {}),
+                ));
                 placer.place(
                     Tab::Preview,
                     &dom::el_text(
@@ -358,6 +365,7 @@ impl Report {
             later,
             _preview: preview_card,
             _open: open,
+            _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
             set_filter,
@@ -438,12 +446,74 @@ impl Report {
         }
     }
 
-    /// Calls `f` with the tensor whose preview opens, or `None` when the preview is closed.
+    /// Calls `f` with the tensor whose preview opens, or `None` when the preview is closed
+    /// (then, on the page and in the element alike, the Tensors tab is shown with the focus on
+    /// the row the preview was opened from).
     pub fn on_preview(&self, f: preview::OnChange) {
         if let Some(card) = &self._preview {
-            card.set_on_change(f);
+            card.set_on_change(closing_returns_to_table(&self.root, f));
         }
     }
+}
+
+/// `f`, then, when the preview closes (its button, or Escape), the Tensors tab with the focus
+/// on the selected row: after the close button's own listener, which drops the preview's panel.
+fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::OnChange {
+    let root = root.clone();
+    Rc::new(move |name: Option<&str>| {
+        f(name);
+        if name.is_none() {
+            let root = root.clone();
+            wasm_bindgen_futures::spawn_local(async move { back_to_table(&root) });
+        }
+    })
+}
+
+/// Shows the Tensors tab and focuses the table's selected row.
+fn back_to_table(root: &Element) {
+    use wasm_bindgen::JsCast;
+    let find = |s: &str| root.query_selector(s).ok().flatten();
+    if let Some(t) = find("[role=tab][data-tab=tensors]") {
+        if let Some(t) = t.dyn_ref::<web_sys::HtmlElement>() {
+            t.click();
+        }
+    }
+    if let Some(row) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
+        if let Some(r) = row.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = r.focus();
+        }
+    }
+}
+
+/// Escape pressed in a tab panel showing the preview closes it (as its close button does).
+fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
+    use wasm_bindgen::JsCast;
+    gloo::events::EventListener::new(root, "keydown", |e| {
+        let escape = e
+            .dyn_ref::<web_sys::KeyboardEvent>()
+            .is_some_and(|k| k.key() == "Escape");
+        if !escape {
+            return;
+        }
+        let panel = e
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
+        let close = panel.and_then(|p| {
+            p.query_selector(
+                "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']",
+            )
+            .ok()
+            .flatten()
+        });
+        if let Some(b) = close
+            .as_ref()
+            .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
+        {
+            e.prevent_default();
+            b.click();
+        }
+    })
 }
 
 /// Build times of the report's cards (`performance.now()`), as `name:ms` pairs.

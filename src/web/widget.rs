@@ -21,9 +21,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use gloo::events::EventListener;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, HtmlElement};
+use wasm_bindgen::JsValue;
+use web_sys::Element;
 
 use super::dom::{self, append, attr, el_class, el_text};
 use super::http::Fetcher;
@@ -49,8 +48,6 @@ pub fn live_widgets() -> u32 {
 /// One embedded view.
 pub struct Widget {
     state: Rc<State>,
-    /// Escape in the Preview tab closes the preview.
-    _escape: EventListener,
 }
 
 struct State {
@@ -114,11 +111,7 @@ impl Widget {
             fit: RefCell::new(Vec::new()),
         });
         state.set_state("idle");
-        let escape = escape_closes_preview(&state.body);
-        Widget {
-            state,
-            _escape: escape,
-        }
+        Widget { state }
     }
 
     /// Loads `src` (nothing for `None` or blank): cancels what was loading or shown first.
@@ -347,11 +340,8 @@ impl State {
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
-        // Closing the preview (its button, or Escape) takes the reader back to the table, on
-        // the row the preview was opened from.
         let (host, shown) = (self.host.clone(), self.shown_tensor.clone());
         let (by_reader, applying) = (self.tensor_from_reader.clone(), self.applying.clone());
-        let body = self.body.clone();
         report.on_preview(Rc::new(move |name: Option<&str>| {
             *shown.borrow_mut() = name.map(str::to_string);
             if !applying.get() {
@@ -359,11 +349,9 @@ impl State {
             }
             match name {
                 Some(n) => attr(&host, "tensor", n),
+                // The report then shows the table, on the row ([`Report::on_preview`]).
                 None => {
                     let _ = host.remove_attribute("tensor");
-                    // After the close button's own listener (which drops the preview's panel).
-                    let body = body.clone();
-                    wasm_bindgen_futures::spawn_local(async move { back_to_table(&body) });
                 }
             }
         }));
@@ -427,49 +415,6 @@ impl State {
                     text::escape(&name)
                 ),
             ))),
-        }
-    }
-}
-
-/// Escape pressed in a tab panel showing the preview closes it (as its close button does).
-fn escape_closes_preview(body: &Element) -> EventListener {
-    EventListener::new(body, "keydown", |e| {
-        let escape = e
-            .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Escape");
-        if !escape {
-            return;
-        }
-        let panel = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
-        let close = panel.and_then(|p| {
-            p.query_selector(
-                "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']",
-            )
-            .ok()
-            .flatten()
-        });
-        if let Some(b) = close.as_ref().and_then(|c| c.dyn_ref::<HtmlElement>()) {
-            e.prevent_default();
-            b.click();
-        }
-    })
-}
-
-/// Shows the Tensors tab and gives the keyboard focus to the selected row (the one whose
-/// preview was open), if it is drawn.
-fn back_to_table(body: &Element) {
-    let find = |s: &str| body.query_selector(s).ok().flatten();
-    if let Some(tab) = find("[role=tab][data-tab=tensors]") {
-        if let Some(t) = tab.dyn_ref::<HtmlElement>() {
-            t.click();
-        }
-    }
-    if let Some(row) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
-        if let Some(r) = row.dyn_ref::<HtmlElement>() {
-            let _ = r.focus();
         }
     }
 }

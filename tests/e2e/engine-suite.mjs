@@ -5,6 +5,7 @@
 // node --test runs the two engines in parallel.
 
 import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { startAppServer, requireFile, files, dataDir } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 import {
   requireInputs, pickedFilesJourney, previewJourney, scanJourney, hubJourney, dropJourney, writeElementPage,
-  elementJourney, elementKeyboardJourney, fitJourney, bigIntJourney, editJourney,
+  elementJourney, elementKeyboardJourney, pageKeyboardJourney, fitJourney, bigIntJourney, editJourney,
 } from './engines.mjs';
 
 export const HUB_REPO = 'weightpeek/gemma-3-270m-GGUF';
@@ -70,6 +71,12 @@ export function engineSuite(label, makeDriver) {
 
     it('<weightpeek-view> by keyboard alone: Tab to the tabs, arrows, Enter on a row, Escape back', async () => {
       log(`keys: ${(await elementKeyboardJourney(open, server.url)).join(' ')}`);
+    });
+
+    it('the page by keyboard alone: Tab to the tab bar, arrows to Tensors, Enter on a row, Escape back', async () => {
+      const keys = await pageKeyboardJourney(open, server.url);
+      assert.ok(keys, 'the page has no tab bar');
+      log(`page keys: ${keys.join(' ')}`);
     });
 
     it('fit() equals weightpeek fit --json for the same devices', async () => {

@@ -809,11 +809,10 @@ const pageFocus = () => {
 };
 
 /**
- * The page by keyboard alone, once it is tabbed (for the tabs work to run in each engine; on a
- * page without tabs it returns null): Gemma picked, Tab from the top reaches the tab bar, the
- * arrow keys reach the Tensors tab, Tab reaches a row, Enter opens its preview, Escape closes it
- * and the focus is back on the row. Returns the keys pressed. (Not yet run: the page has no
- * tabs on this branch.)
+ * The page by keyboard alone (null on a page without a tab bar): Gemma picked, Tab from the top
+ * reaches the tab bar, the arrow keys reach the Tensors tab, Tab reaches a row, Enter opens its
+ * preview (the Preview tab), Escape closes it and the focus is back on the row, in the Tensors
+ * tab. Returns the keys pressed.
  */
 export async function pageKeyboardJourney(open, url, { maxTabs = 40 } = {}) {
   const page = await app(open, url);

@@ -216,7 +216,20 @@ describe('the page is tabbed, its tab in the address', { timeout: 10 * 60_000 },
       await tabTo(() => document.activeElement?.getAttribute('aria-label') === 'close the preview', null, 'the preview\'s close button');
       await page.keyboard.press('Enter');
       await page.waitForFunction(() => document.querySelector('[data-testid=preview]')?.hidden !== false);
-      assert.ok(await page.isVisible('#report [role=tabpanel][data-tab=preview] .tab-hint'), 'the hint is shown again');
+      // As in the element: back on the Tensors tab, the focus on the row it was opened from.
+      const rowFocused = (n) => document.activeElement?.matches?.('tr[data-file-index]')
+        && document.activeElement.querySelector('td.col-name')?.textContent === n;
+      await page.waitForFunction(rowFocused, name, { timeout: 5_000 });
+      assert.deepEqual(await selected(page), ['tensors']);
+
+      // Again with Escape: Enter on the row opens the preview, Escape closes it.
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid=preview-values]', { timeout: 30_000 });
+      assert.deepEqual(await selected(page), ['preview']);
+      await tabTo(() => document.activeElement?.getAttribute('aria-label') === 'close the preview', null, 'the preview\'s close button');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(rowFocused, name, { timeout: 5_000 });
+      assert.deepEqual(await selected(page), ['tensors']);
       assert.deepEqual(page.__wpErrors, []);
     } finally {
       await page.context().close();
