@@ -11,6 +11,9 @@
 #        to cat and gguf-py + numpy on Gemma 3 and a generated 1 GiB GGUF of Q4_K/Q8_0/F16
 #        bash scripts/bench.sh size    what the wasm module is made of, and the first load (issue
 #        #21): twiggy (cargo install twiggy) over the module built with its names, by origin
+#        bash scripts/bench.sh engines [RUNS]  only the per-engine speed (issue #20): navigation to
+#        the summary of Gemma 3 picked and from the mock Hub, in Chromium, Firefox and WebKit
+#        (bench/engine_speed.mjs; median of RUNS, default 5), written to bench/engine_speed.json
 #        bash scripts/bench.sh ledger      only the speed ledger (below), written to bench/ledger.json
 #        bash scripts/bench.sh --compare   only the speed ledger's stages (issue #23), each one's
 #        ratio to the figures recorded in bench/ledger.json, stages over 1.5x slower flagged
@@ -195,6 +198,11 @@ for ty in Q4_K Q8_0 F16; do
 done
 [ -f dist/index.html ] || trunk build --release >/dev/null
 node bench/scan_wasm.mjs "${2:-5}" "$GEMMA" "$out/mixed.gguf" "$out/only-Q4_K.gguf" "$out/only-Q8_0.gguf" "$out/only-F16.gguf"
+fi
+
+# Per-engine speed (issue #20): navigation to the summary in each engine, one after the other.
+if [ "$ONLY" = engines ]; then
+node bench/engine_speed.mjs --runs "${2:-5}"
 fi
 
 # What the web build is made of (issue #21, "measure first"): the module built with its function

@@ -71,7 +71,8 @@ export interface MetadataEntry {
   /** GGUF value type name: "UINT8" … "UINT64", "INT8" … "INT64", "FLOAT32", "FLOAT64", "BOOL",
    * "STRING", "ARRAY" (safetensors `__metadata__` entries are "STRING"). */
   type: string;
-  /** The value; numbers too large for a double are strings. An array is
+  /** The value; an integer a double cannot hold exactly (past 2^53, e.g. a UINT64) is a
+   * string of its digits, as the CLI's JSON writes them. An array is
    * `{elem_type, count, head}`: its element type, its length and its first items. */
   value: unknown;
 }

@@ -34,12 +34,46 @@ export async function inspect(source, options = {}) {
   checkOptions(options);
   await load();
   try {
-    return JSON.parse(await inspect_json(source, options));
+    return parseExact(await inspect_json(source, options));
   } catch (e) {
     // A header read only in part: what was read is in e.partial.
-    if (typeof e?.partial === "string") e.partial = JSON.parse(e.partial);
+    if (typeof e?.partial === "string") e.partial = parseExact(e.partial);
     throw e;
   }
+}
+
+/**
+ * JSON.parse, except that an integer a double cannot hold exactly (past 2^53, e.g. a UINT64
+ * metadata value) becomes a string of its digits instead of a rounded number: the CLI's JSON
+ * writes every digit, and so does this. (One pass over the text, skipping strings.)
+ */
+function parseExact(text) {
+  let out = "";
+  let last = 0;
+  let i = 0;
+  const n = text.length;
+  const isDigit = (c) => c >= 48 && c <= 57;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: to its closing quote, over escapes.
+      i += 1;
+      while (i < n && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+      i += 1;
+    } else if (c === 45 || isDigit(c)) {
+      const start = i;
+      i += 1;
+      while (i < n && (isDigit(text.charCodeAt(i)) || ".eE+-".includes(text[i]))) i += 1;
+      const token = text.slice(start, i);
+      if (/^-?\d{16,}$/.test(token) && !Number.isSafeInteger(Number(token))) {
+        out += `${text.slice(last, start)}"${token}"`;
+        last = i;
+      }
+    } else {
+      i += 1;
+    }
+  }
+  return JSON.parse(last === 0 ? text : out + text.slice(last));
 }
 
 /** A File/Blob, a FileList, or a non-empty array of Files/Blobs. */

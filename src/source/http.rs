@@ -122,6 +122,19 @@ pub fn parse_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
     Some((a, b, total))
 }
 
+/// Whether a whole-file answer (200) to the first ranged request should be asked again, once,
+/// of the URL it finally came from: when the request was redirected to another origin
+/// (`asked` and `final_url` differ in origin), the browser may have dropped the Range header on
+/// the way (WebKit does on a cross-origin redirect, so the Hub's CDN sends the whole model),
+/// and a request made straight to the final URL keeps it. A 200 from the URL asked directly
+/// means the server ignores Range, and is read as such.
+pub fn ask_final_url_again(status: u16, asked: &str, final_url: &str) -> bool {
+    status == 200
+        && !final_url.is_empty()
+        && origin_of(final_url).is_some()
+        && origin_of(final_url) != origin_of(asked)
+}
+
 /// The origin (`scheme://host:port`) of a URL, as the browser compares them.
 pub fn origin_of(url: &str) -> Option<String> {
     let u = Url::parse(url).ok()?;
@@ -497,6 +510,24 @@ mod tests {
         ));
         assert!(!token_allowed("https://hf.co/x", "https://huggingface.co"));
         assert!(!token_allowed("not a url", hub));
+    }
+
+    #[test]
+    fn a_whole_file_after_a_cross_origin_redirect_is_asked_again_at_its_final_url() {
+        let hub = "https://huggingface.co/o/r/resolve/main/m.gguf";
+        let cdn = "https://cdn-lfs.hf.co/blobs/x?sig=1";
+        assert!(ask_final_url_again(200, hub, cdn));
+        // A 206 kept its range; a 200 without a redirect, or one within the origin, is a
+        // server that ignores Range.
+        assert!(!ask_final_url_again(206, hub, cdn));
+        assert!(!ask_final_url_again(200, hub, hub));
+        assert!(!ask_final_url_again(
+            200,
+            hub,
+            "https://huggingface.co/other"
+        ));
+        assert!(!ask_final_url_again(200, hub, ""));
+        assert!(!ask_final_url_again(200, hub, "not a url"));
     }
 
     #[test]

@@ -88,6 +88,29 @@ fn get_init(redirect: RequestRedirect, controller: &AbortController) -> RequestI
     init
 }
 
+/// Whether this is WebKit (Safari, WebKitGTK: `AppleWebKit` without Chrome's or Chromium's
+/// names), which drops the `Range` header when it follows a redirect to another origin, so a
+/// ranged GET of a Hub `resolve/` URL gets the whole model from the CDN
+/// (tests/e2e/engines.mjs hubJourney measured 41.7 MB sent for Gemma's 6.5 MB header).
+fn drops_range_on_redirect() -> bool {
+    let ua = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
+        .ok()
+        .and_then(|n| js_sys::Reflect::get(&n, &"userAgent".into()).ok())
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    ua.contains("AppleWebKit") && !ua.contains("Chrome") && !ua.contains("Chromium")
+}
+
+/// A HEAD request's options: as [`get_init`], for the final URL of a redirect only.
+fn head_init(controller: &AbortController) -> RequestInit {
+    let init = RequestInit::new();
+    init.set_method("HEAD");
+    init.set_mode(RequestMode::Cors);
+    init.set_redirect(RequestRedirect::Follow);
+    init.set_signal(Some(&controller.signal()));
+    init
+}
+
 /// How a timed wait ended.
 enum Raced {
     Done(Result<JsValue, JsValue>),
@@ -337,6 +360,29 @@ impl Fetcher {
         Ok(resp)
     }
 
+    /// The URL `url` finally answers from, after its redirects: one HEAD (the token as for a
+    /// GET; no body is sent). `None` when the HEAD fails or the browser does not say.
+    async fn final_url(&self, url: &str, controller: &AbortController) -> Option<String> {
+        let headers = Headers::new().ok()?;
+        if let Some(t) = self
+            .token
+            .as_deref()
+            .filter(|_| token_allowed(url, &self.endpoint))
+        {
+            let _ = headers.set("Authorization", &format!("Bearer {t}"));
+        }
+        let init = head_init(controller);
+        init.set_headers_headers(&headers);
+        match race(global_fetch(url, &init), self.timeout_ms).await {
+            Raced::Done(Ok(r)) => {
+                let r: Response = r.unchecked_into();
+                let u = r.url();
+                (r.ok() && !u.is_empty()).then_some(u)
+            }
+            _ => None,
+        }
+    }
+
     /// After a failed ranged request: whether `url` answers a plain GET (no Range, no token;
     /// its body is cancelled as soon as the headers arrive).
     async fn answers_without_range(&self, url: &str, controller: &AbortController) -> bool {
@@ -517,12 +563,34 @@ impl HttpSource {
         url: &str,
         first_len: u64,
     ) -> Result<HttpSource, Problem> {
-        let controller = fetcher.controller()?;
+        let mut controller = fetcher.controller()?;
         let end = first_len.max(1) - 1;
-        let resp = fetcher
-            .get(url, Some((0, end)), &controller, &counter)
+        // WebKit on a Hub URL: find the CDN first (a HEAD), so the ranged GET goes straight
+        // there with its Range (WebKit would drop it on the cross-origin redirect).
+        let mut asked = url.to_string();
+        if drops_range_on_redirect() && token_allowed(url, &fetcher.endpoint) {
+            counter.requests.set(counter.requests.get() + 1);
+            if let Some(f) = fetcher.final_url(url, &controller).await {
+                asked = f;
+            }
+        }
+        let mut resp = fetcher
+            .get(&asked, Some((0, end)), &controller, &counter)
             .await?;
-        let final_url = resp.url();
+        let mut final_url = resp.url();
+        // WebKit drops Range on a cross-origin redirect: the whole file would follow. Stop it
+        // at once and ask the final URL (the CDN) directly, where the header is kept.
+        if crate::source::http::ask_final_url_again(resp.status(), url, &final_url) {
+            controller.abort();
+            controller = fetcher.controller()?;
+            resp = fetcher
+                .get(&final_url, Some((0, end)), &controller, &counter)
+                .await?;
+            let again = resp.url();
+            if !again.is_empty() {
+                final_url = again;
+            }
+        }
         let direct = if !final_url.is_empty() && origin_of(&final_url) != origin_of(url) {
             final_url
         } else {

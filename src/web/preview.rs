@@ -729,6 +729,10 @@ fn histogram_figure(p: &Preview) -> Element {
 
 fn values_table(p: &Preview) -> Element {
     let wrap = el_class("div", "preview-values table-scroll");
+    // Scrolls sideways on a narrow window: reachable by keyboard (axe
+    // scrollable-region-focusable).
+    attr(&wrap, "tabindex", "0");
+    attr(&wrap, "aria-label", "first values");
     let table = el_class("table", "values-table");
     attr(&table, "data-testid", "preview-values");
     let cap = el_text(

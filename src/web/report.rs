@@ -488,7 +488,9 @@ fn back_to_table(root: &Element) {
 /// Escape pressed in a tab panel showing the preview closes it (as its close button does).
 fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
     use wasm_bindgen::JsCast;
-    gloo::events::EventListener::new(root, "keydown", |e| {
+    // Not passive (gloo's default): it prevents the key's default when it closes the preview.
+    let options = gloo::events::EventListenerOptions::enable_prevent_default();
+    gloo::events::EventListener::new_with_options(root, "keydown", options, |e| {
         let escape = e
             .dyn_ref::<web_sys::KeyboardEvent>()
             .is_some_and(|k| k.key() == "Escape");

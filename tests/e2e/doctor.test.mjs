@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
-  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, screenshot, requireFile, files, repoRoot,
+  launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, screenshot, requireFile, files, repoRoot,
 } from './helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'target', 'doctor-fixtures');
@@ -67,6 +67,7 @@ describe('doctor and recipe in the page', { timeout: 10 * 60_000 }, () => {
     try {
       await dropFile(page, files.gemma);
       assert.equal(await waitForSettled(page), 'ready');
+      await showTab(page, 'histogram');
       const card = page.locator('[data-testid=recipe]');
       await card.scrollIntoViewIfNeeded();
       const patterns = await page.$$eval('[data-testid=recipe] tr[data-pattern]', (trs) => trs.map((t) => t.dataset.pattern));

@@ -57,7 +57,7 @@ export function engineSuite(label, makeDriver) {
 
     it('a Hub URL pasted (302 to another origin): the CLI\'s tensor count, the header\'s bytes read', async () => {
       const r = await hubJourney(open, server.url, hub, { repo: HUB_REPO, file: path.basename(files.gemma), local: files.gemma });
-      log(`Hub URL of Gemma: ${r.bytes} bytes sent by the servers for a ${r.header}-byte header (${(r.bytes / r.header).toFixed(3)}×), ${r.cdnGets} CDN GET(s), ${r.redirects} redirect(s), ${r.requests} requests`);
+      log(`Hub URL of Gemma: ${r.bytes} bytes sent by the servers for a ${r.header}-byte header (${(r.bytes / r.header).toFixed(3)}×), ${r.cdnGets} CDN GET(s) (${r.rangeDropped} without Range, stopped), ${r.redirects} redirect(s), ${r.requests} requests`);
     });
 
     it('file sets dropped (a real drop event) and picked: the CLI\'s tensor count and --json', async () => {

@@ -257,6 +257,9 @@ function hubReads(hub) {
   return {
     bytes: data.reduce((n, r) => n + r.bytes, 0),
     cdnGets: hub.log.filter((r) => r.server === 'cdn' && r.method === 'GET').length,
+    // GETs that reached the CDN without their Range (WebKit drops it on the cross-origin
+    // 302; the page stops that answer and asks the CDN directly).
+    rangeDropped: hub.log.filter((r) => r.server === 'cdn' && r.method === 'GET' && !r.range).length,
     redirects: hub.log.filter((r) => r.server === 'hub' && r.status === 302).length,
     requests: hub.log.filter((r) => r.method !== 'OPTIONS').length,
   };
@@ -270,7 +273,8 @@ export const hubUrl = (hub, repo, file) => `${hub.endpoint}/${repo}/resolve/main
  * answers 302 to a second server, another origin, for the bytes): the summary's tensor count
  * is the CLI's on the same file, and the bytes the servers sent (their log) stay within the
  * bound remote.test.mjs holds Chromium to: the header (the CLI's data_offset) × 1.25 + 264 KiB,
- * in at most 2 CDN requests. Returns what was read.
+ * in at most 2 ranged CDN requests (and, in WebKit, which drops Range on the redirect, one
+ * stopped at once). Returns what was read.
  */
 export async function hubJourney(open, url, hub, { repo, file, local }) {
   const want = await cli([path.basename(local)], path.dirname(local));
@@ -302,7 +306,8 @@ export async function hubJourney(open, url, hub, { repo, file, local }) {
     const header = Number(want.data_offset ?? want.header_size);
     assert.ok(header > 0, 'the CLI names the header size');
     assert.ok(read.redirects >= 1 && read.cdnGets >= 1, `the cross-origin 302 was followed: ${JSON.stringify(read)}`);
-    assert.ok(read.cdnGets <= 2, `${read.cdnGets} CDN requests`);
+    assert.ok(read.rangeDropped <= 1, `${read.rangeDropped} CDN requests without Range`);
+    assert.ok(read.cdnGets - read.rangeDropped <= 2, `${read.cdnGets} CDN requests (${read.rangeDropped} without Range)`);
     assert.ok(read.bytes <= header * 1.25 + 264 * 1024, `${read.bytes} bytes read for a ${header}-byte header`);
     await page.shot('hub-url');
     assert.deepEqual(await page.errors(), []);
@@ -828,7 +833,7 @@ export async function pageKeyboardJourney(open, url, { maxTabs = 40 } = {}) {
     assert.match(f, /^tab:/, `a tab has the focus after ${pressed.length} Tabs`);
     for (let i = 0; i < 12 && f !== 'tab:tensors'; i++) { await press('ArrowRight'); f = await page.run(pageFocus); }
     assert.equal(f, 'tab:tensors');
-    for (let i = 0; i < 10 && !f.startsWith('row:'); i++) { await press('Tab'); f = await page.run(pageFocus); }
+    for (let i = 0; i < 30 && !f.startsWith('row:'); i++) { await press('Tab'); f = await page.run(pageFocus); }
     assert.match(f, /^row:/, 'a tensor row has the focus');
     const name = f.slice(4);
     await press('Enter');

@@ -145,7 +145,12 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
           svg: document.querySelectorAll('svg[onload]').length,
         }));
         assert.deepEqual(injected, { img: 0, script: 0, link: 0, svg: 0 }, 'payload elements entered the DOM');
-        const text = await page.evaluate(() => document.body.innerText);
+        // The text shown, in every tab (one panel is shown at a time).
+        let text = '';
+        for (const tab of ['summary', 'metadata', 'tensors', 'preview']) {
+          await showTab(page, tab);
+          text += await page.evaluate(() => document.body.innerText);
+        }
         for (const p of PAYLOADS.slice(0, 2)) {
           assert.ok(text.includes(p), `payload not shown literally: ${p}`);
         }

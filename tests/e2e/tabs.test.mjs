@@ -20,7 +20,7 @@ import { cli } from './engines.mjs';
 /** The tab names the page must show for `doc` (the CLI's --json), opened as one local file or not. */
 function wantedTabs(doc, { local }) {
   const gguf = doc.format === 'gguf';
-  const tokenizer = gguf && Object.keys(doc.metadata ?? {}).some((k) => k.startsWith('tokenizer.ggml.'));
+  const tokenizer = gguf && (doc.metadata ?? []).some((m) => m.key.startsWith('tokenizer.'));
   const editor = gguf && local && !doc.set && !doc.error;
   return [
     'summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks',

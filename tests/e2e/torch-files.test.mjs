@@ -25,6 +25,7 @@ import { startMockHub } from './mock-hub.mjs';
 const dir = path.join(repoRoot, 'target', 'torch-fixtures');
 
 async function downloadJson(page) {
+  await showTab(page, 'summary');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
   return JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
 }
