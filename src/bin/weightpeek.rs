@@ -64,8 +64,9 @@ mod cli {
         after_help = "Exit status: 0 the header was read (with --check: no error-level finding); 1 the header could not be read to the end (what was read is still printed), with --check an error-level finding, with --memory no estimate, with --tokenizer no tokenizer keys, with --recipe no GGUF tensors, or a repository listing without models; 2 the file cannot be opened or is not a model file, or bad usage."
     )]
     struct Args {
-        /// What to open: a .gguf or .safetensors file, several files of one model (all parts of a
-        /// split GGUF, or an index with its shards; one part finds the others beside it), a
+        /// What to open: a model file (GGUF, safetensors, PyTorch, NumPy or ONNX; what it is
+        /// comes from its bytes), several files of one model (all parts of a split GGUF, or an
+        /// index with its shards; one part finds the others beside it), a
         /// model.safetensors.index.json, an https:// URL (Hub URL forms too), or a Hub repo id
         /// owner/repo[@revision] (lists its models; --file picks one).
         #[arg(required = true, value_name = "FILE|URL|REPO")]
