@@ -11,4 +11,7 @@ cargo fetch --quiet   # Trunk.toml says offline = true, so crates must be in the
 echo "weightpeek: building, then serving at http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
 # No live-reload script: the page's Content-Security-Policy (scripts/csp_hook.py) allows only the
 # wasm loader it hashed at build time.
+# WEIGHTPEEK_NO_SW: the offline cache (www/sw.js) caches nothing here, so every reload shows the
+# latest build (scripts/sw_hook.py).
+export WEIGHTPEEK_NO_SW=1
 exec trunk serve --release --no-autoreload --address 127.0.0.1 --port "$PORT"

@@ -61,19 +61,22 @@
     }
   };
   const counted = (resp) => {
-    if (!resp.ok || !resp.body || typeof TransformStream !== 'function') return resp;
+    if (!resp.ok || !resp.body) return resp;
     // With a content coding, Content-Length counts compressed bytes and the body is decoded.
     const total = resp.headers.get('content-encoding') ? 0 : Number(resp.headers.get('content-length')) || 0;
+    // A copy is counted; the answer itself goes on to WebAssembly unchanged (with its URL, so
+    // the browser can keep the compiled module).
+    const reader = resp.clone().body.getReader();
     let done = 0;
     show(0, total);
-    const counter = new TransformStream({
-      transform(chunk, out) {
-        done += chunk.byteLength;
-        show(done, total);
-        out.enqueue(chunk);
-      },
-    });
-    return new Response(resp.body.pipeThrough(counter), { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+    const pump = () => reader.read().then(({ done: end, value }) => {
+      if (end) return;
+      done += value.byteLength;
+      show(done, total);
+      pump();
+    }, () => {});
+    pump();
+    return resp;
   };
   window.fetch = function fetch(input, init) {
     const url = typeof input === 'string' ? input : (input?.url ?? String(input));

@@ -578,9 +578,13 @@ impl HttpSource {
             .get(&asked, Some((0, end)), &controller, &counter)
             .await?;
         let mut final_url = resp.url();
-        // WebKit drops Range on a cross-origin redirect: the whole file would follow. Stop it
-        // at once and ask the final URL (the CDN) directly, where the header is kept.
-        if crate::source::http::ask_final_url_again(resp.status(), url, &final_url) {
+        // WebKit drops Range on a cross-origin redirect (of a URL not known to be on the Hub):
+        // the whole file would follow. Stop it at once and ask the final URL directly, where the
+        // header is kept. (Other engines keep Range: their 200 means no Range support, and a
+        // signed CDN URL may not answer twice.)
+        if drops_range_on_redirect()
+            && crate::source::http::ask_final_url_again(resp.status(), &asked, &final_url)
+        {
             controller.abort();
             controller = fetcher.controller()?;
             resp = fetcher

@@ -493,7 +493,7 @@ fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
     gloo::events::EventListener::new_with_options(root, "keydown", options, |e| {
         let escape = e
             .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Escape");
+            .is_some_and(|k| k.key() == "Escape" && !k.is_composing());
         if !escape {
             return;
         }
@@ -512,7 +512,9 @@ fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
             .as_ref()
             .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
         {
+            // Handled: a host page's own Escape (a dialog around the element) is not also run.
             e.prevent_default();
+            e.stop_propagation();
             b.click();
         }
     })
