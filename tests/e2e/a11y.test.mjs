@@ -35,6 +35,9 @@ const BAD = ['serious', 'critical'];
 async function audit(page) {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
   const result = await page.evaluate(async () => {
+    // Colours judged once settled: the drop zone's background eases over 0.15 s when the colour
+    // scheme changes, and a contrast check mid-way sees the old background.
+    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {})));
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({
       id: v.id, impact: v.impact, help: v.help,
