@@ -135,6 +135,13 @@ pub fn ask_final_url_again(status: u16, asked: &str, final_url: &str) -> bool {
         && origin_of(final_url) != origin_of(asked)
 }
 
+/// Whether the first read of `url` should learn its final URL with one HEAD and send the
+/// ranged GET there: only for a client that drops `Range` on a cross-origin redirect (WebKit)
+/// and only for a URL on the Hub endpoint, whose `resolve/` answers redirect to its CDN.
+pub fn head_first(drops_range_on_redirect: bool, url: &str, hub_endpoint: &str) -> bool {
+    drops_range_on_redirect && token_allowed(url, hub_endpoint)
+}
+
 /// The origin (`scheme://host:port`) of a URL, as the browser compares them.
 pub fn origin_of(url: &str) -> Option<String> {
     let u = Url::parse(url).ok()?;
@@ -528,6 +535,15 @@ mod tests {
         ));
         assert!(!ask_final_url_again(200, hub, ""));
         assert!(!ask_final_url_again(200, hub, "not a url"));
+    }
+
+    #[test]
+    fn only_a_client_dropping_range_asks_a_hub_url_for_its_final_url_first() {
+        let hub = "https://huggingface.co";
+        let url = "https://huggingface.co/o/r/resolve/main/m.gguf";
+        assert!(head_first(true, url, hub));
+        assert!(!head_first(false, url, hub));
+        assert!(!head_first(true, "https://example.com/m.gguf", hub));
     }
 
     #[test]

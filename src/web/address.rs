@@ -9,13 +9,14 @@ use wasm_bindgen::JsValue;
 
 use crate::view::tabs::{self, Tab};
 
-/// The tab the address asks for, as written (`None` when it names none).
-pub(super) fn asked_tab() -> Option<String> {
+/// The tab the address asks for (`None` when it names none, or no tab by that name).
+pub(super) fn asked_tab() -> Option<Tab> {
     let loc = gloo::utils::window().location();
     tabs::asked_in_address(
         &loc.search().unwrap_or_default(),
         &loc.hash().unwrap_or_default(),
     )
+    .and_then(|n| Tab::parse(&n))
 }
 
 /// Writes `tab` into the address: into the query when it names a remote model (`url=`),

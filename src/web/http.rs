@@ -568,7 +568,7 @@ impl HttpSource {
         // WebKit on a Hub URL: find the CDN first (a HEAD), so the ranged GET goes straight
         // there with its Range (WebKit would drop it on the cross-origin redirect).
         let mut asked = url.to_string();
-        if drops_range_on_redirect() && token_allowed(url, &fetcher.endpoint) {
+        if crate::source::http::head_first(drops_range_on_redirect(), url, &fetcher.endpoint) {
             counter.requests.set(counter.requests.get() + 1);
             if let Some(f) = fetcher.final_url(url, &controller).await {
                 asked = f;

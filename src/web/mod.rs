@@ -249,7 +249,7 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     ls.push(EventListener::new(&window, "hashchange", move |_| {
         let Some(app) = w.upgrade() else { return };
-        let tab = address::asked_tab().and_then(|n| crate::view::tabs::Tab::parse(&n));
+        let tab = address::asked_tab();
         let view = app.view.borrow();
         if let (Some(v), Some(t)) = (view.as_ref(), tab) {
             v.tabs().select(t, false);
@@ -320,9 +320,7 @@ impl App {
         source: crate::source::boxed::SourceFactory,
         editor: bool,
     ) -> report::Report {
-        let first = address::asked_tab()
-            .and_then(|n| crate::view::tabs::Tab::parse(&n))
-            .unwrap_or(crate::view::tabs::Tab::Summary);
+        let first = address::asked_tab().unwrap_or(crate::view::tabs::Tab::Summary);
         let view = report::Report::build(
             &self.report_root,
             name,
