@@ -210,7 +210,7 @@ fi
 # the part of the app it serves (bench/wasm_size.py), and the first load of dist/ gzipped.
 if [ "$ONLY" = size ]; then
 command -v twiggy >/dev/null || cargo install --quiet --locked twiggy
-cargo build --quiet --release --target wasm32-unknown-unknown --bin weightpeek-web
+cargo build --quiet --release --target wasm32-unknown-unknown --features web --bin weightpeek-web
 [ -f dist/index.html ] || trunk build --release >/dev/null
 python3 bench/wasm_size.py target/wasm32-unknown-unknown/release/weightpeek-web.wasm dist 25
 fi

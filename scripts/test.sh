@@ -204,7 +204,7 @@ fi
 step "cargo fmt --check, clippy -D warnings (native and wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"
 cargo clippy --all-targets -- -D warnings 2>&1 | tee "$LOGS/clippy.log"
-cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
+cargo clippy --target wasm32-unknown-unknown --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
 
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \
