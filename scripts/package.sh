@@ -3,7 +3,7 @@
 #   weightpeek-<v>.crate                      cargo package (verified: it compiles on its own)
 #   weightpeek-<v>-py3-none-<platform>.whl    the CLI as a Python wheel (maturin, bindings = "bin")
 #   weightpeek-site-<v>.zip                   the static web app (trunk build --release -> dist/)
-#   weightpeek-<v>.tgz                        the npm package (npm pack), once npm/ exists
+#   weightpeek-<v>.tgz                        the npm package (npm pack of scripts/npm_pack.mjs's stage)
 # How to publish each: README, "Install and publish".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -30,8 +30,7 @@ rm -f "$OUT/weightpeek-site-$VERSION.zip"
 (cd dist && zip -qr -X "$OUT/weightpeek-site-$VERSION.zip" .)
 echo "  weightpeek-site-$VERSION.zip"
 
-# The npm package (the element, the JS API, the wasm and the stylesheet).
-if [ -f npm/package.json ]; then
-  (cd npm && npm pack --silent --pack-destination "$OUT" >/dev/null)
-  echo "  weightpeek-$VERSION.tgz"
-fi
+# The npm package (the element, the JS API, the wasm and the stylesheet; content-hashed names
+# but for the entry): scripts/npm_pack.mjs stages it in target/npm/weightpeek/ and runs npm pack.
+node scripts/npm_pack.mjs --out "$OUT" >/dev/null
+echo "  weightpeek-$VERSION.tgz"
