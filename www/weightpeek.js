@@ -10,10 +10,12 @@
 import init, { Widget, inspect_json, preview_values, fit_plan, live_widgets } from "./weightpeek-web.js";
 
 let ready = null;
-// The scan's Worker script, beside this module (src/web/scan_card.rs reads it: an element's
-// "Scan all weights" on any page, whatever the page's own address).
-const SCAN_WORKER = new URL("./scan-worker.js", import.meta.url).href;
-globalThis.__weightpeekScanWorker = SCAN_WORKER;
+// Starts the scan's module Worker, the script beside this module (src/web/scan_card.rs calls it:
+// an element's "Scan all weights" on any page, whatever the page's own address). Written as
+// `new Worker(new URL(…, import.meta.url), {type: "module"})` so that bundlers (Vite, webpack 5)
+// build the worker with its imports instead of copying it as a file.
+const startScanWorker = () => new Worker(new URL("./scan-worker.js", import.meta.url), { type: "module" });
+globalThis.__weightpeekStartScanWorker = startScanWorker;
 
 /** Loads the wasm module once per page: every widget and API call shares one instance. */
 export function load() {
@@ -193,7 +195,7 @@ export function scan(source, options = {}) {
     plain.workers = options.workers;
   }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(SCAN_WORKER, { type: "module" });
+    const worker = startScanWorker();
     const onAbort = () => {
       stop();
       reject(abortReason());

@@ -72,13 +72,17 @@ impl Drop for ScanCard {
     }
 }
 
-/// Where www/scan-worker.js is: beside weightpeek.js when that module loaded the app (it says
-/// so in `globalThis.__weightpeekScanWorker`: an element on any page), else beside the page.
-fn worker_url() -> String {
-    js_sys::Reflect::get(&js_sys::global(), &"__weightpeekScanWorker".into())
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_else(|| "scan-worker.js".into())
+/// Starts www/scan-worker.js as a module Worker: through `globalThis.__weightpeekStartScanWorker`
+/// when weightpeek.js loaded the app (the script beside that module, as a bundler built it: an
+/// element on any page), else the script beside the page.
+fn start_worker() -> Result<Worker, JsValue> {
+    let start = js_sys::Reflect::get(&js_sys::global(), &"__weightpeekStartScanWorker".into())?;
+    if let Some(f) = start.dyn_ref::<js_sys::Function>() {
+        return f.call0(&JsValue::UNDEFINED)?.dyn_into::<Worker>();
+    }
+    let opts = web_sys::WorkerOptions::new();
+    opts.set_type(web_sys::WorkerType::Module);
+    Worker::new_with_options("scan-worker.js", &opts)
 }
 
 fn now() -> f64 {
@@ -246,9 +250,7 @@ impl ScanCard {
     fn start(self: &Rc<Self>) {
         dom::clear(&self.body);
         self.state.borrow_mut().listeners.clear();
-        let opts = web_sys::WorkerOptions::new();
-        opts.set_type(web_sys::WorkerType::Module);
-        let worker = match Worker::new_with_options(&worker_url(), &opts) {
+        let worker = match start_worker() {
             Ok(w) => w,
             Err(e) => return self.fail(&super::blob::js_error_text(&e)),
         };

@@ -4,7 +4,14 @@
 //   1. self-hosted: its files copied into a folder of a static site served under a subpath
 //      (/project/site/), loaded by a page two folders deeper with a relative path;
 //   2. through an import map (`import { inspect } from "weightpeek"` in an inline module);
-// each page running under the Content-Security-Policy the package's README states, against the
+//   3. bundled by Vite (`import "weightpeek"` in the project's main.js, `vite build --base ./`),
+//      the build served under the subpath, where scan() also runs its Worker (which the bundler
+//      must build with its imports) and gives the CLI's `weightpeek scan --json` per tensor;
+//   4. in an MkDocs (Material) site: the package's files in docs/weightpeek/, loaded by
+//      `extra_javascript` with `type: module`, the element in a Markdown page with theme="site",
+//      the built site served under the subpath; the view is light with the site's default
+//      scheme and dark with its slate scheme (colours read from www/style.css);
+// pages 1-3 running under the Content-Security-Policy the package's README states, against the
 // mock Hub, in Chromium; the element's facts are gguf-py's (target/reference/), with a
 // screenshot of each in target/e2e-screenshots/npm-*.png.
 
@@ -20,6 +27,10 @@ import {
 } from './helpers.mjs';
 import { startServer } from './server.mjs';
 import { startMockHub } from './mock-hub.mjs';
+
+const CLI = [path.join(repoRoot, 'target', 'debug', 'weightpeek'), path.join(repoRoot, 'target', 'release', 'weightpeek')]
+  .find((p) => fs.existsSync(p));
+const SAMPLE = path.join(repoRoot, 'www', 'sample.gguf');
 
 const GGUF_REPO = 'unsloth/gemma-3-270m-it-GGUF';
 const GGUF_FILE = 'gemma-3-270m-it-Q4_K_M.gguf';
@@ -60,7 +71,9 @@ describe('the npm package, installed and used as a docs author would', { timeout
     fs.cpSync(path.join(project, 'node_modules'), path.join(site, 'node_modules'), { recursive: true });
     const models = fs.mkdtempSync(path.join(tmp, 'models-'));
     fs.symlinkSync(files.gemma, path.join(models, GGUF_FILE));
-    hub = await startMockHub({ repos: { [GGUF_REPO]: { dir: models } } });
+    const samples = fs.mkdtempSync(path.join(tmp, 'sample-'));
+    fs.copyFileSync(SAMPLE, path.join(samples, 'sample.gguf'));
+    hub = await startMockHub({ repos: { [GGUF_REPO]: { dir: models }, 'weightpeek/sample': { dir: samples } } });
     modelUrl = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
     server = await startServer({ root: path.join(tmp, 'empty-root'), mounts: { '/project/site/': site } });
     browser = await launchBrowser();
@@ -163,6 +176,90 @@ document.body.dataset.done = "1";`;
     assert.deepEqual(errors, []);
     assert.deepEqual(violations, []);
     await screenshot(page, 'npm-import-map');
+    await page.context().close();
+  });
+
+  it('bundled by Vite: import "weightpeek", built with a relative base, scan() in a bundled Worker', async () => {
+    requireFile(CLI ?? '', 'cargo build --bin weightpeek');
+    const sampleUrl = `${hub.endpoint}/weightpeek/sample/resolve/main/sample.gguf`;
+    fs.writeFileSync(path.join(project, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${policy(hub)}">
+<title>Vite</title>
+<script type="module" src="./main.js"></script></head>
+<body><p id="out">…</p><weightpeek-view id="v" src="${modelUrl}" tab="types" height="380"></weightpeek-view></body></html>`);
+    fs.writeFileSync(path.join(project, 'main.js'), `import "weightpeek";
+import { scan } from "weightpeek";
+scan(${JSON.stringify(sampleUrl)}).then((r) => {
+  window.__scan = r;
+  document.querySelector("#out").textContent = "scanned " + r.tensors.length + " tensors";
+}, (e) => { window.__scanError = String(e); });
+`);
+    const vite = path.join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+    execFileSync('node', [vite, 'build', '--base', './', '--outDir', path.join(site, 'app'), '--emptyOutDir', '--logLevel', 'warn'], { cwd: project, stdio: 'pipe' });
+    const built = fs.readdirSync(path.join(site, 'app', 'assets'));
+    assert.ok(built.some((n) => n.endsWith('.wasm')), built.join(', '));
+
+    const { page, errors } = await open('app/');
+    const f = await facts(page, '#v');
+    assert.equal(f.tensors, String(gemmaRef.tensor_count));
+    assert.equal(BigInt(f.params), BigInt(gemmaRef.parameter_count));
+    await page.waitForFunction(() => window.__scan || window.__scanError, null, { timeout: 90_000 });
+    assert.equal(await page.evaluate(() => window.__scanError ?? null), null);
+    const got = await page.evaluate(() => window.__scan);
+    const want = JSON.parse(execFileSync(CLI, ['scan', SAMPLE, '--json'], { encoding: 'utf8' }));
+    const pick = (t) => [t.name, t.type, t.count, t.nan, t.inf, t.zeros, t.min, t.max];
+    assert.deepEqual(got.tensors.map(pick), want.tensors.map(pick));
+    assert.deepEqual(got.findings.map((x) => x.id ?? x.code), want.findings.map((x) => x.id ?? x.code));
+    assert.deepEqual(errors, []);
+    assert.deepEqual(violations, []);
+    await screenshot(page, 'npm-vite-build');
+    await page.context().close();
+  });
+
+  it('in an MkDocs Material site under a subpath, following the site\'s light and dark scheme', async () => {
+    const mkdocs = path.join(repoRoot, '.venv', 'bin', 'mkdocs');
+    requireFile(mkdocs, 'scripts/install.sh installs mkdocs-material into .venv');
+    const docsProject = path.join(tmp, 'mkdocs');
+    fs.mkdirSync(path.join(docsProject, 'docs'), { recursive: true });
+    fs.cpSync(path.join(project, 'node_modules', 'weightpeek'), path.join(docsProject, 'docs', 'weightpeek'), { recursive: true });
+    fs.writeFileSync(path.join(docsProject, 'mkdocs.yml'), `site_name: Models
+site_url: http://127.0.0.1/project/site/docs/
+theme:
+  name: material
+  font: false
+  palette:
+    - scheme: default
+    - scheme: slate
+extra_javascript:
+  - path: weightpeek/weightpeek.js
+    type: module
+`);
+    fs.writeFileSync(path.join(docsProject, 'docs', 'index.md'), `# Our model
+
+Gemma 3 270M, quantised to Q4_K_M:
+
+<weightpeek-view id="v" src="${modelUrl}" theme="site" height="360"></weightpeek-view>
+
+It has a tokenizer and a chat template.
+`);
+    execFileSync(mkdocs, ['build', '--quiet', '--site-dir', path.join(site, 'docs')], { cwd: docsProject, stdio: 'pipe' });
+    const { page, errors } = await open('docs/');
+    const f = await facts(page, '#v');
+    assert.equal(f.tensors, String(gemmaRef.tensor_count));
+    // The view's background: the light or the dark value of --bg in our stylesheet.
+    const css = fs.readFileSync(path.join(repoRoot, 'www', 'style.css'), 'utf8');
+    const [, light, dark] = /--bg: light-dark\((#[0-9a-f]{6}), (#[0-9a-f]{6})\)/.exec(css);
+    const rgb = (hex) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    const bg = () => page.evaluate(() => getComputedStyle(document.querySelector('#v').shadowRoot.querySelector('.wp')).backgroundColor);
+    assert.equal(await bg(), rgb(light));
+    await screenshot(page, 'npm-mkdocs-light');
+    await page.evaluate(() => document.body.setAttribute('data-md-color-scheme', 'slate'));
+    await page.waitForFunction((want) => getComputedStyle(document.querySelector('#v').shadowRoot.querySelector('.wp')).backgroundColor === want, rgb(dark), { timeout: 5000 })
+      .catch(() => {});
+    assert.equal(await bg(), rgb(dark));
+    await screenshot(page, 'npm-mkdocs-dark');
+    assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
     await page.context().close();
   });
 });

@@ -172,6 +172,13 @@ describe('the page is tabbed, its tab in the address', { timeout: 10 * 60_000 },
     }
   });
 
+  /** Presses Space and returns the file chooser it opened within 5 s, or null. */
+  async function pressForChooser(page) {
+    const chooser = page.waitForEvent('filechooser', { timeout: 5000 }).catch(() => null);
+    await page.keyboard.press('Space');
+    return chooser;
+  }
+
   it('keyboard only: open a file, switch tabs, sort the tensor table, open a preview, close it', async () => {
     const page = await openApp(browser, server);
     /** Presses Tab until `test` holds for the focused element (at most `max` presses). */
@@ -184,9 +191,16 @@ describe('the page is tabbed, its tab in the address', { timeout: 10 * 60_000 },
     }
     try {
       await tabTo(() => document.activeElement?.id === 'file-input', null, 'the file input');
-      const chooser = page.waitForEvent('filechooser');
-      await page.keyboard.press('Space');
-      await (await chooser).setFiles(files.gemma);
+      // Space on the focused input opens the file chooser. Chromium 156.0.8078.114 opened none
+      // for the press right after the Tab that focused it (156.0.8078.73 did); the same key on
+      // the input focused again opens it, so the second try is still the keyboard's.
+      let chooser = await pressForChooser(page);
+      if (!chooser) {
+        await page.evaluate(() => { const i = document.activeElement; i.blur(); i.focus(); });
+        chooser = await pressForChooser(page);
+      }
+      assert.ok(chooser, 'Space on the file input opened no file chooser');
+      await chooser.setFiles(files.gemma);
       assert.equal(await waitForSettled(page), 'ready');
       await tabTo(() => document.activeElement?.getAttribute('role') === 'tab', null, 'the tab bar');
       assert.equal(await focused(page), 'summary');
