@@ -702,7 +702,7 @@ export async function editJourney(open, url, dir) {
     assert.equal(await settled(page), 'ready');
     await showTab(page, 'edit');
     await clickOn(page, () => document.querySelector('[data-testid=edit-open]'));
-    await until(page, () => document.body.dataset.edit === 'open', null, 10_000, 'the editor open');
+    await until(page, () => document.body.dataset.edit === 'open', null, 30_000, 'the editor open');
     await page.run((v) => {
       const i = document.querySelector('input[data-key="general.name"]');
       i.value = v;
