@@ -17,11 +17,56 @@ let ready = null;
 const startScanWorker = () => new Worker(new URL("./scan-worker.js", import.meta.url), { type: "module" });
 globalThis.__weightpeekStartScanWorker = startScanWorker;
 
+// The module's WebAssembly, beside this file.
+const WASM_URL = new URL("./weightpeek-web_bg.wasm", import.meta.url);
+
 /** Loads the wasm module once per page: every widget and API call shares one instance. */
 export function load() {
-  ready ??= init({ module_or_path: new URL("./weightpeek-web_bg.wasm", import.meta.url) });
+  ready ??= init({ module_or_path: WASM_URL });
   return ready;
 }
+
+// Why the module could not start, in words a site author can act on (issue #21: a module that
+// cannot load says why inside the element). Content-Security-Policy violations seen while it
+// loaded are kept: a blocked fetch only says "Failed to fetch".
+const blocked = [];
+if (typeof document !== "undefined") {
+  document.addEventListener("securitypolicyviolation", (e) => blocked.push(e));
+}
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+/** The reason `load()` failed with `error`, as one sentence (or two). */
+async function whyNotLoaded(error) {
+  if (!globalThis.WebAssembly) return "this browser has no WebAssembly.";
+  // A violation's event is queued as a task of its own: let it arrive.
+  await new Promise((r) => setTimeout(r, 50));
+  if (!WebAssembly.validate(SIMD_PROBE)) {
+    return "this browser cannot run WebAssembly SIMD, which weightpeek needs (Chrome or Edge 91+, Firefox 89+, Safari 16.4+).";
+  }
+  const csp = blocked.find((v) => v.effectiveDirective?.startsWith("connect-src") && v.blockedURI && WASM_URL.href.startsWith(v.blockedURI));
+  if (csp) {
+    return `the page's Content-Security-Policy (connect-src) does not allow fetching ${WASM_URL.href}: add 'self' (or ${WASM_URL.origin}) to connect-src.`;
+  }
+  const wasmEval = blocked.find((v) => v.effectiveDirective?.startsWith("script-src") && /^(wasm-eval|eval)$/.test(v.blockedURI));
+  if (wasmEval || /wasm-unsafe-eval|Refused to compile/i.test(String(error))) {
+    return "the page's Content-Security-Policy does not allow compiling WebAssembly: add 'wasm-unsafe-eval' to script-src.";
+  }
+  let answer;
+  try {
+    answer = await fetch(WASM_URL, { method: "HEAD", cache: "no-store" });
+  } catch (e) {
+    return `${WASM_URL.href} could not be fetched (${e.message || e}): a network error, or a Content-Security-Policy connect-src without 'self'.`;
+  }
+  if (!answer.ok) {
+    return `${WASM_URL.href} answered ${answer.status} ${answer.statusText}: copy every file of the package into the folder of weightpeek.js.`;
+  }
+  const type = (answer.headers.get("content-type") || "").split(";")[0].trim();
+  if (type && type !== "application/wasm") {
+    return `${WASM_URL.href} is served as ${type}, not application/wasm${type === "text/html" ? " (an HTML page: the file is probably missing and the server answers with its index page)" : ""}: serve .wasm files as application/wasm.`;
+  }
+  return `${error?.message || error}`;
+}
+
 
 /**
  * Reads the header of a model and summarises it, as `weightpeek FILE --json` does.
@@ -271,7 +316,12 @@ export class WeightpeekView extends HTMLElement {
     try {
       await load();
     } catch (e) {
-      this.#container.textContent = `weightpeek could not start: ${e}`;
+      const p = document.createElement("p");
+      p.className = "wp-status";
+      p.setAttribute("role", "alert");
+      p.dataset.testid = "load-error";
+      p.textContent = `weightpeek could not start: ${await whyNotLoaded(e)}`;
+      this.#container.replaceChildren(p);
       this.dataset.state = "error";
       return;
     } finally {

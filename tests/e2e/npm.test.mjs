@@ -155,6 +155,46 @@ describe('the npm package, installed and used as a docs author would', { timeout
     await page.context().close();
   });
 
+  it('a module that cannot load says why inside the element: a CSP without connect-src \'self\', a missing wasm', async () => {
+    // The stated policy less 'self' in connect-src: the wasm's own download is blocked.
+    const blockedPolicy = policy(hub).replace("connect-src 'self' ", 'connect-src ');
+    const dir = path.join(site, 'guide', 'no-self');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${blockedPolicy}">
+<title>No self</title>
+<script type="module" src="../../weightpeek/weightpeek.js"></script></head>
+<body><weightpeek-view id="v" src="${modelUrl}"></weightpeek-view></body></html>`);
+    // A copy of the package without its .wasm (a deploy that left it out).
+    const broken = path.join(site, 'broken');
+    fs.cpSync(path.join(project, 'node_modules', 'weightpeek'), path.join(broken, 'weightpeek'), { recursive: true });
+    const wasmName = fs.readdirSync(path.join(broken, 'weightpeek')).find((n) => n.endsWith('.wasm'));
+    fs.rmSync(path.join(broken, 'weightpeek', wasmName));
+    fs.writeFileSync(path.join(broken, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${policy(hub)}">
+<title>Missing wasm</title>
+<script type="module" src="./weightpeek/weightpeek.js"></script></head>
+<body><weightpeek-view id="v" src="${modelUrl}"></weightpeek-view></body></html>`);
+    const said = {};
+    for (const [name, at, want] of [
+      ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-web_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
+      ['missing', 'broken/', /weightpeek-web_bg\.[0-9a-f]{10}\.wasm answered 404/],
+    ]) {
+      const { page } = await open(at);
+      await page.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'error', null, { timeout: 30_000 });
+      const text = await page.locator('#v [data-testid=load-error]').textContent();
+      assert.match(text, want, name);
+      assert.equal(await page.locator('#v [data-testid=load-error]').getAttribute('role'), 'alert');
+      said[name] = text;
+      await screenshot(page, `npm-load-error-${name}`);
+      await page.context().close();
+    }
+    console.log(`# load errors: ${JSON.stringify(said)}`);
+    violations.length = 0; // this test's own policy violations are wanted
+  });
+
   it('through an import map: import { inspect } from "weightpeek"', async () => {
     const importMap = JSON.stringify({ imports: { weightpeek: './node_modules/weightpeek/weightpeek.js' } });
     const module = `import { inspect } from "weightpeek";
