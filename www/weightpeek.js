@@ -22,7 +22,14 @@ const WASM_URL = new URL("./weightpeek-web_bg.wasm", import.meta.url);
 
 /** Loads the wasm module once per page: every widget and API call shares one instance. */
 export function load() {
-  ready ??= init({ module_or_path: WASM_URL });
+  if (!ready) {
+    // CSP violations are kept while the module loads (whyNotLoaded reads them), then no more.
+    const keep = (e) => blocked.push(e);
+    const doc = typeof document === "undefined" ? null : document;
+    doc?.addEventListener("securitypolicyviolation", keep);
+    ready = init({ module_or_path: WASM_URL });
+    ready.then(() => doc?.removeEventListener("securitypolicyviolation", keep), () => {});
+  }
   return ready;
 }
 
@@ -30,9 +37,6 @@ export function load() {
 // cannot load says why inside the element). Content-Security-Policy violations seen while it
 // loaded are kept: a blocked fetch only says "Failed to fetch".
 const blocked = [];
-if (typeof document !== "undefined") {
-  document.addEventListener("securitypolicyviolation", (e) => blocked.push(e));
-}
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
 /** The reason `load()` failed with `error`, as one sentence (or two). */
@@ -66,7 +70,6 @@ async function whyNotLoaded(error) {
   }
   return `${error?.message || error}`;
 }
-
 
 /**
  * Reads the header of a model and summarises it, as `weightpeek FILE --json` does.

@@ -158,25 +158,23 @@ describe('the npm package, installed and used as a docs author would', { timeout
   it('a module that cannot load says why inside the element: a CSP without connect-src \'self\', a missing wasm', async () => {
     // The stated policy less 'self' in connect-src: the wasm's own download is blocked.
     const blockedPolicy = policy(hub).replace("connect-src 'self' ", 'connect-src ');
-    const dir = path.join(site, 'guide', 'no-self');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html>
+    /** Writes dir/index.html: one element, the entry at `entry`, under `csp`. */
+    const page = (dir, csp, entry) => {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'index.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${blockedPolicy}">
-<title>No self</title>
-<script type="module" src="../../weightpeek/weightpeek.js"></script></head>
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<title>weightpeek</title>
+<script type="module" src="${entry}"></script></head>
 <body><weightpeek-view id="v" src="${modelUrl}"></weightpeek-view></body></html>`);
+    };
+    page(path.join(site, 'guide', 'no-self'), blockedPolicy, '../../weightpeek/weightpeek.js');
     // A copy of the package without its .wasm (a deploy that left it out).
     const broken = path.join(site, 'broken');
     fs.cpSync(path.join(project, 'node_modules', 'weightpeek'), path.join(broken, 'weightpeek'), { recursive: true });
     const wasmName = fs.readdirSync(path.join(broken, 'weightpeek')).find((n) => n.endsWith('.wasm'));
     fs.rmSync(path.join(broken, 'weightpeek', wasmName));
-    fs.writeFileSync(path.join(broken, 'index.html'), `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${policy(hub)}">
-<title>Missing wasm</title>
-<script type="module" src="./weightpeek/weightpeek.js"></script></head>
-<body><weightpeek-view id="v" src="${modelUrl}"></weightpeek-view></body></html>`);
+    page(broken, policy(hub), './weightpeek/weightpeek.js');
     const said = {};
     for (const [name, at, want] of [
       ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-web_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
