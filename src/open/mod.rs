@@ -12,4 +12,5 @@ pub mod native;
 pub mod pool;
 pub mod read;
 pub mod recognise;
+pub mod shared;
 pub mod urls;

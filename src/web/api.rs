@@ -159,7 +159,7 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         let f = fetcher.clone();
         EventListener::new(s, "abort", move |_| f.cancel())
     });
-    let opened = load::read_remote(fetcher, load::counters(), &given, None).await?;
+    let opened = load::read_shared(fetcher, given, Rc::new(|_: &load::Counters| {})).await?;
     Ok((opened, abort))
 }
 

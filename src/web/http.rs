@@ -62,6 +62,8 @@ pub struct Fetcher {
     pub timeout_ms: u32,
     /// Fetchers made by [`Fetcher::child`] (previews of this opening): cancelled with it.
     children: RefCell<Vec<std::rc::Weak<Fetcher>>>,
+    /// Called once when this fetcher is cancelled ([`Fetcher::on_cancel`]).
+    on_cancel: RefCell<Vec<Box<dyn FnOnce()>>>,
     /// For the element and the JavaScript API: messages name their remedies, not the page's
     /// controls ([`Problem::describe_embedded`]).
     pub embedded: bool,
@@ -197,6 +199,7 @@ impl Fetcher {
             on_progress,
             timeout_ms: page_read_timeout(),
             children: RefCell::new(Vec::new()),
+            on_cancel: RefCell::new(Vec::new()),
             embedded: false,
         }
     }
@@ -249,6 +252,20 @@ impl Fetcher {
         let children: Vec<_> = self.children.borrow_mut().drain(..).collect();
         for child in children.iter().filter_map(std::rc::Weak::upgrade) {
             child.cancel();
+        }
+        let hooks: Vec<_> = self.on_cancel.borrow_mut().drain(..).collect();
+        for f in hooks {
+            f();
+        }
+    }
+
+    /// Calls `f` once when this fetcher is cancelled (at once if it is already): a consumer
+    /// of a shared reading leaves it ([`super::load::read_shared`]).
+    pub fn on_cancel(&self, f: Box<dyn FnOnce()>) {
+        if self.cancelled.get() {
+            f();
+        } else {
+            self.on_cancel.borrow_mut().push(f);
         }
     }
 

@@ -47,8 +47,9 @@ pub type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
 pub struct Opened {
     /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).
     pub name: String,
-    /// The parsed (and, for sets, merged) model.
-    pub model: Model,
+    /// The parsed (and, for sets, merged) model; shared with every consumer of the same
+    /// reading ([`read_shared`]).
+    pub model: Rc<Model>,
     /// Reads and bytes of the header reading, over every file.
     pub stats: ReadStats,
     /// A fresh reader of the file holding part `i`, for tensor previews.
@@ -293,7 +294,7 @@ pub async fn read_local(
     });
     Ok(Opened {
         name: o.name,
-        model: o.model,
+        model: Rc::new(o.model),
         stats: o.stats,
         source,
     })
@@ -401,6 +402,32 @@ pub async fn read_remote(
     given: &[(String, String)],
     listed: Option<&[String]>,
 ) -> Result<Opened, Failure> {
+    let h = read_header(&fetcher, counters, given, listed).await?;
+    Ok(Opened {
+        name: h.name,
+        model: h.model,
+        stats: h.stats,
+        source: preview_source(&fetcher, h.located),
+    })
+}
+
+/// A remote model's header as read, without a reader of its data: what a shared reading
+/// keeps ([`read_shared`]); each consumer reads previews with its own fetcher.
+struct Header {
+    name: String,
+    model: Rc<Model>,
+    stats: ReadStats,
+    /// Where each file read lives, in the merged model's part order.
+    located: Vec<Location>,
+}
+
+/// [`read_remote`] up to the previews' reader.
+async fn read_header(
+    fetcher: &Rc<Fetcher>,
+    counters: Counters,
+    given: &[(String, String)],
+    listed: Option<&[String]>,
+) -> Result<Header, Failure> {
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let result = open(&opener, &names, options()).await;
@@ -436,12 +463,137 @@ pub async fn read_remote(
     // The header reads' sources end here (a no-Range download is aborted when its source is
     // dropped); previews reopen the files by location.
     drop(o.sources);
-    let source = preview_source(&fetcher, located);
-    Ok(Opened {
+    Ok(Header {
         name: o.name,
-        model: o.model,
+        model: Rc::new(o.model),
         stats: o.stats,
-        source,
+        located,
+    })
+}
+
+/// Headers kept after their reading for later elements and API calls on the same files: a
+/// docs page shows a handful of models, and each kept one holds its header in memory
+/// (Gemma 3 270M's: 6.8 MB parsed into its metadata and tensor table).
+const KEPT_HEADERS: usize = 4;
+
+/// What names one shared reading: the files given (name, resolved URL) and, with a token,
+/// the token and the endpoint it goes to (another token may see another answer: a gated
+/// repository). Without a token the endpoint changes no request (the URLs are resolved), so
+/// an element and an API call on one URL share whatever endpoint each was given.
+#[derive(PartialEq)]
+struct Key {
+    given: Vec<(String, String)>,
+    token: Option<(String, String)>,
+}
+
+/// Told the request counters of a shared reading after every request start and received
+/// chunk (a status line: "N requests, X received").
+pub type OnProgress = Rc<dyn Fn(&Counters)>;
+
+/// A consumer's [`OnProgress`], not kept alive by the reading.
+type WeakProgress = std::rc::Weak<dyn Fn(&Counters)>;
+
+/// The consumers' progress displays of one shared reading, and its counters.
+struct Watchers {
+    counters: Counters,
+    /// Held by each consumer while it waits (a consumer gone is skipped).
+    listeners: RefCell<Vec<WeakProgress>>,
+}
+
+impl Watchers {
+    fn notify(&self) {
+        let live: Vec<OnProgress> = {
+            let mut l = self.listeners.borrow_mut();
+            l.retain(|w| w.strong_count() > 0);
+            l.iter().filter_map(std::rc::Weak::upgrade).collect()
+        };
+        for f in live {
+            f(&self.counters);
+        }
+    }
+}
+
+type Readings = crate::open::shared::Readings<Key, Rc<Header>, Failure, Rc<Watchers>>;
+
+thread_local! {
+    /// The page's shared readings of remote headers (the element's and the API's).
+    static READINGS: Readings = Readings::new(
+        KEPT_HEADERS,
+        // A header cut short by an error is read again by whoever asks next.
+        Box::new(|h: &Rc<Header>| h.model.error.is_none()),
+    );
+}
+
+/// Opens the remote files `given` as [`read_remote`] does, sharing one reading with every
+/// other element and API call on the same files, endpoint and token: a reading in flight
+/// is joined (its requests are not made again), a header read before is used as it is.
+/// `own` is this consumer's fetcher (its endpoint and token; the previews' requests are its
+/// children): cancelling it makes this consumer leave, and the reading is cancelled only when
+/// its last consumer leaves. `on_progress` is told the shared reading's counters.
+/// Errors: as [`read_remote`]; cancelled when `own` is.
+pub async fn read_shared(
+    own: Rc<Fetcher>,
+    given: Vec<(String, String)>,
+    on_progress: OnProgress,
+) -> Result<Opened, Failure> {
+    let key = Key {
+        given: given.clone(),
+        token: own.token.clone().map(|t| (own.endpoint.clone(), t)),
+    };
+    let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
+    let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
+    let join = READINGS.with(|r| {
+        r.join(key, move || {
+            let watchers = Rc::new(Watchers {
+                counters: counters(),
+                listeners: RefCell::new(Vec::new()),
+            });
+            let w = watchers.clone();
+            let fetcher = Rc::new(Fetcher::new_embedded(
+                endpoint,
+                token,
+                Box::new(move || w.notify()),
+            ));
+            let (f, c) = (fetcher.clone(), watchers.counters.clone());
+            crate::open::shared::Start {
+                context: watchers,
+                reading: Box::pin(
+                    async move { read_header(&f, c, &given, None).await.map(Rc::new) },
+                ),
+                cancel: Box::new(move || fetcher.cancel()),
+            }
+        })
+    });
+    let mut ticket = join.ticket;
+    ticket
+        .context()
+        .listeners
+        .borrow_mut()
+        .push(Rc::downgrade(&on_progress));
+    if let Some(driver) = join.driver {
+        wasm_bindgen_futures::spawn_local(driver);
+    }
+    let leave = ticket.leaver();
+    own.on_cancel(Box::new(move || leave.leave()));
+    let header = match (&mut ticket).await {
+        Ok(h) => h,
+        Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
+        Err(crate::open::shared::Joined::Left) => {
+            let describe = |p: &Problem, u: &str| own.describe(p, u);
+            return Err(facts::open_failure(
+                &OpenError::Cancelled,
+                &names,
+                true,
+                &describe,
+            ));
+        }
+    };
+    drop(on_progress);
+    Ok(Opened {
+        name: header.name.clone(),
+        model: header.model.clone(),
+        stats: header.stats.clone(),
+        source: preview_source(&own, header.located.clone()),
     })
 }
 

@@ -372,7 +372,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
             Ok(opened) => {
                 dom::set_hidden(&app.status, true);
                 app.name_shown(&opened.name);
-                let model = Rc::new(opened.model);
+                let model = opened.model;
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {
                     app.show_error(Some(facts::partial_error_text(e)));

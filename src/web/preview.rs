@@ -60,6 +60,10 @@ pub struct PreviewCard {
 /// scales toggle's once drawn); dropping the panel removes them.
 struct Panel {
     _listeners: Rc<RefCell<Vec<EventListener>>>,
+    /// The window's reading, held back while the card is in a hidden tab panel (a
+    /// `tensor` attribute with another `tab`): it starts when the tab is shown
+    /// ([`PreviewCard::shown`]), so a preview nobody sees reads nothing.
+    waiting: RefCell<Option<Box<dyn FnOnce()>>>,
 }
 
 fn now() -> f64 {
@@ -106,6 +110,18 @@ impl PreviewCard {
     /// The card element (placed by the report).
     pub fn element(&self) -> &Element {
         &self.card
+    }
+
+    /// The card's tab is shown: a preview opened while it was hidden reads its window now.
+    pub fn shown(&self) {
+        let start = self
+            .panel
+            .borrow()
+            .as_ref()
+            .and_then(|p| p.waiting.borrow_mut().take());
+        if let Some(start) = start {
+            start();
+        }
     }
 
     /// Opens tensor `index` (of `Model::tensors`) with the default window.
@@ -391,26 +407,48 @@ fn open_panel(
         scales_box,
     };
     let slot = Rc::new(RefCell::new(listeners));
-    *panel.borrow_mut() = Some(Panel {
-        _listeners: slot.clone(),
-    });
     let gen = generation.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let current = || gen.get() == g;
-        let result = run(&model, &source, index, &req, &els, &current).await;
-        if !current() {
-            return;
+    let status = els.status.clone();
+    let start = {
+        let slot = slot.clone();
+        move || {
+            wasm_bindgen_futures::spawn_local(async move {
+                let current = || gen.get() == g;
+                attr(&els.card, "data-state", "loading");
+                els.status
+                    .set_text_content(Some("Reading the window's bytes…"));
+                let result = run(&model, &source, index, &req, &els, &current).await;
+                if !current() {
+                    return;
+                }
+                match result {
+                    Ok((p, arrived)) => {
+                        let extra = draw(&els, &p);
+                        slot.borrow_mut().extend(extra);
+                        attr(&els.card, "data-state", "ready");
+                        let render_ms = now() - arrived;
+                        attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
+                    }
+                    Err(e) => show_error(&els, &e.to_string()),
+                }
+            });
         }
-        match result {
-            Ok((p, arrived)) => {
-                let extra = draw(&els, &p);
-                slot.borrow_mut().extend(extra);
-                attr(&els.card, "data-state", "ready");
-                let render_ms = now() - arrived;
-                attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
-            }
-            Err(e) => show_error(&els, &e.to_string()),
-        }
+    };
+    // In a hidden tab panel (the card itself was just shown): read when the tab is shown.
+    let hidden = card
+        .parent_element()
+        .and_then(|p| p.closest("[hidden]").ok().flatten());
+    let waiting: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
+    if hidden.is_some() {
+        attr(card, "data-state", "waiting");
+        status.set_text_content(Some("The values are read when this tab is shown."));
+        *waiting.borrow_mut() = Some(Box::new(start));
+    } else {
+        start();
+    }
+    *panel.borrow_mut() = Some(Panel {
+        _listeners: slot,
+        waiting,
     });
 }
 

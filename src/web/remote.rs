@@ -421,7 +421,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
 fn show_model(
     app: &Rc<App>,
     name: &str,
-    model: Model,
+    model: Rc<Model>,
     stats: &ReadStats,
     source: SourceFactory,
     scan: ScanInput,
@@ -432,7 +432,6 @@ fn show_model(
     if let Some(e) = &model.error {
         app.show_error(Some(crate::view::facts::partial_error_text(e)));
     }
-    let model = Rc::new(model);
     let view = app.draw(name, model.clone(), stats, source, false);
     view.offer_scan(scan);
     view.on_preview(Rc::new(set_page_tensor));

@@ -248,6 +248,13 @@ impl Report {
                     ),
                 );
                 placer.place(Tab::Preview, card.element());
+                // A preview opened in a hidden tab reads its window when the tab is shown.
+                let wc = Rc::downgrade(&card);
+                tabs.on_show(Rc::new(move |t: Tab| {
+                    if let (Tab::Preview, Some(c)) = (t, wc.upgrade()) {
+                        c.shown();
+                    }
+                }));
                 let c = card.clone();
                 let show = go_to(Tab::Preview);
                 let open = tensors.open_listeners(Rc::new(move |i| {

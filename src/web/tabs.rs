@@ -22,6 +22,8 @@ pub struct TabsView {
     panels: Vec<Element>,
     current: Cell<Tab>,
     on_select: RefCell<Option<OnSelect>>,
+    /// Told every tab shown, by the person or by code ([`TabsView::on_show`]).
+    on_show: RefCell<Vec<OnSelect>>,
     listeners: RefCell<Vec<EventListener>>,
 }
 
@@ -59,6 +61,7 @@ impl TabsView {
             panels,
             current: Cell::new(first),
             on_select: RefCell::new(None),
+            on_show: RefCell::new(Vec::new()),
             listeners: RefCell::new(Vec::new()),
         });
         let mut ls = Vec::new();
@@ -112,6 +115,11 @@ impl TabsView {
         *self.on_select.borrow_mut() = Some(f);
     }
 
+    /// Calls `f` after every tab shown, whoever chose it (a card that waits to be seen).
+    pub fn on_show(&self, f: OnSelect) {
+        self.on_show.borrow_mut().push(f);
+    }
+
     /// Shows `tab` (nothing if the model has no such tab); `by_person` tells the listener.
     pub fn select(&self, tab: Tab, by_person: bool) {
         if !self.tabs.contains(&tab) {
@@ -138,6 +146,10 @@ impl TabsView {
         // none, so everything redraws at its real size now (the cards listen to `resize`).
         if let Ok(ev) = web_sys::Event::new("resize") {
             let _ = gloo::utils::window().dispatch_event(&ev);
+        }
+        let hooks: Vec<OnSelect> = self.on_show.borrow().clone();
+        for f in hooks {
+            f(tab);
         }
     }
 

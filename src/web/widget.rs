@@ -139,10 +139,11 @@ impl Widget {
             text::escape(src.trim())
         ));
         st.set_state("loading");
-        let counters = load::counters();
-        let progress = {
-            let (w, counters, name) = (Rc::downgrade(st), counters.clone(), src.clone());
-            Box::new(move || {
+        // Told the shared reading's counters (other elements and API calls on the same file
+        // may be waiting for it too).
+        let progress: load::OnProgress = {
+            let (w, name) = (Rc::downgrade(st), src.clone());
+            Rc::new(move |counters: &load::Counters| {
                 let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) else {
                     return;
                 };
@@ -158,11 +159,13 @@ impl Widget {
             })
         };
         let scan = ScanInput::remote(std::slice::from_ref(&file.1), &endpoint, None);
-        let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, progress));
+        // This view's own fetcher: its previews' requests, and leaving the shared reading when
+        // the view stops.
+        let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, Box::new(|| {})));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         let w = Rc::downgrade(st);
         wasm_bindgen_futures::spawn_local(async move {
-            let result = load::read_remote(fetcher, counters, &[file], None).await;
+            let result = load::read_shared(fetcher, vec![file], progress).await;
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened, scan),
@@ -326,7 +329,7 @@ impl State {
         let report = Report::build(
             &self.body,
             &opened.name,
-            Rc::new(opened.model),
+            opened.model,
             &opened.stats,
             Some(opened.source),
             Layout::Element(self.first_tab()),

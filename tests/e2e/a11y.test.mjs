@@ -145,7 +145,8 @@ describe('axe-core: no serious or critical violation, light and dark', { timeout
         const found = [];
         for (const tab of [...tabs, 'preview-open']) {
           if (tab === 'preview-open') {
-            await page.evaluate(() => document.querySelector('#v').setAttribute('tensor', 'blk.0.attn_q.weight'));
+            // (The Preview tab shown: a preview in a hidden tab reads nothing until it is.)
+            await page.evaluate(() => { const v = document.querySelector('#v'); v.setAttribute('tab', 'preview'); v.setAttribute('tensor', 'blk.0.attn_q.weight'); });
             await page.locator('#v [data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
           } else {
             await page.evaluate((t) => document.querySelector('#v').setAttribute('tab', t), tab);

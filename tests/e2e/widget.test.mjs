@@ -107,6 +107,9 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     requireFile(path.join(distDir, 'embed.html'), 'build the app: trunk build --release');
     ggufDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-widget-'));
     fs.symlinkSync(files.gemma, path.join(ggufDir, GGUF_FILE));
+    // The same bytes under other names: readings no view of the page has made yet (a header
+    // read once is kept for the page's later views and calls).
+    for (const n of ['gemma-single.gguf', 'gemma-shared.gguf', 'gemma-slow.gguf']) fs.symlinkSync(files.gemma, path.join(ggufDir, n));
     server = await startAppServer();
     hub = await startMockHub({
       repos: {
@@ -169,6 +172,78 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.ok(bytes('model.safetensors') <= 256 * 1024, `safetensors bytes ${bytes('model.safetensors')}`);
     assert.deepEqual(page.__wpErrors, []);
     await page.screenshot({ path: path.join(screenshotDir, 'widget-docs-page.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('two elements and three API calls on one URL read its header once; a hidden preview reads nothing until shown', async () => {
+    const page = await openPage(browser, embedUrl);
+    await waitReady(page, '#gguf');
+    await waitReady(page, '#safetensors'); // both views done: request logs are ours alone
+    const url = (f) => `${hub.endpoint}/${GGUF_REPO}/resolve/main/${f}`;
+    const requests = (f) => hub.log.filter((e) => e.path.endsWith(`/${f}`)).map((e) => `${e.server} ${e.method} ${e.range ?? ''}`);
+    const add = (u, id, attrs = {}) => page.evaluate(([u, id, attrs]) => {
+      const e = document.createElement('weightpeek-view');
+      e.id = id;
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      e.setAttribute('src', u);
+      document.querySelector('article').append(e);
+    }, [u, id, attrs]);
+
+    // One element alone on a file: what reading its header takes.
+    hub.clearLog();
+    await add(url('gemma-single.gguf'), 'single');
+    await waitReady(page, '#single');
+    const single = requests('gemma-single.gguf');
+    assert.ok(single.length >= 2, `a header reading: ${single}`);
+
+    // Two elements and inspect() + preview() + fit() on another copy, all at once.
+    const win = previewRef('gemma', 'blk.0.attn_q.weight', [7, 8], [33, 35]);
+    const shown = previewRef('gemma', 'blk.0.attn_output.weight', null, null);
+    hub.clearLog();
+    const calls = page.evaluate(async (u) => {
+      const wp = await import('./weightpeek.js');
+      const [m, p, f] = await Promise.all([
+        wp.inspect(u),
+        wp.preview(u, 'blk.0.attn_q.weight', { rows: [7, 8], cols: [33, 35] }),
+        wp.fit(u, { gpus: [{ size: '24GiB' }], ram: '64GiB' }),
+      ]);
+      return { tensors: m.tensor_count, first: Array.from(p.values.slice(0, 2)), fits: f.fits };
+    }, url('gemma-shared.gguf'));
+    await add(url('gemma-shared.gguf'), 'shared-a');
+    await add(url('gemma-shared.gguf'), 'shared-b', { tab: 'tensors', tensor: 'blk.0.attn_output.weight' });
+    const got = await calls;
+    await waitReady(page, '#shared-a');
+    await waitReady(page, '#shared-b');
+    assert.equal(got.tensors, gemmaRef.tensor_count);
+    assert.ok(['gpu', 'offload', 'no'].includes(got.fits), got.fits);
+    const winRange = `cdn GET bytes=${win.read_offset}-${win.read_offset + win.read_len - 1}`;
+    assert.deepEqual(requests('gemma-shared.gguf').sort(), [...single, winRange].sort(),
+      'the header read once (the requests of one element alone) and the preview() window');
+
+    // The second element's preview (tab="tensors" with a tensor) waits unread until its tab
+    // is shown; then it reads exactly its window.
+    const b = page.locator('#shared-b');
+    assert.equal(await b.locator('[data-testid=preview]').getAttribute('data-state'), 'waiting');
+    assert.match(await b.locator('[data-testid=preview] .status-line').textContent(), /read when this tab is shown/);
+    hub.clearLog();
+    await page.evaluate(() => document.querySelector('#shared-b').setAttribute('tab', 'preview'));
+    await b.locator('[data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+    assert.deepEqual(requests('gemma-shared.gguf'), [`cdn GET bytes=${shown.read_offset}-${shown.read_offset + shown.read_len - 1}`]);
+
+    // Removing one element of two sharing a reading in flight does not stop the other's.
+    hub.clearLog();
+    hub.set({ latencyMs: 300 });
+    try {
+      await add(url('gemma-slow.gguf'), 'slow-a');
+      await add(url('gemma-slow.gguf'), 'slow-b');
+      await page.evaluate(() => document.querySelector('#slow-a').remove());
+      await waitReady(page, '#slow-b');
+    } finally {
+      hub.set({ latencyMs: 0 });
+    }
+    assert.deepEqual(requests('gemma-slow.gguf').sort(), [...single].sort(), 'one reading, not cancelled');
+    assert.equal((await shownFacts(page, '#slow-b')).tensors, String(gemmaRef.tensor_count));
+    assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
   });
 
@@ -331,7 +406,9 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.deepEqual(hub.log.map((e) => e.path), []);
     // A new src drops the reader's choice instead of looking for it in the other model.
     await page.evaluate((u) => document.querySelector('#gguf').setAttribute('src', u), `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`);
-    await page.waitForFunction(() => document.querySelector('#gguf').dataset.state === 'loading');
+    // (MiniLM's header, read by the other view, is not read again: the view may be ready at
+    // once.)
+    await page.waitForFunction((n) => document.querySelector('#gguf').shadowRoot.querySelector('[data-testid=tensor-count]')?.getAttribute('data-value') === n, String(minilmRef.tensor_count));
     await waitReady(page, '#gguf');
     assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tensor')), null);
     assert.equal(await v.locator('[data-testid=error]').first().isVisible(), false);
@@ -397,7 +474,9 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(await live(), 0);
     assert.equal(await globalListeners(page), base, 'no listener left behind');
 
-    // Removed while its header is being fetched: the request is aborted, nothing follows.
+    // Removed while its header is being fetched (a file no view has read: the header of
+    // GGUF_FILE is kept for the page): the request is aborted, nothing follows.
+    const SLOW = 'gemma-slow.gguf';
     hub.clearLog();
     hub.set({ latencyMs: 1500 });
     try {
@@ -406,14 +485,14 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
         e.id = 'slow';
         e.setAttribute('src', u);
         document.querySelector('article').append(e);
-      }, `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`);
+      }, `${hub.endpoint}/${GGUF_REPO}/resolve/main/${SLOW}`);
       const t0 = Date.now();
-      while (!hub.log.some((e) => e.path.endsWith(GGUF_FILE)) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(hub.log.some((e) => e.server === 'hub' && e.path.endsWith(GGUF_FILE)), 'the first request was made');
+      while (!hub.log.some((e) => e.path.endsWith(SLOW)) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(hub.log.some((e) => e.server === 'hub' && e.path.endsWith(SLOW)), 'the first request was made');
       await page.evaluate(() => document.querySelector('#slow').remove());
       await new Promise((r) => setTimeout(r, 4000));
       assert.deepEqual(hub.log.filter((e) => e.server === 'cdn').map((e) => e.range), [], 'no request reached the CDN after removal');
-      assert.equal(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).length, 1, 'nothing was asked after removal');
+      assert.equal(hub.log.filter((e) => e.path.endsWith(SLOW)).length, 1, 'nothing was asked after removal');
       assert.equal(await live(), 0);
     } finally {
       hub.set({ latencyMs: 0 });
@@ -572,7 +651,8 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
         const page = await openPage(browser, embedUrl, { width, height: 900, colorScheme });
         if (width > 1000) await page.addStyleTag({ content: 'article { max-width: none !important; }' });
         await waitReady(page, '#gguf');
-        await page.evaluate(() => document.querySelector('#gguf').setAttribute('tensor', 'blk.0.attn_q.weight'));
+        // (In the Preview tab: a preview in a hidden tab reads nothing until it is shown.)
+        await page.evaluate(() => { const e = document.querySelector('#gguf'); e.setAttribute('tab', 'preview'); e.setAttribute('tensor', 'blk.0.attn_q.weight'); });
         await page.locator('#gguf [data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
         const v = page.locator('#gguf');
         for (const tab of ['summary', 'metadata', 'tensors', 'histogram', 'preview', 'checks', 'tokenizer', 'memory', 'fit']) {
