@@ -155,7 +155,7 @@ describe('the npm package, installed and used as a docs author would', { timeout
     await page.context().close();
   });
 
-  it('a module that cannot load says why inside the element: a CSP without connect-src \'self\', a missing wasm', async () => {
+  it('a module that cannot load says why inside the element: a CSP without connect-src \'self\' or \'wasm-unsafe-eval\', a missing wasm, an HTML page in its place', async () => {
     // The stated policy less 'self' in connect-src: the wasm's own download is blocked.
     const blockedPolicy = policy(hub).replace("connect-src 'self' ", 'connect-src ');
     /** Writes dir/index.html: one element, the entry at `entry`, under `csp`. */
@@ -175,10 +175,22 @@ describe('the npm package, installed and used as a docs author would', { timeout
     const wasmName = fs.readdirSync(path.join(broken, 'weightpeek')).find((n) => n.endsWith('.wasm'));
     fs.rmSync(path.join(broken, 'weightpeek', wasmName));
     page(broken, policy(hub), './weightpeek/weightpeek.js');
+    // A policy without 'wasm-unsafe-eval': the module may be fetched but not compiled.
+    page(path.join(site, 'guide', 'no-wasm-eval'), policy(hub).replace(" 'wasm-unsafe-eval'", ''), '../../weightpeek/weightpeek.js');
+    // The wasm's address answered by an HTML page (a server's index page in a missing file's
+    // place): here a folder of that name holding an index.html.
+    const html = path.join(site, 'html-wasm');
+    fs.cpSync(path.join(project, 'node_modules', 'weightpeek'), path.join(html, 'weightpeek'), { recursive: true });
+    fs.rmSync(path.join(html, 'weightpeek', wasmName));
+    fs.mkdirSync(path.join(html, 'weightpeek', wasmName));
+    fs.writeFileSync(path.join(html, 'weightpeek', wasmName, 'index.html'), '<!doctype html><title>Home</title><p>Welcome</p>');
+    page(html, policy(hub), './weightpeek/weightpeek.js');
     const said = {};
     for (const [name, at, want] of [
       ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-web_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
       ['missing', 'broken/', /weightpeek-web_bg\.[0-9a-f]{10}\.wasm answered 404/],
+      ['no-wasm-eval', 'guide/no-wasm-eval/', /Content-Security-Policy does not allow compiling WebAssembly: add 'wasm-unsafe-eval' to script-src/],
+      ['html-type', 'html-wasm/', /weightpeek-web_bg\.[0-9a-f]{10}\.wasm is served as text\/html, not application\/wasm \(an HTML page/],
     ]) {
       const { page } = await open(at);
       await page.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'error', null, { timeout: 30_000 });
