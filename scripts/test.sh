@@ -201,10 +201,12 @@ else
 fi
 
 # --- 3. formatting, lints, native tests -------------------------------------------------------
-step "cargo fmt --check, clippy -D warnings (native and wasm32)"
+step "cargo fmt --check, clippy -D warnings (native, wasm32, the lean wasm32)"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"
 cargo clippy --all-targets -- -D warnings 2>&1 | tee "$LOGS/clippy.log"
 cargo clippy --target wasm32-unknown-unknown --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
+# The lean web module's code (no `full` feature: scripts/build_lite.sh).
+cargo clippy --target wasm32-unknown-unknown --no-default-features --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm-lite.log"
 
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \

@@ -41,3 +41,9 @@ pub mod view;
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]
 pub mod web;
+
+/// Whether this build has everything (the `full` feature, on by default): `false` only in the
+/// lean web module a page downloads first, which reads and shows GGUF and safetensors headers
+/// and asks for the full module for anything else. Code behind `if FULL` is left out of the
+/// lean module by the compiler (a constant condition), so its callees are not linked.
+pub const FULL: bool = cfg!(feature = "full");

@@ -7,9 +7,21 @@
 // or import it:  import { inspect, preview, fit, scan } from "./weightpeek/weightpeek.js";
 // Types: weightpeek.d.ts beside this file. All logic is Rust (src/web/widget.rs, api.rs); this
 // file only defines the element and forwards its attributes.
-import init, { Widget, inspect_json, preview_values, fit_plan, live_widgets } from "./weightpeek-web.js";
+//
+// Two WebAssembly modules of the same code (issue #21, README "Size of the web build"): the
+// lean one (weightpeek-lite, GGUF and safetensors headers and the element's first view) is
+// what a page loads first; the full one (weightpeek-web: every format, previews, the doctor,
+// fit, memory, the tokenizer, the API) loads on first use — an element's tab, row or button
+// that needs it, another format, or an API call — once per page, and then serves every new
+// element too. An element moving to the full module keeps its attributes and reads nothing
+// again: the full module's reading asks the lean one for the header bytes it holds
+// (`globalThis.__weightpeekHeaderPrefix`, src/web/http.rs).
+import initLite, { Widget as LiteWidget, live_widgets as liteLive, header_prefix } from "./weightpeek-lite.js";
 
 let ready = null;
+let fullReady = null;
+/** The full module's exports, once loaded. */
+let full = null;
 // Starts the scan's module Worker, the script beside this module (src/web/scan_card.rs calls it:
 // an element's "Scan all weights" on any page, whatever the page's own address). Written as
 // `new Worker(new URL(…, import.meta.url), {type: "module"})` so that bundlers (Vite, webpack 5)
@@ -17,20 +29,38 @@ let ready = null;
 const startScanWorker = () => new Worker(new URL("./scan-worker.js", import.meta.url), { type: "module" });
 globalThis.__weightpeekStartScanWorker = startScanWorker;
 
-// The module's WebAssembly, beside this file.
+// The modules' WebAssembly, beside this file.
+const LITE_URL = new URL("./weightpeek-lite_bg.wasm", import.meta.url);
 const WASM_URL = new URL("./weightpeek-web_bg.wasm", import.meta.url);
 
-/** Loads the wasm module once per page: every widget and API call shares one instance. */
+/** Runs `start()` (a module's loading) keeping the CSP violations seen meanwhile (whyNotLoaded
+ * reads them). */
+function watched(start) {
+  const keep = (e) => blocked.push(e);
+  const doc = typeof document === "undefined" ? null : document;
+  doc?.addEventListener("securitypolicyviolation", keep);
+  const p = start();
+  p.then(() => doc?.removeEventListener("securitypolicyviolation", keep), () => {});
+  return p;
+}
+
+/** Loads the lean module once per page (the elements' first view). */
 export function load() {
-  if (!ready) {
-    // CSP violations are kept while the module loads (whyNotLoaded reads them), then no more.
-    const keep = (e) => blocked.push(e);
-    const doc = typeof document === "undefined" ? null : document;
-    doc?.addEventListener("securitypolicyviolation", keep);
-    ready = init({ module_or_path: WASM_URL });
-    ready.then(() => doc?.removeEventListener("securitypolicyviolation", keep), () => {});
-  }
+  ready ??= watched(() => initLite({ module_or_path: LITE_URL }));
   return ready;
+}
+
+/** Loads the full module once per page (resolves to its exports): every API call, and every
+ * element from then on, shares one instance. Its readings take the lean module's header bytes. */
+export function loadFull() {
+  fullReady ??= watched(async () => {
+    const m = await import("./weightpeek-web.js");
+    await m.default({ module_or_path: WASM_URL });
+    globalThis.__weightpeekHeaderPrefix = (url) => (ready ? ready.then(() => header_prefix(url), () => null) : Promise.resolve(null));
+    full = m;
+    return m;
+  });
+  return fullReady;
 }
 
 // Why the module could not start, in words a site author can act on (issue #21: a module that
@@ -39,17 +69,18 @@ export function load() {
 const blocked = [];
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
-/** The reason `load()` failed with `error`, as one sentence (or two). */
-async function whyNotLoaded(error) {
+/** The reason loading the module whose WebAssembly is at `wasm` failed with `error`, as one
+ * sentence (or two). */
+async function whyNotLoaded(error, wasm = LITE_URL) {
   if (!globalThis.WebAssembly) return "this browser has no WebAssembly.";
   // A violation's event is queued as a task of its own: let it arrive.
   await new Promise((r) => setTimeout(r, 50));
   if (!WebAssembly.validate(SIMD_PROBE)) {
     return "this browser cannot run WebAssembly SIMD, which weightpeek needs (Chrome or Edge 91+, Firefox 89+, Safari 16.4+).";
   }
-  const csp = blocked.find((v) => v.effectiveDirective?.startsWith("connect-src") && v.blockedURI && WASM_URL.href.startsWith(v.blockedURI));
+  const csp = blocked.find((v) => v.effectiveDirective?.startsWith("connect-src") && v.blockedURI && wasm.href.startsWith(v.blockedURI));
   if (csp) {
-    return `the page's Content-Security-Policy (connect-src) does not allow fetching ${WASM_URL.href}: add 'self' (or ${WASM_URL.origin}) to connect-src.`;
+    return `the page's Content-Security-Policy (connect-src) does not allow fetching ${wasm.href}: add 'self' (or ${wasm.origin}) to connect-src.`;
   }
   const wasmEval = blocked.find((v) => v.effectiveDirective?.startsWith("script-src") && /^(wasm-eval|eval)$/.test(v.blockedURI));
   if (wasmEval || /wasm-unsafe-eval|Refused to compile/i.test(String(error))) {
@@ -57,16 +88,16 @@ async function whyNotLoaded(error) {
   }
   let answer;
   try {
-    answer = await fetch(WASM_URL, { method: "HEAD", cache: "no-store" });
+    answer = await fetch(wasm, { method: "HEAD", cache: "no-store" });
   } catch (e) {
-    return `${WASM_URL.href} could not be fetched (${e.message || e}): a network error, or a Content-Security-Policy connect-src without 'self'.`;
+    return `${wasm.href} could not be fetched (${e.message || e}): a network error, or a Content-Security-Policy connect-src without 'self'.`;
   }
   if (!answer.ok) {
-    return `${WASM_URL.href} answered ${answer.status} ${answer.statusText}: copy every file of the package into the folder of weightpeek.js.`;
+    return `${wasm.href} answered ${answer.status} ${answer.statusText}: copy every file of the package into the folder of weightpeek.js.`;
   }
   const type = (answer.headers.get("content-type") || "").split(";")[0].trim();
   if (type && type !== "application/wasm") {
-    return `${WASM_URL.href} is served as ${type}, not application/wasm${type === "text/html" ? " (an HTML page: the file is probably missing and the server answers with its index page)" : ""}: serve .wasm files as application/wasm.`;
+    return `${wasm.href} is served as ${type}, not application/wasm${type === "text/html" ? " (an HTML page: the file is probably missing and the server answers with its index page)" : ""}: serve .wasm files as application/wasm.`;
   }
   return `${error?.message || error}`;
 }
@@ -82,7 +113,7 @@ async function whyNotLoaded(error) {
 export async function inspect(source, options = {}) {
   checkSource(source);
   checkOptions(options);
-  await load();
+  const { inspect_json } = await loadFull();
   try {
     return parseExact(await inspect_json(source, options));
   } catch (e) {
@@ -179,7 +210,7 @@ export async function preview(source, tensorName, window = {}, options = {}) {
   if (typeof tensorName !== "string") throw new TypeError("tensorName must be a string");
   checkWindow(window);
   checkOptions(options);
-  await load();
+  const { preview_values } = await loadFull();
   const [json, values] = await preview_values(source, tensorName, window, options);
   return { ...JSON.parse(json), values };
 }
@@ -204,7 +235,7 @@ export async function fit(source, devices = {}, options = {}) {
   checkOptions(options);
   if (options?.context !== undefined && !Number.isInteger(options.context)) throw new TypeError("options.context must be a whole number");
   if (options?.kv !== undefined && typeof options.kv !== "string") throw new TypeError("options.kv must be a string");
-  await load();
+  const { fit_plan } = await loadFull();
   return fit_plan(source, devices ?? {}, options ?? {});
 }
 
@@ -275,7 +306,7 @@ export function scan(source, options = {}) {
 /** Test hook: how many views are alive (0 after every element was removed). */
 export async function liveViews() {
   await load();
-  return live_widgets();
+  return liteLive() + (full ? full.live_widgets() : 0);
 }
 
 const STYLE_URL = new URL("./style.css", import.meta.url).href;
@@ -290,6 +321,10 @@ export class WeightpeekView extends HTMLElement {
   #container;
   #connecting = false;
   #pending = null;
+  /** The local files shown ([files, name]), to show again in the full module. */
+  #files = null;
+  /** Whether this element's view is the full module's (or is becoming it). */
+  #full = false;
 
   constructor() {
     super();
@@ -301,6 +336,48 @@ export class WeightpeekView extends HTMLElement {
     this.#container.className = "wp";
     this.#container.setAttribute("part", "view");
     root.append(link, this.#container);
+    // The lean module asks for the full one (a tab, a row, a button, a format it leaves).
+    this.addEventListener("weightpeek-need-full", (e) => this.#toFull(e.detail ?? {}));
+  }
+
+  /** Shows this element's model with the full module: its view is made again from the
+   * attributes (`detail.tensor`: the row opened; `detail.export`: the download clicked). */
+  async #toFull(detail) {
+    if (this.#full) return;
+    this.#full = true;
+    let m;
+    try {
+      m = await loadFull();
+    } catch (e) {
+      this.#full = false;
+      const p = document.createElement("p");
+      p.className = "wp-status";
+      p.setAttribute("role", "alert");
+      p.dataset.testid = "load-error";
+      p.textContent = `weightpeek could not load the rest of itself: ${await whyNotLoaded(e, WASM_URL)}`;
+      this.#container.prepend(p);
+      return;
+    }
+    if (!this.isConnected || !this.#widget) return;
+    // The keyboard focus on a tab stays on that tab in the new view.
+    const focused = this.shadowRoot.activeElement?.closest?.("[role=tab]")?.dataset.tab;
+    this.#widget.free();
+    this.#widget = null;
+    this.#widget = new m.Widget(this, this.#container);
+    this.dataset.module = "full";
+    if (this.#files && !this.#pending) this.#pending = this.#files;
+    this.#start();
+    if (typeof detail.tensor === "string") this.#widget.open_as_reader(detail.tensor);
+    if (typeof detail.export === "string") this.#widget.export(detail.export);
+    if (focused) {
+      const refocus = () => {
+        if (this.dataset.state !== "ready" && this.dataset.state !== "error") return;
+        this.removeEventListener("weightpeek-state", refocus);
+        this.shadowRoot.querySelector(`[role=tab][data-tab="${focused}"]`)?.focus();
+      };
+      this.addEventListener("weightpeek-state", refocus);
+      refocus();
+    }
   }
 
   async connectedCallback() {
@@ -331,7 +408,11 @@ export class WeightpeekView extends HTMLElement {
       this.#connecting = false;
     }
     if (!this.isConnected || this.#widget) return;
-    this.#widget = new Widget(this, this.#container);
+    // Once the full module is on the page, new views are its.
+    this.#full = full !== null;
+    this.#widget = this.#full ? new full.Widget(this, this.#container) : new LiteWidget(this, this.#container);
+    // Which module draws this view (`lite`: the lean first load; `full`: everything).
+    this.dataset.module = this.#full ? "full" : "lite";
     this.#start();
   }
 
@@ -344,6 +425,7 @@ export class WeightpeekView extends HTMLElement {
     if (this.#pending) {
       const [f, n] = this.#pending;
       this.#pending = null;
+      this.#files = [f, n];
       this.#widget.open_files(f, n);
     } else {
       this.#widget.set_src(this.getAttribute("src"));
@@ -365,6 +447,7 @@ export class WeightpeekView extends HTMLElement {
     if (this.#widget && this.#pending) {
       const [f, n] = this.#pending;
       this.#pending = null;
+      this.#files = [f, n];
       this.#widget.open_files(f, n);
     }
   }

@@ -11,7 +11,7 @@ fn main() {
 /// header already in memory) in 5 batches of `runs` runs and returns `{median_ms, min_ms,
 /// tensors}` per run: the median and minimum over the batches of (batch time / runs), timed with
 /// `performance.now()` (whose resolution in a page is 0.1 ms, hence batches). Not used by the page.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn bench_header(bytes: &[u8], runs: u32) -> wasm_bindgen::JsValue {
     let perf = web_sys::window().and_then(|w| w.performance());
@@ -44,7 +44,7 @@ pub fn bench_header(bytes: &[u8], runs: u32) -> wasm_bindgen::JsValue {
 /// `examples/bench_stages.rs` ([`weightpeek::view::stages::time_stages`], `runs` runs per
 /// batch, `performance.now()`), and returns `[{stage, median_ms, min_ms}, …]`; throws the
 /// parser's message. Not used by the page.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn bench_stages(
     bytes: &[u8],
@@ -63,7 +63,7 @@ pub fn bench_stages(
 /// safetensors dtype `ty` when `kind == "safetensors"`) with the same `dequant` code the page's
 /// preview runs, compiled to wasm32. Returns the values as a `Float32Array` (bit patterns
 /// intact, NaN payloads included); throws the error text. Not used by the page.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn dequant_check(
     kind: &str,
@@ -101,7 +101,7 @@ pub fn dequant_check(
 /// Benchmark hook for `bench/dequant_wasm.mjs` (scripts/bench.sh): decodes `input` (whole
 /// blocks of the ggml type `ty`) repeatedly for at least `min_ms` milliseconds (after one
 /// warm-up run) and returns elements per second, timed with `performance.now()`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn bench_dequant(ty: &str, input: &[u8], min_ms: f64) -> Result<f64, wasm_bindgen::JsValue> {
     use weightpeek::dequant::{dequantize_ggml, ggml_elements};
@@ -190,6 +190,31 @@ impl Widget {
     pub fn set_margin(&self, v: Option<String>) {
         self.0.set_fit("margin", v);
     }
+    /// Opens a tensor's preview as the reader's choice once the model is shown: a row opened
+    /// in the lean module's view, finished by the full module.
+    pub fn open_as_reader(&self, name: String) {
+        self.0.open_as_reader(name);
+    }
+    /// Downloads an export (`json`, `csv`, `markdown`) once the model is shown: a click on
+    /// the lean module's button, finished by the full module.
+    pub fn export(&self, kind: &str) {
+        self.0.export(kind);
+    }
+}
+
+/// Whether this is the full module (`false`: the lean one a page downloads first).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn is_full() -> bool {
+    weightpeek::FULL
+}
+
+/// The lean module's bytes of a header it read (`{direct, size, bytes}` or `null`), for the
+/// full module's reading of the same URL: see `weightpeek::web::api::header_prefix`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {
+    weightpeek::web::api::header_prefix(url).await
 }
 
 /// Test hook: widgets alive now (0 once every element was removed).
@@ -200,7 +225,8 @@ pub fn live_widgets() -> u32 {
 }
 
 /// `inspect(source, options)` (www/weightpeek.js parses the JSON): see `weightpeek::web::api`.
-#[cfg(target_arch = "wasm32")]
+/// (The full module's: its JSON has the doctor's findings.)
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn inspect_json(
     source: wasm_bindgen::JsValue,
@@ -211,7 +237,7 @@ pub async fn inspect_json(
 
 /// The scan of every weight (share `share` of `shares`), for www/scan-worker.js (a Web
 /// Worker): see `weightpeek::web::scan::run`. Resolves to `[doc, lines]` (JSON strings).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn scan_run(
     source: wasm_bindgen::JsValue,
@@ -234,7 +260,7 @@ pub async fn scan_run(
 
 /// Merges the shares of a scan done by several Workers (www/scan-worker.js): see
 /// `weightpeek::web::scan::merge`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn scan_merge(
     file: &str,
@@ -246,7 +272,7 @@ pub fn scan_merge(
 
 /// `fit(source, devices, options)`: the placement plan as a plain object; see
 /// `weightpeek::web::api`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn fit_plan(
     source: wasm_bindgen::JsValue,
@@ -258,7 +284,7 @@ pub async fn fit_plan(
 
 /// `preview(source, tensor, window, options)`: `[json, Float32Array]`; see
 /// `weightpeek::web::api`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn preview_values(
     source: wasm_bindgen::JsValue,

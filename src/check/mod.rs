@@ -163,7 +163,9 @@ pub fn container_findings(m: &Model) -> Vec<Finding> {
             out.push(f);
         }
     }
-    pickle::pickle_findings(m, &mut out);
+    if crate::FULL {
+        pickle::pickle_findings(m, &mut out);
+    }
     set::set_findings(m, &mut out);
     out.sort_by_key(|f| f.severity);
     out
@@ -195,8 +197,11 @@ pub fn check_file(m: &Model) -> Vec<Finding> {
     tensors(m, &mut out);
     names(m, &mut out);
     metadata_types(m, &mut out);
-    pickle::pickle_findings(m, &mut out);
-    onnx::external_findings(m, &mut out);
+    // (No pickle and no ONNX model in the lean web module: GGUF and safetensors only.)
+    if crate::FULL {
+        pickle::pickle_findings(m, &mut out);
+        onnx::external_findings(m, &mut out);
+    }
     // A pickle that runs code comes first of all: it is what a person must not miss.
     let runs_code = |f: &Finding| f.code != "pickle-dangerous";
     out.sort_by(|a, b| {

@@ -52,6 +52,9 @@ pub enum ErrorKind {
     Json(String),
     /// The byte source failed (I/O error, network error).
     Source(String),
+    /// A format this build does not read: the lean web module reads GGUF and safetensors
+    /// headers and leaves the others to the full module ([`crate::FULL`]).
+    Lean(super::Format),
 }
 
 impl Error {
@@ -91,6 +94,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Invalid(why) => write!(f, "{why}"),
             ErrorKind::Json(why) => write!(f, "header JSON: {why}"),
             ErrorKind::Source(why) => write!(f, "reading the file failed: {why}"),
+            ErrorKind::Lean(format) => {
+                write!(f, "a {format:?} file, read by weightpeek's full module")
+            }
         }
     }
 }

@@ -160,6 +160,15 @@ impl std::fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
+impl OpenError {
+    /// Whether the files are of a format this build leaves to the full module (the lean web
+    /// module reads GGUF and safetensors only: [`crate::FULL`]).
+    pub fn is_lean(&self) -> bool {
+        matches!(self, OpenError::NotAModel { error, .. }
+            if matches!(error.kind, crate::format::ErrorKind::Lean(_)))
+    }
+}
+
 /// Opens the model that the files `names` (given together, in order) make: one file, a set
 /// by its parts (the other parts are looked for beside the first with
 /// [`Opener::available`]), or an index and its shards. Errors: see [`OpenError`]; a set
@@ -277,6 +286,8 @@ pub async fn open<O: Opener>(
                 parts.push((file, Ok(model)));
             }
             Err(e) if single => return Err(e),
+            // The lean web module leaves a set of another format to the full one, whole.
+            Err(e) if e.is_lean() => return Err(e),
             // A sibling that was not given and is not there: missing, not damaged.
             Err(OpenError::Source { error, .. })
                 if error.status() == Some(404) && given_as(names, &file).is_none() =>
@@ -341,6 +352,8 @@ pub async fn open<O: Opener>(
             }
         })?
     };
+    // (The lean web module reads no ONNX: a `cfg`, as an unreachable `.await` stays linked.)
+    #[cfg(feature = "full")]
     if single && model.onnx.as_ref().is_some_and(|o| !o.external.is_empty()) {
         let model_name = present.first().map_or("", String::as_str);
         let used = open_side_files(opener, &mut model, model_name, names, &mut sources).await;
@@ -465,6 +478,7 @@ fn set_info(
 /// file (`dir/` + location), a file given with the model under that name, or one given whose
 /// file name is the location's (files dropped together on the page); a location outside the
 /// model's folder is never opened ([`onnx::location_problem`]). Returns the names opened.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 async fn open_side_files<O: Opener>(
     opener: &O,
     model: &mut Model,

@@ -186,6 +186,33 @@ where
         Rc::downgrade(&inner)
     }
 
+    /// Joins the reading in flight or the kept value of the first key `wanted` accepts, if
+    /// there is one; starts nothing (another module asking for what this one read).
+    pub fn join_existing(&self, wanted: impl Fn(&K) -> bool) -> Option<Ticket<V, E, C>> {
+        let slot = Rc::new(RefCell::new(Slot {
+            answer: None,
+            waker: None,
+        }));
+        let mut inner = self.inner.borrow_mut();
+        inner.clock = inner.clock.wrapping_add(1);
+        let now = inner.clock;
+        let e = inner.entries.iter_mut().find(|e| wanted(&e.key))?;
+        e.used = now;
+        match &mut e.state {
+            State::Read(v) => slot.borrow_mut().answer = Some(Ok(v.clone())),
+            State::Reading { waiters, .. } => waiters.push(slot.clone()),
+        }
+        let (id, context) = (e.id, e.context.clone());
+        drop(inner);
+        Some(Ticket {
+            slot,
+            id,
+            context,
+            inner: self.leaving(),
+            started: false,
+        })
+    }
+
     /// How many keys have a reading in flight or a kept value (for tests).
     pub fn len(&self) -> usize {
         self.inner.borrow().entries.len()
@@ -482,6 +509,27 @@ mod tests {
         let c = r.join("u", starter(&g2, &starts, &cancels));
         assert!(c.ticket.started());
         assert_eq!(starts.get(), 2);
+    }
+
+    #[test]
+    fn joining_an_existing_reading_starts_none() {
+        let r = readings(4);
+        let (g, starts, cancels) = (gate(), Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+        assert!(r.join_existing(|k| *k == "u").is_none());
+        let mut a = r.join("u", starter(&g, &starts, &cancels));
+        let mut b = r.join_existing(|k| k.starts_with('u')).unwrap();
+        assert!(r.join_existing(|k| *k == "v").is_none());
+        let mut driver = a.driver.take().unwrap();
+        assert!(poll(&mut driver).is_pending());
+        // The first waiter leaving does not cancel: the joined one still waits.
+        drop(a.ticket);
+        assert_eq!(cancels.get(), 0);
+        *g.value.borrow_mut() = Some(Ok(5));
+        assert!(poll(&mut driver).is_ready());
+        assert_eq!(poll(&mut b), Poll::Ready(Ok(5)));
+        let mut c = r.join_existing(|k| *k == "u").unwrap();
+        assert_eq!(poll(&mut c), Poll::Ready(Ok(5)));
+        assert_eq!(starts.get(), 1);
     }
 
     #[test]

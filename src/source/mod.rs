@@ -225,14 +225,24 @@ pub async fn read_model<S: ByteSource>(
     fetch(src, &mut buf, first, &mut stats).await?;
     let format = sniff(&buf, size)?;
     match format {
+        // The lean web module reads GGUF and safetensors only (the full one the rest). A
+        // `cfg`, not `if FULL`: an `.await` in an async fn stays linked even when unreachable.
+        #[cfg(not(feature = "full"))]
+        Format::Pytorch | Format::Numpy | Format::Onnx | Format::PytorchLegacy => {
+            return Err(Error::new("file start", 0, ErrorKind::Lean(format)));
+        }
+        #[cfg(feature = "full")]
         Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
+        #[cfg(feature = "full")]
         Format::Numpy => {
             let step = format::numpy::npy_step;
             return Ok(read_prefix(src, policy, buf, stats, format, step).await);
         }
+        #[cfg(feature = "full")]
         Format::Onnx => {
             return Ok(read_ranges(src, policy, buf, stats, Format::Onnx, format::onnx::step).await)
         }
+        #[cfg(feature = "full")]
         Format::PytorchLegacy => {
             let step = format::torch::legacy_step;
             return Ok(read_prefix(src, policy, buf, stats, format, step).await);
@@ -290,6 +300,7 @@ pub const MAX_ZIP_READS: u32 = 12;
 
 /// A PyTorch zip archive: the first read holds its start (where `torch.save` puts data.pkl);
 /// then the end, the central directory and the pickles, each read once where it is.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 async fn read_zip<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,
@@ -310,6 +321,7 @@ async fn read_zip<S: ByteSource>(
 /// The driver loop of the formats read by ranges rather than as a prefix (a zip archive from
 /// its end; an ONNX protobuf that skips its inline weights): `step` says which bytes it needs
 /// next, or gives the model; each range is read once, at most [`MAX_ZIP_READS`] of them.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 async fn read_ranges<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,
@@ -381,6 +393,7 @@ async fn read_ranges<S: ByteSource>(
 /// The ranges of one round of reads in file order, those that overlap or touch joined into
 /// one: an `.npz` of many small members asks for each member's header with a guess that runs
 /// into the next member, and each byte is then read (and held) once, not once per guess.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 fn coalesce(mut needs: Vec<format::zip::Need>) -> Vec<format::zip::Need> {
     needs.sort_by_key(|n| n.offset);
     let mut out: Vec<format::zip::Need> = Vec::with_capacity(needs.len());
@@ -399,6 +412,7 @@ fn coalesce(mut needs: Vec<format::zip::Need>) -> Vec<format::zip::Need> {
 /// The prefix-read formats besides GGUF and safetensors (an `.npy` array, a legacy PyTorch
 /// checkpoint's pickles): `step` parses the bytes read so far and says how far they must
 /// reach; reads grow as [`ReadPolicy::next_len`] says, up to [`ReadPolicy::max_header`].
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 async fn read_prefix<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,

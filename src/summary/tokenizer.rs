@@ -46,9 +46,15 @@ fn tokens(m: &Model) -> Option<&ArrayRef> {
     }
 }
 
+/// Whether `m` has a tokenizer to show (any `tokenizer.` metadata key): exactly when
+/// [`tokenizer_info`] is `Some`, without building it (the lean web module's tab list).
+pub fn has_tokenizer(m: &Model) -> bool {
+    m.metadata.iter().any(|e| e.key.starts_with("tokenizer."))
+}
+
 /// Reads the tokenizer keys; `None` when the file has no `tokenizer.ggml.*` key at all.
 pub fn tokenizer_info(m: &Model) -> Option<TokenizerInfo> {
-    if !m.metadata.iter().any(|e| e.key.starts_with("tokenizer.")) {
+    if !has_tokenizer(m) {
         return None;
     }
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);

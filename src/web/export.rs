@@ -134,4 +134,40 @@ impl ExportButton {
             },
         )
     }
+
+    /// The same button in the lean web module, which has no exports: a click calls `ask`
+    /// (the element loads the full module, which downloads the file).
+    pub fn asking(kind: Kind, ask: Rc<dyn Fn()>) -> (Element, ExportButton) {
+        let (label, tip, testid, _) = kind.parts();
+        let button = el_text("button", "button small", label);
+        attr(&button, "type", "button");
+        attr(&button, "title", tip);
+        attr(&button, "data-testid", testid);
+        let listener = EventListener::new(&button, "click", move |_| ask());
+        (
+            button,
+            ExportButton {
+                _listener: listener,
+            },
+        )
+    }
+
+    /// The export's name in the element's `weightpeek-need-full` event (`json`, `csv`,
+    /// `markdown`), and back.
+    pub fn kind_name(kind: Kind) -> &'static str {
+        match kind {
+            Kind::Json => "json",
+            Kind::Csv => "csv",
+            Kind::Markdown => "markdown",
+        }
+    }
+}
+
+impl Kind {
+    /// The kind named `name` ([`ExportButton::kind_name`]).
+    pub fn parse(name: &str) -> Option<Kind> {
+        [Kind::Json, Kind::Csv, Kind::Markdown]
+            .into_iter()
+            .find(|k| ExportButton::kind_name(*k) == name)
+    }
 }

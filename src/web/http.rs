@@ -564,6 +564,43 @@ pub struct Location {
     pub no_range: bool,
 }
 
+/// The bytes the page's lean web module read from the start of `url` (www/weightpeek.js
+/// sets `globalThis.__weightpeekHeaderPrefix` once the full module loads beside it: it joins
+/// the lean module's reading, in flight or kept): `(where the file lives, the bytes)`.
+/// `None` without that hook (a Worker, the page), for a file it did not read, or for an
+/// answer that does not hold together (a size that is not an integer of at least the bytes).
+async fn preloaded(url: &str) -> Option<(Location, Vec<u8>)> {
+    let hook = js_sys::Reflect::get(&js_sys::global(), &"__weightpeekHeaderPrefix".into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    let promise = hook
+        .call1(&JsValue::NULL, &url.into())
+        .ok()?
+        .dyn_into::<js_sys::Promise>()
+        .ok()?;
+    let v = JsFuture::from(promise).await.ok()?;
+    if !v.is_object() {
+        return None;
+    }
+    let get = |k: &str| js_sys::Reflect::get(&v, &k.into()).ok();
+    let direct = get("direct")?.as_string()?;
+    let size = get("size")?.as_f64()?;
+    let bytes: js_sys::Uint8Array = get("bytes")?.dyn_into().ok()?;
+    let len = u64::from(bytes.length());
+    // A browser's sizes are integers below 2^53.
+    if !(size.is_finite() && size.fract() == 0.0 && size >= len as f64 && size < 9.0e15) {
+        return None;
+    }
+    let at = Location {
+        url: url.to_string(),
+        direct,
+        size: size as u64,
+        no_range: false,
+    };
+    Some((at, bytes.to_vec()))
+}
+
 fn content_length(resp: &Response) -> Option<u64> {
     resp.headers()
         .get("content-length")
@@ -580,6 +617,23 @@ impl HttpSource {
         url: &str,
         first_len: u64,
     ) -> Result<HttpSource, Problem> {
+        // The full module on a page whose lean module read this header: no request.
+        if crate::FULL {
+            if let Some((at, first)) = preloaded(url).await {
+                let controller = fetcher.controller()?;
+                return Ok(HttpSource {
+                    fetcher,
+                    counter,
+                    url: url.to_string(),
+                    direct: at.direct,
+                    size: at.size,
+                    first,
+                    stream: None,
+                    no_range: false,
+                    controller,
+                });
+            }
+        }
         let mut controller = fetcher.controller()?;
         let end = first_len.max(1) - 1;
         // WebKit on a Hub URL: find the CDN first (a HEAD), so the ranged GET goes straight
@@ -678,7 +732,8 @@ impl HttpSource {
     /// one ranged GET of exactly the bytes asked, sent to the redirect's final URL (no token;
     /// the opened URL again, with the token if it is on the Hub, should that one expire).
     pub fn reopen(fetcher: Rc<Fetcher>, at: &Location) -> Result<HttpSource, Problem> {
-        let controller = AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
+        // The fetcher's: cancelling it (a view removed, an aborted call) aborts the read.
+        let controller = fetcher.controller()?;
         Ok(HttpSource {
             fetcher,
             counter: Rc::new(Counter::default()),
@@ -717,7 +772,13 @@ impl HttpSource {
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
         let mut dog = Watchdog::new(now_ms(), self.fetcher.timeout_ms);
         loop {
-            let value = match next_chunk(&reader, &dog).await {
+            let next = next_chunk(&reader, &dog).await;
+            // Cancelled while the body was arriving: no more of it is read.
+            if self.fetcher.is_cancelled() {
+                self.controller.abort();
+                return Err(Problem::Cancelled);
+            }
+            let value = match next {
                 Ok(Some(v)) => v,
                 Ok(None) => break,
                 Err(ChunkError::TimedOut) => {

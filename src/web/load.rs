@@ -37,6 +37,23 @@ use crate::view::facts;
 /// A failure as `(headline, details)`.
 pub type Failure = (String, String);
 
+/// The headline of [`lean_failure`].
+const LEAN_HEADLINE: &str = "Read by the full module";
+
+/// What the lean web module answers for a model of a format it leaves to the full module
+/// ([`OpenError::is_lean`]): the element then loads the full module, which reads it.
+fn lean_failure() -> Failure {
+    (
+        LEAN_HEADLINE.to_string(),
+        "PyTorch, NumPy and ONNX files are read by weightpeek's full module.".to_string(),
+    )
+}
+
+/// Whether `f` says the model is left to the full module (the lean web module only).
+pub fn is_lean(f: &Failure) -> bool {
+    !crate::FULL && f.0 == LEAN_HEADLINE
+}
+
 /// Per-file request and byte counters of one opening, by file name, in the order the files
 /// were first asked for.
 pub type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
@@ -283,6 +300,9 @@ pub async fn read_local(
     let opener = LocalFiles::new(files, progress);
     let names = opener.names();
     let o = open(&opener, &names, options()).await.map_err(|e| {
+        if e.is_lean() {
+            return lean_failure();
+        }
         facts::open_failure(&e, &names, false, &|p, u| {
             p.describe(u, crate::remote::hub::DEFAULT_ENDPOINT, false)
         })
@@ -441,6 +461,7 @@ async fn read_header(
                 &describe,
             ))
         }
+        Err(e) if e.is_lean() => return Err(lean_failure()),
         Err(e) => return Err(facts::open_failure(&e, &names, fetcher.embedded, &describe)),
         Ok(o) => o,
     };
@@ -565,11 +586,12 @@ pub async fn read_shared(
         })
     });
     let mut ticket = join.ticket;
-    ticket
-        .context()
-        .listeners
-        .borrow_mut()
-        .push(Rc::downgrade(&on_progress));
+    {
+        let mut listeners = ticket.context().listeners.borrow_mut();
+        // (Consumers gone are dropped here too: a kept reading is never told again.)
+        listeners.retain(|w| w.strong_count() > 0);
+        listeners.push(Rc::downgrade(&on_progress));
+    }
     if let Some(driver) = join.driver {
         wasm_bindgen_futures::spawn_local(driver);
     }
@@ -625,4 +647,21 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
         },
     }
     })
+}
+
+/// The bytes read from the start of the remote file at `url` by this module's shared reading
+/// of it alone (joined while in flight, or kept), for the full module to read the same header
+/// without a request: `(where it lives, the bytes from offset 0)`. `None` when this module has
+/// no such reading, it failed, or its server ignores Range (its stream is gone).
+pub async fn header_prefix(url: &str) -> Option<(Location, Vec<u8>)> {
+    let ticket = READINGS.with(|r| {
+        r.join_existing(|k| k.given.len() == 1 && k.given.first().is_some_and(|(_, u)| u == url))
+    })?;
+    let header = ticket.await.ok()?;
+    match header.located.as_slice() {
+        [one] if !one.no_range && header.model.parts.is_empty() => {
+            Some((one.clone(), header.model.bytes.clone()))
+        }
+        _ => None,
+    }
 }

@@ -89,7 +89,8 @@ thread_local! {
 pub fn start() {
     // A Web Worker (www/scan-worker.js) has no document: nothing to start, only exports.
     let page = web_sys::window().and_then(|w| w.document());
-    if page.is_none_or(|d| d.get_element_by_id("report").is_none()) {
+    // The lean module (no `full` feature) serves the element and `inspect()` only.
+    if !crate::FULL || page.is_none_or(|d| d.get_element_by_id("report").is_none()) {
         std::panic::set_hook(Box::new(|info| {
             let msg = format!("weightpeek crashed (a bug; please report it): {info}");
             web_sys::console::error_1(&msg.as_str().into());

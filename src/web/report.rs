@@ -18,6 +18,7 @@ use super::{
     summary as summary_card, tables, tokenizer,
 };
 use crate::source::boxed::SourceFactory;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// Where a model's view is shown: the page and the element draw the same tabbed view; they
@@ -32,6 +33,39 @@ pub enum Layout {
     /// The embedded element, starting on this tab: every card built at once, the Fit card's
     /// settings from its attributes ([`Report::set_fit_settings`]).
     Element(Tab),
+}
+
+/// What the lean web module leaves to the full one (issue #21: a first load that loads
+/// little): the element asks for the full module ([`Report::on_need_full`]), whose view of the
+/// same model then does it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// A tab whose cards only the full module has ([`FULL_TABS`]) was shown.
+    Tab(Tab),
+    /// The preview of tensor `i` (of `Model::tensors`) was asked for from the table.
+    Tensor(usize),
+    /// An export button was clicked.
+    Export(export::Kind),
+}
+
+/// Told what the lean module cannot do.
+pub type OnNeed = Rc<dyn Fn(Need)>;
+
+/// The tabs whose cards only the full module builds: the preview and its dequantisers, the
+/// doctor's checks (and the scan), the tokenizer view, the memory estimate, the fit planner.
+pub const FULL_TABS: [Tab; 5] = [
+    Tab::Preview,
+    Tab::Checks,
+    Tab::Tokenizer,
+    Tab::Memory,
+    Tab::Fit,
+];
+
+/// The lean module's stand-in for a tab's cards while the full module loads.
+fn lean_placeholder() -> Element {
+    let p = dom::el_text("p", "muted tab-hint", "Loading the rest of weightpeek…");
+    attr(&p, "data-testid", "lean-placeholder");
+    p
 }
 
 /// Everything the current model's view keeps alive.
@@ -60,6 +94,10 @@ pub struct Report {
     root: Element,
     /// The name and model shown (the page's Compare card compares against them).
     shown: (String, Rc<Model>),
+    /// The lean module's listener for what it leaves to the full one.
+    need: Rc<RefCell<Option<OnNeed>>>,
+    /// The export buttons, by kind ([`Report::export`]).
+    export_buttons: Vec<(export::Kind, Element)>,
 }
 
 /// The cards the page builds after its first view, and what they keep alive.
@@ -129,21 +167,49 @@ impl Report {
         lap.mark("summarize");
         dom::clear(root);
         let is_gguf = model.format == crate::format::Format::Gguf;
-        let tokenizer_info = is_gguf
+        // (The lean web module has no tokenizer view; its tab list is the full module's.)
+        let tokenizer_info = (crate::FULL && is_gguf)
             .then(|| summary::tokenizer::tokenizer_info(&model))
             .flatten();
+        let has_tokenizer = if crate::FULL {
+            tokenizer_info.is_some()
+        } else {
+            is_gguf && summary::tokenizer::has_tokenizer(&model)
+        };
+        let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
+        let ask = {
+            let need = need.clone();
+            move |n: Need| {
+                let f = need.borrow().clone();
+                if let Some(f) = f {
+                    f(n);
+                }
+            }
+        };
         let (first, editor, page) = match layout {
             Layout::Page { first, editor } => (first, editor, true),
             Layout::Element(first) => (first, false, false),
         };
         let list = tabs::available(tabs::Has {
             gguf: is_gguf,
-            tokenizer: tokenizer_info.is_some(),
+            tokenizer: has_tokenizer,
             editor,
         });
         let first = tabs::initial(&list, Some(first.name()));
         let tabs = TabsView::new(root, list, first);
         let placer = Placer { tabs: &tabs };
+        if !crate::FULL {
+            // The full module's tabs: a stand-in, and showing one asks for the full module.
+            for t in FULL_TABS {
+                placer.place(t, &lean_placeholder());
+            }
+            let ask = ask.clone();
+            tabs.on_show(Rc::new(move |t: Tab| {
+                if FULL_TABS.contains(&t) {
+                    ask(Need::Tab(t));
+                }
+            }));
+        }
         // Shows a tab when the person acts in another one.
         let go_to = |tab: Tab| -> Rc<dyn Fn()> {
             let w = Rc::downgrade(&tabs);
@@ -162,6 +228,7 @@ impl Report {
 
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
+        let mut export_buttons = Vec::new();
         let export: Vec<export::ExportButton> = [
             export::Kind::Json,
             export::Kind::Csv,
@@ -169,8 +236,14 @@ impl Report {
         ]
         .into_iter()
         .map(|kind| {
-            let (button, b) = export::ExportButton::new(model.clone(), name, kind);
+            let (button, b) = if crate::FULL {
+                export::ExportButton::new(model.clone(), name, kind)
+            } else {
+                let ask = ask.clone();
+                export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
+            };
             append(&exports, &button);
+            export_buttons.push((kind, button));
             b
         })
         .collect();
@@ -180,7 +253,13 @@ impl Report {
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
         placer.place(Tab::Checks, &checks_card);
-        let doctor = checks::later_doctor(checks_card, model.clone(), s.findings.clone());
+        let doctor = if crate::FULL {
+            checks::later_doctor(checks_card, model.clone(), s.findings.clone())
+        } else {
+            // The doctor is the full module's (the Checks tab asks for it).
+            attr(&checks_card, "data-doctor", "pending");
+            None
+        };
         // The "Scan all weights" card goes under the Checks card, when offered.
         let scan_slot = placer.slot(Tab::Checks);
         lap.mark("checks-card");
@@ -220,8 +299,8 @@ impl Report {
         let laps = Rc::new(RefCell::new(lap));
         let layers_slot = placer.slot(Tab::Histogram);
         let recipe_slot = placer.slot(Tab::Histogram);
-        let memory_slot = is_gguf.then(|| placer.slot(Tab::Memory));
-        let fit_slot = is_gguf.then(|| placer.slot(Tab::Fit));
+        let memory_slot = (crate::FULL && is_gguf).then(|| placer.slot(Tab::Memory));
+        let fit_slot = (crate::FULL && is_gguf).then(|| placer.slot(Tab::Fit));
         let tokenizer_slot = tokenizer_info
             .is_some()
             .then(|| placer.slot(Tab::Tokenizer));
@@ -231,6 +310,12 @@ impl Report {
         let tensors = Rc::new(tensors);
 
         let (preview_card, open) = match source {
+            // The lean module: a row opened asks the full module for its preview.
+            Some(_) if !crate::FULL => {
+                let ask = ask.clone();
+                let open = tensors.open_listeners(Rc::new(move |i| ask(Need::Tensor(i))));
+                (None, open)
+            }
             Some(src) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
                 card.set_scroll_on_open(false);
@@ -380,12 +465,36 @@ impl Report {
             scan: RefCell::new(None),
             root: root.clone(),
             shown: (name.to_string(), model),
+            need,
+            export_buttons,
+        }
+    }
+
+    /// The lean web module tells `f` what it leaves to the full module (at once when the tab
+    /// shown now is one of [`FULL_TABS`]). Nothing is ever asked of the full module's view.
+    pub fn on_need_full(&self, f: OnNeed) {
+        *self.need.borrow_mut() = Some(f.clone());
+        let t = self.tabs.current();
+        if !crate::FULL && FULL_TABS.contains(&t) {
+            f(Need::Tab(t));
+        }
+    }
+
+    /// Downloads the `kind` export, as its button does (the full module's view finishing what
+    /// the lean module's button asked).
+    pub fn export(&self, kind: export::Kind) {
+        let button = self.export_buttons.iter().find(|(k, _)| *k == kind);
+        if let Some(b) = button.and_then(|(_, b)| b.dyn_ref::<web_sys::HtmlElement>()) {
+            b.click();
         }
     }
 
     /// Offers the scan of every weight of the model shown, read from `input` (the page: a
     /// local model, or a remote one after asking). A model without tensor data offers none.
     pub fn offer_scan(&self, input: scan_card::ScanInput) {
+        if !crate::FULL {
+            return;
+        }
         let model = &self.shown.1;
         let bytes = crate::scan::bytes_to_scan(model);
         if bytes == 0 || self.scan.borrow().is_some() {
@@ -447,6 +556,11 @@ impl Report {
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
     /// source to read values from.
     pub fn open_tensor(&self, index: usize) {
+        if !crate::FULL {
+            // The lean module: the row is marked; the Preview tab asks for the full module.
+            self._tensors.select(Some(index));
+            return;
+        }
         if let Some(card) = &self._preview {
             self._tensors.select(Some(index));
             card.open(index);

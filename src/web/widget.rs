@@ -25,9 +25,10 @@ use wasm_bindgen::JsValue;
 use web_sys::Element;
 
 use super::dom::{self, append, attr, el_class, el_text};
+use super::export::{self, ExportButton};
 use super::http::Fetcher;
 use super::load::{self, Failure};
-use super::report::{Layout, Report};
+use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::text;
@@ -73,6 +74,10 @@ struct State {
     endpoint: RefCell<String>,
     /// The Fit attributes given: (name, value).
     fit: RefCell<Vec<(&'static str, String)>>,
+    /// An export asked for before the model was shown ([`Widget::export`]).
+    export: RefCell<Option<export::Kind>>,
+    /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
+    reader_tensor: RefCell<Option<String>>,
 }
 
 impl Widget {
@@ -109,6 +114,8 @@ impl Widget {
             filter: RefCell::new(String::new()),
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
             fit: RefCell::new(Vec::new()),
+            export: RefCell::new(None),
+            reader_tensor: RefCell::new(None),
         });
         state.set_state("idle");
         Widget { state }
@@ -169,6 +176,7 @@ impl Widget {
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened, scan),
+                    Err(e) if load::is_lean(&e) => ask_full(&st.host, None),
                     Err(e) => st.fail(e),
                 }
             }
@@ -203,6 +211,7 @@ impl Widget {
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened, scan),
+                    Err(e) if load::is_lean(&e) => ask_full(&st.host, None),
                     Err(e) => st.fail(e),
                 }
             }
@@ -254,6 +263,44 @@ impl Widget {
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
     pub fn set_endpoint(&self, endpoint: Option<String>) {
         *self.state.endpoint.borrow_mut() = endpoint_or_default(endpoint.as_deref());
+    }
+
+    /// Opens the preview of tensor `name` as the reader's own choice (as a click on its row:
+    /// the Preview tab is shown, the `tensor` and `tab` attributes follow), once the model is
+    /// shown: the full module finishing a row the reader opened in the lean module's view.
+    pub fn open_as_reader(&self, name: String) {
+        *self.state.reader_tensor.borrow_mut() = Some(name);
+        if self.state.report.borrow().is_some() {
+            self.state.apply_reader_tensor();
+        }
+    }
+
+    /// Downloads the `kind` export (`json`, `csv`, `markdown`) as its button does, once the
+    /// model is shown: the full module finishing a click the lean module passed on.
+    pub fn export(&self, kind: &str) {
+        let Some(k) = export::Kind::parse(kind) else {
+            return;
+        };
+        match self.state.report.borrow().as_ref() {
+            Some(r) => r.export(k),
+            None => *self.state.export.borrow_mut() = Some(k),
+        }
+    }
+}
+
+/// The lean web module asks the page's script for the full module: a `weightpeek-need-full`
+/// event on the element (not bubbling: the element's own script listens), its `detail` what
+/// for — `{tensor: NAME}` (a row opened), `{export: KIND}` (a button), or `{}` (a tab of the
+/// full module, whose name the `tab` attribute says, or a file it reads).
+fn ask_full(host: &Element, detail: Option<(&str, &str)>) {
+    let d = js_sys::Object::new();
+    if let Some((k, v)) = detail {
+        let _ = js_sys::Reflect::set(&d, &k.into(), &v.into());
+    }
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&d);
+    if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict("weightpeek-need-full", &init) {
+        let _ = host.dispatch_event(&e);
     }
 }
 
@@ -362,11 +409,37 @@ impl State {
         if !filter.is_empty() {
             report.set_filter(&filter);
         }
+        if !crate::FULL {
+            // What the lean module cannot do, the full module's view of this model will.
+            let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
+            report.on_need_full(Rc::new(move |need: Need| match need {
+                Need::Tensor(i) => ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str()))),
+                Need::Export(k) => ask_full(&host, Some(("export", ExportButton::kind_name(k)))),
+                Need::Tab(_) => ask_full(&host, None),
+            }));
+        }
         *self.report.borrow_mut() = Some(report);
         self.apply_fit();
         self.apply_tensor();
         self.apply_tab();
         self.set_state(if failed { "error" } else { "ready" });
+        self.apply_reader_tensor();
+        let asked = self.export.borrow_mut().take();
+        if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
+            r.export(k);
+        }
+    }
+
+    /// Opens the tensor the reader chose in the lean module's view ([`Widget::open_as_reader`]).
+    fn apply_reader_tensor(&self) {
+        let Some(name) = self.reader_tensor.borrow_mut().take() else {
+            return;
+        };
+        let found = self.model_tensors.borrow().iter().position(|t| *t == name);
+        if let (Some(i), Some(r)) = (found, self.report.borrow().as_ref()) {
+            r.open_tensor(i);
+            r.tabs().select(Tab::Preview, true);
+        }
     }
 
     /// The tab asked for; without one, Preview when a tensor is named, else Summary.
@@ -380,6 +453,10 @@ impl State {
 
     /// The Fit attributes' settings into the Fit card.
     fn apply_fit(&self) {
+        // (No Fit card in the lean module: the full one reads the attributes again.)
+        if !crate::FULL {
+            return;
+        }
         let s = Settings::from_query(self.fit.borrow().iter().map(|(k, v)| (*k, v.as_str())))
             .unwrap_or_default();
         if let Some(r) = self.report.borrow().as_ref() {

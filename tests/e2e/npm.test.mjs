@@ -120,7 +120,7 @@ describe('the npm package, installed and used as a docs author would', { timeout
     const names = fs.readdirSync(path.join(project, 'node_modules', 'weightpeek')).sort();
     assert.deepEqual(names.filter((n) => !/\.[0-9a-f]{10}\.(js|wasm|css)$/.test(n)),
       ['LICENSE-APACHE', 'LICENSE-MIT', 'README.md', 'package.json', 'weightpeek.d.ts', 'weightpeek.js']);
-    for (const stem of ['weightpeek-web_bg', 'weightpeek-web', 'style', 'scan-worker']) {
+    for (const stem of ['weightpeek-web_bg', 'weightpeek-web', 'weightpeek-lite_bg', 'weightpeek-lite', 'style', 'scan-worker']) {
       assert.equal(names.filter((n) => n.startsWith(`${stem}.`) && /\.[0-9a-f]{10}\./.test(n)).length, 1, stem);
     }
     // Each hashed name is the hash of that file's bytes.
@@ -172,7 +172,8 @@ describe('the npm package, installed and used as a docs author would', { timeout
     // A copy of the package without its .wasm (a deploy that left it out).
     const broken = path.join(site, 'broken');
     fs.cpSync(path.join(project, 'node_modules', 'weightpeek'), path.join(broken, 'weightpeek'), { recursive: true });
-    const wasmName = fs.readdirSync(path.join(broken, 'weightpeek')).find((n) => n.endsWith('.wasm'));
+    // (The lean module's: what the element loads first.)
+    const wasmName = fs.readdirSync(path.join(broken, 'weightpeek')).find((n) => n.startsWith('weightpeek-lite_bg.') && n.endsWith('.wasm'));
     fs.rmSync(path.join(broken, 'weightpeek', wasmName));
     page(broken, policy(hub), './weightpeek/weightpeek.js');
     // A policy without 'wasm-unsafe-eval': the module may be fetched but not compiled.
@@ -187,10 +188,10 @@ describe('the npm package, installed and used as a docs author would', { timeout
     page(html, policy(hub), './weightpeek/weightpeek.js');
     const said = {};
     for (const [name, at, want] of [
-      ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-web_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
-      ['missing', 'broken/', /weightpeek-web_bg\.[0-9a-f]{10}\.wasm answered 404/],
+      ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-lite_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
+      ['missing', 'broken/', /weightpeek-lite_bg\.[0-9a-f]{10}\.wasm answered 404/],
       ['no-wasm-eval', 'guide/no-wasm-eval/', /Content-Security-Policy does not allow compiling WebAssembly: add 'wasm-unsafe-eval' to script-src/],
-      ['html-type', 'html-wasm/', /weightpeek-web_bg\.[0-9a-f]{10}\.wasm is served as text\/html, not application\/wasm \(an HTML page/],
+      ['html-type', 'html-wasm/', /weightpeek-lite_bg\.[0-9a-f]{10}\.wasm is served as text\/html, not application\/wasm \(an HTML page/],
     ]) {
       const { page } = await open(at);
       await page.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'error', null, { timeout: 30_000 });

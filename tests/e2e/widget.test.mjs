@@ -220,14 +220,21 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.deepEqual(requests('gemma-shared.gguf').sort(), [...single, winRange].sort(),
       'the header read once (the requests of one element alone) and the preview() window');
 
-    // The second element's preview (tab="tensors" with a tensor) waits unread until its tab
-    // is shown; then it reads exactly its window.
+    // The elements are the lean module's; the API calls loaded the full one.
+    const module = (sel) => page.evaluate((s) => document.querySelector(s).dataset.module, sel);
+    assert.deepEqual([await module('#shared-a'), await module('#shared-b')], ['lite', 'lite']);
+    // The second element's preview (tab="tensors" with a tensor) is not read while its tab is
+    // hidden (the lean view has no preview: its row is marked); shown, the view becomes the
+    // full module's, whose reading takes the lean one's header bytes: exactly the window is
+    // read, nothing of the header again.
     const b = page.locator('#shared-b');
-    assert.equal(await b.locator('[data-testid=preview]').getAttribute('data-state'), 'waiting');
-    assert.match(await b.locator('[data-testid=preview] .status-line').textContent(), /read when this tab is shown/);
+    assert.equal(await b.locator('[data-testid=preview]').count(), 0);
+    assert.deepEqual(await b.locator('[data-testid=tensor-table] tbody tr[aria-selected=true] td.col-name').allTextContents(), ['blk.0.attn_output.weight']);
     hub.clearLog();
     await page.evaluate(() => document.querySelector('#shared-b').setAttribute('tab', 'preview'));
     await b.locator('[data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+    assert.equal(await module('#shared-b'), 'full');
+    assert.equal((await shownFacts(page, '#shared-b')).tensors, String(gemmaRef.tensor_count));
     assert.deepEqual(requests('gemma-shared.gguf'), [`cdn GET bytes=${shown.read_offset}-${shown.read_offset + shown.read_len - 1}`]);
 
     // Removing one element of two sharing a reading in flight does not stop the other's.
@@ -298,6 +305,10 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal(await selected(), 'preview');
     assert.equal(await page.evaluate(() => document.querySelector('#gguf').getAttribute('tab')), 'preview');
     assert.equal(await page.evaluate(() => document.querySelector('#gguf').shadowRoot.activeElement?.dataset.tab), 'preview', 'focus moves with the selection');
+    // The Preview tab is the full module's: the view becomes its, the focus stays on the tab.
+    await page.waitForFunction(() => { const e = document.querySelector('#gguf'); return e.dataset.module === 'full' && e.dataset.state === 'ready'; }, null, { timeout: 30_000 });
+    assert.equal(await selected(), 'preview');
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').shadowRoot.activeElement?.dataset.tab), 'preview', 'the focus stays on the tab in the full view');
     await page.keyboard.press('End');
     assert.equal(await selected(), 'fit');
     await page.keyboard.press('ArrowRight');
