@@ -11,6 +11,9 @@
 #        to cat and gguf-py + numpy on Gemma 3 and a generated 1 GiB GGUF of Q4_K/Q8_0/F16
 #        bash scripts/bench.sh size    what the wasm module is made of, and the first load (issue
 #        #21): twiggy (cargo install twiggy) over the module built with its names, by origin
+#        bash scripts/bench.sh firstload [RUNS]  a page's first load (issue #21): navigation to an
+#        element's summary and the gzipped bytes fetched, lean module first vs one module as before
+#        the split, and the full module's first use (bench/first_load.mjs; medians of RUNS)
 #        bash scripts/bench.sh engines [RUNS]  only the per-engine speed (issue #20): navigation to
 #        the summary of Gemma 3 picked and from the mock Hub, in Chromium, Firefox and WebKit
 #        (bench/engine_speed.mjs; median of RUNS, default 5), written to bench/engine_speed.json
@@ -198,6 +201,12 @@ for ty in Q4_K Q8_0 F16; do
 done
 [ -f dist/index.html ] || trunk build --release >/dev/null
 node bench/scan_wasm.mjs "${2:-5}" "$GEMMA" "$out/mixed.gguf" "$out/only-Q4_K.gguf" "$out/only-Q8_0.gguf" "$out/only-F16.gguf"
+fi
+
+# The first load (issue #21 item 2): navigation to an element's summary and the bytes fetched,
+# lean module first vs. one module as before the split, and the full module's first use.
+if [ "$ONLY" = firstload ]; then
+node bench/first_load.mjs "${2:-5}"
 fi
 
 # Per-engine speed (issue #20): navigation to the summary in each engine, one after the other.

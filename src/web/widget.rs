@@ -439,6 +439,8 @@ impl State {
         if let (Some(i), Some(r)) = (found, self.report.borrow().as_ref()) {
             r.open_tensor(i);
             r.tabs().select(Tab::Preview, true);
+            // As a row's Enter or click in this view: the focus goes to the preview.
+            r.tabs().focus_panel(Tab::Preview);
         }
     }
 

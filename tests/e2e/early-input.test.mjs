@@ -89,7 +89,8 @@ describe('input given while the module loads', { timeout: 5 * 60_000 }, () => {
       assert.equal(await tensorCountWhenReady(page), want);
       assert.deepEqual(page.__wpErrors, []);
       // How far: the wasm's bytes counted as they arrived, rising to its size in dist/.
-      const wasm = fs.readdirSync(distDir).find((f) => f.endsWith('_bg.wasm'));
+      // (The page's module: the full one; the lean one is the elements'.)
+      const wasm = 'weightpeek-web_bg.wasm';
       const total = (fs.statSync(path.join(distDir, wasm)).size / 1e6).toFixed(1);
       const texts = await page.evaluate(() => window.__wpLoadingTexts);
       const seen = texts.map((t) => t.match(/^Loading the viewer: ([\d.]+) of ([\d.]+) MB \((\d+)%\)$/)).filter(Boolean);

@@ -75,6 +75,13 @@ export async function launchBrowser() {
 }
 
 /** Serve dist/ (and, under /data/, the model cache) on 127.0.0.1 with Range support. */
+/** Closes whatever of a test's browser, servers and hubs was started (in order), then removes
+ * its temporary folders. */
+export async function closeAll(closables, dirs = []) {
+  for (const c of closables) await c?.close();
+  for (const d of dirs) if (d) fs.rmSync(d, { recursive: true, force: true });
+}
+
 export async function startAppServer({ root = distDir, mounts = {} } = {}) {
   requireFile(path.join(root, 'index.html'), 'build the app first: trunk build --release');
   return startServer({ root, mounts, log: process.env.WEIGHTPEEK_E2E_LOG ? (l) => console.log(`[server] ${l}`) : null });

@@ -1,0 +1,80 @@
+// Benchmark: a page's first load (issue #21 item 2), in headless Chromium against the mock Hub
+// and a local server: the time from navigation to an element's first summary of Gemma 3 270M,
+// and the bytes the page fetched for it (the app's files, gzip -9 of each; HTML aside), with
+// the lean module first (www/weightpeek.js as built) and, in the same run, as before the split:
+// the same entry importing the full module in its place (one module for everything). Then the
+// full module's first use: the time from showing the Fit tab to its form. Medians of RUNS.
+//
+// Usage: node bench/first_load.mjs [RUNS]   (dist/ built) — prints a Markdown table and one
+// JSON line. Reports; never fails.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { launchBrowser, startAppServer, files, distDir, closeAll } from '../tests/e2e/helpers.mjs';
+import { startMockHub } from '../tests/e2e/mock-hub.mjs';
+
+const runs = Number(process.argv[2] ?? 5);
+const REPO = 'unsloth/gemma-3-270m-it-GGUF';
+const FILE = 'gemma-3-270m-it-Q4_K_M.gguf';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-bench-first-'));
+const models = path.join(tmp, 'models');
+fs.mkdirSync(models);
+fs.symlinkSync(files.gemma, path.join(models, FILE));
+// "Before": the entry with the full module where the lean one is imported.
+const before = path.join(tmp, 'before');
+fs.mkdirSync(before);
+const entry = fs.readFileSync(path.join(distDir, 'weightpeek.js'), 'utf8')
+  .replace('from "./weightpeek-lite.js"', 'from "./weightpeek-web.js"')
+  .replace('new URL("./weightpeek-lite_bg.wasm"', 'new URL("./weightpeek-web_bg.wasm"');
+fs.writeFileSync(path.join(before, 'weightpeek.js'), entry);
+for (const f of ['weightpeek-web.js', 'weightpeek-web_bg.wasm', 'style.css', 'scan-worker.js']) {
+  fs.symlinkSync(path.join(distDir, f), path.join(before, f));
+}
+const hub = await startMockHub({ repos: { [REPO]: { dir: models } } });
+const server = await startAppServer({ mounts: { '/before/': before } });
+const page = (dir) => `<!doctype html><meta charset="utf-8"><title>one view</title>
+<script type="module" src="${dir}weightpeek.js"></script>
+<weightpeek-view id="v" src="${hub.endpoint}/${REPO}/resolve/main/${FILE}"></weightpeek-view>`;
+fs.writeFileSync(path.join(tmp, 'after.html'), page('/'));
+fs.writeFileSync(path.join(before, 'index.html'), page('/before/'));
+const pages = { after: '/bench-after.html', before: '/before/' };
+fs.symlinkSync(path.join(tmp, 'after.html'), path.join(distDir, 'bench-after.html'));
+const browser = await launchBrowser();
+const gz = (p) => zlib.gzipSync(fs.readFileSync(p), { level: 9 }).length;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const result = {};
+try {
+  for (const [name, at] of Object.entries(pages)) {
+    const times = []; const upgrades = []; let bytes = 0;
+    for (let i = 0; i < runs; i++) {
+      const context = await browser.newContext();
+      const p = await context.newPage();
+      const own = new Set();
+      const origin = server.url.replace(/\/$/, '');
+      p.on('request', (r) => { if (r.url().startsWith(origin)) own.add(new URL(r.url()).pathname); });
+      const t = Date.now();
+      await p.goto(`${origin}${at}`);
+      await p.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
+      times.push(Date.now() - t);
+      bytes = [...own].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
+        .map((u) => (u.startsWith('/before/') ? path.join(before, u.slice(8)) : path.join(distDir, u.slice(1))))
+        .reduce((a, f) => a + gz(f), 0);
+      const t2 = Date.now();
+      await p.evaluate(() => document.querySelector('#v').setAttribute('tab', 'fit'));
+      await p.locator('#v [data-testid=fit-form]').waitFor({ state: 'attached', timeout: 60_000 });
+      upgrades.push(Date.now() - t2);
+      await context.close();
+    }
+    result[name] = { first_summary_ms: median(times), first_load_gzip_bytes: bytes, fit_tab_ms: median(upgrades), runs };
+  }
+  const row = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.fit_tab_ms} ms |`;
+  console.log('| build | first load (gzip) | navigation to the summary | Fit tab shown |');
+  console.log('|---|---|---|---|');
+  console.log(row('one module (before the split)', result.before));
+  console.log(row('lean first, full on first use', result.after));
+  console.log(JSON.stringify(result));
+} finally {
+  fs.rmSync(path.join(distDir, 'bench-after.html'), { force: true });
+  await closeAll([browser, server, hub], [tmp]);
+}

@@ -1,0 +1,87 @@
+// End-to-end: what a page downloads before its elements show their first summary (issue #21
+// item 2, a lean first load). The docs example page (embed.html: a GGUF and a safetensors
+// view) is opened in Chromium against the mock Hub; every request the page makes until both
+// views are ready is logged. Checked: the full module is not among them, and the app's files
+// fetched (HTML aside; the models' bytes are the Hub's) weigh at most 350 KB gzipped (gzip -9
+// of each, as a server compressing them would send). Then a tab of the full module loads it,
+// once for the page, and the header is not read again. Sizes and times are printed (#).
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { launchBrowser, startAppServer, loadReference, requireFile, files, distDir, screenshotDir, closeAll } from './helpers.mjs';
+import { startMockHub } from './mock-hub.mjs';
+
+/** The budget: 350 KB (KiB, as the README's sizes) gzipped before the first summary. */
+const BUDGET = 350 * 1024;
+const GGUF_REPO = 'unsloth/gemma-3-270m-it-GGUF';
+const GGUF_FILE = 'gemma-3-270m-it-Q4_K_M.gguf';
+const ST_REPO = 'sentence-transformers/all-MiniLM-L6-v2';
+
+const gz = (file) => zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;
+
+describe('a lean first load', { timeout: 5 * 60_000 }, () => {
+  let browser; let server; let hub; let dir; let gemmaRef;
+
+  before(async () => {
+    requireFile(files.gemma);
+    requireFile(files.minilm);
+    requireFile(path.join(distDir, 'weightpeek-lite_bg.wasm'), 'build the app: trunk build --release (its hook builds the lean module)');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wp-first-'));
+    fs.symlinkSync(files.gemma, path.join(dir, GGUF_FILE));
+    hub = await startMockHub({ repos: { [GGUF_REPO]: { dir }, [ST_REPO]: { dir: path.dirname(files.minilm) } } });
+    server = await startAppServer();
+    browser = await launchBrowser();
+    gemmaRef = loadReference('gemma-3-270m-q4_k_m');
+  });
+
+  after(() => closeAll([browser, server, hub], [dir]));
+
+  it('the docs page shows both summaries from the lean module alone, within 350 KB gzipped; the full module loads on first use', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const own = [];
+    const origin = server.url.replace(/\/$/, '');
+    page.on('request', (r) => { if (r.url().startsWith(origin)) own.push(new URL(r.url()).pathname.replace(/^\//, '')); });
+    const t0 = Date.now();
+    await page.goto(`${origin}/embed.html?hub=${encodeURIComponent(hub.endpoint)}`);
+    await page.waitForFunction(() => ['#gguf', '#safetensors'].every((s) => document.querySelector(s)?.dataset.state === 'ready'), null, { timeout: 90_000, polling: 50 });
+    const ms = Date.now() - t0;
+    const first = [...new Set(own)].filter((p) => !p.endsWith('.html') && p !== '');
+    assert.ok(first.includes('weightpeek-lite_bg.wasm'), first.join(', '));
+    assert.ok(!first.some((p) => p.startsWith('weightpeek-web')), `the full module was loaded first: ${first.join(', ')}`);
+    const sizes = Object.fromEntries(first.map((p) => [p, gz(path.join(distDir, p))]));
+    const total = Object.values(sizes).reduce((a, b) => a + b, 0);
+    console.log(`# first load (gzip -9): ${JSON.stringify(sizes)} = ${total} B (${(total / 1024).toFixed(1)} KB of ${BUDGET / 1024} KB); both summaries in ${ms} ms`);
+    assert.ok(total <= BUDGET, `the first load is ${total} B gzipped, over the ${BUDGET} B budget`);
+    const g = page.locator('#gguf');
+    assert.equal(await g.locator('[data-testid=tensor-count]').getAttribute('data-value'), String(gemmaRef.tensor_count));
+    assert.equal(await page.evaluate(() => document.querySelector('#gguf').dataset.module), 'lite');
+
+    // A tab of the full module: it loads once (both modules' files once in all), the view is
+    // the full one, and Gemma's header is not read again.
+    hub.clearLog();
+    own.length = 0;
+    const t1 = Date.now();
+    await page.evaluate(() => document.querySelector('#gguf').setAttribute('tab', 'fit'));
+    await page.waitForFunction(() => { const e = document.querySelector('#gguf'); return e.dataset.module === 'full' && e.dataset.state === 'ready'; }, null, { timeout: 60_000, polling: 50 });
+    await g.locator('[data-testid=fit-form]').waitFor({ state: 'attached', timeout: 30_000 });
+    const upgradeMs = Date.now() - t1;
+    const later = [...new Set(own)];
+    assert.deepEqual(later.filter((p) => p.startsWith('weightpeek-web')).sort(), ['weightpeek-web.js', 'weightpeek-web_bg.wasm']);
+    assert.deepEqual(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).map((e) => e.range), [], 'the header was not read again');
+    const rest = gz(path.join(distDir, 'weightpeek-web_bg.wasm')) + gz(path.join(distDir, 'weightpeek-web.js'));
+    console.log(`# on first use: the full module ${rest} B gzipped, the Fit tab shown in ${upgradeMs} ms`);
+    // The other view stays the lean one until it needs more.
+    assert.equal(await page.evaluate(() => document.querySelector('#safetensors').dataset.module), 'lite');
+    fs.mkdirSync(screenshotDir, { recursive: true });
+    await g.screenshot({ path: path.join(screenshotDir, 'first-load-fit-after-upgrade.png') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
