@@ -325,6 +325,8 @@ export class WeightpeekView extends HTMLElement {
   #files = null;
   /** Whether this element's view is the full module's (or is becoming it). */
   #full = false;
+  /** The lean module's view while the full one is being made to take its place. */
+  #lean = null;
 
   constructor() {
     super();
@@ -359,25 +361,48 @@ export class WeightpeekView extends HTMLElement {
       return;
     }
     if (!this.isConnected || !this.#widget) return;
-    // The keyboard focus on a tab stays on that tab in the new view.
-    const focused = this.shadowRoot.activeElement?.closest?.("[role=tab]")?.dataset.tab;
-    this.#widget.free();
-    this.#widget = null;
-    this.#widget = new m.Widget(this, this.#container);
-    this.dataset.module = "full";
+    // The new view is drawn beside the old one, hidden, and takes its place when it is ready
+    // (or failed): nothing blanks or jumps, the element's state stays as it was meanwhile,
+    // and the keyboard focus moves to the same control (a tab, a button) in the new view.
+    const old = this.#container;
+    const next = document.createElement("div");
+    next.className = "wp";
+    next.setAttribute("part", "view");
+    const h = old.style.getPropertyValue("--wp-height");
+    if (h) next.style.setProperty("--wp-height", h);
+    next.style.position = "absolute";
+    next.style.visibility = "hidden";
+    next.style.width = `${old.getBoundingClientRect().width}px`;
+    old.after(next);
+    const lean = this.#widget;
+    this.#lean = lean;
+    const swap = () => {
+      if (this.#lean !== lean) return; // removed meanwhile: both views were freed
+      this.#lean = null;
+      const at = this.shadowRoot.activeElement;
+      const had = at !== null && old.contains(at);
+      const tab = at?.closest?.("[role=tab]")?.dataset.tab;
+      const testid = at?.closest?.("[data-testid]")?.dataset.testid;
+      lean.retire();
+      lean.free();
+      old.remove();
+      next.style.position = next.style.visibility = next.style.width = "";
+      this.#container = next;
+      this.dataset.module = "full";
+      this.#widget.wake();
+      if (!had) return;
+      // A row opened: the preview (as Enter on a row in the full view); else the same tab or
+      // control.
+      const target = typeof detail.tensor === "string" ? next.querySelector("[role=tabpanel][data-tab=preview]")
+        : tab ? next.querySelector(`[role=tab][data-tab="${tab}"]`)
+          : testid ? next.querySelector(`[data-testid="${testid}"]`) : null;
+      target?.focus({ preventScroll: true });
+    };
+    this.#widget = m.Widget.moving(this, next, () => queueMicrotask(swap));
     if (this.#files && !this.#pending) this.#pending = this.#files;
     this.#start();
     if (typeof detail.tensor === "string") this.#widget.open_as_reader(detail.tensor);
     if (typeof detail.export === "string") this.#widget.export(detail.export);
-    if (focused) {
-      const refocus = () => {
-        if (this.dataset.state !== "ready" && this.dataset.state !== "error") return;
-        this.removeEventListener("weightpeek-state", refocus);
-        this.shadowRoot.querySelector(`[role=tab][data-tab="${focused}"]`)?.focus();
-      };
-      this.addEventListener("weightpeek-state", refocus);
-      refocus();
-    }
   }
 
   async connectedCallback() {
@@ -459,6 +484,8 @@ export class WeightpeekView extends HTMLElement {
       if (this.isConnected || !this.#widget) return;
       this.#widget.free();
       this.#widget = null;
+      this.#lean?.free();
+      this.#lean = null;
     });
   }
 

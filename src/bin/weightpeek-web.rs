@@ -145,6 +145,25 @@ impl Widget {
     pub fn new(host: web_sys::Element, container: web_sys::Element) -> Widget {
         Widget(weightpeek::web::widget::Widget::new(host, container))
     }
+    /// A view that takes the element's view's place once `on_settled(state)` says it is
+    /// ready (the lean module's view moving to the full module); see `wake`, `retire`.
+    pub fn moving(
+        host: web_sys::Element,
+        container: web_sys::Element,
+        on_settled: js_sys::Function,
+    ) -> Widget {
+        Widget(weightpeek::web::widget::Widget::moving(
+            host, container, on_settled,
+        ))
+    }
+    /// The moving view is the element's now: its state is shown.
+    pub fn wake(&self) {
+        self.0.wake();
+    }
+    /// This view was replaced: freeing it leaves the element's state as it is.
+    pub fn retire(&self) {
+        self.0.retire();
+    }
     /// The `src` attribute: loads it (cancelling what was loading).
     pub fn set_src(&self, src: Option<String>) {
         self.0.set_src(src);
@@ -210,11 +229,11 @@ pub fn is_full() -> bool {
 }
 
 /// The lean module's bytes of a header it read (`{direct, size, bytes}` or `null`), for the
-/// full module's reading of the same URL: see `weightpeek::web::api::header_prefix`.
+/// full module's reading of the same URL: see `weightpeek::web::handover::header_prefix`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {
-    weightpeek::web::api::header_prefix(url).await
+    weightpeek::web::handover::header_prefix(url).await
 }
 
 /// Test hook: widgets alive now (0 once every element was removed).

@@ -439,21 +439,3 @@ pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsV
     serde::Serialize::serialize(&p, &serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| js_error(("No plan".into(), e.to_string())))
 }
-
-/// `header_prefix(url)` of the lean web module: the bytes it read from the start of `url`
-/// (joining its reading in flight, or the header it keeps) as `{direct, size, bytes}` for the
-/// full module's reading of the same file, or `null` ([`super::load::header_prefix`]).
-pub async fn header_prefix(url: String) -> JsValue {
-    let Some((at, bytes)) = load::header_prefix(&url).await else {
-        return JsValue::NULL;
-    };
-    let o = js_sys::Object::new();
-    let _ = Reflect::set(&o, &"direct".into(), &at.direct.into());
-    let _ = Reflect::set(&o, &"size".into(), &(at.size as f64).into());
-    let _ = Reflect::set(
-        &o,
-        &"bytes".into(),
-        &js_sys::Uint8Array::from(&bytes[..]).into(),
-    );
-    o.into()
-}

@@ -24,23 +24,18 @@
 //!   Hub's extra round trip; if that signed URL is refused later (expired), the Hub URL is used.
 
 use std::cell::{Cell, RefCell};
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::Poll;
 
 use gloo_timers::future::TimeoutFuture;
-use wasm_bindgen::JsValue;
-
-use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, RequestInit, RequestMode,
-    RequestRedirect, Response, ResponseType,
+    AbortController, Headers, ReadableStreamDefaultReader, RequestRedirect, Response, ResponseType,
 };
 
 use super::blob::js_error_text;
+use super::fetch_io::{
+    get_init, global_fetch, head_init, next_chunk, now_ms, race, ChunkError, Raced,
+};
 use crate::source::http::{
     check_first_range, check_later_range, origin_of, range_len, read_timeout_ms, retry_delay_ms,
     size_from_answer, token_allowed, Problem, Watchdog, NO_RANGE_CAP,
@@ -80,16 +75,6 @@ fn offline() -> bool {
         == Some(false)
 }
 
-/// A CORS GET with the given redirect handling, aborted by `controller`.
-fn get_init(redirect: RequestRedirect, controller: &AbortController) -> RequestInit {
-    let init = RequestInit::new();
-    init.set_method("GET");
-    init.set_mode(RequestMode::Cors);
-    init.set_redirect(redirect);
-    init.set_signal(Some(&controller.signal()));
-    init
-}
-
 /// Whether this is WebKit (Safari, WebKitGTK: `AppleWebKit` without Chrome's or Chromium's
 /// names), which drops the `Range` header when it follows a redirect to another origin, so a
 /// ranged GET of a Hub `resolve/` URL gets the whole model from the CDN
@@ -101,82 +86,6 @@ fn drops_range_on_redirect() -> bool {
         .and_then(|v| v.as_string())
         .unwrap_or_default();
     ua.contains("AppleWebKit") && !ua.contains("Chrome") && !ua.contains("Chromium")
-}
-
-/// A HEAD request's options: as [`get_init`], for the final URL of a redirect only.
-fn head_init(controller: &AbortController) -> RequestInit {
-    let init = RequestInit::new();
-    init.set_method("HEAD");
-    init.set_mode(RequestMode::Cors);
-    init.set_redirect(RequestRedirect::Follow);
-    init.set_signal(Some(&controller.signal()));
-    init
-}
-
-/// How a timed wait ended.
-enum Raced {
-    Done(Result<JsValue, JsValue>),
-    TimedOut,
-}
-
-/// Waits for `promise`, or `ms` milliseconds, whichever comes first; the timer is a gloo
-/// guard, cleared when this returns.
-async fn race(promise: js_sys::Promise, ms: u32) -> Raced {
-    let mut fut = JsFuture::from(promise);
-    let mut timer = TimeoutFuture::new(ms);
-    std::future::poll_fn(move |cx| {
-        if let Poll::Ready(v) = Pin::new(&mut fut).poll(cx) {
-            return Poll::Ready(Raced::Done(v));
-        }
-        if Pin::new(&mut timer).poll(cx).is_ready() {
-            return Poll::Ready(Raced::TimedOut);
-        }
-        Poll::Pending
-    })
-    .await
-}
-
-fn now_ms() -> f64 {
-    js_sys::Date::now()
-}
-
-/// Why reading a body chunk failed.
-enum ChunkError {
-    TimedOut,
-    Failed(JsValue),
-}
-
-/// The next chunk of a body (None at its end), within the watchdog's time.
-async fn next_chunk(
-    reader: &ReadableStreamDefaultReader,
-    dog: &Watchdog,
-) -> Result<Option<Uint8Array>, ChunkError> {
-    let chunk = match race(reader.read(), dog.remaining_ms(now_ms())).await {
-        Raced::TimedOut => return Err(ChunkError::TimedOut),
-        Raced::Done(r) => r.map_err(ChunkError::Failed)?,
-    };
-    let done = Reflect::get(&chunk, &"done".into())
-        .ok()
-        .and_then(|v| v.as_bool())
-        .unwrap_or(true);
-    if done {
-        return Ok(None);
-    }
-    let value = Reflect::get(&chunk, &"value".into()).map_err(ChunkError::Failed)?;
-    Ok(Some(
-        value.dyn_into::<Uint8Array>().map_err(ChunkError::Failed)?,
-    ))
-}
-
-/// `fetch(url, init)` of the page, or of the Worker this runs in (the scan's).
-fn global_fetch(url: &str, init: &web_sys::RequestInit) -> js_sys::Promise {
-    let global = js_sys::global();
-    match global.dyn_ref::<web_sys::Window>() {
-        Some(w) => w.fetch_with_str_and_init(url, init),
-        None => global
-            .unchecked_into::<web_sys::WorkerGlobalScope>()
-            .fetch_with_str_and_init(url, init),
-    }
 }
 
 fn page_read_timeout() -> u32 {
@@ -564,43 +473,6 @@ pub struct Location {
     pub no_range: bool,
 }
 
-/// The bytes the page's lean web module read from the start of `url` (www/weightpeek.js
-/// sets `globalThis.__weightpeekHeaderPrefix` once the full module loads beside it: it joins
-/// the lean module's reading, in flight or kept): `(where the file lives, the bytes)`.
-/// `None` without that hook (a Worker, the page), for a file it did not read, or for an
-/// answer that does not hold together (a size that is not an integer of at least the bytes).
-async fn preloaded(url: &str) -> Option<(Location, Vec<u8>)> {
-    let hook = js_sys::Reflect::get(&js_sys::global(), &"__weightpeekHeaderPrefix".into())
-        .ok()?
-        .dyn_into::<js_sys::Function>()
-        .ok()?;
-    let promise = hook
-        .call1(&JsValue::NULL, &url.into())
-        .ok()?
-        .dyn_into::<js_sys::Promise>()
-        .ok()?;
-    let v = JsFuture::from(promise).await.ok()?;
-    if !v.is_object() {
-        return None;
-    }
-    let get = |k: &str| js_sys::Reflect::get(&v, &k.into()).ok();
-    let direct = get("direct")?.as_string()?;
-    let size = get("size")?.as_f64()?;
-    let bytes: js_sys::Uint8Array = get("bytes")?.dyn_into().ok()?;
-    let len = u64::from(bytes.length());
-    // A browser's sizes are integers below 2^53.
-    if !(size.is_finite() && size.fract() == 0.0 && size >= len as f64 && size < 9.0e15) {
-        return None;
-    }
-    let at = Location {
-        url: url.to_string(),
-        direct,
-        size: size as u64,
-        no_range: false,
-    };
-    Some((at, bytes.to_vec()))
-}
-
 fn content_length(resp: &Response) -> Option<u64> {
     resp.headers()
         .get("content-length")
@@ -619,7 +491,7 @@ impl HttpSource {
     ) -> Result<HttpSource, Problem> {
         // The full module on a page whose lean module read this header: no request.
         if crate::FULL {
-            if let Some((at, first)) = preloaded(url).await {
+            if let Some((at, first)) = super::handover::preloaded(url).await {
                 let controller = fetcher.controller()?;
                 return Ok(HttpSource {
                     fetcher,

@@ -252,7 +252,11 @@ impl Report {
         lap.mark("summary-card");
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
-        placer.place(Tab::Checks, &checks_card);
+        // (The lean module's Checks tab waits for the full module's doctor: a card of the
+        // header's findings alone would say "no problems" too early.)
+        if crate::FULL {
+            placer.place(Tab::Checks, &checks_card);
+        }
         let doctor = if crate::FULL {
             checks::later_doctor(checks_card, model.clone(), s.findings.clone())
         } else {

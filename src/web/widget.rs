@@ -78,12 +78,48 @@ struct State {
     export: RefCell<Option<export::Kind>>,
     /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
     reader_tensor: RefCell<Option<String>>,
+    /// A view being made to take another's place ([`Widget::moving`]): its states are kept
+    /// off the element and told to this function when settled (`ready`, `error`), until
+    /// [`Widget::wake`].
+    quiet: RefCell<Option<js_sys::Function>>,
+    /// The last state set (shown on the element when a quiet view wakes).
+    last_state: RefCell<String>,
+    /// The view was replaced ([`Widget::retire`]): dropping it leaves the element's state.
+    retired: Cell<bool>,
 }
 
 impl Widget {
     /// A widget drawing into `container` (an element in the shadow root of `host`, the
     /// `<weightpeek-view>` element), empty until [`Widget::set_src`].
     pub fn new(host: Element, container: Element) -> Widget {
+        Widget::build(host, container, None)
+    }
+
+    /// A view drawing into `container` that takes the place of the element's view when it
+    /// is ready (the lean module's view moving to the full module): until [`Widget::wake`],
+    /// the element's `data-state` and events are left alone, and `on_settled` is called with
+    /// `ready` or `error` once this view is.
+    pub fn moving(host: Element, container: Element, on_settled: js_sys::Function) -> Widget {
+        Widget::build(host, container, Some(on_settled))
+    }
+
+    /// The view is the element's now: its state is shown (an event only if it changed).
+    pub fn wake(&self) {
+        let st = &self.state;
+        if st.quiet.borrow_mut().take().is_some() {
+            let state = st.last_state.borrow().clone();
+            if st.host.get_attribute("data-state").as_deref() != Some(state.as_str()) {
+                st.set_state(&state);
+            }
+        }
+    }
+
+    /// Another view took this one's place: dropping it leaves the element's state as it is.
+    pub fn retire(&self) {
+        self.state.retired.set(true);
+    }
+
+    fn build(host: Element, container: Element, quiet: Option<js_sys::Function>) -> Widget {
         LIVE.with(|l| l.set(l.get() + 1));
         dom::clear(&container);
         let status = el_class("p", "wp-status");
@@ -94,6 +130,8 @@ impl Widget {
         attr(&error, "data-testid", "error");
         dom::set_hidden(&error, true);
         let body = el_class("div", "wp-body");
+        // Scrolls, but is no stop of its own for Tab (Firefox makes scroll containers one).
+        attr(&body, "tabindex", "-1");
         append(&container, &status);
         append(&container, &error);
         append(&container, &body);
@@ -116,6 +154,9 @@ impl Widget {
             fit: RefCell::new(Vec::new()),
             export: RefCell::new(None),
             reader_tensor: RefCell::new(None),
+            quiet: RefCell::new(quiet),
+            last_state: RefCell::new(String::new()),
+            retired: Cell::new(false),
         });
         state.set_state("idle");
         Widget { state }
@@ -311,8 +352,11 @@ impl Drop for Widget {
         st.generation.set(st.generation.get() + 1);
         st.stop();
         dom::clear(&st.body);
-        // Nothing is loading any more (the element was removed).
-        st.set_state("idle");
+        // Nothing is loading any more (the element was removed), unless another view took
+        // this one's place.
+        if !st.retired.get() {
+            st.set_state("idle");
+        }
     }
 }
 
@@ -331,6 +375,14 @@ impl State {
     }
 
     fn set_state(&self, state: &str) {
+        *self.last_state.borrow_mut() = state.to_string();
+        let quiet = self.quiet.borrow().clone();
+        if let Some(f) = quiet {
+            if state == "ready" || state == "error" {
+                let _ = f.call1(&JsValue::NULL, &state.into());
+            }
+            return;
+        }
         attr(&self.host, "data-state", state);
         let init = web_sys::CustomEventInit::new();
         init.set_bubbles(true);
@@ -410,12 +462,23 @@ impl State {
             report.set_filter(&filter);
         }
         if !crate::FULL {
-            // What the lean module cannot do, the full module's view of this model will.
+            // What the lean module cannot do, the full module's view of this model will; the
+            // status line says so meanwhile (a row or a button has nothing else to show).
             let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
-            report.on_need_full(Rc::new(move |need: Need| match need {
-                Need::Tensor(i) => ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str()))),
-                Need::Export(k) => ask_full(&host, Some(("export", ExportButton::kind_name(k)))),
-                Need::Tab(_) => ask_full(&host, None),
+            let w = Rc::downgrade(self);
+            report.on_need_full(Rc::new(move |need: Need| {
+                if let Some(st) = w.upgrade() {
+                    st.show_status("Loading the rest of weightpeek…");
+                }
+                match need {
+                    Need::Tensor(i) => {
+                        ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str())))
+                    }
+                    Need::Export(k) => {
+                        ask_full(&host, Some(("export", ExportButton::kind_name(k))))
+                    }
+                    Need::Tab(_) => ask_full(&host, None),
+                }
             }));
         }
         *self.report.borrow_mut() = Some(report);

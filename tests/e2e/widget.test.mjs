@@ -455,6 +455,34 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     assert.equal((await tabsOf(page, '#safetensors')).length, 9, 'a GGUF now: tokenizer, memory and fit tabs');
     const wrong = await page.evaluate(async () => { try { await document.querySelector('#safetensors').open('x'); return 'accepted'; } catch (e) { return e.name; } });
     assert.equal(wrong, 'TypeError');
+
+    // An export button in the lean view, by keyboard: the view moves to the full module
+    // without a blank frame or a state event (the new view is drawn beside the old one), the
+    // file is downloaded, and the focus is on the same button in the new view.
+    assert.equal(await page.evaluate(() => document.querySelector('#safetensors').dataset.module), 'lite');
+    await page.evaluate(() => {
+      // (The buttons are on the Summary tab; this view starts on Tensors.)
+      document.querySelector('#safetensors').setAttribute('tab', 'summary');
+      window.__states = [];
+      window.__blank = 0;
+      const v = document.querySelector('#safetensors');
+      const look = () => {
+        if (!v.shadowRoot.querySelector('.wp:not([style*="hidden"]) [role=tablist]')) window.__blank += 1;
+        if (v.dataset.module !== 'full') requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await page.locator('#safetensors [data-testid=export-json]').focus();
+    await page.keyboard.press('Enter');
+    const file = await download;
+    assert.equal(file.suggestedFilename(), 'sample.gguf.weightpeek.json');
+    await page.waitForFunction(() => document.querySelector('#safetensors').dataset.module === 'full', null, { timeout: 30_000 });
+    assert.deepEqual(await page.evaluate(() => [window.__states, window.__blank]), [[], 0], 'no state event, no blank frame');
+    assert.equal(await page.evaluate(() => document.querySelector('#safetensors').shadowRoot.activeElement?.dataset.testid), 'export-json', 'the focus on the same button');
+    assert.equal(await page.evaluate(() => document.querySelector('#safetensors').shadowRoot.querySelectorAll('.wp').length), 1, 'one view');
+    assert.equal(await page.evaluate(async () => (await import('./weightpeek.js')).liveViews()), 2, 'the lean view was freed');
+    assert.deepEqual(requests.map((u) => new URL(u).pathname).sort(), ['/weightpeek-web.js', '/weightpeek-web_bg.wasm'], 'the full module, and nothing of the file');
     assert.deepEqual(page.__wpErrors, []);
     await page.context().close();
   });

@@ -1,0 +1,64 @@
+//! The header bytes the two WebAssembly modules of a page hand each other (issue #21: a lean
+//! first load that reads nothing twice). The lean module (no `full` feature) reads a remote
+//! header and keeps it ([`super::load::read_shared`]); when the full module loads beside it,
+//! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
+//! [`header_prefix`], and the full module's first read of that URL ([`preloaded`], from
+//! [`super::http::HttpSource::open`]) takes its bytes instead of making a request.
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::http::Location;
+use super::load;
+
+/// `header_prefix(url)` of the lean web module: the bytes it read from the start of `url`
+/// (joining its reading in flight, or the header it keeps) as `{direct, size, bytes}` for the
+/// full module's reading of the same file, or `null` ([`super::load::header_prefix`]).
+pub async fn header_prefix(url: String) -> JsValue {
+    let Some((at, bytes)) = load::header_prefix(&url).await else {
+        return JsValue::NULL;
+    };
+    let o = js_sys::Object::new();
+    let _ = Reflect::set(&o, &"direct".into(), &at.direct.into());
+    let _ = Reflect::set(&o, &"size".into(), &(at.size as f64).into());
+    let _ = Reflect::set(&o, &"bytes".into(), &Uint8Array::from(&bytes[..]).into());
+    o.into()
+}
+
+/// The bytes the page's lean web module read from the start of `url` (www/weightpeek.js
+/// sets `globalThis.__weightpeekHeaderPrefix` once the full module loads beside it: it joins
+/// the lean module's reading, in flight or kept): `(where the file lives, the bytes)`.
+/// `None` without that hook (a Worker, the page), for a file it did not read, or for an
+/// answer that does not hold together (a size that is not an integer of at least the bytes).
+pub async fn preloaded(url: &str) -> Option<(Location, Vec<u8>)> {
+    let hook = Reflect::get(&js_sys::global(), &"__weightpeekHeaderPrefix".into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    let promise = hook
+        .call1(&JsValue::NULL, &url.into())
+        .ok()?
+        .dyn_into::<js_sys::Promise>()
+        .ok()?;
+    let v = JsFuture::from(promise).await.ok()?;
+    if !v.is_object() {
+        return None;
+    }
+    let get = |k: &str| Reflect::get(&v, &k.into()).ok();
+    let direct = get("direct")?.as_string()?;
+    let size = get("size")?.as_f64()?;
+    let bytes: Uint8Array = get("bytes")?.dyn_into().ok()?;
+    let len = u64::from(bytes.length());
+    // A browser's sizes are integers below 2^53.
+    if !(size.is_finite() && size.fract() == 0.0 && size >= len as f64 && size < 9.0e15) {
+        return None;
+    }
+    let at = Location {
+        url: url.to_string(),
+        direct,
+        size: size as u64,
+        no_range: false,
+    };
+    Some((at, bytes.to_vec()))
+}
