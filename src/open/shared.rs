@@ -117,6 +117,12 @@ where
     /// Joins the reading of `key`: its kept value, the reading in flight, or a new one made
     /// by `start` (called only then).
     pub fn join(&self, key: K, start: impl FnOnce() -> Start<V, E, C>) -> Join<V, E, C> {
+        if let Some(ticket) = self.join_existing(|k| *k == key) {
+            return Join {
+                ticket,
+                driver: None,
+            };
+        }
         let slot = Rc::new(RefCell::new(Slot {
             answer: None,
             waker: None,
@@ -124,24 +130,6 @@ where
         let mut inner = self.inner.borrow_mut();
         inner.clock = inner.clock.wrapping_add(1);
         let now = inner.clock;
-        if let Some(e) = inner.entries.iter_mut().find(|e| e.key == key) {
-            e.used = now;
-            match &mut e.state {
-                State::Read(v) => slot.borrow_mut().answer = Some(Ok(v.clone())),
-                State::Reading { waiters, .. } => waiters.push(slot.clone()),
-            }
-            let ticket = Ticket {
-                slot,
-                id: e.id,
-                context: e.context.clone(),
-                inner: self.leaving(),
-                started: false,
-            };
-            return Join {
-                ticket,
-                driver: None,
-            };
-        }
         let id = inner.next_id;
         inner.next_id = inner.next_id.wrapping_add(1);
         drop(inner);

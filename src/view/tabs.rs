@@ -162,6 +162,16 @@ pub fn initial(tabs: &[Tab], asked: Option<&str>) -> Tab {
         .unwrap_or(Tab::Summary)
 }
 
+/// The tabs whose cards only the full module builds: the preview and its dequantisers, the
+/// doctor's checks (and the scan), the tokenizer view, the memory estimate, the fit planner.
+pub const FULL_TABS: [Tab; 5] = [
+    Tab::Preview,
+    Tab::Checks,
+    Tab::Tokenizer,
+    Tab::Memory,
+    Tab::Fit,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,23 +151,23 @@ impl ExportButton {
             },
         )
     }
+}
 
-    /// The export's name in the element's `weightpeek-need-full` event (`json`, `csv`,
-    /// `markdown`), and back.
-    pub fn kind_name(kind: Kind) -> &'static str {
-        match kind {
+impl Kind {
+    /// The export's name in the element's `weightpeek-need-full` event and
+    /// `Widget::export` (`json`, `csv`, `markdown`).
+    pub fn name(self) -> &'static str {
+        match self {
             Kind::Json => "json",
             Kind::Csv => "csv",
             Kind::Markdown => "markdown",
         }
     }
-}
 
-impl Kind {
-    /// The kind named `name` ([`ExportButton::kind_name`]).
+    /// The kind named `name` ([`Kind::name`]).
     pub fn parse(name: &str) -> Option<Kind> {
         [Kind::Json, Kind::Csv, Kind::Markdown]
             .into_iter()
-            .find(|k| ExportButton::kind_name(*k) == name)
+            .find(|k| k.name() == name)
     }
 }

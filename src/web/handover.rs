@@ -16,13 +16,17 @@ use super::load;
 /// (joining its reading in flight, or the header it keeps) as `{direct, size, bytes}` for the
 /// full module's reading of the same file, or `null` ([`super::load::header_prefix`]).
 pub async fn header_prefix(url: String) -> JsValue {
-    let Some((at, bytes)) = load::header_prefix(&url).await else {
+    let Some((at, model)) = load::header_prefix(&url).await else {
         return JsValue::NULL;
     };
     let o = js_sys::Object::new();
     let _ = Reflect::set(&o, &"direct".into(), &at.direct.into());
     let _ = Reflect::set(&o, &"size".into(), &(at.size as f64).into());
-    let _ = Reflect::set(&o, &"bytes".into(), &Uint8Array::from(&bytes[..]).into());
+    let _ = Reflect::set(
+        &o,
+        &"bytes".into(),
+        &Uint8Array::from(&model.bytes[..]).into(),
+    );
     o.into()
 }
 

@@ -649,18 +649,18 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
     })
 }
 
-/// The bytes read from the start of the remote file at `url` by this module's shared reading
-/// of it alone (joined while in flight, or kept), for the full module to read the same header
-/// without a request: `(where it lives, the bytes from offset 0)`. `None` when this module has
-/// no such reading, it failed, or its server ignores Range (its stream is gone).
-pub async fn header_prefix(url: &str) -> Option<(Location, Vec<u8>)> {
+/// This module's shared reading of the remote file at `url` alone (joined while in flight, or
+/// kept), for the full module to read the same header without a request: `(where it lives,
+/// the model, whose `bytes` are those read from offset 0)`. `None` when this module has no
+/// such reading, it failed, or its server ignores Range (its stream is gone).
+pub async fn header_prefix(url: &str) -> Option<(Location, Rc<Model>)> {
     let ticket = READINGS.with(|r| {
         r.join_existing(|k| k.given.len() == 1 && k.given.first().is_some_and(|(_, u)| u == url))
     })?;
     let header = ticket.await.ok()?;
     match header.located.as_slice() {
         [one] if !one.no_range && header.model.parts.is_empty() => {
-            Some((one.clone(), header.model.bytes.clone()))
+            Some((one.clone(), header.model.clone()))
         }
         _ => None,
     }

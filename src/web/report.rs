@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::format::Model;
 use crate::source::ReadStats;
 use crate::summary;
-use crate::view::tabs::{self, Tab};
+use crate::view::tabs::{self, Tab, FULL_TABS};
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, attr, el_class};
@@ -50,16 +50,6 @@ pub enum Need {
 
 /// Told what the lean module cannot do.
 pub type OnNeed = Rc<dyn Fn(Need)>;
-
-/// The tabs whose cards only the full module builds: the preview and its dequantisers, the
-/// doctor's checks (and the scan), the tokenizer view, the memory estimate, the fit planner.
-pub const FULL_TABS: [Tab; 5] = [
-    Tab::Preview,
-    Tab::Checks,
-    Tab::Tokenizer,
-    Tab::Memory,
-    Tab::Fit,
-];
 
 /// The lean module's stand-in for a tab's cards while the full module loads.
 fn lean_placeholder() -> Element {

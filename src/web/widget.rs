@@ -25,7 +25,7 @@ use wasm_bindgen::JsValue;
 use web_sys::Element;
 
 use super::dom::{self, append, attr, el_class, el_text};
-use super::export::{self, ExportButton};
+use super::export;
 use super::http::Fetcher;
 use super::load::{self, Failure};
 use super::report::{Layout, Need, Report};
@@ -474,9 +474,7 @@ impl State {
                     Need::Tensor(i) => {
                         ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str())))
                     }
-                    Need::Export(k) => {
-                        ask_full(&host, Some(("export", ExportButton::kind_name(k))))
-                    }
+                    Need::Export(k) => ask_full(&host, Some(("export", k.name()))),
                     Need::Tab(_) => ask_full(&host, None),
                 }
             }));
