@@ -3,7 +3,10 @@
 // and the bytes the page fetched for it (the app's files, gzip -9 of each; HTML aside), with
 // the lean module first (www/weightpeek.js as built) and, in the same run, as before the split:
 // the same entry importing the full module in its place (one module for everything). Then the
-// full module's first use: the time from showing the Fit tab to its form. Medians of RUNS.
+// full module's first use: the time from showing the Fit tab to its form. Then the page
+// (index.html?url=<Gemma>): navigation to the first summary (the lean view of www/page.js) and
+// to the page's app ready (the full module's view), next to the page as before the split (its
+// start-up importing the full module at once). Medians of RUNS.
 //
 // Usage: node bench/first_load.mjs [RUNS]   (dist/ built) — prints a Markdown table and one
 // JSON line. Reports; never fails.
@@ -68,11 +71,53 @@ try {
     }
     result[name] = { first_summary_ms: median(times), first_load_gzip_bytes: bytes, fit_tab_ms: median(upgrades), runs };
   }
+  // The page: lean start (as built) and as before the split (the full module at once).
+  const beforePage = path.join(tmp, 'before-page');
+  fs.mkdirSync(beforePage);
+  for (const f of fs.readdirSync(distDir)) {
+    if (!['index.html', 'page.js', 'sw.js', 'bench-after.html'].includes(f)) fs.symlinkSync(path.join(distDir, f), path.join(beforePage, f));
+  }
+  fs.writeFileSync(path.join(beforePage, 'page.js'), 'import init from "./weightpeek-web.js";\nawait init({ module_or_path: new URL("./weightpeek-web_bg.wasm", import.meta.url) });\n');
+  fs.writeFileSync(path.join(beforePage, 'index.html'), fs.readFileSync(path.join(distDir, 'index.html'), 'utf8'));
+  const pageServer = await startAppServer({ mounts: { '/before-page/': beforePage } });
+  try {
+    const gemma = `${hub.endpoint}/${REPO}/resolve/main/${FILE}`;
+    for (const [name, at] of Object.entries({ page_before: '/before-page/', page_after: '/' })) {
+      const firsts = []; const readies = []; let bytes = 0;
+      for (let i = 0; i < runs; i++) {
+        const context = await browser.newContext();
+        const p = await context.newPage();
+        const origin = pageServer.url.replace(/\/$/, '');
+        const fetched = [];
+        p.on('request', (r) => { if (r.url().startsWith(origin)) fetched.push(new URL(r.url()).pathname); });
+        const t = Date.now();
+        await p.goto(`${origin}${at}?url=${encodeURIComponent(gemma)}`);
+        // The first summary: the lean view's, or (before) the app's.
+        await p.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready' || document.body.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
+        firsts.push(Date.now() - t);
+        bytes = [...new Set(fetched)].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
+          .map((u) => path.join(distDir, u.replace(/^\/(before-page\/)?/, '')))
+          .filter((f) => !(name === 'page_after' && /weightpeek-web/.test(f)))
+          .reduce((a, f) => a + gz(f), 0);
+        await p.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
+        readies.push(Date.now() - t);
+        await context.close();
+      }
+      result[name] = { first_summary_ms: median(firsts), first_load_gzip_bytes: bytes, app_ready_ms: median(readies), runs };
+    }
+  } finally {
+    await pageServer.close();
+  }
   const row = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.fit_tab_ms} ms |`;
   console.log('| build | first load (gzip) | navigation to the summary | Fit tab shown |');
   console.log('|---|---|---|---|');
   console.log(row('one module (before the split)', result.before));
   console.log(row('lean first, full on first use', result.after));
+  const pageRow = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.app_ready_ms} ms |`;
+  console.log('\n| the page (`?url=` Gemma) | first load (gzip) | navigation to the first summary | the page\'s app ready |');
+  console.log('|---|---|---|---|');
+  console.log(pageRow('full module at once (before)', result.page_before));
+  console.log(pageRow('lean start, the app after', result.page_after));
   console.log(JSON.stringify(result));
 } finally {
   fs.rmSync(path.join(distDir, 'bench-after.html'), { force: true });

@@ -1,7 +1,8 @@
-// Until the viewer's module is ready (body[data-state] is still 'loading': the wasm module is
-// ~950 KB gzipped), keep what the person gives the page and let the module open it once it
-// starts (src/web/mod.rs `take_early`): files picked or dropped, a URL submitted, the sample
-// button. From the first paint a drop anywhere is caught, so the browser never navigates the tab
+// Until the viewer's app is ready (body[data-state] is still 'loading': the lean module, ~290 KB
+// gzipped, then the full one, ~1 MB), keep what the person gives the page and let the app open
+// it once it starts (src/web/mod.rs `take_early`): files picked or dropped, a URL submitted,
+// the sample button. Each input kept is announced (a `weightpeek-early` event on window): once
+// the lean module runs, www/page.js shows it meanwhile. From the first paint a drop anywhere is caught, so the browser never navigates the tab
 // to the dropped file, and the page shows how far the module has loaded.
 // (A file, not an inline script: the page's Content-Security-Policy allows only Trunk's loader
 // inline.) Once the module runs, these listeners see a state other than 'loading' and step aside.
@@ -20,7 +21,9 @@
     if (!files.length) return;
     Object.assign(early, { files, url: null, sample: false });
     say(files.length === 1 ? `“${files[0].name}”` : `${files.length} files`);
+    told();
   };
+  const told = () => dispatchEvent(new Event('weightpeek-early'));
   addEventListener('dragover', (e) => { if (loading()) e.preventDefault(); });
   addEventListener('drop', (e) => {
     if (!loading()) return;
@@ -37,30 +40,35 @@
     if (!text) return;
     Object.assign(early, { files: null, url: text, sample: false });
     say('the URL');
+    told();
   }, true);
   document.addEventListener('click', (e) => {
     if (!loading() || e.target?.closest?.('#open-sample') == null) return;
     Object.assign(early, { files: null, url: null, sample: true });
     say('the sample');
+    told();
   }, true);
 
-  // How far the module has loaded: the wasm-bindgen loader fetches `…_bg.wasm` with the global
-  // fetch; its body is counted on its way to WebAssembly.instantiateStreaming and shown in
-  // #loading (index.html; hidden by the stylesheet once the state leaves 'loading'). Only that
-  // one response is wrapped, then fetch is the browser's again.
+  // How far the modules have loaded: the wasm-bindgen loaders fetch `…_bg.wasm` with the global
+  // fetch; each body is counted on its way to WebAssembly.instantiateStreaming and shown in
+  // #loading (index.html; hidden by the stylesheet once the state leaves 'loading'): the lean
+  // module first, then the rest. Only those responses are wrapped; once the app runs, fetch is
+  // the browser's again.
   const realFetch = window.fetch;
   const mb = (n) => (n / 1e6).toFixed(1);
+  let what = 'the viewer';
   const show = (done, total) => {
     const bar = document.getElementById('loading-bar');
     const text = document.getElementById('loading-text');
     if (total > 0) {
       if (bar) { bar.max = total; bar.value = Math.min(done, total); }
-      if (text) text.textContent = `Loading the viewer: ${mb(done)} of ${mb(total)} MB (${Math.min(100, Math.floor((done * 100) / total))}%)`;
+      if (text) text.textContent = `Loading ${what}: ${mb(done)} of ${mb(total)} MB (${Math.min(100, Math.floor((done * 100) / total))}%)`;
     } else if (text) {
-      text.textContent = `Loading the viewer: ${mb(done)} MB`;
+      text.textContent = `Loading ${what}: ${mb(done)} MB`;
     }
   };
-  const counted = (resp) => {
+  const counted = (resp, name) => {
+    what = /weightpeek-lite_bg/.test(name) ? 'the viewer' : 'the rest of the viewer';
     if (!resp.ok || !resp.body) return resp;
     // With a content coding, Content-Length counts compressed bytes and the body is decoded.
     const total = resp.headers.get('content-encoding') ? 0 : Number(resp.headers.get('content-length')) || 0;
@@ -80,10 +88,13 @@
   };
   window.fetch = function fetch(input, init) {
     const url = typeof input === 'string' ? input : (input?.url ?? String(input));
+    if (!loading()) {
+      window.fetch = realFetch;
+      return realFetch.call(window, input, init);
+    }
     const answer = realFetch.call(window, input, init);
-    if (!loading() || !/_bg\.wasm([?#]|$)/.test(url)) return answer;
-    window.fetch = realFetch;
-    return answer.then(counted);
+    if (!/_bg\.wasm([?#]|$)/.test(url)) return answer;
+    return answer.then((r) => counted(r, url));
   };
 
   // The offline cache (www/sw.js): once registered, the page opens and reads local files with

@@ -55,8 +55,11 @@ export function load() {
 export function loadFull() {
   fullReady ??= watched(async () => {
     const m = await import("./weightpeek-web.js");
-    await m.default({ module_or_path: WASM_URL });
+    // Before the module starts: the page's app opens what it was given as it starts.
     globalThis.__weightpeekHeaderPrefix = (url) => (ready ? ready.then(() => header_prefix(url), () => null) : Promise.resolve(null));
+    const wasm = await m.default({ module_or_path: WASM_URL });
+    // For tests and tools that watch the module (its memory): the full module runs.
+    globalThis.dispatchEvent?.(new CustomEvent("weightpeek-started", { detail: { module: "full", wasm } }));
     full = m;
     return m;
   });

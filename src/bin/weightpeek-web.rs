@@ -236,6 +236,14 @@ pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {
     weightpeek::web::handover::header_prefix(url).await
 }
 
+/// Whether the page's URL text names one remote file an element can show (www/page.js, the
+/// page's lean start): see `weightpeek::web::widget::names_file`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn names_file(text: &str, endpoint: &str) -> bool {
+    weightpeek::web::widget::names_file(text, endpoint)
+}
+
 /// Test hook: widgets alive now (0 once every element was removed).
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]

@@ -403,11 +403,22 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     let counters = load::counters();
     let fetcher = new_fetcher(counters.clone());
     draw_progress(&counters.borrow());
-    let result = load::read_remote(fetcher, counters, &given, listed).await;
+    let result = load::read_remote(fetcher, counters.clone(), &given, listed).await;
     if !app.current(g) {
         return;
     }
     finish_busy();
+    // The header the page's lean start read is handed over (www/page.js): no request now.
+    let asked: u32 = counters
+        .borrow()
+        .iter()
+        .map(|(_, c)| c.requests.get())
+        .sum();
+    if asked == 0 && result.is_ok() {
+        progress_el().set_text_content(Some(
+            "Nothing more downloaded: the header was read while the page loaded.",
+        ));
+    }
     match result {
         Ok(o) => {
             let urls: Vec<String> = given.iter().map(|(_, u)| u.clone()).collect();

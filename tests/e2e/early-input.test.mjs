@@ -88,19 +88,23 @@ describe('input given while the module loads', { timeout: 5 * 60_000 }, () => {
       release();
       assert.equal(await tensorCountWhenReady(page), want);
       assert.deepEqual(page.__wpErrors, []);
-      // How far: the wasm's bytes counted as they arrived, rising to its size in dist/.
-      // (The page's module: the full one; the lean one is the elements'.)
-      const wasm = 'weightpeek-web_bg.wasm';
-      const total = (fs.statSync(path.join(distDir, wasm)).size / 1e6).toFixed(1);
+      // How far: each module's bytes counted as they arrived, rising to its size in dist/:
+      // the lean module first ("the viewer"), then the full one ("the rest of the viewer").
       const texts = await page.evaluate(() => window.__wpLoadingTexts);
-      const seen = texts.map((t) => t.match(/^Loading the viewer: ([\d.]+) of ([\d.]+) MB \((\d+)%\)$/)).filter(Boolean);
-      assert.ok(seen.length >= 2, `the loading line did not count the module's bytes: ${JSON.stringify(texts)}`);
-      assert.ok(seen.every((m) => m[2] === total), `the total is not the wasm's ${total} MB: ${JSON.stringify(texts)}`);
-      const done = seen.map((m) => Number(m[1]));
-      assert.ok(done.every((d, i) => i === 0 || d >= done[i - 1]), `the bytes went back: ${done}`);
-      assert.equal(seen.at(-1)[3], '100');
+      for (const [what, wasm] of [['the viewer', 'weightpeek-lite_bg.wasm'], ['the rest of the viewer', 'weightpeek-web_bg.wasm']]) {
+        const total = (fs.statSync(path.join(distDir, wasm)).size / 1e6).toFixed(1);
+        const seen = texts.map((t) => t.match(new RegExp(`^Loading ${what}: ([\\d.]+) of ([\\d.]+) MB \\((\\d+)%\\)$`))).filter(Boolean);
+        assert.ok(seen.length >= 2, `the loading line did not count ${wasm}'s bytes: ${JSON.stringify(texts)}`);
+        assert.ok(seen.every((m) => m[2] === total), `the total is not ${wasm}'s ${total} MB: ${JSON.stringify(texts)}`);
+        const done = seen.map((m) => Number(m[1]));
+        assert.ok(done.every((d, i) => i === 0 || d >= done[i - 1]), `the bytes went back: ${done}`);
+        assert.equal(seen.at(-1)[3], '100');
+      }
+      const lean = texts.findLastIndex((t) => t.startsWith('Loading the viewer:'));
+      const rest = texts.findIndex((t) => t.startsWith('Loading the rest of the viewer'));
+      assert.ok(lean < rest, `the modules were counted out of order: ${JSON.stringify(texts)}`);
       assert.equal(await page.isVisible('[data-testid=loading]'), false);
-      console.log(`# loading line: ${seen.length} updates, ${texts.at(-1)}`);
+      console.log(`# loading line: ${texts.length} updates, ${texts.at(-1)}`);
     } finally {
       await page.context().close();
     }

@@ -84,4 +84,74 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+  it('the page shows a linked model\'s summary from the lean module alone, within 350 KB gzipped; the full app then takes over reading nothing again', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const own = [];
+    const origin = server.url.replace(/\/$/, '');
+    page.on('request', (r) => { if (r.url().startsWith(origin)) own.push(new URL(r.url()).pathname.replace(/^\//, '')); });
+    // The full module is held back until the summary is shown: the summary needs none of it.
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    await page.route(/\/weightpeek-web(_bg\.wasm|\.js)$/, async (route) => { await gate; await route.continue(); });
+    const url = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
+    const t0 = Date.now();
+    await page.goto(`${origin}/?url=${encodeURIComponent(url)}`);
+    const lean = page.locator('[data-testid=lean-view]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready', null, { timeout: 90_000, polling: 50 });
+    const ms = Date.now() - t0;
+    const first = [...new Set(own)].filter((p) => !p.endsWith('.html') && p !== '' && !p.startsWith('weightpeek-web'));
+    assert.ok(first.includes('weightpeek-lite_bg.wasm'), first.join(', '));
+    const sizes = Object.fromEntries(first.map((p) => [p, gz(path.join(distDir, p))]));
+    const total = Object.values(sizes).reduce((a, b) => a + b, 0);
+    console.log(`# the page's first load (gzip -9): ${JSON.stringify(sizes)} = ${total} B (${(total / 1024).toFixed(1)} KB of ${BUDGET / 1024} KB); the summary in ${ms} ms`);
+    assert.ok(total <= BUDGET, `the page's first load is ${total} B gzipped, over the ${BUDGET} B budget`);
+    assert.equal(await lean.locator('[data-testid=tensor-count]').getAttribute('data-value'), String(gemmaRef.tensor_count));
+    const headerReads = hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).length;
+    assert.ok(headerReads > 0, 'the lean view read the header');
+    fs.mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: path.join(screenshotDir, 'first-load-page-lean.png') });
+
+    // The full app takes over: its view of the same model, the lean view gone, the header not
+    // read again (the lean module hands it over), the page ready as before the split.
+    release();
+    await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 90_000, polling: 50 });
+    assert.equal(await page.locator('[data-testid=lean-view]').count(), 0, 'the lean view was removed');
+    assert.equal(await page.evaluate(() => document.body.dataset.lean ?? null), null);
+    assert.equal(await page.locator('#report [data-testid=tensor-count]').getAttribute('data-value'), String(gemmaRef.tensor_count));
+    assert.equal(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).length, headerReads, `the header was read again: ${JSON.stringify(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)))}`);
+    const later = [...new Set(own)];
+    assert.deepEqual(later.filter((p) => p.startsWith('weightpeek-web')).sort(), ['weightpeek-web.js', 'weightpeek-web_bg.wasm']);
+    assert.equal(later.filter((p) => p === 'weightpeek-lite_bg.wasm').length, 1);
+    await page.screenshot({ path: path.join(screenshotDir, 'first-load-page-full.png') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('a file dropped while the page loads is shown by the lean module, then by the full app', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The full module waits until the lean view has shown the file.
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    await page.route('**/weightpeek-web_bg.wasm', async (route) => { await gate; await route.continue(); });
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.__wpEarly !== undefined);
+    await page.locator('[data-testid=file-input]').setInputFiles(files.minilm);
+    await page.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready', null, { timeout: 60_000, polling: 50 });
+    const minilm = loadReference('all-MiniLM-L6-v2');
+    assert.equal(await page.locator('[data-testid=lean-view] [data-testid=tensor-count]').getAttribute('data-value'), String(minilm.tensor_count));
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'loading', 'the page is not ready before its app is');
+    release();
+    await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 60_000, polling: 50 });
+    assert.equal(await page.locator('[data-testid=lean-view]').count(), 0);
+    assert.equal(await page.locator('#report [data-testid=tensor-count]').getAttribute('data-value'), String(minilm.tensor_count));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
 });

@@ -117,9 +117,9 @@ function pageInstrumentation() {
       return orig.call(this, blob, ...rest);
     };
   }
-  // The wasm instance's memory size, for memory bounds (Trunk's loader dispatches this event
-  // with the instance's exports).
-  addEventListener('TrunkApplicationStarted', (e) => {
+  // The full module's memory size, for memory bounds (www/weightpeek.js dispatches this event
+  // with the instance's exports once the page's app runs).
+  addEventListener('weightpeek-started', (e) => {
     const exports = e.detail?.wasm;
     window.__wpWasmMemory = () => exports?.memory?.buffer?.byteLength ?? null;
   });

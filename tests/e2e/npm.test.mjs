@@ -86,8 +86,9 @@ describe('the npm package, installed and used as a docs author would', { timeout
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  async function open(pagePath) {
+  async function open(pagePath, { init } = {}) {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    if (init) await context.addInitScript(init);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -155,7 +156,7 @@ describe('the npm package, installed and used as a docs author would', { timeout
     await page.context().close();
   });
 
-  it('a module that cannot load says why inside the element: a CSP without connect-src \'self\' or \'wasm-unsafe-eval\', a missing wasm, an HTML page in its place', async () => {
+  it('a module that cannot load says why inside the element: a CSP without connect-src \'self\' or \'wasm-unsafe-eval\', a missing wasm, an HTML page in its place, no SIMD', async () => {
     // The stated policy less 'self' in connect-src: the wasm's own download is blocked.
     const blockedPolicy = policy(hub).replace("connect-src 'self' ", 'connect-src ');
     /** Writes dir/index.html: one element, the entry at `entry`, under `csp`. */
@@ -186,14 +187,27 @@ describe('the npm package, installed and used as a docs author would', { timeout
     fs.mkdirSync(path.join(html, 'weightpeek', wasmName));
     fs.writeFileSync(path.join(html, 'weightpeek', wasmName, 'index.html'), '<!doctype html><title>Home</title><p>Welcome</p>');
     page(html, policy(hub), './weightpeek/weightpeek.js');
+    // A browser without WebAssembly SIMD (none is at hand: Chromium, Firefox and WebKit all have
+    // it), simulated as such a browser behaves: the SIMD probe does not validate and a module
+    // using SIMD does not compile.
+    page(path.join(site, 'no-simd'), policy(hub), '../weightpeek/weightpeek.js');
+    const noSimd = () => {
+      const { validate, instantiate } = WebAssembly;
+      const simd = (bytes) => bytes.length === 31 || bytes.byteLength === 31;
+      const refuse = () => Promise.reject(new WebAssembly.CompileError('WebAssembly.instantiate(): invalid opcode 0xfd'));
+      WebAssembly.validate = (b) => (simd(b) ? false : validate(b));
+      WebAssembly.instantiate = (b, ...rest) => (b instanceof WebAssembly.Module ? instantiate(b, ...rest) : refuse());
+      WebAssembly.instantiateStreaming = () => refuse();
+    };
     const said = {};
-    for (const [name, at, want] of [
+    for (const [name, at, want, init] of [
       ['no-self', 'guide/no-self/', /Content-Security-Policy \(connect-src\) does not allow fetching .*weightpeek-lite_bg\.[0-9a-f]{10}\.wasm: add 'self'/],
       ['missing', 'broken/', /weightpeek-lite_bg\.[0-9a-f]{10}\.wasm answered 404/],
       ['no-wasm-eval', 'guide/no-wasm-eval/', /Content-Security-Policy does not allow compiling WebAssembly: add 'wasm-unsafe-eval' to script-src/],
       ['html-type', 'html-wasm/', /weightpeek-lite_bg\.[0-9a-f]{10}\.wasm is served as text\/html, not application\/wasm \(an HTML page/],
+      ['no-simd', 'no-simd/', /this browser cannot run WebAssembly SIMD, which weightpeek needs \(Chrome or Edge 91\+, Firefox 89\+, Safari 16\.4\+\)/, noSimd],
     ]) {
-      const { page } = await open(at);
+      const { page } = await open(at, { init });
       await page.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'error', null, { timeout: 30_000 });
       const text = await page.locator('#v [data-testid=load-error]').textContent();
       assert.match(text, want, name);

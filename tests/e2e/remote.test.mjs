@@ -501,7 +501,7 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
     hub.addRepo?.('weightpeek/big-index', { dir });
     const page = await openApp(browser, server);
     try {
-      await page.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wpWasm = e.detail.wasm; }));
+      await page.addInitScript(() => addEventListener('weightpeek-started', (e) => { window.__wpWasm = e.detail.wasm; }));
       await page.reload();
       await page.waitForFunction(() => window.__wpWasm && document.body.dataset.state === 'idle', null, { timeout: 30_000 });
       const before = await page.evaluate(() => window.__wpWasm.memory.buffer.byteLength);

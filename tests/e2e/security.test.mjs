@@ -69,14 +69,15 @@ describe('file-derived text is never HTML', { timeout: 5 * 60_000 }, () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the page has a Content-Security-Policy: no eval, no inline script but the loader, wasm allowed', { timeout: 60_000 }, async () => {
+  it('the page has a Content-Security-Policy: no eval, no inline script, wasm allowed', { timeout: 60_000 }, async () => {
     const page = await openApp(browser, server);
     try {
       const policy = await page.evaluate(
         () => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? null,
       );
       assert.ok(policy, 'no CSP meta element');
-      assert.match(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'/);
+      // The page's scripts are files (early.js, page.js loads both modules): no hash is needed.
+      assert.match(policy, /script-src 'self' 'wasm-unsafe-eval';/);
       assert.doesNotMatch(policy, /script-src[^;]*'unsafe-(inline|eval)'/);
       assert.match(policy, /style-src 'self';/, 'styles: the stylesheet only (computed styles go through the CSSOM)');
       // (eval from the test harness is not subject to the page's policy, so the policy text above

@@ -1,0 +1,170 @@
+// The page's start-up (issue #21: a lean first load). The lean WebAssembly module (GGUF and
+// safetensors headers, the first view: weightpeek-lite) loads first, and shows what the person
+// opens meanwhile — files dropped or picked, a file URL, the bundled sample, the address's
+// `url=` — as a <weightpeek-view> in #lean-view. The full module (weightpeek-web: the page's app
+// with every format, previews, the doctor, fit, the editor, compare) loads after it — at once
+// when nothing is shown, else once the lean view has its summary (the first summary needs
+// nothing of it, and its 1 MB does not slow the header's download); its
+// app opens the same input (www/early.js keeps it in window.__wpEarly; src/web/mod.rs
+// `take_early`), reading nothing again (a remote header is handed over by the lean module,
+// src/web/handover.rs), and once its view is ready (body[data-state] "ready" or "error") the
+// lean view is removed. Until then body[data-state] stays "loading" and early.js keeps taking
+// the person's input; body[data-lean] says a lean view is shown.
+import { load, loadFull } from "./weightpeek.js";
+import { names_file } from "./weightpeek-lite.js";
+
+const early = window.__wpEarly ?? {};
+const body = document.body;
+const box = document.getElementById("lean-view");
+/** The lean view shown (a <weightpeek-view>), if any. */
+let view = null;
+/** Set once the full module's app runs: from then on it takes every input itself. */
+let fullStarted = false;
+let leanReady = false;
+
+// The tokens of the Hub settings (src/web/remote.rs): a gated file is the full app's.
+const TOKEN_KEY = "weightpeek.hub-token";
+const ENDPOINT_KEY = "weightpeek.hub-endpoint";
+
+const param = (name) => new URL(location.href).searchParams.get(name)?.trim() || null;
+const askedTab = () => param("tab") ?? new URLSearchParams(location.hash.slice(1)).get("tab");
+const endpoint = () => {
+  const typed = document.getElementById("hub-endpoint")?.value.trim();
+  let kept = null;
+  try { kept = localStorage.getItem(ENDPOINT_KEY); } catch { /* storage off */ }
+  return kept || typed || "https://huggingface.co";
+};
+const token = () => {
+  let kept = null;
+  try { kept = sessionStorage.getItem(TOKEN_KEY); } catch { /* storage off */ }
+  return kept || document.getElementById("hub-token")?.value.trim() || null;
+};
+
+/** A fresh lean view in #lean-view, on the tab the address asks for. */
+function fresh() {
+  view?.remove();
+  view = document.createElement("weightpeek-view");
+  const tab = askedTab();
+  if (tab) view.setAttribute("tab", tab);
+  view.dataset.testid = "lean-view";
+  box.replaceChildren(view);
+  box.hidden = false;
+  body.dataset.lean = "shown";
+  body.classList.add("has-file");
+  return view;
+}
+
+/** Shows what early.js kept (the newest input) in a lean view, when the lean module can. */
+function showKept() {
+  if (fullStarted || !leanReady) return;
+  if (early.files?.length) {
+    fresh().open(early.files);
+  } else if (early.url) {
+    showUrl(early.url);
+  } else if (early.sample) {
+    fresh().setAttribute("src", "sample.gguf");
+  }
+}
+
+/** A file URL in a lean view (a repository's list, a gated file: the full app's). */
+function showUrl(text) {
+  const ep = endpoint();
+  if (token() || !names_file(text, ep)) return;
+  const input = document.getElementById("url-input");
+  if (input && !input.value) input.value = text;
+  const v = fresh();
+  v.setAttribute("endpoint", ep);
+  v.setAttribute("src", text);
+}
+
+/** Removes the lean view: the full app's view is there. */
+function retire() {
+  view?.remove();
+  view = null;
+  box.replaceChildren();
+  box.hidden = true;
+  delete body.dataset.lean;
+}
+
+// What the lean view cannot do (a tab of the full module, a row's preview, an export, another
+// format) waits for the full app, which loads anyway; the element must not load its own.
+box.addEventListener("weightpeek-need-full", (e) => {
+  e.stopPropagation();
+  needed?.();
+}, true);
+/** Told when the lean view asks for the full module (settled() waits for no more). */
+let needed = null;
+window.addEventListener("weightpeek-early", showKept);
+
+/** Once the full app runs: the lean view goes when the app's view of the same input is ready. */
+function handOver() {
+  fullStarted = true;
+  if (!view) return;
+  const done = () => ["ready", "error"].includes(body.dataset.state);
+  if (done()) return retire();
+  const watch = new MutationObserver(() => {
+    if (!done()) return;
+    watch.disconnect();
+    retire();
+  });
+  watch.observe(body, { attributes: true, attributeFilter: ["data-state"] });
+}
+
+/** Resolves once the lean view shown (if any) has its summary or failed. */
+function settled() {
+  const done = () => !view || ["ready", "error", "idle"].includes(view.dataset.state);
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const watch = new MutationObserver(() => {
+      if (done()) end();
+    });
+    const end = () => {
+      watch.disconnect();
+      needed = null;
+      resolve();
+    };
+    needed = end;
+    watch.observe(box, { attributes: true, subtree: true, childList: true, attributeFilter: ["data-state"] });
+  });
+}
+
+async function start() {
+  try {
+    await load();
+    leanReady = true;
+    // early.js counts the full module's download as it comes; until then:
+    const text = document.getElementById("loading-text");
+    if (text) text.textContent = "Loading the rest of the viewer…";
+    document.getElementById("loading-bar")?.removeAttribute("value");
+    const url = param("url");
+    if (url && !early.files && !early.url && !early.sample) showUrl(url);
+    else showKept();
+    await settled();
+  } catch (e) {
+    // The full module may still load (its own error is shown below if not).
+    console.warn(`weightpeek: the lean module did not load (${e?.message || e})`);
+  }
+  try {
+    const m = await loadFull();
+    // The full module's exports, where Trunk's own loader put them (tests and benchmarks call
+    // its hooks: dequant_check, bench_header).
+    window.wasmBindings = m;
+    handOver();
+  } catch (e) {
+    retire();
+    const box = document.getElementById("error");
+    if (box) {
+      const head = document.createElement("strong");
+      head.className = "error-head";
+      head.textContent = "weightpeek could not start.";
+      const detail = document.createElement("span");
+      detail.className = "error-detail";
+      detail.textContent = String(e?.message || e);
+      box.replaceChildren(head, detail);
+      box.hidden = false;
+    }
+    body.dataset.state = "error";
+  }
+}
+
+start();
