@@ -34,7 +34,8 @@ fs.writeFileSync(path.join(before, 'weightpeek.js'), entry);
 for (const f of ['weightpeek-web.js', 'weightpeek-web_bg.wasm', 'style.css', 'scan-worker.js']) {
   fs.symlinkSync(path.join(distDir, f), path.join(before, f));
 }
-const hub = await startMockHub({ repos: { [REPO]: { dir: models } } });
+const ST_REPO = 'sentence-transformers/all-MiniLM-L6-v2';
+const hub = await startMockHub({ repos: { [REPO]: { dir: models }, [ST_REPO]: { dir: path.dirname(files.minilm) } } });
 const server = await startAppServer({ mounts: { '/before/': before } });
 const page = (dir) => `<!doctype html><meta charset="utf-8"><title>one view</title>
 <script type="module" src="${dir}weightpeek.js"></script>
@@ -82,16 +83,28 @@ try {
   const pageServer = await startAppServer({ mounts: { '/before-page/': beforePage } });
   try {
     const gemma = `${hub.endpoint}/${REPO}/resolve/main/${FILE}`;
-    for (const [name, at] of Object.entries({ page_before: '/before-page/', page_after: '/' })) {
+    const minilm = `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`;
+    const variants = {
+      page_before: ['/before-page/', gemma, null], page_after: ['/', gemma, null],
+      // Over a 20 Mbit/s link with 20 ms latency (Chromium's network emulation), on a model
+      // whose header is small (MiniLM: the modules are most of the bytes).
+      page_before_20mbit: ['/before-page/', minilm, 20e6], page_after_20mbit: ['/', minilm, 20e6],
+    };
+    for (const [name, [at, model, bits]] of Object.entries(variants)) {
       const firsts = []; const readies = []; let bytes = 0;
       for (let i = 0; i < runs; i++) {
         const context = await browser.newContext();
         const p = await context.newPage();
+        if (bits) {
+          const cdp = await context.newCDPSession(p);
+          await cdp.send('Network.enable');
+          await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: bits / 8, uploadThroughput: bits / 8 });
+        }
         const origin = pageServer.url.replace(/\/$/, '');
         const fetched = [];
         p.on('request', (r) => { if (r.url().startsWith(origin)) fetched.push(new URL(r.url()).pathname); });
         const t = Date.now();
-        await p.goto(`${origin}${at}?url=${encodeURIComponent(gemma)}`);
+        await p.goto(`${origin}${at}?url=${encodeURIComponent(model)}`);
         // The first summary: the lean view's, or (before) the app's.
         await p.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready' || document.body.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
         firsts.push(Date.now() - t);
@@ -114,10 +127,12 @@ try {
   console.log(row('one module (before the split)', result.before));
   console.log(row('lean first, full on first use', result.after));
   const pageRow = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.app_ready_ms} ms |`;
-  console.log('\n| the page (`?url=` Gemma) | first load (gzip) | navigation to the first summary | the page\'s app ready |');
+  console.log('\n| the page (`?url=`) | first load (gzip) | navigation to the first summary | the page\'s app ready |');
   console.log('|---|---|---|---|');
-  console.log(pageRow('full module at once (before)', result.page_before));
-  console.log(pageRow('lean start, the app after', result.page_after));
+  console.log(pageRow('Gemma, local: full module at once (before)', result.page_before));
+  console.log(pageRow('Gemma, local: lean start, the app after', result.page_after));
+  console.log(pageRow('MiniLM, 20 Mbit/s: full module at once (before)', result.page_before_20mbit));
+  console.log(pageRow('MiniLM, 20 Mbit/s: lean start, the app after', result.page_after_20mbit));
   console.log(JSON.stringify(result));
 } finally {
   fs.rmSync(path.join(distDir, 'bench-after.html'), { force: true });

@@ -13,7 +13,9 @@
 #        #21): twiggy (cargo install twiggy) over the module built with its names, by origin
 #        bash scripts/bench.sh firstload [RUNS]  a page's first load (issue #21): navigation to an
 #        element's summary and the gzipped bytes fetched, lean module first vs one module as before
-#        the split, and the full module's first use (bench/first_load.mjs; medians of RUNS)
+#        the split, and the full module's first use; the page's first summary and app readiness
+#        for a linked model, lean start vs the full module at once, locally and over 20 Mbit/s
+#        (bench/first_load.mjs; medians of RUNS)
 #        bash scripts/bench.sh engines [RUNS]  only the per-engine speed (issue #20): navigation to
 #        the summary of Gemma 3 picked and from the mock Hub, in Chromium, Firefox and WebKit
 #        (bench/engine_speed.mjs; median of RUNS, default 5), written to bench/engine_speed.json

@@ -97,11 +97,6 @@
     return answer.then((r) => counted(r, url));
   };
 
-  // The offline cache (www/sw.js): once registered, the page opens and reads local files with
-  // the network off. The page only; the embeddable element never registers a worker.
-  if ('serviceWorker' in navigator && window.isSecureContext) {
-    addEventListener('load', () => {
-      navigator.serviceWorker.register('sw.js').catch((e) => console.warn(`weightpeek: no offline cache (${e})`));
-    });
-  }
+  // (The offline cache, www/sw.js, is registered by page.js once the page's app runs: its
+  // download of every file must not compete with the first summary's.)
 })();

@@ -128,6 +128,15 @@ function settled() {
   });
 }
 
+/** The offline cache (www/sw.js): once registered, the page opens and reads local files with
+ * the network off. Registered once the page's app runs, so that its download of every file (the
+ * full module included) does not compete with the first summary's. The page only; the
+ * embeddable element never registers a worker. */
+function offline() {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  navigator.serviceWorker.register("sw.js").catch((e) => console.warn(`weightpeek: no offline cache (${e})`));
+}
+
 async function start() {
   try {
     await load();
@@ -150,6 +159,7 @@ async function start() {
     // its hooks: dequant_check, bench_header).
     window.wasmBindings = m;
     handOver();
+    offline();
   } catch (e) {
     retire();
     const box = document.getElementById("error");
