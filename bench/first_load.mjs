@@ -50,7 +50,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const result = {};
 try {
   for (const [name, at] of Object.entries(pages)) {
-    const times = []; const upgrades = []; let bytes = 0;
+    const times = []; const upgrades = []; let bytes = 0; let raw = 0;
     for (let i = 0; i < runs; i++) {
       const context = await browser.newContext();
       const p = await context.newPage();
@@ -61,16 +61,17 @@ try {
       await p.goto(`${origin}${at}`);
       await p.waitForFunction(() => document.querySelector('#v')?.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
       times.push(Date.now() - t);
-      bytes = [...own].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
-        .map((u) => (u.startsWith('/before/') ? path.join(before, u.slice(8)) : path.join(distDir, u.slice(1))))
-        .reduce((a, f) => a + gz(f), 0);
+      const got = [...own].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
+        .map((u) => (u.startsWith('/before/') ? path.join(before, u.slice(8)) : path.join(distDir, u.slice(1))));
+      bytes = got.reduce((a, f) => a + gz(f), 0);
+      raw = got.reduce((a, f) => a + fs.statSync(f).size, 0);
       const t2 = Date.now();
       await p.evaluate(() => document.querySelector('#v').setAttribute('tab', 'fit'));
       await p.locator('#v [data-testid=fit-form]').waitFor({ state: 'attached', timeout: 60_000 });
       upgrades.push(Date.now() - t2);
       await context.close();
     }
-    result[name] = { first_summary_ms: median(times), first_load_gzip_bytes: bytes, fit_tab_ms: median(upgrades), runs };
+    result[name] = { first_summary_ms: median(times), first_load_gzip_bytes: bytes, first_load_raw_bytes: raw, fit_tab_ms: median(upgrades), runs };
   }
   // The page: lean start (as built) and as before the split (the full module at once).
   const beforePage = path.join(tmp, 'before-page');
@@ -91,7 +92,7 @@ try {
       page_before_20mbit: ['/before-page/', minilm, 20e6], page_after_20mbit: ['/', minilm, 20e6],
     };
     for (const [name, [at, model, bits]] of Object.entries(variants)) {
-      const firsts = []; const readies = []; let bytes = 0;
+      const firsts = []; const readies = []; let bytes = 0; let raw = 0;
       for (let i = 0; i < runs; i++) {
         const context = await browser.newContext();
         const p = await context.newPage();
@@ -108,27 +109,29 @@ try {
         // The first summary: the lean view's, or (before) the app's.
         await p.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready' || document.body.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
         firsts.push(Date.now() - t);
-        bytes = [...new Set(fetched)].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
-          .map((u) => path.join(distDir, u.replace(/^\/(before-page\/)?/, '')))
-          .filter((f) => !(name === 'page_after' && /weightpeek-web/.test(f)))
-          .reduce((a, f) => a + gz(f), 0);
+        const got = [...new Set(fetched)].filter((u) => !u.endsWith('/') && !u.endsWith('.html'))
+          .map((u) => path.join(u.startsWith('/before-page/') ? beforePage : distDir, u.replace(/^\/(before-page\/)?/, '')))
+          .filter((f) => !(name.startsWith('page_after') && /weightpeek-web/.test(f)));
+        bytes = got.reduce((a, f) => a + gz(f), 0);
+        raw = got.reduce((a, f) => a + fs.statSync(f).size, 0);
         await p.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 120_000, polling: 20 });
         readies.push(Date.now() - t);
         await context.close();
       }
-      result[name] = { first_summary_ms: median(firsts), first_load_gzip_bytes: bytes, app_ready_ms: median(readies), runs };
+      result[name] = { first_summary_ms: median(firsts), first_load_gzip_bytes: bytes, first_load_raw_bytes: raw, app_ready_ms: median(readies), runs };
     }
   } finally {
     await pageServer.close();
   }
-  const row = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.fit_tab_ms} ms |`;
-  console.log('| build | first load (gzip) | navigation to the summary | Fit tab shown |');
-  console.log('|---|---|---|---|');
+  const kb = (r) => `${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${(r.first_load_raw_bytes / 1024).toFixed(0)} KB`;
+  const row = (n, r) => `| ${n} | ${kb(r)} | ${r.first_summary_ms} ms | ${r.fit_tab_ms} ms |`;
+  console.log('| build | first load (gzip) | (raw) | navigation to the summary | Fit tab shown |');
+  console.log('|---|---|---|---|---|');
   console.log(row('one module (before the split)', result.before));
   console.log(row('lean first, full on first use', result.after));
-  const pageRow = (n, r) => `| ${n} | ${(r.first_load_gzip_bytes / 1024).toFixed(0)} KB | ${r.first_summary_ms} ms | ${r.app_ready_ms} ms |`;
-  console.log('\n| the page (`?url=`) | first load (gzip) | navigation to the first summary | the page\'s app ready |');
-  console.log('|---|---|---|---|');
+  const pageRow = (n, r) => `| ${n} | ${kb(r)} | ${r.first_summary_ms} ms | ${r.app_ready_ms} ms |`;
+  console.log('\n| the page (`?url=`) | first load (gzip) | (raw) | navigation to the first summary | the page\'s app ready |');
+  console.log('|---|---|---|---|---|');
   console.log(pageRow('Gemma, local: full module at once (before)', result.page_before));
   console.log(pageRow('Gemma, local: lean start, the app after', result.page_after));
   console.log(pageRow('MiniLM, 20 Mbit/s: full module at once (before)', result.page_before_20mbit));

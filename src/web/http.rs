@@ -48,7 +48,9 @@ pub struct Fetcher {
     pub endpoint: String,
     /// The access token, if one was entered.
     pub token: Option<String>,
-    controllers: RefCell<Vec<AbortController>>,
+    /// The controllers of the requests in flight (a request's is dropped when it ends, so a
+    /// long-lived opening with many previews keeps none of the finished ones).
+    controllers: RefCell<Vec<std::rc::Weak<AbortController>>>,
     cancelled: Cell<bool>,
     /// Called after every request start and every received chunk (progress display).
     pub on_progress: Box<dyn Fn()>,
@@ -155,7 +157,8 @@ impl Fetcher {
     /// Stops every request of this opening (and of its children), in flight or to come.
     pub fn cancel(&self) {
         self.cancelled.set(true);
-        for c in self.controllers.borrow_mut().drain(..) {
+        let controllers: Vec<_> = self.controllers.borrow_mut().drain(..).collect();
+        for c in controllers.iter().filter_map(std::rc::Weak::upgrade) {
             c.abort();
         }
         let children: Vec<_> = self.children.borrow_mut().drain(..).collect();
@@ -183,12 +186,15 @@ impl Fetcher {
         self.cancelled.get()
     }
 
-    fn controller(&self) -> Result<AbortController, Problem> {
+    /// A new request's controller, aborted by [`Fetcher::cancel`] while the request holds it.
+    fn controller(&self) -> Result<Rc<AbortController>, Problem> {
         if self.cancelled.get() {
             return Err(Problem::Cancelled);
         }
-        let c = AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
-        self.controllers.borrow_mut().push(c.clone());
+        let c = Rc::new(AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?);
+        let mut kept = self.controllers.borrow_mut();
+        kept.retain(|w| w.strong_count() > 0);
+        kept.push(Rc::downgrade(&c));
         Ok(c)
     }
 
@@ -449,7 +455,7 @@ pub struct HttpSource {
     stream: Option<Stream>,
     /// The server answered 200 to a Range request (no Range support).
     pub no_range: bool,
-    controller: AbortController,
+    controller: Rc<AbortController>,
 }
 
 impl Drop for HttpSource {
