@@ -66,10 +66,11 @@ function showKept() {
   }
 }
 
-/** A file URL in a lean view (a repository's list, a gated file: the full app's). */
+/** A file URL in a lean view (a repository's list, a gated file: the full app's; the view of
+ * what was opened before goes, the early status line says what waits). */
 function showUrl(text) {
   const ep = endpoint();
-  if (token() || !names_file(text, ep)) return;
+  if (token() || !names_file(text, ep)) return retire();
   const input = document.getElementById("url-input");
   if (input && !input.value) input.value = text;
   const v = fresh();
@@ -77,21 +78,53 @@ function showUrl(text) {
   v.setAttribute("src", text);
 }
 
-/** Removes the lean view: the full app's view is there. */
+/** What the reader asked of the lean view that the app does (a row's preview, an export). */
+let asked = {};
+
+/** Removes the lean view (the app's view of it is there, or it shows something else now); the
+ * keyboard focus, if it was in it, moves to the same tab or control of the app's view. */
 function retire() {
+  const root = view?.shadowRoot;
+  const at = document.activeElement === view ? root?.activeElement : null;
+  const tab = at?.closest?.("[role=tab]")?.dataset.tab;
+  const testid = at?.closest?.("[data-testid]")?.dataset.testid;
+  const row = typeof asked.tensor === "string";
   view?.remove();
   view = null;
+  asked = {};
   box.replaceChildren();
   box.hidden = true;
   delete body.dataset.lean;
+  if (!at) return;
+  const report = document.getElementById("report");
+  // A row opened: the preview (as Enter on a row in the app's view); else the same tab or
+  // control, else the tab shown.
+  const focusable = (el) => el && (el.tabIndex >= 0 || el.matches("a[href], button, input, select, textarea")) ? el : null;
+  const target = (row && report?.querySelector("[role=tabpanel][data-tab=preview]"))
+    || (tab && report?.querySelector(`[role=tab][data-tab="${tab}"]`))
+    || (testid && focusable(report?.querySelector(`[data-testid="${testid}"]`)))
+    || report?.querySelector("[role=tab][aria-selected=true]");
+  target?.focus({ preventScroll: true });
 }
 
-// What the lean view cannot do (a tab of the full module, a row's preview, an export, another
-// format) waits for the full app, which loads anyway; the element must not load its own.
+// What the lean view cannot do waits for the full app, which loads anyway (the element must not
+// load its own): a tab of the full module, a row's preview and an export are done again by the
+// app (src/web/mod.rs `Carried`); a file of another format is the app's alone (the lean view
+// goes, the early status line says the file opens when the viewer is ready).
 box.addEventListener("weightpeek-need-full", (e) => {
   e.stopPropagation();
+  const d = e.detail ?? {};
+  if (typeof d.tensor === "string") asked.tensor = d.tensor;
+  if (typeof d.export === "string") asked.export = d.export;
+  if (view && view.dataset.state !== "ready" && d.tensor === undefined && d.export === undefined) retire();
   needed?.();
 }, true);
+
+/** Just before the app starts: what the lean view shows and was asked, for the app to do again. */
+function carry() {
+  if (!view) return;
+  early.view = { tab: view.getAttribute("tab") ?? undefined, ...asked };
+}
 /** Told when the lean view asks for the full module (settled() waits for no more). */
 let needed = null;
 window.addEventListener("weightpeek-early", showKept);
@@ -99,8 +132,10 @@ window.addEventListener("weightpeek-early", showKept);
 /** Once the full app runs: the lean view goes when the app's view of the same input is ready. */
 function handOver() {
   fullStarted = true;
+  // The modules' loading line is done (the app's own loading says what it reads).
+  document.getElementById("loading")?.remove();
   if (!view) return;
-  const done = () => ["ready", "error"].includes(body.dataset.state);
+  const done = () => ["ready", "error", "listed"].includes(body.dataset.state);
   if (done()) return retire();
   const watch = new MutationObserver(() => {
     if (!done()) return;
@@ -141,10 +176,6 @@ async function start() {
   try {
     await load();
     leanReady = true;
-    // early.js counts the full module's download as it comes; until then:
-    const text = document.getElementById("loading-text");
-    if (text) text.textContent = "Loading the rest of the viewer…";
-    document.getElementById("loading-bar")?.removeAttribute("value");
     const url = param("url");
     if (url && !early.files && !early.url && !early.sample) showUrl(url);
     else showKept();
@@ -154,7 +185,11 @@ async function start() {
     console.warn(`weightpeek: the lean module did not load (${e?.message || e})`);
   }
   try {
-    const m = await loadFull();
+    // early.js counts the full module's download as it comes; until then:
+    const text = document.getElementById("loading-text");
+    if (text) text.textContent = "Loading the rest of the viewer…";
+    document.getElementById("loading-bar")?.removeAttribute("value");
+    const m = await loadFull(carry);
     // The full module's exports, where Trunk's own loader put them (tests and benchmarks call
     // its hooks: dequant_check, bench_header).
     window.wasmBindings = m;

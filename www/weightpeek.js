@@ -51,10 +51,13 @@ export function load() {
 }
 
 /** Loads the full module once per page (resolves to its exports): every API call, and every
- * element from then on, shares one instance. Its readings take the lean module's header bytes. */
-export function loadFull() {
+ * element from then on, shares one instance. Its readings take the lean module's header bytes.
+ * `beforeStart` (the page's, www/page.js: the first call's only) runs once the module's code is
+ * here, just before it starts. */
+export function loadFull(beforeStart) {
   fullReady ??= watched(async () => {
     const m = await import("./weightpeek-web.js");
+    beforeStart?.();
     // Before the module starts: the page's app opens what it was given as it starts.
     globalThis.__weightpeekHeaderPrefix = (url) => (ready ? ready.then(() => header_prefix(url), () => null) : Promise.resolve(null));
     const wasm = await m.default({ module_or_path: WASM_URL });

@@ -83,6 +83,65 @@ struct App {
 thread_local! {
     /// The app lives for the page's lifetime; listeners hold only weak references to it.
     static APP: RefCell<Option<Rc<App>>> = const { RefCell::new(None) };
+    /// What the reader did in the page's lean view before the app ran ([`Carried`]).
+    static CARRIED: RefCell<Option<Carried>> = const { RefCell::new(None) };
+}
+
+/// What the reader did in the page's lean view (www/page.js) before the app ran, done again
+/// in the app's view of the same model: the tab shown, the tensor whose row was opened, the
+/// export clicked. Given with the early input (`window.__wpEarly.view`); used by the first
+/// model the app draws, or dropped when that opening fails.
+#[derive(Debug, Default)]
+struct Carried {
+    tab: Option<crate::view::tabs::Tab>,
+    tensor: Option<String>,
+    export: Option<export::Kind>,
+}
+
+impl Carried {
+    /// `{tab, tensor, export}` (strings, each optional) as page.js gives them.
+    fn from_js(v: &wasm_bindgen::JsValue) -> Option<Carried> {
+        if !v.is_object() {
+            return None;
+        }
+        let text = |k: &str| {
+            js_sys::Reflect::get(v, &k.into())
+                .ok()
+                .and_then(|x| x.as_string())
+        };
+        Some(Carried {
+            tab: text("tab").and_then(|t| crate::view::tabs::Tab::parse(&t)),
+            tensor: text("tensor"),
+            export: text("export").and_then(|k| export::Kind::parse(&k)),
+        })
+    }
+
+    /// The tab the app's first view starts on, if the reader chose one.
+    fn tab() -> Option<crate::view::tabs::Tab> {
+        CARRIED.with(|c| c.borrow().as_ref().and_then(|c| c.tab))
+    }
+
+    /// Done again in `view` of `model` (once: the carried state is gone after).
+    fn apply(view: &report::Report, model: &crate::format::Model) {
+        let Some(c) = CARRIED.with(|c| c.borrow_mut().take()) else {
+            return;
+        };
+        if let Some(i) = c
+            .tensor
+            .and_then(|t| model.tensors.iter().position(|x| x.name == t))
+        {
+            view.open_tensor(i);
+            view.tabs().select(crate::view::tabs::Tab::Preview, false);
+        }
+        if let Some(k) = c.export {
+            view.export(k);
+        }
+    }
+
+    /// Forgets it (the opening it was for failed).
+    fn drop_it() {
+        CARRIED.with(|c| c.borrow_mut().take());
+    }
 }
 
 /// Entry point, called once by the wasm binary's `main`. On a page other than index.html (one
@@ -139,6 +198,11 @@ fn take_early(app: Rc<App>) {
     let _ = js_sys::Reflect::set(&early, &"url".into(), &wasm_bindgen::JsValue::NULL);
     let sample = js_sys::Reflect::get(&early, &"sample".into()).is_ok_and(|v| v.is_truthy());
     let _ = js_sys::Reflect::set(&early, &"sample".into(), &false.into());
+    if let Ok(v) = js_sys::Reflect::get(&early, &"view".into()) {
+        let carried = Carried::from_js(&v);
+        CARRIED.with(|c| *c.borrow_mut() = carried);
+        let _ = js_sys::Reflect::set(&early, &"view".into(), &wasm_bindgen::JsValue::NULL);
+    }
     if js_sys::Array::is_array(&files) {
         let files: Vec<File> = js_sys::Array::from(&files)
             .iter()
@@ -147,7 +211,14 @@ fn take_early(app: Rc<App>) {
         if !files.is_empty() {
             open(app, named(files));
         }
-    } else if url.as_string().is_some_and(|u| !u.is_empty()) {
+    } else if let Some(url) = url.as_string().filter(|u| !u.is_empty()) {
+        // The URL given, not what the address's `url=` put in the box meanwhile.
+        if let Some(input) = dom::document()
+            .get_element_by_id("url-input")
+            .and_then(|i| i.dyn_into::<HtmlInputElement>().ok())
+        {
+            input.set_value(&url);
+        }
         if let Some(form) = dom::document()
             .get_element_by_id("url-form")
             .and_then(|f| f.dyn_into::<web_sys::HtmlFormElement>().ok())
@@ -306,6 +377,7 @@ impl App {
     }
 
     fn fail(&self, text: (String, String)) {
+        Carried::drop_it();
         dom::set_hidden(&self.status, true);
         self.show_error(Some(text));
         set_body_data("state", "error");
@@ -323,7 +395,9 @@ impl App {
         source: crate::source::boxed::SourceFactory,
         editor: bool,
     ) -> report::Report {
-        let first = address::asked_tab().unwrap_or(crate::view::tabs::Tab::Summary);
+        let first = Carried::tab()
+            .or_else(address::asked_tab)
+            .unwrap_or(crate::view::tabs::Tab::Summary);
         let view = report::Report::build(
             &self.report_root,
             name,
@@ -392,6 +466,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                     editable,
                 );
                 view.offer_scan(scan_input);
+                Carried::apply(&view, &model);
                 if let (Some(panel), Some(blob)) = (view.edit_panel(), alone) {
                     edit::show(&panel, &opened.name, model, blob);
                 }

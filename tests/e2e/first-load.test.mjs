@@ -131,6 +131,69 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     await context.close();
   });
 
+  /** A page at `query` with the full module held back until `release()`. */
+  async function heldPage(query) {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    await page.route(/\/weightpeek-web(_bg\.wasm|\.js)$/, async (route) => { await gate; await route.continue(); });
+    await page.goto(`${server.url.replace(/\/$/, '')}/${query}`);
+    return { context, page, errors, release };
+  }
+  const leanReady = (page) => page.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.dataset.state === 'ready', null, { timeout: 60_000, polling: 50 });
+  const appDone = (page, states = ['ready']) => page.waitForFunction((s) => s.includes(document.body.dataset.state) && !document.body.dataset.lean, states, { timeout: 60_000, polling: 50 });
+  const stUrl = () => `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`;
+
+  it('what the reader did in the lean view is done again by the app: the tab, a row opened, the focus', async () => {
+    const { context, page, errors, release } = await heldPage(`?url=${encodeURIComponent(stUrl())}`);
+    await leanReady(page);
+    await page.locator('[data-testid=lean-view] [role=tab][data-tab=tensors]').click();
+    const row = page.locator('[data-testid=lean-view] tr[data-file-index]').nth(3);
+    const name = await row.locator('td.col-name').textContent();
+    await row.focus();
+    await page.keyboard.press('Enter');
+    release();
+    await appDone(page);
+    assert.equal(await page.locator('#report [role=tab][data-tab=preview]').getAttribute('aria-selected'), 'true', 'the app shows the preview of the row opened');
+    await page.waitForFunction((n) => document.querySelector(`#report [data-tensor="${n}"]`) !== null, name, { timeout: 30_000 });
+    assert.ok(await page.evaluate(() => document.getElementById('report').contains(document.activeElement)), 'the focus moved into the app\'s view');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('a URL typed while a linked model is shown lean opens in the app; a repository typed then replaces the lean view', async () => {
+    const gemma = `${hub.endpoint}/${GGUF_REPO}/resolve/main/${GGUF_FILE}`;
+    const minilm = loadReference('all-MiniLM-L6-v2');
+    let { context, page, errors, release } = await heldPage(`?url=${encodeURIComponent(gemma)}`);
+    await leanReady(page);
+    await page.fill('[data-testid=url-input]', stUrl());
+    await page.press('[data-testid=url-input]', 'Enter');
+    await page.waitForFunction(() => document.querySelector('[data-testid=lean-view]')?.getAttribute('src')?.endsWith('model.safetensors'));
+    release();
+    await appDone(page);
+    assert.equal(await page.locator('#report [data-testid=tensor-count]').getAttribute('data-value'), String(minilm.tensor_count));
+    assert.equal(await page.inputValue('[data-testid=url-input]'), stUrl());
+    assert.deepEqual(errors, []);
+    await context.close();
+
+    ({ context, page, errors, release } = await heldPage(`?url=${encodeURIComponent(stUrl())}`));
+    await leanReady(page);
+    await page.click('.hub-settings summary');
+    await page.fill('[data-testid=hub-endpoint]', hub.endpoint);
+    await page.fill('[data-testid=url-input]', GGUF_REPO);
+    await page.press('[data-testid=url-input]', 'Enter');
+    assert.equal(await page.locator('[data-testid=lean-view]').count(), 0, 'the lean view of the other model stays');
+    release();
+    await appDone(page, ['listed']);
+    assert.ok(await page.locator('[data-testid=repo-files] li').count() > 0);
+    assert.equal(await page.locator('#report [data-testid=tensor-count]').count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('a file dropped while the page loads is shown by the lean module, then by the full app', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
