@@ -124,7 +124,7 @@ pub(super) fn compare_files(app: &Rc<App>, files: Vec<(String, Blob)>) {
         }
     });
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_local(files, progress).await;
+        let result = load::read_local(files, progress).await.map_err(Into::into);
         finish(&w, run, result, size);
     });
 }
@@ -148,7 +148,9 @@ fn compare_url(app: &Rc<App>, text: String) {
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_remote(fetcher, load::counters(), &[file], None).await;
+        let result = load::read_remote(fetcher, load::counters(), &[file], None)
+            .await
+            .map_err(Into::into);
         // The size of B (of a set: its parts' sizes, summed by the merge); a remote file's size
         // is what the server said.
         let size = result.as_ref().map_or(0, |o| o.model.file_size);

@@ -831,7 +831,8 @@ impl RepoFit {
                         load::read_remote(fetcher, load::counters(), &given, Some(&entry.files))
                             .await;
                     let Some(t) = w.upgrade() else { return };
-                    let m = result.map(|o| o.model).map_err(|(h, d)| {
+                    let m = result.map(|o| o.model).map_err(|e| {
+                        let (h, d) = load::Failure::from(e);
                         if d.is_empty() {
                             h
                         } else {

@@ -37,21 +37,41 @@ use crate::view::facts;
 /// A failure as `(headline, details)`.
 pub type Failure = (String, String);
 
-/// The headline of [`lean_failure`].
-const LEAN_HEADLINE: &str = "Read by the full module";
-
-/// What the lean web module answers for a model of a format it leaves to the full module
-/// ([`OpenError::is_lean`]): the element then loads the full module, which reads it.
-fn lean_failure() -> Failure {
-    (
-        LEAN_HEADLINE.to_string(),
-        "PyTorch, NumPy and ONNX files are read by weightpeek's full module.".to_string(),
-    )
+/// Why a model could not be opened by this module: left to the full module (the lean web
+/// module only), or a failure worded for the reader.
+#[derive(Debug, Clone)]
+pub enum LoadError {
+    /// A format the lean web module leaves to the full one ([`OpenError::is_lean`]): the
+    /// element then loads the full module, which reads it.
+    Lean,
+    /// (headline, details), as [`facts::open_failure`] words them.
+    Failed(Failure),
 }
 
-/// Whether `f` says the model is left to the full module (the lean web module only).
-pub fn is_lean(f: &Failure) -> bool {
-    !crate::FULL && f.0 == LEAN_HEADLINE
+impl LoadError {
+    /// Whether the model is left to the full module.
+    pub fn is_lean(&self) -> bool {
+        matches!(self, LoadError::Lean)
+    }
+}
+
+impl From<Failure> for LoadError {
+    fn from(f: Failure) -> LoadError {
+        LoadError::Failed(f)
+    }
+}
+
+impl From<LoadError> for Failure {
+    /// The words for the reader (a lean module's refusal says who reads the file).
+    fn from(e: LoadError) -> Failure {
+        match e {
+            LoadError::Lean => (
+                "Read by the full module".to_string(),
+                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.".to_string(),
+            ),
+            LoadError::Failed(f) => f,
+        }
+    }
 }
 
 /// Per-file request and byte counters of one opening, by file name, in the order the files
@@ -296,16 +316,16 @@ pub fn local_files(value: &JsValue, name: Option<String>) -> Option<Vec<(String,
 pub async fn read_local(
     files: Vec<(String, Blob)>,
     progress: Rc<dyn Fn(u64)>,
-) -> Result<Opened, Failure> {
+) -> Result<Opened, LoadError> {
     let opener = LocalFiles::new(files, progress);
     let names = opener.names();
     let o = open(&opener, &names, options()).await.map_err(|e| {
         if e.is_lean() {
-            return lean_failure();
+            return LoadError::Lean;
         }
-        facts::open_failure(&e, &names, false, &|p, u| {
+        LoadError::Failed(facts::open_failure(&e, &names, false, &|p, u| {
             p.describe(u, crate::remote::hub::DEFAULT_ENDPOINT, false)
-        })
+        }))
     })?;
     let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
     let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
@@ -421,7 +441,7 @@ pub async fn read_remote(
     counters: Counters,
     given: &[(String, String)],
     listed: Option<&[String]>,
-) -> Result<Opened, Failure> {
+) -> Result<Opened, LoadError> {
     let h = read_header(&fetcher, counters, given, listed).await?;
     Ok(Opened {
         name: h.name,
@@ -447,22 +467,29 @@ async fn read_header(
     counters: Counters,
     given: &[(String, String)],
     listed: Option<&[String]>,
-) -> Result<Header, Failure> {
+) -> Result<Header, LoadError> {
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let result = open(&opener, &names, options()).await;
     let describe = |p: &Problem, u: &str| fetcher.describe(p, u);
     let mut o = match result {
         Err(_) if fetcher.is_cancelled() => {
-            return Err(facts::open_failure(
+            return Err(LoadError::Failed(facts::open_failure(
                 &OpenError::Cancelled,
                 &names,
                 fetcher.embedded,
                 &describe,
-            ))
+            )))
         }
-        Err(e) if e.is_lean() => return Err(lean_failure()),
-        Err(e) => return Err(facts::open_failure(&e, &names, fetcher.embedded, &describe)),
+        Err(e) if e.is_lean() => return Err(LoadError::Lean),
+        Err(e) => {
+            return Err(LoadError::Failed(facts::open_failure(
+                &e,
+                &names,
+                fetcher.embedded,
+                &describe,
+            )))
+        }
         Ok(o) => o,
     };
     // The file of each source: the merged model's parts, or the one file.
@@ -534,7 +561,7 @@ impl Watchers {
     }
 }
 
-type Readings = crate::open::shared::Readings<Key, Rc<Header>, Failure, Rc<Watchers>>;
+type Readings = crate::open::shared::Readings<Key, Rc<Header>, LoadError, Rc<Watchers>>;
 
 thread_local! {
     /// The page's shared readings of remote headers (the element's and the API's).
@@ -556,7 +583,7 @@ pub async fn read_shared(
     own: Rc<Fetcher>,
     given: Vec<(String, String)>,
     on_progress: OnProgress,
-) -> Result<Opened, Failure> {
+) -> Result<Opened, LoadError> {
     let key = Key {
         given: given.clone(),
         token: own.token.clone().map(|t| (own.endpoint.clone(), t)),
@@ -602,12 +629,12 @@ pub async fn read_shared(
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
             let describe = |p: &Problem, u: &str| own.describe(p, u);
-            return Err(facts::open_failure(
+            return Err(LoadError::Failed(facts::open_failure(
                 &OpenError::Cancelled,
                 &names,
                 true,
                 &describe,
-            ));
+            )));
         }
     };
     drop(on_progress);

@@ -445,7 +445,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
             return;
         }
         match result {
-            Err(e) => app.fail(e),
+            Err(e) => app.fail(e.into()),
             Ok(opened) => {
                 dom::set_hidden(&app.status, true);
                 app.name_shown(&opened.name);

@@ -425,7 +425,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
             let scan = ScanInput::remote(&urls, &endpoint(), token().as_deref());
             show_model(&app, &o.name, o.model, &o.stats, o.source, scan)
         }
-        Err(e) => app.fail(e),
+        Err(e) => app.fail(e.into()),
     }
 }
 

@@ -226,8 +226,8 @@ impl Widget {
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened, scan),
-                    Err(e) if load::is_lean(&e) => ask_full(&st.host, None),
-                    Err(e) => st.fail(e),
+                    Err(e) if e.is_lean() => ask_full(&st.host, None),
+                    Err(e) => st.fail(e.into()),
                 }
             }
         });
@@ -261,8 +261,8 @@ impl Widget {
             if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
                 match result {
                     Ok(opened) => st.show(opened, scan),
-                    Err(e) if load::is_lean(&e) => ask_full(&st.host, None),
-                    Err(e) => st.fail(e),
+                    Err(e) if e.is_lean() => ask_full(&st.host, None),
+                    Err(e) => st.fail(e.into()),
                 }
             }
         });

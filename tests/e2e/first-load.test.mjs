@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { launchBrowser, startAppServer, loadReference, requireFile, files, distDir, screenshotDir, closeAll } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { launchBrowser, startAppServer, loadReference, requireFile, files, distDir, repoRoot, screenshotDir, closeAll } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
 /** The budget: 350 KB (KiB, as the README's sizes) gzipped before the first summary. */
@@ -190,6 +191,30 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     await appDone(page, ['listed']);
     assert.ok(await page.locator('[data-testid=repo-files] li').count() > 0);
     assert.equal(await page.locator('#report [data-testid=tensor-count]').count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('an element given an ONNX file moves to the full module, which reads it (the CLI\'s tensor count)', async () => {
+    const onnx = path.join(path.dirname(path.dirname(files.minilm)), 'silero-vad', 'silero_vad.onnx');
+    requireFile(onnx);
+    const cli = JSON.parse(execFileSync(path.join(repoRoot, 'target', 'release', 'weightpeek'), [onnx, '--json'], { maxBuffer: 64 << 20 }).toString());
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url.replace(/\/$/, '')}/embed.html?hub=${encodeURIComponent(hub.endpoint)}`);
+    await page.waitForFunction(() => document.querySelector('#gguf')?.dataset.state === 'ready', null, { timeout: 60_000 });
+    await page.evaluate(() => {
+      const f = document.createElement('input');
+      f.type = 'file';
+      f.id = 'wp-test-file';
+      document.body.append(f);
+    });
+    await page.setInputFiles('#wp-test-file', onnx);
+    await page.evaluate(() => document.querySelector('#gguf').open(document.getElementById('wp-test-file').files));
+    await page.waitForFunction(() => { const e = document.querySelector('#gguf'); return e.dataset.module === 'full' && e.dataset.state === 'ready'; }, null, { timeout: 60_000, polling: 50 });
+    assert.equal(await page.locator('#gguf [data-testid=tensor-count]').getAttribute('data-value'), String(cli.tensor_count));
     assert.deepEqual(errors, []);
     await context.close();
   });
