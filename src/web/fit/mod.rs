@@ -1,0 +1,119 @@
+//! Will it run here? The device settings form (GPUs with a preset select, add/remove, RAM,
+//! margin, context, KV type), the Fit card of a GGUF model (the plan of
+//! [`crate::summary::fit::plan`]: verdict, figures, one bar per device, the command line with a
+//! copy button, notes) and a Hub repo's "Will it fit?" table (every GGUF model's header read,
+//! four at a time, each planned on the same devices; [`crate::view::fit::repo_rows`]).
+//!
+//! The page keeps the settings in `localStorage` and in its address (`?gpu=24GiB&gpu=12GiB&
+//! ram=64GiB&ctx=32768&kv=q8_0&margin=1GiB`, [`crate::view::fit::QUERY_KEYS`]); every form of
+//! the page shows the same settings. The element's card takes them from its attributes and
+//! writes nothing. Recomputing reads nothing: the models are in memory.
+//!
+//! Files: this one (the page's settings: storage and address), `form` (the settings form),
+//! `card` (the Fit card), `repo` (the repo table).
+
+mod card;
+mod form;
+mod repo;
+
+pub use card::FitCard;
+use card::*;
+pub use form::Form;
+pub use repo::RepoFit;
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+
+use super::dom::{self, append, attr, el_class, el_text};
+use super::http::Fetcher;
+use super::load;
+use crate::format::Model;
+use crate::open::recognise::file_name;
+use crate::remote::hub::Repo;
+use crate::remote::shards::{Entry, EntryKind};
+use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
+use crate::view::fit::{
+    self as fit_view, cli_args, device_rows, fits_name, inputs, preset_of, repo_cells, repo_rows,
+    rows, FieldError, Settings, QUERY_KEYS, REPO_COLUMNS,
+};
+use crate::view::memory::KV_CHOICES;
+
+/// Milliseconds a recomputation waits for typing to pause.
+const DELAY_MS: u32 = 150;
+/// Most GGUF models of a repo whose headers are read at once.
+const CONCURRENT_OPENS: usize = 4;
+/// `localStorage` key of the page's device settings (their query string).
+const STORAGE_KEY: &str = "weightpeek.fit";
+
+type OnChange = Rc<dyn Fn()>;
+
+thread_local! {
+    /// The page's forms (the Fit card's, the repo table's): a change in one shows in the others.
+    static PAGE_FORMS: RefCell<Vec<Weak<Form>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn local() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
+fn query_pairs(search: &str) -> Vec<(String, String)> {
+    web_sys::UrlSearchParams::new_with_str(search)
+        .ok()
+        .map(|p| {
+            let mut out = Vec::new();
+            for k in QUERY_KEYS {
+                for v in p.get_all(k).iter().filter_map(|v| v.as_string()) {
+                    out.push((k.to_string(), v));
+                }
+            }
+            out
+        })
+        .unwrap_or_default()
+}
+
+fn settings_of(pairs: &[(String, String)]) -> Option<Settings> {
+    Settings::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+/// The page's settings: the address's (a shared link), else the remembered ones, else the
+/// defaults.
+pub fn page_settings() -> Settings {
+    let search = gloo::utils::window()
+        .location()
+        .search()
+        .unwrap_or_default();
+    settings_of(&query_pairs(&search))
+        .or_else(|| {
+            local()
+                .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+                .and_then(|q| settings_of(&query_pairs(&q)))
+        })
+        .unwrap_or_default()
+}
+
+/// Remembers `s` and puts it in the page's address (no reload, no history entry).
+fn save_page(s: &Settings) {
+    let q = s.to_query();
+    if let Ok(p) = web_sys::UrlSearchParams::new() {
+        for (k, v) in &q {
+            p.append(k, v);
+        }
+        if let Some(st) = local() {
+            let _ = st.set_item(STORAGE_KEY, &String::from(p.to_string()));
+        }
+    }
+    super::dom::edit_page_url(|u| {
+        for k in QUERY_KEYS {
+            u.delete(k);
+        }
+        for (k, v) in &q {
+            u.append(k, v);
+        }
+    });
+}
