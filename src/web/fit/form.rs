@@ -4,12 +4,7 @@
 use super::*;
 
 /// A text box in a labelled field.
-fn text_field(
-    parent: &Element,
-    label: &str,
-    testid: &str,
-    title: &str,
-) -> HtmlInputElement {
+fn text_field(parent: &Element, label: &str, testid: &str, title: &str) -> HtmlInputElement {
     let l = el_class("label", "field");
     append(&l, &el_text("span", "muted", label));
     let input: HtmlInputElement = dom::el("input").unchecked_into();
