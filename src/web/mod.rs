@@ -175,10 +175,31 @@ pub fn start() {
         view: RefCell::new(None),
         listeners: RefCell::new(Vec::new()),
     });
+    // Something given while the modules loaded (or a `?url=` address) opens now: the state
+    // goes from "loading" to that opening's, with no "idle" between (www/page.js and tests wait
+    // for the opening's state).
+    let pending = early_pending() || remote::page_param("url").is_some();
     wire(&app);
     APP.with(|a| *a.borrow_mut() = Some(app.clone()));
-    set_body_data("state", "idle");
+    if !pending {
+        set_body_data("state", "idle");
+    }
     take_early(app);
+}
+
+/// Whether www/early.js kept something given while the modules loaded (files, a URL, the
+/// sample).
+fn early_pending() -> bool {
+    let Ok(early) = js_sys::Reflect::get(&gloo::utils::window(), &"__wpEarly".into()) else {
+        return false;
+    };
+    let get =
+        |k: &str| js_sys::Reflect::get(&early, &k.into()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    early.is_object()
+        && (js_sys::Array::is_array(&get("files"))
+            && js_sys::Array::from(&get("files")).length() > 0
+            || get("url").as_string().is_some_and(|u| !u.is_empty())
+            || get("sample").is_truthy())
 }
 
 /// Opens what was given while the module loaded (`www/early.js` keeps it in

@@ -139,7 +139,7 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
     }
 }
 
-fn page_param(name: &str) -> Option<String> {
+pub(super) fn page_param(name: &str) -> Option<String> {
     let search = gloo::utils::window().location().search().ok()?;
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
     params.get(name).filter(|u| !u.trim().is_empty())

@@ -141,6 +141,12 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     let release;
     const gate = new Promise((r) => { release = r; });
     await page.route(/\/weightpeek-web(_bg\.wasm|\.js)$/, async (route) => { await gate; await route.continue(); });
+    // Every body[data-state] the page goes through.
+    await page.addInitScript(() => {
+      window.__states = [];
+      addEventListener('DOMContentLoaded', () => new MutationObserver(() => window.__states.push(document.body.dataset.state))
+        .observe(document.body, { attributes: true, attributeFilter: ['data-state'] }));
+    });
     await page.goto(`${server.url.replace(/\/$/, '')}/${query}`);
     return { context, page, errors, release };
   }
@@ -161,6 +167,8 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     assert.equal(await page.locator('#report [role=tab][data-tab=preview]').getAttribute('aria-selected'), 'true', 'the app shows the preview of the row opened');
     await page.waitForFunction((n) => document.querySelector(`#report [data-tensor="${n}"]`) !== null, name, { timeout: 30_000 });
     assert.ok(await page.evaluate(() => document.getElementById('report').contains(document.activeElement)), 'the focus moved into the app\'s view');
+    // From loading straight to the app's opening: no "idle" in between.
+    assert.deepEqual([...new Set(await page.evaluate(() => window.__states))], ['loading', 'ready']);
     assert.deepEqual(errors, []);
     await context.close();
   });
