@@ -472,11 +472,12 @@ impl State {
         }
         if !crate::FULL {
             // What the lean module cannot do, the full module's view of this model will; the
-            // status line says so meanwhile (a row or a button has nothing else to show).
+            // status line says so meanwhile for a row or a button (which have nothing else to
+            // show; a tab's panel says it itself).
             let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
             let w = Rc::downgrade(self);
             report.on_need_full(Rc::new(move |need: Need| {
-                if let Some(st) = w.upgrade() {
+                if let (Some(st), false) = (w.upgrade(), matches!(need, Need::Tab(_))) {
                     st.show_status("Loading the rest of weightpeek…");
                 }
                 match need {
