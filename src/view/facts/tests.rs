@@ -1,0 +1,245 @@
+use super::*;
+use crate::source::parse_bytes;
+use crate::summary::summarize;
+use crate::view::testutil::{gguf, Kv};
+
+fn model() -> Model {
+    let b = gguf(
+        &[
+            ("general.architecture", Kv::Str("llama")),
+            ("general.name", Kv::Str("tiny\nthing")),
+            ("llama.block_count", Kv::U32(2)),
+        ],
+        &[
+            ("token_embd.weight", 8, vec![64, 100], 34 * 2 * 100),
+            ("blk.0.attn_q.weight", 12, vec![256, 4], 144 * 4),
+            ("output_norm.weight", 0, vec![64], 256),
+        ],
+    );
+    parse_bytes(&b).unwrap()
+}
+
+#[test]
+fn facts_carry_test_hooks_with_raw_numbers() {
+    let m = model();
+    let s = summarize(&m);
+    let f = summary_facts(&s, &m);
+    let get = |id: &str| f.iter().find(|x| x.testid == Some(id)).unwrap().clone();
+    assert_eq!(get("tensor-count").value.as_deref(), Some("3"));
+    let params = 64 * 100 + 256 * 4 + 64;
+    assert_eq!(get("parameter-count").value, Some(params.to_string()));
+    let bpw = get("bits-per-weight");
+    let want = (34.0 * 200.0 + 576.0 + 256.0) * 8.0 / params as f64;
+    assert_eq!(
+        bpw.value.as_deref().map(|v| v.parse::<f64>().unwrap()),
+        Some(want)
+    );
+    assert_eq!(f[0].text, "GGUF v3");
+    assert_eq!(f[0].detail.as_deref(), Some("little-endian · alignment 32"));
+    assert!(f.iter().all(|x| x.detail.as_deref() != Some("")));
+}
+
+#[test]
+fn a_quantised_layout_is_a_figure_of_its_own() {
+    // GPTQ 4-bit: qweight [in / 8, out] = [8, 16] holds 64 × 16 weights.
+    let header = r#"{"l.qweight":{"dtype":"I32","shape":[8,16],"data_offsets":[0,512]},"l.qzeros":{"dtype":"I32","shape":[1,2],"data_offsets":[512,520]},"l.scales":{"dtype":"F16","shape":[1,16],"data_offsets":[520,552]}}"#;
+    let mut b = (header.len() as u64).to_le_bytes().to_vec();
+    b.extend(header.as_bytes());
+    b.resize(b.len() + 552, 0);
+    let m = parse_bytes(&b).unwrap();
+    let s = summarize(&m);
+    let f = summary_facts(&s, &m);
+    let get = |id: &str| f.iter().find(|x| x.testid == Some(id)).unwrap().clone();
+    assert_eq!(get("parameter-count").value.as_deref(), Some("1024"));
+    assert_eq!(
+        get("parameter-count").detail.as_deref(),
+        Some("1,024 logical (146 values stored)")
+    );
+    let q = get("quant-layout");
+    assert_eq!(q.text, "GPTQ 4-bit, per-channel");
+    assert!(q
+        .detail
+        .unwrap()
+        .starts_with("1 quantised weight; no config.json"));
+    assert_eq!(
+        get("bits-per-weight").value.as_deref(),
+        Some((552.0 * 8.0 / 1024.0f64).to_string().as_str())
+    );
+}
+
+#[test]
+fn arch_card_lines_are_escaped_text() {
+    let m = model();
+    let s = summarize(&m);
+    let (title, lines) = arch_lines(s.architecture.as_ref().unwrap());
+    assert_eq!(title, "llama");
+    assert_eq!(lines[0].value, "tiny\\nthing");
+    assert_eq!(lines[1].label, "layers");
+    assert_eq!(lines[1].value, "2");
+}
+
+#[test]
+fn headline_texts() {
+    let m = model();
+    let s = summarize(&m);
+    assert_eq!(subtitle(&s), "GGUF v3 · llama · tiny\\nthing");
+    assert_eq!(
+        read_note(
+            &ReadStats {
+                reads: 1,
+                bytes: 2048
+            },
+            1
+        ),
+        "read 2.0 KiB of the file in 1 slice"
+    );
+    assert_eq!(
+        read_note(
+            &ReadStats {
+                reads: 3,
+                bytes: 3 << 20
+            },
+            3
+        ),
+        "read 3.0 MiB of the 3 files in 3 slices"
+    );
+    assert_eq!(
+        loading_text("a\nb.gguf", 10),
+        "Reading the header of a\\nb.gguf (10 B)…"
+    );
+    assert_eq!(
+        progress_text("m.gguf", 1 << 30, 3 << 20),
+        "Reading the header of m.gguf (1.0 GiB)… 3.0 MiB read"
+    );
+    assert_eq!(page_title(Some("m.gguf")), "m.gguf · weightpeek");
+    use crate::format::{Error, ErrorKind};
+    let e = Error::new("x", 5, ErrorKind::Overflow("y"));
+    assert!(partial_error_text(&e).1.contains("at byte 5"));
+    let v = Error::new("version", 4, ErrorKind::UnsupportedVersion(4));
+    assert_eq!(
+        partial_error_text(&v).0,
+        "This GGUF version is not supported, so its header could not be read."
+    );
+    assert_eq!(
+        open_error_text("a.bin", "e").0,
+        "a.bin could not be opened."
+    );
+}
+
+#[test]
+fn open_failures_say_what_to_do() {
+    use crate::open::read::OpenError;
+    use crate::source::http::Problem;
+    use crate::source::SourceError;
+    let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let page = |p: &Problem, u: &str| p.describe(u, "https://huggingface.co", false);
+    let shards = n(&[
+        "model-00001-of-00002.safetensors",
+        "model-00002-of-00002.safetensors",
+    ]);
+    let (h, d) = open_failure(
+        &OpenError::IndexAlone {
+            name: "d/model.safetensors.index.json".into(),
+            shards: shards.clone(),
+        },
+        &n(&["d/model.safetensors.index.json"]),
+        false,
+        &page,
+    );
+    assert_eq!(
+        h,
+        "model.safetensors.index.json is an index: its shard files are needed with it"
+    );
+    assert_eq!(d, "It names 2 shard files; pick or drop them together with the index: model-00001-of-00002.safetensors, model-00002-of-00002.safetensors.");
+    // Long lists are cut; the element's wording names no page controls.
+    let many: Vec<String> = (1..=163)
+        .map(|i| format!("m-{i:05}-of-00163.safetensors"))
+        .collect();
+    let (_, d) = open_failure(
+        &OpenError::IndexAlone {
+            name: "i.index.json".into(),
+            shards: many,
+        },
+        &[],
+        true,
+        &page,
+    );
+    assert!(d.starts_with("It names 163 shard files; give them together with the index: m-00001-of-00163.safetensors, "));
+    assert!(
+        d.ends_with("m-00012-of-00163.safetensors and 151 more."),
+        "{d}"
+    );
+    // An HTTP problem is worded by the caller's describer, with its URL.
+    let http = OpenError::Source {
+        name: "x.gguf".into(),
+        error: SourceError::Http {
+            url: "https://h/x.gguf".into(),
+            problem: Problem::Status(404),
+            text: String::new(),
+        },
+    };
+    assert_eq!(
+        open_failure(&http, &n(&["x.gguf"]), false, &page),
+        page(&Problem::Status(404), "https://h/x.gguf")
+    );
+    assert_eq!(
+        open_failure(&OpenError::Cancelled, &[], false, &page).0,
+        "Cancelled"
+    );
+    let (h, d) = open_failure(
+        &OpenError::NothingToOpen {
+            ignored: n(&["small.json"]),
+        },
+        &n(&["small.json"]),
+        false,
+        &page,
+    );
+    assert_eq!(h, "small.json is not a model file");
+    assert!(d.starts_with("Given: small.json. Open a .gguf"));
+    assert_eq!(
+        open_failure(
+            &OpenError::NothingToOpen { ignored: vec![] },
+            &[],
+            false,
+            &page
+        )
+        .0,
+        "Nothing to open"
+    );
+    let e = crate::format::Error::new("magic", 0, crate::format::ErrorKind::Overflow("m"));
+    let (h, _) = open_failure(
+        &OpenError::NotAModel {
+            name: "a\u{202e}.bin".into(),
+            error: e,
+        },
+        &[],
+        false,
+        &page,
+    );
+    assert_eq!(h, open_error_text("a\u{202e}.bin", "").0);
+    assert!(!h.contains('\u{202e}'), "names are escaped: {h}");
+    let (h, d) = open_failure(
+        &OpenError::NoPart {
+            failures: vec![("a.gguf".into(), "gone".into())],
+        },
+        &[],
+        false,
+        &page,
+    );
+    assert_eq!(
+        (h.as_str(), d.as_str()),
+        ("None of the files of the set could be read", "a.gguf: gone")
+    );
+}
+
+#[test]
+fn shape_note_names_the_order() {
+    assert!(shape_order_note("gguf", false).contains("ggml order ne0"));
+    assert!(shape_order_note("gguf", true).contains("PyTorch order"));
+    assert!(shape_order_note("safetensors", false).contains("row-major"));
+    assert_eq!(
+        shape_toggle_label("gguf", false),
+        Some("show PyTorch order")
+    );
+    assert_eq!(shape_toggle_label("safetensors", false), None);
+}
