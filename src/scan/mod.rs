@@ -13,6 +13,7 @@
 //! [`RUN_VALUES`] decoded values; nothing is sized by the tensor or the file.
 #![forbid(unsafe_code)]
 
+pub mod fast;
 pub mod findings;
 pub mod scales;
 pub mod stats;
@@ -186,6 +187,8 @@ pub struct TensorScanner {
     scales: Option<Scales>,
     acc: Accumulator,
     ints: Option<IntRange>,
+    /// The fused path of the type, if it has one ([`fast`]).
+    fast: Option<fast::Fast>,
     f32s: Vec<f32>,
     f64s: Vec<f64>,
 }
@@ -209,8 +212,10 @@ impl TensorScanner {
             ElementKind::Int { signed, .. } => Some(IntRange::new(signed)),
             _ => None,
         };
+        let fast = fast::Fast::of(&decoder, g.rows.saturating_mul(g.row_values));
         Ok(TensorScanner {
             out: TensorScan::new(model, index),
+            fast,
             decoder,
             kind,
             big_endian: be,
@@ -254,7 +259,15 @@ impl TensorScanner {
                 self.out.blocks += (run.len() / unit) as u64;
             }
             let n = run.len() / unit * unit_values;
-            let first_value_bad = if self.decoder.is_wide() {
+            // The fused paths see only runs whose judged scales are all finite.
+            let fused = first_bad_unit.is_none()
+                && self
+                    .fast
+                    .as_mut()
+                    .is_some_and(|f| f.add_run(run, &mut self.acc));
+            let first_value_bad = if fused {
+                None
+            } else if self.decoder.is_wide() {
                 self.f64s.resize(n, 0.0);
                 self.decoder
                     .f64(run, &mut self.f64s)
@@ -293,7 +306,10 @@ impl TensorScanner {
     }
 
     /// The tensor's result.
-    pub fn finish(self) -> TensorScan {
+    pub fn finish(mut self) -> TensorScan {
+        if let Some(f) = self.fast.as_mut() {
+            f.finish(&mut self.acc);
+        }
         let kind = self.kind;
         let mut values = self.acc.finish(|v| match kind {
             ElementKind::Float32 => Exact::F32(v as f32),

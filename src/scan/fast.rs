@@ -1,0 +1,568 @@
+//! Fused paths of the scan: the statistics of a run of blocks straight from the stored bytes,
+//! with no decoded buffer passed over three times ([`Accumulator::add_f32`]), and the same
+//! results: counts, magnitudes and the first-occurring min and max exactly, mean and standard
+//! deviation to rounding (each group's mean and squared deviations in `f64`, the groups of a
+//! run combined by the two-pass formula, runs by Chan's update as before).
+//!
+//! - [`Fast::Linear`]: Q8_0, Q4_0, Q5_0 and Q6_K, whose values are `D · q` with `D` an `f32`
+//!   of at most 19 significant bits (an f16 `d`, or Q6_K's `d · sc`) and `q` a small integer:
+//!   every product is exact in `f32`, so a group's sum is `D · Σq` and its squared deviations
+//!   `D² (nΣq² − (Σq)²) / n`, both from integer sums; min and max are `D` times the smallest
+//!   and largest `q` (swapped when `D < 0`); zeros are the `q = 0` (all of them when `D = 0`).
+//! - [`Fast::Affine`]: Q4_K and Q5_K, `(d·sc)·q − dmin·m` rounded to `f32`: a sub-block of 32
+//!   values takes at most 16 (32) distinct values `v_q`, computed as the decoder does (the same
+//!   `f32` operations in the same order); the quants are counted by value, and each statistic
+//!   is summed over the distinct values, weighted by their counts.
+//! - [`Fast::Table`]: F16 and BF16 (little-endian): every value is counted by its 16-bit pattern
+//!   in a 65,536-entry table, which is summed up (exactly the values, weighted) when the tensor
+//!   is done ([`Fast::finish`]).
+//!
+//! A run holding a NaN or infinite block scale or value is done the careful way instead
+//! (`TensorScanner::add`), so these paths see only finite values.
+#![forbid(unsafe_code)]
+
+use super::stats::{add_exponent_counts, bin_of, Accumulator, Part, EXP_BINS};
+use crate::dequant::f16_to_f32;
+use crate::format::GgmlType;
+use crate::preview::Decoder;
+
+/// Tensors of fewer values than this are not counted in a [`Table16`] (summing up the table
+/// costs about as much as counting this many values).
+pub const TABLE_MIN_VALUES: u64 = 1 << 18;
+
+/// Whether the paths that measure slower than the careful one are taken (tests only).
+const SLOW_PATHS: bool = cfg!(test);
+
+/// The fused path of a tensor's type, with its scratch space.
+#[derive(Debug)]
+pub enum Fast {
+    /// Blocks of exact products `D · q` (Q8_0, Q4_0, Q5_0, Q6_K).
+    Linear(Linear),
+    /// Sub-blocks of `(d·sc)·q − dmin·m` (Q4_K, Q5_K).
+    Affine(Affine),
+    /// 16-bit floats counted by pattern.
+    Table(Box<Table16>),
+}
+
+/// The block types of [`Fast::Linear`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linear {
+    /// `block_q8_0`: f16 d, 32 × i8.
+    Q8_0,
+    /// `block_q4_0`: f16 d, 16 bytes of nibbles, q − 8.
+    Q4_0,
+    /// `block_q5_0`: f16 d, u32 qh, 16 bytes of nibbles, q − 16.
+    Q5_0,
+    /// `block_q6_K`: 16 sub-blocks of 16, `(d · sc) · (q − 32)`.
+    Q6K,
+}
+
+/// The block types of [`Fast::Affine`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Affine {
+    /// `block_q4_K`.
+    Q4K,
+    /// `block_q5_K`.
+    Q5K,
+}
+
+impl Fast {
+    /// The fused path for `decoder`'s type, if it has one; `values` is the tensor's value
+    /// count (small tensors are not worth a [`Table16`]).
+    pub fn of(decoder: &Decoder, values: u64) -> Option<Fast> {
+        let table =
+            |bf16| (values >= TABLE_MIN_VALUES).then(|| Fast::Table(Box::new(Table16::new(bf16))));
+        match *decoder {
+            Decoder::Ggml(GgmlType(id), false) => match id {
+                1 => table(false),
+                30 => table(true),
+                2 => Some(Fast::Linear(Linear::Q4_0)),
+                6 => Some(Fast::Linear(Linear::Q5_0)),
+                8 => Some(Fast::Linear(Linear::Q8_0)),
+                14 if SLOW_PATHS => Some(Fast::Linear(Linear::Q6K)),
+                12 if SLOW_PATHS => Some(Fast::Affine(Affine::Q4K)),
+                13 if SLOW_PATHS => Some(Fast::Affine(Affine::Q5K)),
+                _ => None,
+            },
+            Decoder::St(d) if d.name == "F16" => table(false),
+            Decoder::St(d) if d.name == "BF16" => table(true),
+            _ => None,
+        }
+    }
+
+    /// Adds one run of whole blocks whose judged scales are all finite. Returns `false`, having
+    /// changed nothing, when the run must be done the careful way (a NaN or infinite value
+    /// among 16-bit floats).
+    pub fn add_run(&mut self, run: &[u8], acc: &mut Accumulator) -> bool {
+        crate::cpu::fastest(AddRun {
+            fast: self,
+            run,
+            acc,
+        })
+    }
+
+    #[inline(always)]
+    fn add_run_here(&mut self, run: &[u8], acc: &mut Accumulator) -> bool {
+        let mut r = Run::default();
+        match self {
+            Fast::Table(t) => return t.add_run(run, acc),
+            Fast::Linear(Linear::Q8_0) => linear_q8_0(run, &mut r),
+            Fast::Linear(Linear::Q4_0) => linear_q4_0(run, &mut r),
+            Fast::Linear(Linear::Q5_0) => linear_q5_0(run, &mut r),
+            Fast::Linear(Linear::Q6K) => linear_q6_k(run, &mut r),
+            Fast::Affine(Affine::Q4K) => affine_q4_k(run, &mut r),
+            Fast::Affine(Affine::Q5K) => affine_q5_k(run, &mut r),
+        }
+        acc.add_part(&r.part());
+        true
+    }
+
+    /// Adds what is still held (a [`Table16`]'s counts) to `acc`.
+    pub fn finish(&mut self, acc: &mut Accumulator) {
+        if let Fast::Table(t) = self {
+            t.flush(acc);
+        }
+    }
+}
+
+/// [`Fast::add_run`]'s work, for [`crate::cpu::fastest`].
+struct AddRun<'a> {
+    fast: &'a mut Fast,
+    run: &'a [u8],
+    acc: &'a mut Accumulator,
+}
+
+impl crate::cpu::Kernel for AddRun<'_> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        self.fast.add_run_here(self.run, self.acc)
+    }
+}
+
+/// One run's sums: exponent-byte counts in four interleaved tables (so repeated exponents do
+/// not wait on each other), zeros, the first extremes, and each group's sum and squared
+/// deviations.
+struct Run {
+    exps: [[u32; 256]; 4],
+    zeros: u64,
+    min: f32,
+    max: f32,
+    /// Values per group (all groups of a run have the same size).
+    group: u32,
+    sums: Vec<f64>,
+    m2s: Vec<f64>,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run {
+            exps: [[0; 256]; 4],
+            zeros: 0,
+            min: f32::INFINITY,
+            max: f32::NEG_INFINITY,
+            group: 0,
+            sums: Vec::new(),
+            m2s: Vec::new(),
+        }
+    }
+}
+
+/// The exponent byte of `v`.
+#[inline(always)]
+fn exp_byte(v: f32) -> usize {
+    (v.to_bits() >> 23) as usize & 0xFF
+}
+
+impl Run {
+    /// Takes a group's first extremes (strictly beyond: an earlier equal value stays).
+    #[inline(always)]
+    fn extremes(&mut self, lo: f32, hi: f32) {
+        if lo < self.min {
+            self.min = lo;
+        }
+        if hi > self.max {
+            self.max = hi;
+        }
+    }
+
+    /// The run's statistics: the mean of the group sums, and the groups' squared deviations
+    /// plus their means' (two passes over the groups).
+    fn part(&self) -> Part {
+        let mut by_exp = [0u64; 256];
+        for (e, b) in by_exp.iter_mut().enumerate() {
+            *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
+        }
+        let mut magnitudes = [0u64; EXP_BINS];
+        add_exponent_counts(&mut magnitudes, &by_exp, self.zeros);
+        let g = f64::from(self.group);
+        let n = u64::from(self.group) * self.sums.len() as u64;
+        if n == 0 {
+            return Part::default();
+        }
+        let mean = self.sums.iter().sum::<f64>() / n as f64;
+        let between: f64 = self
+            .sums
+            .iter()
+            .map(|&s| {
+                let d = s / g - mean;
+                d * d
+            })
+            .sum();
+        Part {
+            count: n,
+            nan: 0,
+            inf: 0,
+            zeros: self.zeros,
+            finite: n,
+            min: f64::from(self.min),
+            max: f64::from(self.max),
+            mean,
+            m2: self.m2s.iter().sum::<f64>() + g * between,
+            magnitudes,
+        }
+    }
+}
+
+/// A group of `N` values `D · q[k]`, `q` in storage order (`q[0]` is the first value).
+#[inline(always)]
+fn linear_group<const N: usize>(d: f32, q: &[i8; N], r: &mut Run) {
+    let (mut s, mut s2, mut lo, mut hi, mut z) = (0i32, 0i32, i8::MAX, i8::MIN, 0u32);
+    for &x in q {
+        let x32 = i32::from(x);
+        s += x32;
+        s2 += x32 * x32;
+        lo = lo.min(x);
+        hi = hi.max(x);
+        z += u32::from(x == 0);
+    }
+    for (k, &x) in q.iter().enumerate() {
+        r.exps[k % 4][exp_byte(f32::from(x) * d)] += 1;
+    }
+    r.group = N as u32;
+    if d == 0.0 {
+        // Every value is a zero, signed by q's sign and d's: the first one is the extreme.
+        let first = f32::from(q[0]) * d;
+        r.extremes(first, first);
+        r.zeros += N as u64;
+        r.sums.push(0.0);
+        r.m2s.push(0.0);
+        return;
+    }
+    r.zeros += u64::from(z);
+    let (a, b) = (f32::from(lo) * d, f32::from(hi) * d);
+    if d > 0.0 {
+        r.extremes(a, b);
+    } else {
+        r.extremes(b, a);
+    }
+    let df = f64::from(d);
+    let spread = N as i64 * i64::from(s2) - i64::from(s) * i64::from(s);
+    r.sums.push(df * f64::from(s));
+    r.m2s.push(df * df * spread as f64 / N as f64);
+}
+
+/// The f16 at `b[i..i + 2]` of a whole block.
+#[inline(always)]
+fn f16_of(b: &[u8], i: usize) -> f32 {
+    match b.get(i..i + 2) {
+        Some(&[x, y]) => f16_to_f32(u16::from_le_bytes([x, y])),
+        _ => f32::NAN,
+    }
+}
+
+/// The `N`-byte blocks of a run.
+#[inline(always)]
+fn blocks<const N: usize>(run: &[u8]) -> impl Iterator<Item = &[u8; N]> {
+    run.chunks_exact(N).filter_map(|b| b.try_into().ok())
+}
+
+#[inline(always)]
+fn linear_q8_0(run: &[u8], r: &mut Run) {
+    for b in blocks::<34>(run) {
+        let d = f16_of(b, 0);
+        let mut q = [0i8; 32];
+        for (q, &x) in q.iter_mut().zip(&b[2..]) {
+            *q = x as i8;
+        }
+        linear_group(d, &q, r);
+    }
+}
+
+#[inline(always)]
+fn linear_q4_0(run: &[u8], r: &mut Run) {
+    for b in blocks::<18>(run) {
+        let d = f16_of(b, 0);
+        let mut q = [0i8; 32];
+        for j in 0..16 {
+            q[j] = (b[2 + j] & 0x0F) as i8 - 8;
+            q[j + 16] = (b[2 + j] >> 4) as i8 - 8;
+        }
+        linear_group(d, &q, r);
+    }
+}
+
+#[inline(always)]
+fn linear_q5_0(run: &[u8], r: &mut Run) {
+    for b in blocks::<22>(run) {
+        let d = f16_of(b, 0);
+        let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+        let mut q = [0i8; 32];
+        for j in 0..16 {
+            let h0 = (((qh >> j) << 4) & 0x10) as u8;
+            let h1 = ((qh >> (j + 12)) & 0x10) as u8;
+            q[j] = ((b[6 + j] & 0x0F) | h0) as i8 - 16;
+            q[j + 16] = ((b[6 + j] >> 4) | h1) as i8 - 16;
+        }
+        linear_group(d, &q, r);
+    }
+}
+
+#[inline(always)]
+fn linear_q6_k(run: &[u8], r: &mut Run) {
+    for b in blocks::<210>(run) {
+        let d = f16_of(b, 208);
+        for n in 0..2 {
+            let (ql, qh, sc) = (64 * n, 128 + 32 * n, 192 + 8 * n);
+            // Storage order: value o + 32·m + l (m 0..4, l 0..32) has scale sc + 2·m + l / 16.
+            for m in 0..4 {
+                for half in 0..2 {
+                    let mut q = [0i8; 16];
+                    for (t, q) in q.iter_mut().enumerate() {
+                        let l = 16 * half + t;
+                        let h = b[qh + l];
+                        let v = match m {
+                            0 => (b[ql + l] & 0x0F) | ((h & 3) << 4),
+                            1 => (b[ql + l + 32] & 0x0F) | (((h >> 2) & 3) << 4),
+                            2 => (b[ql + l] >> 4) | (((h >> 4) & 3) << 4),
+                            _ => (b[ql + l + 32] >> 4) | (((h >> 6) & 3) << 4),
+                        };
+                        *q = v as i8 - 32;
+                    }
+                    let dl = d * f32::from(b[sc + 2 * m + half] as i8);
+                    linear_group(dl, &q, r);
+                }
+            }
+        }
+    }
+}
+
+/// A sub-block of `n` values taking the distinct values `v[q]` `c[q]` times each.
+#[inline(always)]
+fn affine_group<const Q: usize>(c: &[u32; Q], v: &[f32; Q], n: u32, r: &mut Run) {
+    let mut sums = [0f64; 4];
+    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
+        sums[k % 4] += f64::from(c) * f64::from(v);
+    }
+    let sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+    let mean = sum / f64::from(n);
+    let mut m2s = [0f64; 4];
+    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
+        let e = f64::from(v) - mean;
+        m2s[k % 4] += f64::from(c) * e * e;
+    }
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    let mut z = 0u32;
+    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
+        // Distinct q give distinct values, but for a zero: at most one q gives one (the
+        // product d·sc·q is exact and distinct for each q), so ties never arise.
+        if c > 0 {
+            lo = if v < lo { v } else { lo };
+            hi = if v > hi { v } else { hi };
+        }
+        z += if v == 0.0 { c } else { 0 };
+        r.exps[k % 4][exp_byte(v)] += c;
+    }
+    r.extremes(lo, hi);
+    r.zeros += u64::from(z);
+    r.group = n;
+    r.sums.push(sum);
+    r.m2s.push((m2s[0] + m2s[1]) + (m2s[2] + m2s[3]));
+}
+
+/// ggml's `get_scale_min_k4`: sub-block `j`'s 6-bit scale and min from the 12 packed bytes.
+#[inline(always)]
+fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
+    let at = |i: usize| q.get(i).copied().unwrap_or(0);
+    if j < 4 {
+        (at(j) & 63, at(j + 4) & 63)
+    } else {
+        (
+            (at(j + 4) & 0x0F) | ((at(j - 4) >> 6) << 4),
+            (at(j + 4) >> 4) | ((at(j) >> 6) << 4),
+        )
+    }
+}
+
+/// The distinct values `d·q − m` of q in 0..Q, as the decoder rounds them.
+#[inline(always)]
+fn values<const Q: usize>(d: f32, m: f32) -> [f32; Q] {
+    let mut v = [0f32; Q];
+    for (q, v) in v.iter_mut().enumerate() {
+        *v = d * f32::from(q as u8) - m;
+    }
+    v
+}
+
+#[inline(always)]
+fn affine_q4_k(run: &[u8], r: &mut Run) {
+    for b in blocks::<144>(run) {
+        let (d, min) = (f16_of(b, 0), f16_of(b, 2));
+        let sc = &b[4..16];
+        for p in 0..4 {
+            let (s1, m1) = scale_min_k4(2 * p, sc);
+            let (s2, m2) = scale_min_k4(2 * p + 1, sc);
+            let (d1, m1) = (d * f32::from(s1), min * f32::from(m1));
+            let (d2, m2) = (d * f32::from(s2), min * f32::from(m2));
+            let (mut c1, mut c2) = ([0u32; 16], [0u32; 16]);
+            for &x in &b[16 + 32 * p..48 + 32 * p] {
+                c1[usize::from(x & 0x0F)] += 1;
+                c2[usize::from(x >> 4)] += 1;
+            }
+            affine_group(&c1, &values::<16>(d1, m1), 32, r);
+            affine_group(&c2, &values::<16>(d2, m2), 32, r);
+        }
+    }
+}
+
+#[inline(always)]
+fn affine_q5_k(run: &[u8], r: &mut Run) {
+    for b in blocks::<176>(run) {
+        let (d, min) = (f16_of(b, 0), f16_of(b, 2));
+        let sc = &b[4..16];
+        let qh = &b[16..48];
+        for p in 0..4 {
+            let (s1, m1) = scale_min_k4(2 * p, sc);
+            let (s2, m2) = scale_min_k4(2 * p + 1, sc);
+            let (d1, m1) = (d * f32::from(s1), min * f32::from(m1));
+            let (d2, m2) = (d * f32::from(s2), min * f32::from(m2));
+            let (u1, u2) = (1u8 << (2 * p), 2u8 << (2 * p));
+            let (mut c1, mut c2) = ([0u32; 32], [0u32; 32]);
+            for (&x, &h) in b[48 + 32 * p..80 + 32 * p].iter().zip(qh) {
+                let h1 = if h & u1 != 0 { 16 } else { 0 };
+                let h2 = if h & u2 != 0 { 16 } else { 0 };
+                c1[usize::from((x & 0x0F) + h1)] += 1;
+                c2[usize::from((x >> 4) + h2)] += 1;
+            }
+            affine_group(&c1, &values::<32>(d1, m1), 32, r);
+            affine_group(&c2, &values::<32>(d2, m2), 32, r);
+        }
+    }
+}
+
+/// F16 or BF16 values counted by bit pattern, summed up by [`Table16::flush`].
+#[derive(Debug)]
+pub struct Table16 {
+    counts: Box<[u32; 65536]>,
+    /// Values counted since the last flush (kept below `u32::MAX`).
+    pending: u64,
+    bf16: bool,
+    /// The first zero counted since the last flush, as stored (its sign decides a zero min or
+    /// max, as the first zero does value by value).
+    first_zero: Option<u16>,
+}
+
+impl Table16 {
+    fn new(bf16: bool) -> Table16 {
+        Table16 {
+            counts: vec![0u32; 65536]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| Box::new([0; 65536])),
+            pending: 0,
+            bf16,
+            first_zero: None,
+        }
+    }
+
+    #[inline(always)]
+    fn value(&self, h: u16) -> f32 {
+        if self.bf16 {
+            f32::from_bits(u32::from(h) << 16)
+        } else {
+            f16_to_f32(h)
+        }
+    }
+
+    #[inline(always)]
+    fn add_run(&mut self, run: &[u8], acc: &mut Accumulator) -> bool {
+        let special = if self.bf16 { 0x7F80 } else { 0x7C00 };
+        let halves = run
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]));
+        if halves
+            .clone()
+            .fold(false, |any, h| any | (h & special == special))
+        {
+            return false;
+        }
+        let n = (run.len() / 2) as u64;
+        if self.pending + n >= u64::from(u32::MAX) {
+            self.flush(acc);
+        }
+        self.pending += n;
+        for h in halves.clone() {
+            self.counts[usize::from(h)] += 1;
+        }
+        if self.first_zero.is_none() && self.counts[0] + self.counts[0x8000] > 0 {
+            self.first_zero = halves.clone().find(|h| h & 0x7FFF == 0);
+        }
+        true
+    }
+
+    /// Adds the counted values to `acc` (one run: its exact sums over the distinct values, two
+    /// passes) and empties the table.
+    fn flush(&mut self, acc: &mut Accumulator) {
+        if self.pending == 0 {
+            return;
+        }
+        let present: Vec<(f64, u32)> = (0..=u16::MAX)
+            .filter(|&h| h & 0x7FFF != 0)
+            .filter_map(|h| {
+                let c = self.counts[usize::from(h)];
+                (c > 0).then(|| (f64::from(self.value(h)), c))
+            })
+            .collect();
+        let zeros = u64::from(self.counts[0]) + u64::from(self.counts[0x8000]);
+        let n = self.pending;
+        let mut p = Part {
+            count: n,
+            finite: n,
+            zeros,
+            ..Part::default()
+        };
+        let sum: f64 = present.iter().map(|&(v, c)| v * f64::from(c)).sum();
+        p.mean = sum / n as f64;
+        for &(v, c) in &present {
+            let d = v - p.mean;
+            p.m2 += f64::from(c) * d * d;
+            p.magnitudes[bin_of(v)] += u64::from(c);
+            if v < p.min {
+                p.min = v;
+            }
+            if v > p.max {
+                p.max = v;
+            }
+        }
+        // Zeros (counted apart above): their deviations, and the first one is the extreme when
+        // no value is beyond it.
+        if zeros > 0 {
+            let z = f64::from(self.value(self.first_zero.unwrap_or(0)));
+            p.m2 += zeros as f64 * p.mean * p.mean;
+            if z < p.min {
+                p.min = z;
+            }
+            if z > p.max {
+                p.max = z;
+            }
+        }
+        acc.add_part(&p);
+        self.counts.fill(0);
+        self.pending = 0;
+        self.first_zero = None;
+    }
+}
+
+#[cfg(test)]
+#[path = "fast_tests.rs"]
+mod tests;

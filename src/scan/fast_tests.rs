@@ -1,0 +1,220 @@
+//! The fused paths against the careful one: the dequantiser's `f32` values through
+//! [`Accumulator::add`], on random blocks (fixed seeds) with special scales — zero of either
+//! sign, subnormal, negative, the largest f16 — all-equal blocks, and 16-bit floats of every
+//! finite pattern.
+
+use super::*;
+use crate::dequant::{dequantize_ggml, Exact};
+use crate::scan::stats::ValueStats;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// f16 scales worth trying: zeros, subnormals, negatives, the extremes, ordinary ones.
+const SCALES: &[u16] = &[
+    0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0xBC00, 0x3C00, 0x7BFF, 0xFBFF, 0x1E00, 0x2A3B, 0xA123,
+];
+
+/// A finite f16 pattern: a special one now and then, else a random finite one.
+fn scale(rng: &mut Rng) -> u16 {
+    let r = rng.next();
+    if r % 3 == 0 {
+        return SCALES[(r >> 8) as usize % SCALES.len()];
+    }
+    loop {
+        let h = (rng.next() >> 16) as u16;
+        if h & 0x7C00 != 0x7C00 {
+            return h;
+        }
+    }
+}
+
+/// `blocks` random blocks of type `id` (`ts` bytes, f16 scales at `at`); every 7th block has
+/// all its other bytes equal.
+fn random_blocks(rng: &mut Rng, ts: usize, at: &[usize], blocks: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for k in 0..blocks {
+        let start = out.len();
+        let same = (rng.next() >> 3) as u8;
+        out.extend((0..ts).map(|_| if k % 7 == 3 { same } else { rng.next() as u8 }));
+        for &o in at {
+            out[start + o..start + o + 2].copy_from_slice(&scale(rng).to_le_bytes());
+        }
+    }
+    out
+}
+
+fn careful(id: u32, bytes: &[u8], values: usize, runs: usize) -> ValueStats {
+    let mut out = vec![0f32; values];
+    dequantize_ggml(GgmlType(id), false, bytes, &mut out).unwrap();
+    let mut acc = Accumulator::default();
+    for c in out.chunks(values.div_ceil(runs).max(1)) {
+        acc.add(c);
+    }
+    acc.finish(|v| Exact::F32(v as f32))
+}
+
+fn bits(e: &Option<Exact>) -> Option<u32> {
+    match e {
+        Some(Exact::F32(v)) => Some(v.to_bits()),
+        None => None,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn same(f: &ValueStats, c: &ValueStats, what: &str) {
+    assert_eq!(
+        (f.count, f.nan, f.inf, f.zeros),
+        (c.count, c.nan, c.inf, c.zeros),
+        "{what}: counts"
+    );
+    assert_eq!(
+        bits(&f.min),
+        bits(&c.min),
+        "{what}: min {:?} {:?}",
+        f.min,
+        c.min
+    );
+    assert_eq!(
+        bits(&f.max),
+        bits(&c.max),
+        "{what}: max {:?} {:?}",
+        f.max,
+        c.max
+    );
+    assert_eq!(f.magnitudes, c.magnitudes, "{what}: magnitudes");
+    let close = |a: Option<f64>, b: Option<f64>, scale: f64| match (a, b) {
+        (Some(a), Some(b)) => a == b || (a - b).abs() <= 1e-12 * scale,
+        (a, b) => a == b,
+    };
+    let (m, s) = (c.mean.unwrap_or(0.0), c.std.unwrap_or(0.0));
+    assert!(
+        close(f.mean, c.mean, m.abs().max(s)),
+        "{what}: mean {:?} {:?}",
+        f.mean,
+        c.mean
+    );
+    assert!(
+        close(f.std, c.std, s),
+        "{what}: std {:?} {:?}",
+        f.std,
+        c.std
+    );
+}
+
+/// The block types of the fused paths: (name, id, values per block, bytes, f16 scale offsets).
+const BLOCK_TYPES: &[(&str, u32, usize, usize, &[usize])] = &[
+    ("Q8_0", 8, 32, 34, &[0]),
+    ("Q4_0", 2, 32, 18, &[0]),
+    ("Q5_0", 6, 32, 22, &[0]),
+    ("Q6_K", 14, 256, 210, &[208]),
+    ("Q4_K", 12, 256, 144, &[0, 2]),
+    ("Q5_K", 13, 256, 176, &[0, 2]),
+];
+
+#[test]
+fn block_paths_give_the_careful_paths_results() {
+    for &(name, id, bs, ts, at) in BLOCK_TYPES {
+        let decoder = Decoder::Ggml(GgmlType(id), false);
+        for (seed, blocks, runs) in [(1u64, 1usize, 1usize), (2, 3, 1), (3, 100, 1), (4, 257, 5)] {
+            let mut rng = Rng(seed * 0x9E37_79B9 + u64::from(id));
+            let bytes = random_blocks(&mut rng, ts, at, blocks);
+            let mut acc = Accumulator::default();
+            let mut fast = Fast::of(&decoder, 0).expect("a fused path");
+            for run in bytes.chunks(blocks.div_ceil(runs) * ts) {
+                assert!(fast.add_run(run, &mut acc));
+            }
+            fast.finish(&mut acc);
+            let f = acc.finish(|v| Exact::F32(v as f32));
+            same(
+                &f,
+                &careful(id, &bytes, blocks * bs, runs),
+                &format!("{name} {seed}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn block_paths_with_a_large_offset_keep_the_deviation() {
+    // Q4_K with the mins far from the scales: mean ≫ std (values near −dmin·m).
+    let mut rng = Rng(77);
+    let mut bytes = random_blocks(&mut rng, 144, &[], 64);
+    for b in bytes.chunks_exact_mut(144) {
+        b[0..2].copy_from_slice(&0x0400u16.to_le_bytes()); // d = 2^-14
+        b[2..4].copy_from_slice(&0x5800u16.to_le_bytes()); // dmin = 128
+    }
+    let mut acc = Accumulator::default();
+    let mut fast = Fast::of(&Decoder::Ggml(GgmlType(12), false), 0).unwrap();
+    assert!(fast.add_run(&bytes, &mut acc));
+    let f = acc.finish(|v| Exact::F32(v as f32));
+    same(&f, &careful(12, &bytes, 64 * 256, 1), "Q4_K offset");
+    // Q8_0 blocks of one value each but for one quant: tiny deviations.
+    let mut bytes = Vec::new();
+    for k in 0..50u8 {
+        bytes.extend(0x6400u16.to_le_bytes()); // d = 1024
+        bytes.extend((0..32).map(|j| if j == k % 32 { 101 } else { 100 }));
+    }
+    let mut acc = Accumulator::default();
+    let mut fast = Fast::of(&Decoder::Ggml(GgmlType(8), false), 0).unwrap();
+    assert!(fast.add_run(&bytes, &mut acc));
+    let f = acc.finish(|v| Exact::F32(v as f32));
+    same(&f, &careful(8, &bytes, 50 * 32, 1), "Q8_0 offset");
+}
+
+#[test]
+fn sixteen_bit_tables_give_the_careful_paths_results() {
+    for (bf16, id) in [(false, 1u32), (true, 30)] {
+        let special = if bf16 { 0x7F80u16 } else { 0x7C00 };
+        // Every finite pattern twice, then random ones; odd-length runs.
+        let mut halves: Vec<u16> = (0..=u16::MAX)
+            .chain(0..=u16::MAX)
+            .filter(|h| h & special != special)
+            .collect();
+        let mut rng = Rng(5 + u64::from(id));
+        halves.extend((0..10_001).map(|_| (rng.next() >> 20) as u16 & 0x3FFF));
+        let bytes: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+        for (what, part) in [("all", &bytes[..]), ("tail", &bytes[bytes.len() - 2002..])] {
+            let mut acc = Accumulator::default();
+            let mut fast = Fast::Table(Box::new(Table16::new(bf16)));
+            for run in part.chunks(2 * 16_383) {
+                assert!(fast.add_run(run, &mut acc));
+            }
+            fast.finish(&mut acc);
+            let f = acc.finish(|v| Exact::F32(v as f32));
+            same(
+                &f,
+                &careful(id, part, part.len() / 2, part.len().div_ceil(2 * 16_383)),
+                what,
+            );
+        }
+        // Zeros of both signs: the first one is the extreme, and a NaN or infinity is refused.
+        for first in [0x8000u16, 0x0000] {
+            let halves = [0x3C00u16, first, first ^ 0x8000, 0x4000];
+            let bytes: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+            let mut acc = Accumulator::default();
+            let mut fast = Fast::Table(Box::new(Table16::new(bf16)));
+            assert!(fast.add_run(&bytes[2..], &mut acc));
+            assert!(!fast.add_run(&special.to_le_bytes(), &mut acc));
+            fast.finish(&mut acc);
+            let f = acc.finish(|v| Exact::F32(v as f32));
+            same(&f, &careful(id, &bytes[2..], 3, 1), "zeros");
+            let all_zero = [first, first ^ 0x8000, first];
+            let bytes: Vec<u8> = all_zero.iter().flat_map(|h| h.to_le_bytes()).collect();
+            let mut acc = Accumulator::default();
+            let mut fast = Fast::Table(Box::new(Table16::new(bf16)));
+            assert!(fast.add_run(&bytes, &mut acc));
+            fast.finish(&mut acc);
+            let f = acc.finish(|v| Exact::F32(v as f32));
+            same(&f, &careful(id, &bytes, 3, 1), "all zero");
+        }
+    }
+}
