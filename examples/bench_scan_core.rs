@@ -5,7 +5,7 @@
 //! the median of the runs is printed). The data are model-like: normal values of σ 0.02 for the
 //! plain types, random quants with f16 scales in 1e-4..1e-2 for the block types (as
 //! `bench/make_scan_file.py` writes them). With `--stats` it prints each tensor's result too
-//! (to compare two builds' results).
+//! (to compare two builds' results); type names after the numbers pick those types only.
 
 use std::time::Instant;
 
@@ -92,11 +92,18 @@ fn main() {
     let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let mib = nums.first().copied().unwrap_or(8);
     let runs = nums.get(1).copied().unwrap_or(5).max(1);
+    let only: Vec<&String> = args
+        .iter()
+        .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+        .collect();
     println!(
         "{:<6} {:>10} {:>10} {:>10}",
         "type", "MB", "MB/s", "ns/value"
     );
     for &(name, id, bs, ts, scales) in TYPES {
+        if !only.is_empty() && !only.iter().any(|o| o.as_str() == name) {
+            continue;
+        }
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ u64::from(id));
         let row_bytes = 4096 / bs * ts;
         let rows = ((mib << 20) / row_bytes).max(1) as u64;

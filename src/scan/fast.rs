@@ -145,6 +145,10 @@ impl crate::cpu::Kernel for AddRun<'_> {
 /// deviations.
 struct Run {
     exps: [[u32; 256]; 4],
+    /// Zeros counted in `exps` (byte 0) too.
+    exp_zeros: u64,
+    /// Magnitudes counted by bin directly.
+    bins: [u64; EXP_BINS],
     zeros: u64,
     min: f32,
     max: f32,
@@ -158,6 +162,8 @@ impl Default for Run {
     fn default() -> Self {
         Run {
             exps: [[0; 256]; 4],
+            exp_zeros: 0,
+            bins: [0; EXP_BINS],
             zeros: 0,
             min: f32::INFINITY,
             max: f32::NEG_INFINITY,
@@ -193,8 +199,8 @@ impl Run {
         for (e, b) in by_exp.iter_mut().enumerate() {
             *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
         }
-        let mut magnitudes = [0u64; EXP_BINS];
-        add_exponent_counts(&mut magnitudes, &by_exp, self.zeros);
+        let mut magnitudes = self.bins;
+        add_exponent_counts(&mut magnitudes, &by_exp, self.exp_zeros);
         let g = f64::from(self.group);
         let n = u64::from(self.group) * self.sums.len() as u64;
         if n == 0 {
@@ -224,41 +230,96 @@ impl Run {
     }
 }
 
-/// A group of `N` values `D · q[k]`, `q` in storage order (`q[0]` is the first value).
+/// `THRESHOLDS[m][j]`: the least integer `p` with `p · (1 + m/1024) ≥ 2^j` — where the binary
+/// exponent of `|d| · p` passes `e + j`, for an f16 `d` (as an `f32`: `e` its exponent, `m` the
+/// top 10 bits of its mantissa, the others zero) and an integer `p ≥ 1`.
+static THRESHOLDS: [[u16; 16]; 1024] = thresholds();
+
+const fn thresholds() -> [[u16; 16]; 1024] {
+    let mut t = [[0u16; 16]; 1024];
+    let mut m = 0;
+    while m < 1024 {
+        let mut j = 0;
+        while j < 16 {
+            let f = 1024 + m as u32;
+            t[m][j] = ((1024u32 << j).div_ceil(f)) as u16;
+            j += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
+/// A group of `N` values `(d · s) · q[k]` for an f16 `d`, a small integer `s` (1 but for Q6_K's
+/// scales) and `q` in storage order (`q[0]` is the first value); `|s · q| < 2^(K − 1)`. The
+/// magnitudes are counted by [`THRESHOLDS`]: `|d · s · q|`'s exponent is `d`'s plus the `j` of
+/// the last threshold `|s · q|` reaches.
 #[inline(always)]
-fn linear_group<const N: usize>(d: f32, q: &[i8; N], r: &mut Run) {
-    let (mut s, mut s2, mut lo, mut hi, mut z) = (0i32, 0i32, i8::MAX, i8::MIN, 0u32);
+fn linear_group<const N: usize, const K: usize>(d: f32, s: i8, q: &[i8; N], r: &mut Run) {
+    let dl = d * f32::from(s);
+    let (mut sum, mut s2, mut lo, mut hi, mut z) = (0i32, 0i32, i8::MAX, i8::MIN, 0u32);
     for &x in q {
         let x32 = i32::from(x);
-        s += x32;
+        sum += x32;
         s2 += x32 * x32;
         lo = lo.min(x);
         hi = hi.max(x);
         z += u32::from(x == 0);
     }
-    for (k, &x) in q.iter().enumerate() {
-        r.exps[k % 4][exp_byte(f32::from(x) * d)] += 1;
-    }
     r.group = N as u32;
-    if d == 0.0 {
+    if dl == 0.0 {
         // Every value is a zero, signed by q's sign and d's: the first one is the extreme.
-        let first = f32::from(q[0]) * d;
+        let first = dl * f32::from(q[0]);
         r.extremes(first, first);
         r.zeros += N as u64;
         r.sums.push(0.0);
         r.m2s.push(0.0);
         return;
     }
+    let bits = d.to_bits();
+    let row = &THRESHOLDS[(bits >> 13) as usize & 0x3FF];
+    let e = ((bits >> 23) & 0xFF) as i32 - 127 + super::stats::EXP_LOW;
+    let mut ge = [0u16; K];
+    ge[0] = N as u16 - z as u16;
+    if K <= 8 && s == 1 {
+        // |q| ≤ 128: byte lanes.
+        let mut p = [0u8; N];
+        for (p, &x) in p.iter_mut().zip(q) {
+            *p = x.unsigned_abs();
+        }
+        // (An index loop: `enumerate().skip(1)` is not unrolled, and costs 1.6×.)
+        for j in 1..K {
+            let t = row[j].min(255) as u8;
+            ge[j] = u16::from(p.iter().fold(0u8, |c, &p| c.wrapping_add(u8::from(p >= t))));
+        }
+    } else {
+        let sa = u16::from(s.unsigned_abs());
+        let mut p = [0u16; N];
+        for (p, &x) in p.iter_mut().zip(q) {
+            *p = sa * u16::from(x.unsigned_abs());
+        }
+        for j in 1..K {
+            let t = row[j];
+            ge[j] = p
+                .iter()
+                .fold(0u16, |c, &p| c.wrapping_add(u16::from(p >= t)));
+        }
+    }
+    for k in 0..K {
+        let next = if k + 1 < K { ge[k + 1] } else { 0 };
+        let bin = (e + k as i32).clamp(0, EXP_BINS as i32 - 1) as usize;
+        r.bins[bin] += u64::from(ge[k] - next);
+    }
     r.zeros += u64::from(z);
-    let (a, b) = (f32::from(lo) * d, f32::from(hi) * d);
-    if d > 0.0 {
+    let (a, b) = (dl * f32::from(lo), dl * f32::from(hi));
+    if dl > 0.0 {
         r.extremes(a, b);
     } else {
         r.extremes(b, a);
     }
-    let df = f64::from(d);
-    let spread = N as i64 * i64::from(s2) - i64::from(s) * i64::from(s);
-    r.sums.push(df * f64::from(s));
+    let df = f64::from(dl);
+    let spread = N as i64 * i64::from(s2) - i64::from(sum) * i64::from(sum);
+    r.sums.push(df * f64::from(sum));
     r.m2s.push(df * df * spread as f64 / N as f64);
 }
 
@@ -285,7 +346,7 @@ fn linear_q8_0(run: &[u8], r: &mut Run) {
         for (q, &x) in q.iter_mut().zip(&b[2..]) {
             *q = x as i8;
         }
-        linear_group(d, &q, r);
+        linear_group::<32, 8>(d, 1, &q, r);
     }
 }
 
@@ -298,7 +359,7 @@ fn linear_q4_0(run: &[u8], r: &mut Run) {
             q[j] = (b[2 + j] & 0x0F) as i8 - 8;
             q[j + 16] = (b[2 + j] >> 4) as i8 - 8;
         }
-        linear_group(d, &q, r);
+        linear_group::<32, 8>(d, 1, &q, r);
     }
 }
 
@@ -314,7 +375,7 @@ fn linear_q5_0(run: &[u8], r: &mut Run) {
             q[j] = ((b[6 + j] & 0x0F) | h0) as i8 - 16;
             q[j + 16] = ((b[6 + j] >> 4) | h1) as i8 - 16;
         }
-        linear_group(d, &q, r);
+        linear_group::<32, 8>(d, 1, &q, r);
     }
 }
 
@@ -322,26 +383,22 @@ fn linear_q5_0(run: &[u8], r: &mut Run) {
 fn linear_q6_k(run: &[u8], r: &mut Run) {
     for b in blocks::<210>(run) {
         let d = f16_of(b, 208);
+        // The quants in storage order, as the decoder makes them: value 128·n + 32·m + l.
+        let mut q = [0i8; 256];
         for n in 0..2 {
-            let (ql, qh, sc) = (64 * n, 128 + 32 * n, 192 + 8 * n);
-            // Storage order: value o + 32·m + l (m 0..4, l 0..32) has scale sc + 2·m + l / 16.
-            for m in 0..4 {
-                for half in 0..2 {
-                    let mut q = [0i8; 16];
-                    for (t, q) in q.iter_mut().enumerate() {
-                        let l = 16 * half + t;
-                        let h = b[qh + l];
-                        let v = match m {
-                            0 => (b[ql + l] & 0x0F) | ((h & 3) << 4),
-                            1 => (b[ql + l + 32] & 0x0F) | (((h >> 2) & 3) << 4),
-                            2 => (b[ql + l] >> 4) | (((h >> 4) & 3) << 4),
-                            _ => (b[ql + l + 32] >> 4) | (((h >> 6) & 3) << 4),
-                        };
-                        *q = v as i8 - 32;
-                    }
-                    let dl = d * f32::from(b[sc + 2 * m + half] as i8);
-                    linear_group(dl, &q, r);
-                }
+            let (ql, qh, o) = (64 * n, 128 + 32 * n, 128 * n);
+            for l in 0..32 {
+                let h = b[qh + l];
+                q[o + l] = ((b[ql + l] & 0x0F) | ((h & 3) << 4)) as i8 - 32;
+                q[o + l + 32] = ((b[ql + l + 32] & 0x0F) | (((h >> 2) & 3) << 4)) as i8 - 32;
+                q[o + l + 64] = ((b[ql + l] >> 4) | (((h >> 4) & 3) << 4)) as i8 - 32;
+                q[o + l + 96] = ((b[ql + l + 32] >> 4) | (((h >> 6) & 3) << 4)) as i8 - 32;
+            }
+        }
+        // Value p's scale is byte 192 + p / 16 (the decoder's `sc + is + 2·m`).
+        for (g, q) in q.chunks_exact(16).enumerate() {
+            if let Ok(q) = <&[i8; 16]>::try_from(q) {
+                linear_group::<16, 13>(d, b[192 + g] as i8, q, r);
             }
         }
     }
@@ -375,6 +432,7 @@ fn affine_group<const Q: usize>(c: &[u32; Q], v: &[f32; Q], n: u32, r: &mut Run)
     }
     r.extremes(lo, hi);
     r.zeros += u64::from(z);
+    r.exp_zeros += u64::from(z);
     r.group = n;
     r.sums.push(sum);
     r.m2s.push((m2s[0] + m2s[1]) + (m2s[2] + m2s[3]));
