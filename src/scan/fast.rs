@@ -80,7 +80,7 @@ impl Fast {
                 6 => Some(Fast::Linear(Linear::Q5_0)),
                 8 => Some(Fast::Linear(Linear::Q8_0)),
                 14 if SLOW_PATHS => Some(Fast::Linear(Linear::Q6K)),
-                12 if SLOW_PATHS => Some(Fast::Affine(Affine::Q4K)),
+                12 => Some(Fast::Affine(Affine::Q4K)),
                 13 if SLOW_PATHS => Some(Fast::Affine(Affine::Q5K)),
                 _ => None,
             },
@@ -103,15 +103,37 @@ impl Fast {
 
     #[inline(always)]
     fn add_run_here(&mut self, run: &[u8], acc: &mut Accumulator) -> bool {
+        if let Fast::Table(t) = self {
+            return t.add_run(run, acc);
+        }
         let mut r = Run::default();
+        // Groups: at most one per 16 values, at least a byte each.
+        r.sums.reserve(run.len() / 8);
+        r.m2s.reserve(run.len() / 8);
         match self {
-            Fast::Table(t) => return t.add_run(run, acc),
+            Fast::Table(_) => return false,
             Fast::Linear(Linear::Q8_0) => linear_q8_0(run, &mut r),
             Fast::Linear(Linear::Q4_0) => linear_q4_0(run, &mut r),
             Fast::Linear(Linear::Q5_0) => linear_q5_0(run, &mut r),
             Fast::Linear(Linear::Q6K) => linear_q6_k(run, &mut r),
-            Fast::Affine(Affine::Q4K) => affine_q4_k(run, &mut r),
-            Fast::Affine(Affine::Q5K) => affine_q5_k(run, &mut r),
+            Fast::Affine(kind) => {
+                let part = if *kind == Affine::Q4K {
+                    let mut l = Lanes::<16>::new();
+                    affine_q4_k(run, &mut l);
+                    l.part()
+                } else {
+                    let mut l = Lanes::<32>::new();
+                    affine_q5_k(run, &mut l);
+                    l.part()
+                };
+                return match part {
+                    Some(p) => {
+                        acc.add_part(&p);
+                        true
+                    }
+                    None => false,
+                };
+            }
         }
         acc.add_part(&r.part());
         true
@@ -145,6 +167,8 @@ impl crate::cpu::Kernel for AddRun<'_> {
 /// deviations.
 struct Run {
     exps: [[u32; 256]; 4],
+    /// Whether `exps` counts anything.
+    exps_used: bool,
     /// Zeros counted in `exps` (byte 0) too.
     exp_zeros: u64,
     /// Magnitudes counted by bin directly.
@@ -162,6 +186,7 @@ impl Default for Run {
     fn default() -> Self {
         Run {
             exps: [[0; 256]; 4],
+            exps_used: false,
             exp_zeros: 0,
             bins: [0; EXP_BINS],
             zeros: 0,
@@ -195,12 +220,14 @@ impl Run {
     /// The run's statistics: the mean of the group sums, and the groups' squared deviations
     /// plus their means' (two passes over the groups).
     fn part(&self) -> Part {
-        let mut by_exp = [0u64; 256];
-        for (e, b) in by_exp.iter_mut().enumerate() {
-            *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
-        }
         let mut magnitudes = self.bins;
-        add_exponent_counts(&mut magnitudes, &by_exp, self.exp_zeros);
+        if self.exps_used {
+            let mut by_exp = [0u64; 256];
+            for (e, b) in by_exp.iter_mut().enumerate() {
+                *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
+            }
+            add_exponent_counts(&mut magnitudes, &by_exp, self.exp_zeros);
+        }
         let g = f64::from(self.group);
         let n = u64::from(self.group) * self.sums.len() as u64;
         if n == 0 {
@@ -404,38 +431,109 @@ fn linear_q6_k(run: &[u8], r: &mut Run) {
     }
 }
 
-/// A sub-block of `n` values taking the distinct values `v[q]` `c[q]` times each.
-#[inline(always)]
-fn affine_group<const Q: usize>(c: &[u32; Q], v: &[f32; Q], n: u32, r: &mut Run) {
-    let mut sums = [0f64; 4];
-    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
-        sums[k % 4] += f64::from(c) * f64::from(v);
-    }
-    let sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-    let mean = sum / f64::from(n);
-    let mut m2s = [0f64; 4];
-    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
-        let e = f64::from(v) - mean;
-        m2s[k % 4] += f64::from(c) * e * e;
-    }
-    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-    let mut z = 0u32;
-    for (k, (&c, &v)) in c.iter().zip(v).enumerate() {
-        // Distinct q give distinct values, but for a zero: at most one q gives one (the
-        // product d·sc·q is exact and distinct for each q), so ties never arise.
-        if c > 0 {
-            lo = if v < lo { v } else { lo };
-            hi = if v > hi { v } else { hi };
+/// Largest `(mean − shift)² / variance` a run's shifted sums may have (else the run is done the
+/// careful way): the cancellation in `Σw² − (Σw)²/n` then costs at most three digits of the
+/// sixteen, the deviation staying within 1e-12 relative.
+const MAX_OFFSET_RATIO: f64 = 1e3;
+
+/// One run's sums for the affine paths, by lane `q` (the quant; each sub-block's values are
+/// `v[q]`, `c[q]` times): the count-weighted sums of `w = v − shift` and `w²` (`shift` the
+/// first sub-block's middle value, so `Σw² − (Σw)²/n` cancels little, [`MAX_OFFSET_RATIO`]),
+/// zeros, the first extremes, and exponent-byte counts in four interleaved tables. No sum
+/// across lanes until the run is done, so each sub-block is a few vector operations.
+struct Lanes<const Q: usize> {
+    exps: [[u32; 256]; 4],
+    shift: Option<f64>,
+    n: u64,
+    s1: [f64; Q],
+    s2: [f64; Q],
+    zeros: [u32; Q],
+    lo: [f32; Q],
+    hi: [f32; Q],
+}
+
+impl<const Q: usize> Lanes<Q> {
+    fn new() -> Self {
+        Lanes {
+            exps: [[0; 256]; 4],
+            shift: None,
+            n: 0,
+            s1: [0.0; Q],
+            s2: [0.0; Q],
+            zeros: [0; Q],
+            lo: [f32::INFINITY; Q],
+            hi: [f32::NEG_INFINITY; Q],
         }
-        z += if v == 0.0 { c } else { 0 };
-        r.exps[k % 4][exp_byte(v)] += c;
     }
-    r.extremes(lo, hi);
-    r.zeros += u64::from(z);
-    r.exp_zeros += u64::from(z);
-    r.group = n;
-    r.sums.push(sum);
-    r.m2s.push((m2s[0] + m2s[1]) + (m2s[2] + m2s[3]));
+
+    /// A sub-block of `n` values taking the distinct values `v[q]` `c[q]` times each.
+    #[inline(always)]
+    fn add(&mut self, c: &[u32; Q], v: &[f32; Q], n: u32) {
+        let shift = *self.shift.get_or_insert(f64::from(v[Q / 2]));
+        for q in 0..Q {
+            let w = f64::from(v[q]) - shift;
+            let t = f64::from(c[q]) * w;
+            self.s1[q] += t;
+            self.s2[q] += t * w;
+            self.zeros[q] += if v[q] == 0.0 { c[q] } else { 0 };
+            // Comparisons, not f32::min: an earlier equal value stays (lane by lane).
+            let lo = if c[q] > 0 { v[q] } else { f32::INFINITY };
+            let hi = if c[q] > 0 { v[q] } else { f32::NEG_INFINITY };
+            self.lo[q] = if lo < self.lo[q] { lo } else { self.lo[q] };
+            self.hi[q] = if hi > self.hi[q] { hi } else { self.hi[q] };
+        }
+        for q in 0..Q {
+            self.exps[q % 4][exp_byte(v[q])] += c[q];
+        }
+        self.n += u64::from(n);
+    }
+
+    /// The run's statistics, or `None` when it must be done the careful way: the shift too far
+    /// from the mean ([`MAX_OFFSET_RATIO`]), or a zero min or max (whose sign is the first
+    /// zero's, which lanes do not keep; distinct lanes hold distinct values otherwise).
+    fn part(&self) -> Option<Part> {
+        if self.n == 0 {
+            return Some(Part::default());
+        }
+        let n = self.n as f64;
+        let s1: f64 = self.s1.iter().sum();
+        let s2: f64 = self.s2.iter().sum();
+        let off = s1 / n;
+        let m2 = s2 - s1 * off;
+        if !(m2 >= 0.0) || (off != 0.0 && off * off > MAX_OFFSET_RATIO * (m2 / n)) {
+            return None;
+        }
+        let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
+        for (&lo, &hi) in self.lo.iter().zip(&self.hi) {
+            if lo < min {
+                min = lo;
+            }
+            if hi > max {
+                max = hi;
+            }
+        }
+        if min == 0.0 || max == 0.0 {
+            return None;
+        }
+        let zeros: u64 = self.zeros.iter().map(|&z| u64::from(z)).sum();
+        let mut by_exp = [0u64; 256];
+        for (e, b) in by_exp.iter_mut().enumerate() {
+            *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
+        }
+        let mut magnitudes = [0u64; EXP_BINS];
+        add_exponent_counts(&mut magnitudes, &by_exp, zeros);
+        Some(Part {
+            count: self.n,
+            finite: self.n,
+            zeros,
+            min: f64::from(min),
+            max: f64::from(max),
+            mean: self.shift.unwrap_or(0.0) + off,
+            m2,
+            magnitudes,
+            ..Part::default()
+        })
+    }
 }
 
 /// ggml's `get_scale_min_k4`: sub-block `j`'s 6-bit scale and min from the 12 packed bytes.
@@ -463,7 +561,7 @@ fn values<const Q: usize>(d: f32, m: f32) -> [f32; Q] {
 }
 
 #[inline(always)]
-fn affine_q4_k(run: &[u8], r: &mut Run) {
+fn affine_q4_k(run: &[u8], r: &mut Lanes<16>) {
     for b in blocks::<144>(run) {
         let (d, min) = (f16_of(b, 0), f16_of(b, 2));
         let sc = &b[4..16];
@@ -477,14 +575,14 @@ fn affine_q4_k(run: &[u8], r: &mut Run) {
                 c1[usize::from(x & 0x0F)] += 1;
                 c2[usize::from(x >> 4)] += 1;
             }
-            affine_group(&c1, &values::<16>(d1, m1), 32, r);
-            affine_group(&c2, &values::<16>(d2, m2), 32, r);
+            r.add(&c1, &values::<16>(d1, m1), 32);
+            r.add(&c2, &values::<16>(d2, m2), 32);
         }
     }
 }
 
 #[inline(always)]
-fn affine_q5_k(run: &[u8], r: &mut Run) {
+fn affine_q5_k(run: &[u8], r: &mut Lanes<32>) {
     for b in blocks::<176>(run) {
         let (d, min) = (f16_of(b, 0), f16_of(b, 2));
         let sc = &b[4..16];
@@ -502,8 +600,8 @@ fn affine_q5_k(run: &[u8], r: &mut Run) {
                 c1[usize::from((x & 0x0F) + h1)] += 1;
                 c2[usize::from((x >> 4) + h2)] += 1;
             }
-            affine_group(&c1, &values::<32>(d1, m1), 32, r);
-            affine_group(&c2, &values::<32>(d2, m2), 32, r);
+            r.add(&c1, &values::<32>(d1, m1), 32);
+            r.add(&c2, &values::<32>(d2, m2), 32);
         }
     }
 }

@@ -124,13 +124,28 @@ const BLOCK_TYPES: &[(&str, u32, usize, usize, &[usize])] = &[
 fn block_paths_give_the_careful_paths_results() {
     for &(name, id, bs, ts, at) in BLOCK_TYPES {
         let decoder = Decoder::Ggml(GgmlType(id), false);
-        for (seed, blocks, runs) in [(1u64, 1usize, 1usize), (2, 3, 1), (3, 100, 1), (4, 257, 5)] {
+        let mut fused = 0;
+        for (seed, blocks, runs) in [
+            (1u64, 1usize, 1usize),
+            (2, 3, 1),
+            (3, 100, 1),
+            (4, 257, 5),
+            (5, 64, 64),
+            (6, 40, 40),
+        ] {
             let mut rng = Rng(seed * 0x9E37_79B9 + u64::from(id));
             let bytes = random_blocks(&mut rng, ts, at, blocks);
             let mut acc = Accumulator::default();
             let mut fast = Fast::of(&decoder, 0).expect("a fused path");
             for run in bytes.chunks(blocks.div_ceil(runs) * ts) {
-                assert!(fast.add_run(run, &mut acc));
+                // A run the fused path refuses is done the careful way, as the scanner does.
+                if fast.add_run(run, &mut acc) {
+                    fused += 1;
+                } else {
+                    let mut out = vec![0f32; run.len() / ts * bs];
+                    dequantize_ggml(GgmlType(id), false, run, &mut out).unwrap();
+                    acc.add(&out);
+                }
             }
             fast.finish(&mut acc);
             let f = acc.finish(|v| Exact::F32(v as f32));
@@ -140,6 +155,7 @@ fn block_paths_give_the_careful_paths_results() {
                 &format!("{name} {seed}"),
             );
         }
+        assert!(fused > 60, "{name}: only {fused} runs fused");
     }
 }
 
@@ -157,6 +173,21 @@ fn block_paths_with_a_large_offset_keep_the_deviation() {
     assert!(fast.add_run(&bytes, &mut acc));
     let f = acc.finish(|v| Exact::F32(v as f32));
     same(&f, &careful(12, &bytes, 64 * 256, 1), "Q4_K offset");
+    // A run whose first sub-block (the shift) is far from all the others, which barely
+    // spread: the shifted sums would cancel too much, so the run is refused.
+    let mut far = vec![0u8; 256 * 144];
+    for (k, b) in far.chunks_exact_mut(144).enumerate() {
+        if k == 0 {
+            b[2..4].copy_from_slice(&0x3C00u16.to_le_bytes()); // dmin = 1, d = 0
+            b[8] = 63; // sub-block 0's min: every value −63, the others 0
+        } else {
+            b[0..2].copy_from_slice(&0x0400u16.to_le_bytes()); // d = 2^-14, dmin = 0
+            b[4..8].fill(63);
+            b[16..].fill(0x5A);
+        }
+    }
+    let mut fast = Fast::of(&Decoder::Ggml(GgmlType(12), false), 0).unwrap();
+    assert!(!fast.add_run(&far, &mut Accumulator::default()));
     // Q8_0 blocks of one value each but for one quant: tiny deviations.
     let mut bytes = Vec::new();
     for k in 0..50u8 {
