@@ -249,3 +249,92 @@ fn sixteen_bit_tables_give_the_careful_paths_results() {
         }
     }
 }
+
+/// A GGUF (version 3, no metadata) of one tensor of type `id`: `rows` rows of `row` values.
+fn gguf(id: u32, row: u64, rows: u64, data: &[u8]) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend(b"GGUF");
+    f.extend(3u32.to_le_bytes());
+    f.extend(1u64.to_le_bytes());
+    f.extend(0u64.to_le_bytes());
+    f.extend(1u64.to_le_bytes());
+    f.push(b't');
+    f.extend(2u32.to_le_bytes());
+    f.extend(row.to_le_bytes());
+    f.extend(rows.to_le_bytes());
+    f.extend(id.to_le_bytes());
+    f.extend(0u64.to_le_bytes());
+    while f.len() % 32 != 0 {
+        f.push(0);
+    }
+    f.extend(data);
+    f
+}
+
+/// The tensor of `file` scanned in pieces of `piece` bytes, fused and careful.
+fn scan_both(file: &[u8], piece: u64) -> (crate::scan::TensorScan, crate::scan::TensorScan) {
+    use crate::scan::{pieces, TensorScanner};
+    let model = crate::source::parse_bytes(file).unwrap();
+    let at = usize::try_from(model.tensors[0].offset).unwrap();
+    let run = |fused: bool| {
+        let mut s = TensorScanner::new(&model, 0).unwrap();
+        if !fused {
+            s = s.careful();
+        }
+        for req in pieces(&model, 0, piece).unwrap() {
+            let plan = crate::preview::plan(&model, 0, &req).unwrap();
+            let start = usize::try_from(plan.read_offset).unwrap();
+            let len = usize::try_from(plan.read_len).unwrap();
+            s.add(&plan, &file[start..start + len]).unwrap();
+        }
+        assert!(at > 0);
+        s.finish()
+    };
+    (run(true), run(false))
+}
+
+#[test]
+fn the_scanner_gives_the_same_results_with_and_without_its_fused_path() {
+    let mut rng = Rng(99);
+    // 16-bit floats, big enough for the pattern table, with NaN and infinite values in some
+    // runs (those runs are done the careful way; the first bad offset is the same), zeros of
+    // both signs and subnormals.
+    for (id, special) in [(1u32, 0x7C00u16), (30, 0x7F80)] {
+        let n = 1usize << 19;
+        let mut halves: Vec<u16> = (0..n)
+            .map(|_| (rng.next() >> 20) as u16 & 0xBFFF) // bit 14 clear: finite
+            .collect();
+        halves[5] = 0x8000;
+        halves[6] = 0x0000;
+        halves[7] = 0x0001;
+        halves[300_001] = special | 1; // NaN
+        halves[400_000] = special | 0x8000; // −Inf
+        let bytes: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+        let file = gguf(id, 4096, (n / 4096) as u64, &bytes);
+        for piece in [1 << 20, 16 << 20] {
+            let (f, c) = scan_both(&file, piece);
+            assert!(f.first_bad_offset.is_some() && f.has_non_finite());
+            same(
+                f.values.as_ref().unwrap(),
+                c.values.as_ref().unwrap(),
+                "16-bit",
+            );
+            assert_eq!(f.first_bad_offset, c.first_bad_offset);
+        }
+    }
+    // Block types with a NaN or infinite scale in one block.
+    for &(name, id, bs, ts, at) in BLOCK_TYPES {
+        let blocks = 3 * 4096 / bs * 8;
+        let mut bytes = random_blocks(&mut rng, ts, at, blocks);
+        let bad = 5 * ts * (4096 / bs) + 3 * ts;
+        bytes[bad + at[at.len() - 1]..][..2].copy_from_slice(&0xFC00u16.to_le_bytes());
+        let file = gguf(id, 4096, (blocks * bs / 4096) as u64, &bytes);
+        for piece in [300, 1 << 20] {
+            let (f, c) = scan_both(&file, piece);
+            same(f.values.as_ref().unwrap(), c.values.as_ref().unwrap(), name);
+            assert_eq!(f.first_bad_offset, c.first_bad_offset, "{name}");
+            assert_eq!((f.scale_inf, f.blocks), (c.scale_inf, c.blocks), "{name}");
+            assert!(f.scale_inf == 1 && f.first_bad_offset.is_some(), "{name}");
+        }
+    }
+}

@@ -308,6 +308,13 @@ impl TensorScanner {
         Ok(())
     }
 
+    /// The same scanner without its fused path (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn careful(mut self) -> TensorScanner {
+        self.fast = None;
+        self
+    }
+
     /// The tensor's result.
     pub fn finish(mut self) -> TensorScan {
         if let Some(f) = self.fast.as_mut() {
