@@ -500,7 +500,8 @@ impl<const Q: usize> Lanes<Q> {
         let s2: f64 = self.s2.iter().sum();
         let off = s1 / n;
         let m2 = s2 - s1 * off;
-        if !(m2 >= 0.0) || (off != 0.0 && off * off > MAX_OFFSET_RATIO * (m2 / n)) {
+        // (m2 is never NaN here: every value is finite.)
+        if m2 < 0.0 || (off != 0.0 && off * off > MAX_OFFSET_RATIO * (m2 / n)) {
             return None;
         }
         let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
