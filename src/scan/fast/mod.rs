@@ -1,27 +1,35 @@
 //! Fused paths of the scan: the statistics of a run of blocks straight from the stored bytes,
 //! with no decoded buffer passed over three times ([`Accumulator::add_f32`]), and the same
 //! results: counts, magnitudes and the first-occurring min and max exactly, mean and standard
-//! deviation to rounding (each group's mean and squared deviations in `f64`, the groups of a
-//! run combined by the two-pass formula, runs by Chan's update as before).
+//! deviation to rounding (runs merged by Chan's update as before).
 //!
-//! - [`Fast::Linear`]: Q8_0, Q4_0, Q5_0 and Q6_K, whose values are `D · q` with `D` an `f32`
-//!   of at most 19 significant bits (an f16 `d`, or Q6_K's `d · sc`) and `q` a small integer:
-//!   every product is exact in `f32`, so a group's sum is `D · Σq` and its squared deviations
-//!   `D² (nΣq² − (Σq)²) / n`, both from integer sums; min and max are `D` times the smallest
-//!   and largest `q` (swapped when `D < 0`); zeros are the `q = 0` (all of them when `D = 0`).
-//! - [`Fast::Affine`]: Q4_K and Q5_K, `(d·sc)·q − dmin·m` rounded to `f32`: a sub-block of 32
-//!   values takes at most 16 (32) distinct values `v_q`, computed as the decoder does (the same
-//!   `f32` operations in the same order); the quants are counted by value, and each statistic
-//!   is summed over the distinct values, weighted by their counts.
-//! - [`Fast::Table`]: F16 and BF16 (little-endian): every value is counted by its 16-bit pattern
-//!   in a 65,536-entry table, which is summed up (exactly the values, weighted) when the tensor
-//!   is done ([`Fast::finish`]).
+//! - [`Fast::Linear`]: Q8_0, Q4_0 and Q5_0, whose values are `d · q` with `d` an f16 and `q` a
+//!   small integer: every product is exact in `f32`, so a block's sum is `d · Σq` and its
+//!   squared deviations `d² (nΣq² − (Σq)²) / n`, both from integer sums (the blocks of a run
+//!   combined by the two-pass formula over their means); min and max are `d` times the smallest
+//!   and largest `q` (swapped when `d < 0`); zeros are the `q = 0` (all of them when `d = 0`);
+//!   the magnitudes by thresholds on `|q|` (a table by `d`'s mantissa). Q6_K's
+//!   `(d · sc) · q` is exact too, but its 16-value groups make this slower than decoding: it is
+//!   taken in tests only.
+//! - [`Fast::Affine`]: Q4_K, `(d·sc)·q − dmin·m` rounded to `f32` ([`affine`]: quants counted
+//!   by value per sub-block, sums lane by lane); not in wasm32, and Q5_K in tests only (both
+//!   measured slower than decoding there).
+//! - [`Fast::Table`]: F16 and BF16 (little-endian) tensors of [`TABLE_MIN_VALUES`] or more:
+//!   every value counted by its 16-bit pattern ([`Table16`]), summed up when the tensor is done
+//!   ([`Fast::finish`]).
 //!
 //! A run holding a NaN or infinite block scale or value is done the careful way instead
-//! (`TensorScanner::add`), so these paths see only finite values.
+//! (`TensorScanner::add`), so these paths see only finite values; so is a run the affine path
+//! refuses (its sums would lose digits, or its min or max is a zero).
 #![forbid(unsafe_code)]
 
-use super::stats::{add_exponent_counts, bin_of, Accumulator, Part, EXP_BINS};
+mod affine;
+mod table16;
+
+use affine::{affine_q4_k, affine_q5_k, Lanes};
+pub use table16::Table16;
+
+use super::stats::{add_exponent_counts, Accumulator, Part, EXP_BINS};
 use crate::dequant::f16_to_f32;
 use crate::format::GgmlType;
 use crate::preview::Decoder;
@@ -32,6 +40,11 @@ pub const TABLE_MIN_VALUES: u64 = 1 << 18;
 
 /// Whether the paths that measure slower than the careful one are taken (tests only).
 const SLOW_PATHS: bool = cfg!(test);
+
+/// Whether Q4_K takes its fused path: not in wasm32, where it measured slower than decoding
+/// (f64 lanes are two wide there; Chromium, `only-Q4_K.gguf`: 296 vs 326 MB/s of the data
+/// phase, 2026-12-04).
+const WASM_Q4K: bool = cfg!(test) || !cfg!(target_arch = "wasm32");
 
 /// The fused path of a tensor's type, with its scratch space.
 #[derive(Debug)]
@@ -80,7 +93,7 @@ impl Fast {
                 6 => Some(Fast::Linear(Linear::Q5_0)),
                 8 => Some(Fast::Linear(Linear::Q8_0)),
                 14 if SLOW_PATHS => Some(Fast::Linear(Linear::Q6K)),
-                12 => Some(Fast::Affine(Affine::Q4K)),
+                12 if WASM_Q4K => Some(Fast::Affine(Affine::Q4K)),
                 13 if SLOW_PATHS => Some(Fast::Affine(Affine::Q5K)),
                 _ => None,
             },
@@ -431,295 +444,5 @@ fn linear_q6_k(run: &[u8], r: &mut Run) {
     }
 }
 
-/// Largest `(mean − shift)² / variance` a run's shifted sums may have (else the run is done the
-/// careful way): the cancellation in `Σw² − (Σw)²/n` then costs at most three digits of the
-/// sixteen, the deviation staying within 1e-12 relative.
-const MAX_OFFSET_RATIO: f64 = 1e3;
-
-/// One run's sums for the affine paths, by lane `q` (the quant; each sub-block's values are
-/// `v[q]`, `c[q]` times): the count-weighted sums of `w = v − shift` and `w²` (`shift` the
-/// first sub-block's middle value, so `Σw² − (Σw)²/n` cancels little, [`MAX_OFFSET_RATIO`]),
-/// zeros, the first extremes, and exponent-byte counts in four interleaved tables. No sum
-/// across lanes until the run is done, so each sub-block is a few vector operations.
-struct Lanes<const Q: usize> {
-    exps: [[u32; 256]; 4],
-    shift: Option<f64>,
-    n: u64,
-    s1: [f64; Q],
-    s2: [f64; Q],
-    zeros: [u32; Q],
-    lo: [f32; Q],
-    hi: [f32; Q],
-}
-
-impl<const Q: usize> Lanes<Q> {
-    fn new() -> Self {
-        Lanes {
-            exps: [[0; 256]; 4],
-            shift: None,
-            n: 0,
-            s1: [0.0; Q],
-            s2: [0.0; Q],
-            zeros: [0; Q],
-            lo: [f32::INFINITY; Q],
-            hi: [f32::NEG_INFINITY; Q],
-        }
-    }
-
-    /// A sub-block of `n` values taking the distinct values `v[q]` `c[q]` times each.
-    #[inline(always)]
-    fn add(&mut self, c: &[u32; Q], v: &[f32; Q], n: u32) {
-        let shift = *self.shift.get_or_insert(f64::from(v[Q / 2]));
-        for q in 0..Q {
-            let w = f64::from(v[q]) - shift;
-            let t = f64::from(c[q]) * w;
-            self.s1[q] += t;
-            self.s2[q] += t * w;
-            self.zeros[q] += if v[q] == 0.0 { c[q] } else { 0 };
-            // Comparisons, not f32::min: an earlier equal value stays (lane by lane).
-            let lo = if c[q] > 0 { v[q] } else { f32::INFINITY };
-            let hi = if c[q] > 0 { v[q] } else { f32::NEG_INFINITY };
-            self.lo[q] = if lo < self.lo[q] { lo } else { self.lo[q] };
-            self.hi[q] = if hi > self.hi[q] { hi } else { self.hi[q] };
-        }
-        for q in 0..Q {
-            self.exps[q % 4][exp_byte(v[q])] += c[q];
-        }
-        self.n += u64::from(n);
-    }
-
-    /// The run's statistics, or `None` when it must be done the careful way: the shift too far
-    /// from the mean ([`MAX_OFFSET_RATIO`]), or a zero min or max (whose sign is the first
-    /// zero's, which lanes do not keep; distinct lanes hold distinct values otherwise).
-    fn part(&self) -> Option<Part> {
-        if self.n == 0 {
-            return Some(Part::default());
-        }
-        let n = self.n as f64;
-        let s1: f64 = self.s1.iter().sum();
-        let s2: f64 = self.s2.iter().sum();
-        let off = s1 / n;
-        let m2 = s2 - s1 * off;
-        // (m2 is never NaN here: every value is finite.)
-        if m2 < 0.0 || (off != 0.0 && off * off > MAX_OFFSET_RATIO * (m2 / n)) {
-            return None;
-        }
-        let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
-        for (&lo, &hi) in self.lo.iter().zip(&self.hi) {
-            if lo < min {
-                min = lo;
-            }
-            if hi > max {
-                max = hi;
-            }
-        }
-        if min == 0.0 || max == 0.0 {
-            return None;
-        }
-        let zeros: u64 = self.zeros.iter().map(|&z| u64::from(z)).sum();
-        let mut by_exp = [0u64; 256];
-        for (e, b) in by_exp.iter_mut().enumerate() {
-            *b = self.exps.iter().map(|t| u64::from(t[e])).sum();
-        }
-        let mut magnitudes = [0u64; EXP_BINS];
-        add_exponent_counts(&mut magnitudes, &by_exp, zeros);
-        Some(Part {
-            count: self.n,
-            finite: self.n,
-            zeros,
-            min: f64::from(min),
-            max: f64::from(max),
-            mean: self.shift.unwrap_or(0.0) + off,
-            m2,
-            magnitudes,
-            ..Part::default()
-        })
-    }
-}
-
-/// ggml's `get_scale_min_k4`: sub-block `j`'s 6-bit scale and min from the 12 packed bytes.
-#[inline(always)]
-fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
-    let at = |i: usize| q.get(i).copied().unwrap_or(0);
-    if j < 4 {
-        (at(j) & 63, at(j + 4) & 63)
-    } else {
-        (
-            (at(j + 4) & 0x0F) | ((at(j - 4) >> 6) << 4),
-            (at(j + 4) >> 4) | ((at(j) >> 6) << 4),
-        )
-    }
-}
-
-/// The distinct values `d·q − m` of q in 0..Q, as the decoder rounds them.
-#[inline(always)]
-fn values<const Q: usize>(d: f32, m: f32) -> [f32; Q] {
-    let mut v = [0f32; Q];
-    for (q, v) in v.iter_mut().enumerate() {
-        *v = d * f32::from(q as u8) - m;
-    }
-    v
-}
-
-#[inline(always)]
-fn affine_q4_k(run: &[u8], r: &mut Lanes<16>) {
-    for b in blocks::<144>(run) {
-        let (d, min) = (f16_of(b, 0), f16_of(b, 2));
-        let sc = &b[4..16];
-        for p in 0..4 {
-            let (s1, m1) = scale_min_k4(2 * p, sc);
-            let (s2, m2) = scale_min_k4(2 * p + 1, sc);
-            let (d1, m1) = (d * f32::from(s1), min * f32::from(m1));
-            let (d2, m2) = (d * f32::from(s2), min * f32::from(m2));
-            let (mut c1, mut c2) = ([0u32; 16], [0u32; 16]);
-            for &x in &b[16 + 32 * p..48 + 32 * p] {
-                c1[usize::from(x & 0x0F)] += 1;
-                c2[usize::from(x >> 4)] += 1;
-            }
-            r.add(&c1, &values::<16>(d1, m1), 32);
-            r.add(&c2, &values::<16>(d2, m2), 32);
-        }
-    }
-}
-
-#[inline(always)]
-fn affine_q5_k(run: &[u8], r: &mut Lanes<32>) {
-    for b in blocks::<176>(run) {
-        let (d, min) = (f16_of(b, 0), f16_of(b, 2));
-        let sc = &b[4..16];
-        let qh = &b[16..48];
-        for p in 0..4 {
-            let (s1, m1) = scale_min_k4(2 * p, sc);
-            let (s2, m2) = scale_min_k4(2 * p + 1, sc);
-            let (d1, m1) = (d * f32::from(s1), min * f32::from(m1));
-            let (d2, m2) = (d * f32::from(s2), min * f32::from(m2));
-            let (u1, u2) = (1u8 << (2 * p), 2u8 << (2 * p));
-            let (mut c1, mut c2) = ([0u32; 32], [0u32; 32]);
-            for (&x, &h) in b[48 + 32 * p..80 + 32 * p].iter().zip(qh) {
-                let h1 = if h & u1 != 0 { 16 } else { 0 };
-                let h2 = if h & u2 != 0 { 16 } else { 0 };
-                c1[usize::from((x & 0x0F) + h1)] += 1;
-                c2[usize::from((x >> 4) + h2)] += 1;
-            }
-            r.add(&c1, &values::<32>(d1, m1), 32);
-            r.add(&c2, &values::<32>(d2, m2), 32);
-        }
-    }
-}
-
-/// F16 or BF16 values counted by bit pattern, summed up by [`Table16::flush`].
-#[derive(Debug)]
-pub struct Table16 {
-    counts: Box<[u32; 65536]>,
-    /// Values counted since the last flush (kept below `u32::MAX`).
-    pending: u64,
-    bf16: bool,
-    /// The first zero counted since the last flush, as stored (its sign decides a zero min or
-    /// max, as the first zero does value by value).
-    first_zero: Option<u16>,
-}
-
-impl Table16 {
-    fn new(bf16: bool) -> Table16 {
-        Table16 {
-            counts: vec![0u32; 65536]
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| Box::new([0; 65536])),
-            pending: 0,
-            bf16,
-            first_zero: None,
-        }
-    }
-
-    #[inline(always)]
-    fn value(&self, h: u16) -> f32 {
-        if self.bf16 {
-            f32::from_bits(u32::from(h) << 16)
-        } else {
-            f16_to_f32(h)
-        }
-    }
-
-    #[inline(always)]
-    fn add_run(&mut self, run: &[u8], acc: &mut Accumulator) -> bool {
-        let special = if self.bf16 { 0x7F80 } else { 0x7C00 };
-        let halves = run
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]));
-        if halves
-            .clone()
-            .fold(false, |any, h| any | (h & special == special))
-        {
-            return false;
-        }
-        let n = (run.len() / 2) as u64;
-        if self.pending + n >= u64::from(u32::MAX) {
-            self.flush(acc);
-        }
-        self.pending += n;
-        for h in halves.clone() {
-            self.counts[usize::from(h)] += 1;
-        }
-        if self.first_zero.is_none() && self.counts[0] + self.counts[0x8000] > 0 {
-            self.first_zero = halves.clone().find(|h| h & 0x7FFF == 0);
-        }
-        true
-    }
-
-    /// Adds the counted values to `acc` (one run: its exact sums over the distinct values, two
-    /// passes) and empties the table.
-    fn flush(&mut self, acc: &mut Accumulator) {
-        if self.pending == 0 {
-            return;
-        }
-        let present: Vec<(f64, u32)> = (0..=u16::MAX)
-            .filter(|&h| h & 0x7FFF != 0)
-            .filter_map(|h| {
-                let c = self.counts[usize::from(h)];
-                (c > 0).then(|| (f64::from(self.value(h)), c))
-            })
-            .collect();
-        let zeros = u64::from(self.counts[0]) + u64::from(self.counts[0x8000]);
-        let n = self.pending;
-        let mut p = Part {
-            count: n,
-            finite: n,
-            zeros,
-            ..Part::default()
-        };
-        let sum: f64 = present.iter().map(|&(v, c)| v * f64::from(c)).sum();
-        p.mean = sum / n as f64;
-        for &(v, c) in &present {
-            let d = v - p.mean;
-            p.m2 += f64::from(c) * d * d;
-            p.magnitudes[bin_of(v)] += u64::from(c);
-            if v < p.min {
-                p.min = v;
-            }
-            if v > p.max {
-                p.max = v;
-            }
-        }
-        // Zeros (counted apart above): their deviations, and the first one is the extreme when
-        // no value is beyond it.
-        if zeros > 0 {
-            let z = f64::from(self.value(self.first_zero.unwrap_or(0)));
-            p.m2 += zeros as f64 * p.mean * p.mean;
-            if z < p.min {
-                p.min = z;
-            }
-            if z > p.max {
-                p.max = z;
-            }
-        }
-        acc.add_part(&p);
-        self.counts.fill(0);
-        self.pending = 0;
-        self.first_zero = None;
-    }
-}
-
 #[cfg(test)]
-#[path = "fast_tests.rs"]
 mod tests;
