@@ -11,7 +11,7 @@
 //!   the magnitudes by thresholds on `|q|` (a table by `d`'s mantissa). Q6_K's
 //!   `(d · sc) · q` is exact too, but its 16-value groups make this slower than decoding: it is
 //!   taken in tests only.
-//! - [`Fast::Affine`]: Q4_K, `(d·sc)·q − dmin·m` rounded to `f32` ([`affine`]: quants counted
+//! - [`Fast::Affine`]: Q4_K, `(d·sc)·q − dmin·m` rounded to `f32` (the `affine` module: quants counted
 //!   by value per sub-block, sums lane by lane); not in wasm32, and Q5_K in tests only (both
 //!   measured slower than decoding there).
 //! - [`Fast::Table`]: F16 and BF16 (little-endian) tensors of [`TABLE_MIN_VALUES`] or more:

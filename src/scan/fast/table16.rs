@@ -6,7 +6,7 @@
 use crate::dequant::f16_to_f32;
 use crate::scan::stats::{bin_of, Accumulator, Part};
 
-/// F16 or BF16 values counted by bit pattern, summed up by [`Table16::flush`].
+/// F16 or BF16 values counted by bit pattern, summed up when the tensor is done.
 #[derive(Debug)]
 pub struct Table16 {
     counts: Box<[u32; 65536]>,
