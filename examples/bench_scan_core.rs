@@ -1,5 +1,5 @@
 //! The scan's per-core speed (issue #22): `TensorScanner::add` on an 8 MiB tensor held in memory,
-//! for F16, BF16, F32, Q8_0, Q4_K, Q6_K and Q5_K, in MB/s of file bytes and ns per value.
+//! for F16, BF16, F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K, in MB/s of file bytes and ns per value.
 //!
 //! `cargo run --release --example bench_scan_core [-- MIB [RUNS]]` (defaults: 8 MiB, 5 runs;
 //! the median of the runs is printed). The data are model-like: normal values of σ 0.02 for the
@@ -37,6 +37,8 @@ const TYPES: &[(&str, u32, usize, usize, &[usize])] = &[
     ("BF16", 30, 1, 2, &[]),
     ("F32", 0, 1, 4, &[]),
     ("Q8_0", 8, 32, 34, &[0]),
+    ("Q4_0", 2, 32, 18, &[0]),
+    ("Q5_0", 6, 32, 22, &[0]),
     ("Q4_K", 12, 256, 144, &[0, 2]),
     ("Q5_K", 13, 256, 176, &[0, 2]),
     ("Q6_K", 14, 256, 210, &[208]),
