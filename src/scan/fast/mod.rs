@@ -3,7 +3,8 @@
 //! results: counts, magnitudes and the first-occurring min and max exactly, mean and standard
 //! deviation to rounding (runs merged by Chan's update as before).
 //!
-//! - [`Fast::Linear`]: Q8_0, Q4_0 and Q5_0, whose values are `d · q` with `d` an f16 and `q` a
+//! - [`Fast::Linear`]: Q8_0, Q4_0 and Q5_0 (Q8_0 only in wasm32, where the others measured
+//!   no faster than decoding), whose values are `d · q` with `d` an f16 and `q` a
 //!   small integer: every product is exact in `f32`, so a block's sum is `d · Σq` and its
 //!   squared deviations `d² (nΣq² − (Σq)²) / n`, both from integer sums (the blocks of a run
 //!   combined by the two-pass formula over their means); min and max are `d` times the smallest
@@ -45,6 +46,11 @@ const SLOW_PATHS: bool = cfg!(test);
 /// (f64 lanes are two wide there; Chromium, `only-Q4_K.gguf`: 296 vs 326 MB/s of the data
 /// phase, 2026-12-04).
 const WASM_Q4K: bool = cfg!(test) || !cfg!(target_arch = "wasm32");
+
+/// Whether Q4_0 and Q5_0 take the fused path: not in wasm32, where it measured slower than
+/// decoding or no faster (V8, 8 MiB in memory: Q4_0 284 vs 382 MB/s, Q5_0 445 vs 444; Q8_0
+/// gains there, 1,000 vs 825).
+const NATIVE_NIBBLES: bool = cfg!(test) || !cfg!(target_arch = "wasm32");
 
 /// The fused path of a tensor's type, with its scratch space.
 #[derive(Debug)]
@@ -89,8 +95,8 @@ impl Fast {
             Decoder::Ggml(GgmlType(id), false) => match id {
                 1 => table(false),
                 30 => table(true),
-                2 => Some(Fast::Linear(Linear::Q4_0)),
-                6 => Some(Fast::Linear(Linear::Q5_0)),
+                2 if NATIVE_NIBBLES => Some(Fast::Linear(Linear::Q4_0)),
+                6 if NATIVE_NIBBLES => Some(Fast::Linear(Linear::Q5_0)),
                 8 => Some(Fast::Linear(Linear::Q8_0)),
                 14 if SLOW_PATHS => Some(Fast::Linear(Linear::Q6K)),
                 12 if WASM_Q4K => Some(Fast::Affine(Affine::Q4K)),
