@@ -43,8 +43,7 @@ pub const TABLE_MIN_VALUES: u64 = 1 << 18;
 const SLOW_PATHS: bool = cfg!(test);
 
 /// Whether Q4_K takes its fused path: not in wasm32, where it measured slower than decoding
-/// (f64 lanes are two wide there; Chromium, `only-Q4_K.gguf`: 296 vs 326 MB/s of the data
-/// phase, 2026-12-04).
+/// (Chromium, `only-Q4_K.gguf`: 296 vs 326 MB/s of the data phase, 2026-12-04).
 const WASM_Q4K: bool = cfg!(test) || !cfg!(target_arch = "wasm32");
 
 /// Whether Q4_0 and Q5_0 take the fused path: not in wasm32, where it measured slower than
