@@ -128,30 +128,23 @@ impl Fast {
         // Groups: at most one per 16 values, at least a byte each.
         r.sums.reserve(run.len() / 8);
         r.m2s.reserve(run.len() / 8);
+        // The arms the builds never take (their constants false) are left out of the code.
         match self {
-            Fast::Table(_) => return false,
             Fast::Linear(Linear::Q8_0) => linear_q8_0(run, &mut r),
-            Fast::Linear(Linear::Q4_0) => linear_q4_0(run, &mut r),
-            Fast::Linear(Linear::Q5_0) => linear_q5_0(run, &mut r),
-            Fast::Linear(Linear::Q6K) => linear_q6_k(run, &mut r),
-            Fast::Affine(kind) => {
-                let part = if *kind == Affine::Q4K {
-                    let mut l = Lanes::<16>::new();
-                    affine_q4_k(run, &mut l);
-                    l.part()
-                } else {
-                    let mut l = Lanes::<32>::new();
-                    affine_q5_k(run, &mut l);
-                    l.part()
-                };
-                return match part {
-                    Some(p) => {
-                        acc.add_part(&p);
-                        true
-                    }
-                    None => false,
-                };
+            Fast::Linear(Linear::Q4_0) if NATIVE_NIBBLES => linear_q4_0(run, &mut r),
+            Fast::Linear(Linear::Q5_0) if NATIVE_NIBBLES => linear_q5_0(run, &mut r),
+            Fast::Linear(Linear::Q6K) if SLOW_PATHS => linear_q6_k(run, &mut r),
+            Fast::Affine(Affine::Q4K) if WASM_Q4K => {
+                let mut l = Lanes::<16>::new();
+                affine_q4_k(run, &mut l);
+                return l.part().map(|p| acc.add_part(&p)).is_some();
             }
+            Fast::Affine(Affine::Q5K) if SLOW_PATHS => {
+                let mut l = Lanes::<32>::new();
+                affine_q5_k(run, &mut l);
+                return l.part().map(|p| acc.add_part(&p)).is_some();
+            }
+            _ => return false,
         }
         acc.add_part(&r.part());
         true
