@@ -1,12 +1,12 @@
-//! The scan's hot loops ([`crate::scan`]) compiled a second time for the x86-64 CPUs that have AVX2 and FMA
-//! (found at run time, once: `is_x86_feature_detected!`), where the portable build may assume
-//! SSE2 only. The same Rust code either way, so the same results: Rust never contracts `a·b + c`
-//! into a fused multiply-add, and every loop's order of operations is fixed in its source.
-//! Elsewhere (wasm32 with SIMD128, aarch64) the portable build is the only one.
+//! The scan's hot loops ([`crate::scan`]) compiled a second time for the x86-64 CPUs that have
+//! AVX2 and FMA (found at run time, once: `is_x86_feature_detected!`), where the portable build
+//! may assume SSE2 only. The same Rust code either way, so the same results: Rust never
+//! contracts `a·b + c` into a fused multiply-add, and every loop's order of operations is fixed
+//! in its source. Elsewhere (wasm32 with SIMD128, aarch64) the portable build is the only one.
 //!
-//! The one module of the crate with `unsafe` code (`Cargo.toml` denies it, every other module
-//! forbids it): a call of a `#[target_feature]` function, made only where the CPU has those
-//! features.
+//! The one module of the crate with `unsafe` code (`Cargo.toml` denies it everywhere else, and
+//! most modules forbid it outright): a call of a `#[target_feature]` function, made only where
+//! the CPU has those features.
 #![allow(unsafe_code)]
 
 /// Work to run compiled for the fastest instructions this CPU has ([`fastest`]). `run` should
