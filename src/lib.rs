@@ -21,11 +21,14 @@
 //! - [`view`]: view-models the page and CLI share (sorted/filtered tensor rows, visible range,
 //!   histogram bars).
 //! - `web` (wasm32 only): the DOM layer.
+//! - [`cpu`]: the scan's loops run compiled for AVX2 where the CPU has it (the crate's one
+//!   module with `unsafe` code).
 //!
 //! Imports point one way: `format` → `text` → `check`, `dequant`, `source` → `open`, `preview`,
 //! `remote`, `edit` → `summary` → `view` → the shells (`web`, the CLI in `src/bin`).
 
 pub mod check;
+pub mod cpu;
 pub mod dequant;
 pub mod edit;
 pub mod format;

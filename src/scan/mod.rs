@@ -13,6 +13,7 @@
 //! [`RUN_VALUES`] decoded values; nothing is sized by the tensor or the file.
 #![forbid(unsafe_code)]
 
+pub mod fast;
 pub mod findings;
 pub mod scales;
 pub mod stats;
@@ -29,7 +30,7 @@ use crate::preview::{
 use crate::source::ByteSource;
 
 pub use findings::{findings, OUTLIER_FACTOR};
-pub use scales::{bad_scales, judged_scales, Scales};
+pub use scales::{bad_scales, f16_scales_finite, judged_scales, Scales};
 pub use stats::{Accumulator, ValueStats, EXP_BINS, EXP_HIGH, EXP_LOW};
 
 /// Most bytes one piece reads (and holds) by default: 16 MiB (the bound on what a
@@ -186,6 +187,8 @@ pub struct TensorScanner {
     scales: Option<Scales>,
     acc: Accumulator,
     ints: Option<IntRange>,
+    /// The fused path of the type, if it has one ([`fast`]).
+    fast: Option<fast::Fast>,
     f32s: Vec<f32>,
     f64s: Vec<f64>,
 }
@@ -209,8 +212,10 @@ impl TensorScanner {
             ElementKind::Int { signed, .. } => Some(IntRange::new(signed)),
             _ => None,
         };
+        let fast = fast::Fast::of(&decoder, g.rows.saturating_mul(g.row_values));
         Ok(TensorScanner {
             out: TensorScan::new(model, index),
+            fast,
             decoder,
             kind,
             big_endian: be,
@@ -243,7 +248,10 @@ impl TensorScanner {
             let bad_before = self.acc.non_finite();
             let mut first_bad_unit = None;
             if let Some(s) = self.scales {
-                for (u, block) in run.chunks_exact(unit).enumerate() {
+                // All finite (the common case, one quick pass): nothing to count.
+                let finite = scales::f16_scales_finite(s, run, unit) == Some(true);
+                let judged = if finite { &[][..] } else { run };
+                for (u, block) in judged.chunks_exact(unit).enumerate() {
                     let (nan, inf) = bad_scales(s, block);
                     self.out.scale_nan += u64::from(nan);
                     self.out.scale_inf += u64::from(inf);
@@ -254,7 +262,15 @@ impl TensorScanner {
                 self.out.blocks += (run.len() / unit) as u64;
             }
             let n = run.len() / unit * unit_values;
-            let first_value_bad = if self.decoder.is_wide() {
+            // The fused paths see only runs whose judged scales are all finite.
+            let fused = first_bad_unit.is_none()
+                && self
+                    .fast
+                    .as_mut()
+                    .is_some_and(|f| f.add_run(run, &mut self.acc));
+            let first_value_bad = if fused {
+                None
+            } else if self.decoder.is_wide() {
                 self.f64s.resize(n, 0.0);
                 self.decoder
                     .f64(run, &mut self.f64s)
@@ -292,8 +308,18 @@ impl TensorScanner {
         Ok(())
     }
 
+    /// The same scanner without its fused path (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn careful(mut self) -> TensorScanner {
+        self.fast = None;
+        self
+    }
+
     /// The tensor's result.
-    pub fn finish(self) -> TensorScan {
+    pub fn finish(mut self) -> TensorScan {
+        if let Some(f) = self.fast.as_mut() {
+            f.finish(&mut self.acc);
+        }
         let kind = self.kind;
         let mut values = self.acc.finish(|v| match kind {
             ElementKind::Float32 => Exact::F32(v as f32),

@@ -74,6 +74,37 @@ pub fn bad_scales(scales: Scales, block: &[u8]) -> (u32, u32) {
     }
 }
 
+/// Whether every judged scale of the `unit`-byte blocks of `run` is finite, when the scales are
+/// f16 fields (the common case, checked in one pass over their exponent bits: an f16 is NaN or
+/// infinite exactly when its five exponent bits are all set); `None` when they are not f16
+/// fields (then [`bad_scales`] judges each block).
+pub fn f16_scales_finite(scales: Scales, run: &[u8], unit: usize) -> Option<bool> {
+    let Scales::Fields(fields) = scales else {
+        return None;
+    };
+    let mut offsets = [0usize; 2];
+    if fields.len() > offsets.len() {
+        return None;
+    }
+    for (o, f) in offsets.iter_mut().zip(fields) {
+        match *f {
+            ScaleField::F16(at) if at + 2 <= unit => *o = at,
+            _ => return None,
+        }
+    }
+    let bad = |b: &[u8], at: usize| {
+        let h = u16::from_le_bytes([b[at], b[at + 1]]);
+        h & 0x7C00 == 0x7C00
+    };
+    let (a, b) = (offsets[0], offsets[1]);
+    let blocks = run.chunks_exact(unit);
+    Some(if fields.len() == 1 {
+        !blocks.fold(false, |any, blk| any | bad(blk, a))
+    } else {
+        !blocks.fold(false, |any, blk| any | bad(blk, a) | bad(blk, b))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +126,31 @@ mod tests {
         }
         assert_eq!(bad_scales(Scales::Iq1m, &b), (0, 1));
         assert!(judged_scales(0).is_none() && judged_scales(40).is_none());
+    }
+
+    #[test]
+    fn the_quick_check_agrees_with_the_judge() {
+        // Every f16 pattern as Q4_K's d then as its dmin, and as Q6_K's d (at byte 208).
+        for (ty, unit, at) in [(12u32, 144usize, 0usize), (12, 144, 2), (14, 210, 208)] {
+            let s = judged_scales(ty).unwrap();
+            for h in (0..=u16::MAX)
+                .step_by(7)
+                .chain([0x7C00, 0xFC00, 0x7E00, 0x7BFF])
+            {
+                let mut run = vec![0u8; 3 * unit];
+                run[unit + at..unit + at + 2].copy_from_slice(&h.to_le_bytes());
+                let judged = run.chunks_exact(unit).all(|b| bad_scales(s, b) == (0, 0));
+                assert_eq!(
+                    f16_scales_finite(s, &run, unit),
+                    Some(judged),
+                    "{ty} {h:#06x}"
+                );
+            }
+        }
+        assert_eq!(
+            f16_scales_finite(judged_scales(15).unwrap(), &[0; 292], 292),
+            None
+        );
+        assert_eq!(f16_scales_finite(Scales::Iq1m, &[0; 56], 56), None);
     }
 }

@@ -77,8 +77,80 @@ impl Default for Accumulator {
     }
 }
 
+/// A run's statistics as a fast path ([`super::fast`]) sums them up, for
+/// [`Accumulator::add_part`].
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    /// Values.
+    pub count: u64,
+    /// NaN values.
+    pub nan: u64,
+    /// Infinite values.
+    pub inf: u64,
+    /// Zero values.
+    pub zeros: u64,
+    /// Finite values.
+    pub finite: u64,
+    /// The first smallest finite value (`+∞` when none).
+    pub min: f64,
+    /// The first largest finite value (`−∞` when none).
+    pub max: f64,
+    /// Mean of the finite values.
+    pub mean: f64,
+    /// Their sum of squared deviations from `mean`.
+    pub m2: f64,
+    /// Finite nonzero values by bin, as [`ValueStats::magnitudes`].
+    pub magnitudes: [u64; EXP_BINS],
+}
+
+impl Default for Part {
+    fn default() -> Self {
+        Part {
+            count: 0,
+            nan: 0,
+            inf: 0,
+            zeros: 0,
+            finite: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            mean: 0.0,
+            m2: 0.0,
+            magnitudes: [0; EXP_BINS],
+        }
+    }
+}
+
+/// Adds counts of finite `f32` values by exponent byte (`by_exp[e]`, `e` < 255) to the bins:
+/// byte e (1..=254) is 2^(e − 127); byte 0 holds the `zeros` and the subnormals (below 2^−126:
+/// the first bin), as [`bin_of`] puts them.
+pub(crate) fn add_exponent_counts(
+    magnitudes: &mut [u64; EXP_BINS],
+    by_exp: &[u64; 256],
+    zeros: u64,
+) {
+    magnitudes[0] += by_exp[0].saturating_sub(zeros);
+    for (e, &c) in by_exp.iter().enumerate().take(255).skip(1) {
+        let bin = (e as i32 - 127 + EXP_LOW).clamp(0, EXP_BINS as i32 - 1) as usize;
+        magnitudes[bin] += c;
+    }
+}
+
+/// [`Accumulator::add_f32`]'s work, for [`crate::cpu::fastest`].
+struct AddF32<'a> {
+    acc: &'a mut Accumulator,
+    xs: &'a [f32],
+}
+
+impl crate::cpu::Kernel for AddF32<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.acc.add_f32_here(self.xs);
+    }
+}
+
 /// Bin of a finite nonzero magnitude.
-fn bin_of(x: f64) -> usize {
+pub(crate) fn bin_of(x: f64) -> usize {
     // The binary exponent: exact from the bits (subnormals of f64 fall in the first bin).
     let e = ((x.abs().to_bits() >> 52) & 0x7FF) as i32 - 1023;
     (e + EXP_LOW).clamp(0, EXP_BINS as i32 - 1) as usize
@@ -132,6 +204,11 @@ impl Accumulator {
     /// min, max and sum in eight lanes; a run holding a NaN or an infinity (exponent byte
     /// 0xFF) is done by [`Accumulator::add`] instead.
     pub fn add_f32(&mut self, xs: &[f32]) {
+        crate::cpu::fastest(AddF32 { acc: self, xs });
+    }
+
+    #[inline(always)]
+    fn add_f32_here(&mut self, xs: &[f32]) {
         const LANES: usize = 8;
         let mut exps = [[0u32; 256]; 4];
         let mut lo = [f32::INFINITY; LANES];
@@ -175,9 +252,10 @@ impl Accumulator {
         for (k, &x) in tail.iter().enumerate() {
             lane(k, x, &mut lo, &mut hi, &mut sums, &mut zeros);
         }
-        let by_exp: Vec<u64> = (0..256)
-            .map(|e| exps.iter().map(|t| u64::from(t[e])).sum())
-            .collect();
+        let mut by_exp = [0u64; 256];
+        for (e, b) in by_exp.iter_mut().enumerate() {
+            *b = exps.iter().map(|t| u64::from(t[e])).sum();
+        }
         if by_exp[255] > 0 {
             return self.add(xs);
         }
@@ -188,13 +266,7 @@ impl Accumulator {
         }
         let zeros: u64 = zeros.iter().map(|&z| u64::from(z)).sum();
         self.zeros += zeros;
-        // Exponent byte e (1..=254) is 2^(e − 127); e = 0 holds the zeros and the subnormals
-        // (below 2^−126: the first bin), as bin_of puts them.
-        self.magnitudes[0] += by_exp[0] - zeros;
-        for (e, &c) in by_exp.iter().enumerate().take(255).skip(1) {
-            let bin = (e as i32 - 127 + EXP_LOW).clamp(0, EXP_BINS as i32 - 1) as usize;
-            self.magnitudes[bin] += c;
-        }
+        add_exponent_counts(&mut self.magnitudes, &by_exp, zeros);
         let lo = lo.iter().fold(f32::INFINITY, |a, &b| a.min(b));
         let hi = hi.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
         self.min = self.min.min(f64::from(lo));
@@ -214,6 +286,29 @@ impl Accumulator {
             m2s[k] += d * d;
         }
         self.merge(n, mean, m2s.iter().sum());
+    }
+
+    /// Adds a run summarised by a fast path ([`super::fast`]): its counts, its first-occurring
+    /// extremes (taken only when strictly beyond the ones so far, as [`Accumulator::add`] takes
+    /// them value by value) and its mean and sum of squared deviations.
+    pub(crate) fn add_part(&mut self, p: &Part) {
+        self.count += p.count;
+        self.nan += p.nan;
+        self.inf += p.inf;
+        self.zeros += p.zeros;
+        for (m, &c) in self.magnitudes.iter_mut().zip(&p.magnitudes) {
+            *m += c;
+        }
+        if p.finite == 0 {
+            return;
+        }
+        if p.min < self.min {
+            self.min = p.min;
+        }
+        if p.max > self.max {
+            self.max = p.max;
+        }
+        self.merge(p.finite, p.mean, p.m2);
     }
 
     /// Chan et al.: combines (finite, mean, m2) with a run's (n, mean, m2).
