@@ -45,37 +45,10 @@ pub struct ValueStats {
     pub magnitudes: Vec<u64>,
 }
 
-/// Accumulates [`ValueStats`] over runs of values.
-#[derive(Debug, Clone)]
-pub struct Accumulator {
-    count: u64,
-    nan: u64,
-    inf: u64,
-    zeros: u64,
-    finite: u64,
-    min: f64,
-    max: f64,
-    mean: f64,
-    m2: f64,
-    magnitudes: [u64; EXP_BINS],
-}
-
-impl Default for Accumulator {
-    fn default() -> Self {
-        Accumulator {
-            count: 0,
-            nan: 0,
-            inf: 0,
-            zeros: 0,
-            finite: 0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            mean: 0.0,
-            m2: 0.0,
-            magnitudes: [0; EXP_BINS],
-        }
-    }
-}
+/// Accumulates [`ValueStats`] over runs of values: the statistics so far, kept as a fast
+/// path's [`Part`] is (the same fields, merged by [`Accumulator::add_part`]).
+#[derive(Debug, Clone, Default)]
+pub struct Accumulator(Part);
 
 /// A run's statistics as a fast path ([`super::fast`]) sums them up, for
 /// [`Accumulator::add_part`].
@@ -168,23 +141,23 @@ impl Accumulator {
                 n += 1;
                 sum += x;
                 if x == 0.0 {
-                    self.zeros += 1;
+                    self.0.zeros += 1;
                 } else {
-                    self.magnitudes[bin_of(x)] += 1;
+                    self.0.magnitudes[bin_of(x)] += 1;
                 }
-                if x < self.min {
-                    self.min = x;
+                if x < self.0.min {
+                    self.0.min = x;
                 }
-                if x > self.max {
-                    self.max = x;
+                if x > self.0.max {
+                    self.0.max = x;
                 }
             } else if x.is_nan() {
-                self.nan += 1;
+                self.0.nan += 1;
             } else {
-                self.inf += 1;
+                self.0.inf += 1;
             }
         }
-        self.count += xs.len() as u64;
+        self.0.count += xs.len() as u64;
         if n == 0 {
             return;
         }
@@ -260,17 +233,17 @@ impl Accumulator {
             return self.add(xs);
         }
         let n = xs.len() as u64;
-        self.count += n;
+        self.0.count += n;
         if n == 0 {
             return;
         }
         let zeros: u64 = zeros.iter().map(|&z| u64::from(z)).sum();
-        self.zeros += zeros;
-        add_exponent_counts(&mut self.magnitudes, &by_exp, zeros);
+        self.0.zeros += zeros;
+        add_exponent_counts(&mut self.0.magnitudes, &by_exp, zeros);
         let lo = lo.iter().fold(f32::INFINITY, |a, &b| a.min(b));
         let hi = hi.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        self.min = self.min.min(f64::from(lo));
-        self.max = self.max.max(f64::from(hi));
+        self.0.min = self.0.min.min(f64::from(lo));
+        self.0.max = self.0.max.max(f64::from(hi));
         let mean = sums.iter().sum::<f64>() / n as f64;
         let mut m2s = [0f64; LANES];
         let chunks = xs.chunks_exact(LANES);
@@ -292,53 +265,53 @@ impl Accumulator {
     /// extremes (taken only when strictly beyond the ones so far, as [`Accumulator::add`] takes
     /// them value by value) and its mean and sum of squared deviations.
     pub(crate) fn add_part(&mut self, p: &Part) {
-        self.count += p.count;
-        self.nan += p.nan;
-        self.inf += p.inf;
-        self.zeros += p.zeros;
-        for (m, &c) in self.magnitudes.iter_mut().zip(&p.magnitudes) {
+        self.0.count += p.count;
+        self.0.nan += p.nan;
+        self.0.inf += p.inf;
+        self.0.zeros += p.zeros;
+        for (m, &c) in self.0.magnitudes.iter_mut().zip(&p.magnitudes) {
             *m += c;
         }
         if p.finite == 0 {
             return;
         }
-        if p.min < self.min {
-            self.min = p.min;
+        if p.min < self.0.min {
+            self.0.min = p.min;
         }
-        if p.max > self.max {
-            self.max = p.max;
+        if p.max > self.0.max {
+            self.0.max = p.max;
         }
         self.merge(p.finite, p.mean, p.m2);
     }
 
     /// Chan et al.: combines (finite, mean, m2) with a run's (n, mean, m2).
     fn merge(&mut self, n: u64, mean: f64, m2: f64) {
-        let total = self.finite + n;
-        let delta = mean - self.mean;
-        let (a, b) = (self.finite as f64, n as f64);
-        self.mean += delta * (b / total as f64);
-        self.m2 += m2 + delta * delta * (a * b / total as f64);
-        self.finite = total;
+        let total = self.0.finite + n;
+        let delta = mean - self.0.mean;
+        let (a, b) = (self.0.finite as f64, n as f64);
+        self.0.mean += delta * (b / total as f64);
+        self.0.m2 += m2 + delta * delta * (a * b / total as f64);
+        self.0.finite = total;
     }
 
     /// Values that are NaN or infinite so far.
     pub fn non_finite(&self) -> u64 {
-        self.nan + self.inf
+        self.0.nan + self.0.inf
     }
 
     /// The statistics; `exact` turns a widened min or max back into the stored type's value.
     pub fn finish(&self, exact: impl Fn(f64) -> Exact) -> ValueStats {
-        let any = self.finite > 0;
+        let any = self.0.finite > 0;
         ValueStats {
-            count: self.count,
-            nan: self.nan,
-            inf: self.inf,
-            zeros: self.zeros,
-            min: any.then(|| exact(self.min)),
-            max: any.then(|| exact(self.max)),
-            mean: any.then_some(self.mean),
-            std: any.then(|| (self.m2 / self.finite as f64).sqrt()),
-            magnitudes: self.magnitudes.to_vec(),
+            count: self.0.count,
+            nan: self.0.nan,
+            inf: self.0.inf,
+            zeros: self.0.zeros,
+            min: any.then(|| exact(self.0.min)),
+            max: any.then(|| exact(self.0.max)),
+            mean: any.then_some(self.0.mean),
+            std: any.then(|| (self.0.m2 / self.0.finite as f64).sqrt()),
+            magnitudes: self.0.magnitudes.to_vec(),
         }
     }
 }
