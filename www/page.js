@@ -11,7 +11,7 @@
 // lean view is removed. Until then body[data-state] stays "loading" and early.js keeps taking
 // the person's input; body[data-lean] says a lean view is shown.
 import { load, loadFull } from "./weightpeek.js";
-import { names_file } from "./weightpeek-lite.js";
+import { asked_tab, names_file } from "./weightpeek-lite.js";
 
 const early = window.__wpEarly ?? {};
 const body = document.body;
@@ -27,7 +27,6 @@ const TOKEN_KEY = "weightpeek.hub-token";
 const ENDPOINT_KEY = "weightpeek.hub-endpoint";
 
 const param = (name) => new URL(location.href).searchParams.get(name)?.trim() || null;
-const askedTab = () => param("tab") ?? new URLSearchParams(location.hash.slice(1)).get("tab");
 const endpoint = () => {
   const typed = document.getElementById("hub-endpoint")?.value.trim();
   let kept = null;
@@ -44,7 +43,7 @@ const token = () => {
 function fresh() {
   view?.remove();
   view = document.createElement("weightpeek-view");
-  const tab = askedTab();
+  const tab = asked_tab(location.search, location.hash);
   if (tab) view.setAttribute("tab", tab);
   view.dataset.testid = "lean-view";
   box.replaceChildren(view);

@@ -155,8 +155,10 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
   const stUrl = () => `${hub.endpoint}/${ST_REPO}/resolve/main/model.safetensors`;
 
   it('what the reader did in the lean view is done again by the app: the tab, a row opened, the focus', async () => {
-    const { context, page, errors, release } = await heldPage(`?url=${encodeURIComponent(stUrl())}`);
+    const { context, page, errors, release } = await heldPage(`?url=${encodeURIComponent(stUrl())}&tab=tensors`);
     await leanReady(page);
+    // The lean view starts on the tab the address asks for (read as the app reads it).
+    assert.equal(await page.locator('[data-testid=lean-view] [role=tab][data-tab=tensors]').getAttribute('aria-selected'), 'true');
     await page.locator('[data-testid=lean-view] [role=tab][data-tab=tensors]').click();
     const row = page.locator('[data-testid=lean-view] tr[data-file-index]').nth(3);
     const name = await row.locator('td.col-name').textContent();
