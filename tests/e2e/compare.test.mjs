@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
+  cliBinary,
   launchBrowser,
   startAppServer,
   openApp,
@@ -51,9 +52,7 @@ function expected(name) {
  * Its exit status is diff(1)'s: 0 no differences, 1 differences (the JSON is printed), 2 trouble.
  */
 function cliDiff(a, b) {
-  const targetDir = process.env.CARGO_TARGET_DIR || path.join(repoRoot, 'target');
-  const candidates = [process.env.WEIGHTPEEK_BIN, path.join(targetDir, 'debug', 'weightpeek'), path.join(targetDir, 'release', 'weightpeek')];
-  const bin = candidates.find((p) => p && fs.existsSync(p));
+  const bin = cliBinary();
   const opts = { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * MiB };
   const run = () => bin
     ? execFileSync(bin, ['diff', a, b, '--json'], opts)

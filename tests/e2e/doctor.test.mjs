@@ -11,13 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
+  cliBinary,
   launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, screenshot, requireFile, files, repoRoot,
 } from './helpers.mjs';
 
 const fixtures = path.join(repoRoot, 'target', 'doctor-fixtures');
-const CLI = [path.join(repoRoot, 'target', 'debug', 'weightpeek'), path.join(repoRoot, 'target', 'release', 'weightpeek')]
-  .filter((p) => fs.existsSync(p))
-  .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+const CLI = cliBinary();
 
 function cliRecipe(file) {
   return new Promise((resolve, reject) => {

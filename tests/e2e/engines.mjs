@@ -12,11 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { execFile } from 'node:child_process';
-import { repoRoot, dataDir, files, differences, requireFile } from './helpers.mjs';
+import { cliBinary, repoRoot, dataDir, files, differences, requireFile } from './helpers.mjs';
 import { u32, u64, str, ggufHead, STRING, ARRAY } from './gguf-bytes.mjs';
 
-const CLI = [path.join(repoRoot, 'target', 'debug', 'weightpeek'), path.join(repoRoot, 'target', 'release', 'weightpeek')]
-  .find((p) => fs.existsSync(p));
+const CLI = cliBinary();
 
 /** The files picked: real models of three formats, an .npz, a PyTorch checkpoint, the sample. */
 export const INPUTS = [

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { launchBrowser, startAppServer, loadReference, requireFile, files, distDir, repoRoot, screenshotDir, closeAll } from './helpers.mjs';
+import { cliBinary, launchBrowser, startAppServer, loadReference, requireFile, files, distDir, repoRoot, screenshotDir, closeAll } from './helpers.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
 /** The budget: 350 KB (KiB, as the README's sizes) gzipped before the first summary. */
@@ -208,7 +208,7 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
   it('an element given an ONNX file moves to the full module, which reads it (the CLI\'s tensor count)', async () => {
     const onnx = path.join(path.dirname(path.dirname(files.minilm)), 'silero-vad', 'silero_vad.onnx');
     requireFile(onnx);
-    const cli = JSON.parse(execFileSync(path.join(repoRoot, 'target', 'release', 'weightpeek'), [onnx, '--json'], { maxBuffer: 64 << 20 }).toString());
+    const cli = JSON.parse(execFileSync(requireFile(cliBinary() ?? 'target/debug/weightpeek', 'cargo build --bin weightpeek'), [onnx, '--json'], { maxBuffer: 64 << 20 }).toString());
     const context = await browser.newContext();
     const page = await context.newPage();
     const errors = [];

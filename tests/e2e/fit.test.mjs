@@ -17,6 +17,7 @@ import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
+  cliBinary,
   launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, readCounters, resetCounters,
   screenshot, requireFile, files, dataDir, repoRoot, screenshotDir,
 } from './helpers.mjs';
@@ -30,9 +31,7 @@ const REPO = 'weightpeek/tinyllama-fit-GGUF';
 
 /** The native CLI ($WEIGHTPEEK_BIN, the target dir's debug or release build, else cargo run). */
 function cliCommand() {
-  const targetDir = process.env.CARGO_TARGET_DIR || path.join(repoRoot, 'target');
-  const candidates = [process.env.WEIGHTPEEK_BIN, path.join(targetDir, 'debug', 'weightpeek'), path.join(targetDir, 'release', 'weightpeek')];
-  const bin = candidates.find((p) => p && fs.existsSync(p));
+  const bin = cliBinary();
   return bin ? [bin, []] : ['cargo', ['run', '--quiet', '--manifest-path', path.join(repoRoot, 'Cargo.toml'), '--bin', 'weightpeek', '--']];
 }
 

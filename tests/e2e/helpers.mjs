@@ -56,6 +56,19 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/**
+ * The native CLI the tests compare with: $WEIGHTPEEK_BIN, else the newest of the target dir's
+ * debug and release builds (`cargo test --all-targets` builds the debug one), else undefined.
+ */
+export function cliBinary() {
+  if (process.env.WEIGHTPEEK_BIN && fs.existsSync(process.env.WEIGHTPEEK_BIN)) return process.env.WEIGHTPEEK_BIN;
+  const targetDir = process.env.CARGO_TARGET_DIR || path.join(repoRoot, 'target');
+  return ['debug', 'release']
+    .map((profile) => path.join(targetDir, profile, 'weightpeek'))
+    .filter((p) => fs.existsSync(p))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+}
+
 /** Fail with a readable message when a file the test needs is missing. */
 export function requireFile(file, hint) {
   if (!fs.existsSync(file)) throw new Error(`missing ${file}${hint ? ` (${hint})` : ''}`);

@@ -23,13 +23,13 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
+  cliBinary,
   launchBrowser, loadReference, requireFile, files, repoRoot, distDir, screenshot,
 } from './helpers.mjs';
 import { startServer } from './server.mjs';
 import { startMockHub } from './mock-hub.mjs';
 
-const CLI = [path.join(repoRoot, 'target', 'debug', 'weightpeek'), path.join(repoRoot, 'target', 'release', 'weightpeek')]
-  .find((p) => fs.existsSync(p));
+const CLI = cliBinary();
 const SAMPLE = path.join(repoRoot, 'www', 'sample.gguf');
 
 const GGUF_REPO = 'unsloth/gemma-3-270m-it-GGUF';
