@@ -117,7 +117,7 @@ fn gguf_split_problems_are_warnings() {
 fn an_unreadable_part_is_an_error_finding_and_all_unreadable_fails() {
     let parts = vec![
         ok("a.gguf", split_part(0, 2, 2, &["a"])),
-        ("b.gguf".to_string(), Err("HTTP 404".to_string())),
+        ("b.gguf".to_string(), Err("HTTP 404".into())),
     ];
     let m = merge(parts, None, &[]).unwrap();
     assert!(
@@ -135,7 +135,7 @@ fn an_unreadable_part_is_an_error_finding_and_all_unreadable_fails() {
     let u = f.iter().find(|f| f.code == "part-unreadable").unwrap();
     assert_eq!(u.severity, weightpeek::check::Severity::Error);
     let e = merge(vec![("x".into(), Err("boom".into()))], None, &[]).unwrap_err();
-    assert!(e.contains("boom"));
+    assert!(e.to_string().contains("boom"));
 }
 
 #[test]

@@ -59,17 +59,44 @@ impl std::fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
+/// Why the header of a file to edit could not be read.
+#[derive(Debug)]
+pub enum HeaderError {
+    /// The file could not be opened: the system's error.
+    Open(std::io::Error),
+    /// The header could not be read or parsed (the format layer's error, with field and offset).
+    Read(crate::format::Error),
+    /// The file is a model of another format: only GGUF headers are edited.
+    NotGguf(Format),
+}
+
+impl std::fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeaderError::Open(e) => write!(f, "{e}"),
+            HeaderError::Read(e) => write!(f, "{e}"),
+            HeaderError::NotGguf(format) => write!(
+                f,
+                "a {} file, not GGUF: only GGUF headers can be edited",
+                format.name()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HeaderError {}
+
 /// Reads the header of the GGUF file at `path` (only as many bytes as the header needs), as
-/// one file (never merged with the other parts of a split set). `Err` in the system's words.
-pub fn read_header(path: &Path) -> Result<Model, String> {
-    let mut src = FileSource::open(path).map_err(|e| e.to_string())?;
+/// one file (never merged with the other parts of a split set).
+///
+/// Errors: the file cannot be opened, its header is damaged, or it is not a GGUF file
+/// ([`HeaderError`]).
+pub fn read_header(path: &Path) -> Result<Model, HeaderError> {
+    let mut src = FileSource::open(path).map_err(HeaderError::Open)?;
     let (m, _) =
-        block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(|e| e.to_string())?;
+        block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL)).map_err(HeaderError::Read)?;
     if m.format != Format::Gguf {
-        return Err(format!(
-            "a {} file, not GGUF: only GGUF headers can be edited",
-            m.format.name()
-        ));
+        return Err(HeaderError::NotGguf(m.format));
     }
     Ok(m)
 }

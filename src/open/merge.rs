@@ -16,21 +16,106 @@ use super::recognise::PART_EXTS;
 pub use crate::format::ShardIndex;
 use crate::format::{Format, Model, Part, SetInfo, SplitKeys, Stray};
 use crate::remote::shards::split_name;
+use crate::source::SourceError;
 
 /// One part as read: its file name, and the model read from it (`Err`: why it could not be read).
-pub type PartResult = (String, Result<Model, String>);
+pub type PartResult = (String, Result<Model, PartError>);
+
+/// Why one part of a set could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartError {
+    /// Reading the file failed (I/O, HTTP).
+    Source(SourceError),
+    /// Its bytes are not a model header the parsers read (field and byte offset).
+    Parse(crate::format::Error),
+    /// Another reason, already worded by the layer that found it.
+    Other(String),
+}
+
+impl std::fmt::Display for PartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartError::Source(e) => write!(f, "{e}"),
+            PartError::Parse(e) => write!(f, "{e}"),
+            PartError::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PartError {}
+
+impl From<&str> for PartError {
+    fn from(why: &str) -> Self {
+        PartError::Other(why.to_string())
+    }
+}
+
+impl From<String> for PartError {
+    fn from(why: String) -> Self {
+        PartError::Other(why)
+    }
+}
+
+/// Why an index file could not be parsed (serde_json's words after ours).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexError {
+    /// The bytes are not the index's JSON object (no `weight_map`, a value of the wrong type,
+    /// not JSON at all).
+    NotTheJson(String),
+    /// The JSON object is followed by more than whitespace.
+    TrailingData(String),
+}
+
+impl std::fmt::Display for IndexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexError::NotTheJson(e) => write!(f, "the index file is not the expected JSON: {e}"),
+            IndexError::TrailingData(e) => {
+                write!(f, "the index file has data after its JSON object: {e}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for IndexError {}
+
+/// Why parts could not be merged: none of them was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoPartRead {
+    /// Each part given and why it could not be read.
+    pub failures: Vec<Stray>,
+}
+
+impl std::fmt::Display for NoPartRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let failures: Vec<String> = self
+            .failures
+            .iter()
+            .map(|s| format!("{}: {}", s.name, s.why))
+            .collect();
+        write!(
+            f,
+            "none of the parts could be read ({})",
+            failures.join("; ")
+        )
+    }
+}
+
+impl std::error::Error for NoPartRead {}
 
 /// Parses an index JSON (`{"metadata": {"total_size": N, ...}, "weight_map": {...}}`) in one
 /// pass over the bytes: the weight map is streamed into (name, shard id) pairs, shard names are
 /// stored once, and everything else is skipped without being built. A 60 MB index of a model
 /// with hundreds of experts thus costs its bytes plus its tensor names, not a JSON tree.
-pub fn parse_index(json: &[u8]) -> Result<ShardIndex, String> {
+///
+/// Errors: [`IndexError`], with serde_json's words (line and column).
+pub fn parse_index(json: &[u8]) -> Result<ShardIndex, IndexError> {
     let mut de = serde_json::Deserializer::from_slice(json);
     let index = (&mut de)
         .deserialize_map(IndexVisitor)
-        .map_err(|e| format!("the index file is not the expected JSON: {e}"))?;
+        .map_err(|e| IndexError::NotTheJson(e.to_string()))?;
     de.end()
-        .map_err(|e| format!("the index file has data after its JSON object: {e}"))?;
+        .map_err(|e| IndexError::TrailingData(e.to_string()))?;
     Ok(index)
 }
 
@@ -151,7 +236,7 @@ pub fn merge(
     parts: Vec<PartResult>,
     index: Option<&ShardIndex>,
     missing: &[String],
-) -> Result<Model, String> {
+) -> Result<Model, NoPartRead> {
     let mut merged: Option<Model> = None;
     let mut unreadable = Vec::new();
     let mut read = Vec::new();
@@ -160,7 +245,10 @@ pub fn merge(
         let model = match result {
             Ok(m) => m,
             Err(why) => {
-                unreadable.push(Stray { name, why });
+                unreadable.push(Stray {
+                    name,
+                    why: why.to_string(),
+                });
                 continue;
             }
         };
@@ -172,14 +260,9 @@ pub fn merge(
         });
     }
     let Some(mut m) = merged else {
-        let failures: Vec<String> = unreadable
-            .iter()
-            .map(|s| format!("{}: {}", s.name, s.why))
-            .collect();
-        return Err(format!(
-            "none of the parts could be read ({})",
-            failures.join("; ")
-        ));
+        return Err(NoPartRead {
+            failures: unreadable,
+        });
     };
     let split = m.parts.first().map(|p| p.split).unwrap_or_default();
     let expected = (total + missing.len()) as u64;

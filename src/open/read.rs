@@ -6,7 +6,7 @@
 //! The shell says how a name becomes bytes ([`Opener`]): the page and the element by the files
 //! picked or by sibling URLs, the CLI by paths beside each other or by URLs.
 
-use super::merge::{merge, parse_index, shard_first_read, ShardIndex};
+use super::merge::{merge, parse_index, shard_first_read, PartError, ShardIndex};
 use super::pool::{bounded, POOL_SIZE};
 use super::recognise::{file_name, index_shards, normal, not_in_index, plan, Plan, Target};
 use crate::format::{onnx, Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
@@ -111,7 +111,7 @@ pub enum OpenError {
         /// The index.
         name: String,
         /// Why.
-        why: String,
+        why: super::merge::IndexError,
     },
     /// An index was given without any of its shards, and none can be found beside it.
     IndexAlone {
@@ -295,12 +295,12 @@ pub async fn open<O: Opener>(
                 missing.push(file);
             }
             Err(e) => {
-                let why = match &e {
-                    OpenError::Source { error, .. } => error.to_string(),
-                    OpenError::NotAModel { error, .. } => error.to_string(),
-                    other => other.to_string(),
+                let why = match e {
+                    OpenError::Source { error, .. } => PartError::Source(error),
+                    OpenError::NotAModel { error, .. } => PartError::Parse(error),
+                    other => PartError::Other(other.to_string()),
                 };
-                unreadable.push((file.clone(), why.clone()));
+                unreadable.push((file.clone(), why.to_string()));
                 parts.push((file, Err(why)));
             }
         }
@@ -348,7 +348,7 @@ pub async fn open<O: Opener>(
         let missing_names: Vec<String> = missing.iter().map(|m| file_name(m).to_string()).collect();
         merge(parts, index.as_ref().map(|(_, ix)| ix), &missing_names).map_err(|why| {
             OpenError::NoPart {
-                failures: vec![(name.clone(), why)],
+                failures: vec![(name.clone(), why.to_string())],
             }
         })?
     };

@@ -392,14 +392,14 @@ mod tests {
 
     /// A reading that ends when the test says (`gate`), counting cancels.
     struct Gate {
-        value: RefCell<Option<Result<u32, String>>>,
+        value: RefCell<Option<Result<u32, &'static str>>>,
         waker: RefCell<Option<Waker>>,
     }
 
     struct Wait(Rc<Gate>);
 
     impl Future for Wait {
-        type Output = Result<u32, String>;
+        type Output = Result<u32, &'static str>;
         fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
             match self.0.value.borrow_mut().take() {
                 Some(v) => Poll::Ready(v),
@@ -418,7 +418,7 @@ mod tests {
         })
     }
 
-    type R = Readings<&'static str, u32, String, &'static str>;
+    type R = Readings<&'static str, u32, &'static str, &'static str>;
 
     fn readings(keep: usize) -> R {
         Readings::new(keep, Box::new(|v: &u32| *v != 13))
@@ -434,7 +434,7 @@ mod tests {
         g: &Rc<Gate>,
         starts: &Rc<Cell<u32>>,
         cancels: &Rc<Cell<u32>>,
-    ) -> impl FnOnce() -> Start<u32, String, &'static str> {
+    ) -> impl FnOnce() -> Start<u32, &'static str, &'static str> {
         let (g, starts, cancels) = (g.clone(), starts.clone(), cancels.clone());
         move || {
             starts.set(starts.get() + 1);
@@ -524,13 +524,7 @@ mod tests {
     fn failures_and_values_not_kept_are_read_again() {
         let r = readings(4);
         let (starts, cancels) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
-        for (outcome, want) in [
-            (
-                Err("404".to_string()),
-                Err(Joined::Failed("404".to_string())),
-            ),
-            (Ok(13), Ok(13)),
-        ] {
+        for (outcome, want) in [(Err("404"), Err(Joined::Failed("404"))), (Ok(13), Ok(13))] {
             let g = gate();
             let mut a = r.join("u", starter(&g, &starts, &cancels));
             *g.value.borrow_mut() = Some(outcome);

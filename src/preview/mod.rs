@@ -45,8 +45,8 @@ pub use field::{default_field, field_view, structured, Gather};
 pub use heatmap::{color, heatmap_of, Heatmap, MAX_CELLS, NAN_RGB, STOPS};
 pub use inflate::{INFLATE_OUT, INFLATE_READ};
 pub use plan::{
-    geometry, parse_range, plan, refusal, target_geometry, Geometry, Inflate, Plan, WindowRequest,
-    DEFAULT_WINDOW_VALUES, MAX_READ_BYTES, MAX_WINDOW_VALUES,
+    geometry, parse_range, plan, refusal, target_geometry, Geometry, Inflate, Plan, RangeError,
+    WindowRequest, DEFAULT_WINDOW_VALUES, MAX_READ_BYTES, MAX_WINDOW_VALUES,
 };
 pub use scales::{read_scale, scale_field, ScaleField};
 pub use stats::{stats_of, Histogram, Stats, HISTOGRAM_BINS};

@@ -454,27 +454,57 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
     })
 }
 
+/// Why a typed window (`A..B`) is not a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeError {
+    /// A bound is not a whole number (the text, underscores removed).
+    NotANumber(String),
+    /// A single row `A` whose end `A + 1` does not fit 64 bits.
+    TooLarge,
+    /// The range holds no row: `start..end` with `start >= end`.
+    Empty {
+        /// The first row asked.
+        start: u64,
+        /// The end asked (exclusive).
+        end: u64,
+    },
+}
+
+impl std::fmt::Display for RangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeError::NotANumber(s) => write!(f, "\"{s}\" is not a whole number"),
+            RangeError::TooLarge => f.write_str("number too large"),
+            RangeError::Empty { start, end } => write!(f, "{start}..{end} is empty"),
+        }
+    }
+}
+
+impl std::error::Error for RangeError {}
+
 /// Parses `A..B` (end exclusive), `A..` (to `max`), `..B`, or a single `A` (one row) into a
-/// range; `max` is the exclusive upper bound used for an open end. Errors say what is wrong.
-pub fn parse_range(text: &str, max: u64) -> Result<Range<u64>, String> {
+/// range; `max` is the exclusive upper bound used for an open end. Errors: [`RangeError`].
+pub fn parse_range(text: &str, max: u64) -> Result<Range<u64>, RangeError> {
     let text = text.trim();
-    let num = |s: &str, default: u64| -> Result<u64, String> {
+    let num = |s: &str, default: u64| -> Result<u64, RangeError> {
         let s = s.trim().replace('_', "");
         if s.is_empty() {
             return Ok(default);
         }
-        s.parse::<u64>()
-            .map_err(|_| format!("\"{s}\" is not a whole number"))
+        s.parse::<u64>().map_err(|_| RangeError::NotANumber(s))
     };
     let r = match text.split_once("..") {
         Some((a, b)) => num(a, 0)?..num(b, max)?,
         None => {
             let a = num(text, 0)?;
-            a..a.checked_add(1).ok_or("number too large")?
+            a..a.checked_add(1).ok_or(RangeError::TooLarge)?
         }
     };
     if r.start >= r.end {
-        return Err(format!("{}..{} is empty", r.start, r.end));
+        return Err(RangeError::Empty {
+            start: r.start,
+            end: r.end,
+        });
     }
     Ok(r)
 }

@@ -183,9 +183,25 @@ pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
     })
 }
 
+/// The Hub's file listing is not the JSON its API documents (serde_json's words: what and where).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingError(pub String);
+
+impl std::fmt::Display for ListingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the Hub's file listing is not the expected JSON: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ListingError {}
+
 /// Reads the Hub API tree listing (`[{"type": "file", "path", "size", "lfs": {"size"}}, ...]`)
-/// into files; directories are skipped.
-pub fn parse_tree_listing(json: &str) -> Result<Vec<RepoFile>, String> {
+/// into files; directories are skipped. Errors: [`ListingError`].
+pub fn parse_tree_listing(json: &str) -> Result<Vec<RepoFile>, ListingError> {
     #[derive(serde::Deserialize)]
     struct Lfs {
         size: u64,
@@ -199,8 +215,7 @@ pub fn parse_tree_listing(json: &str) -> Result<Vec<RepoFile>, String> {
         size: u64,
         lfs: Option<Lfs>,
     }
-    let items: Vec<Item> = serde_json::from_str(json)
-        .map_err(|e| format!("the Hub's file listing is not the expected JSON: {e}"))?;
+    let items: Vec<Item> = serde_json::from_str(json).map_err(|e| ListingError(e.to_string()))?;
     Ok(items
         .into_iter()
         .filter(|i| i.kind == "file")

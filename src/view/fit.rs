@@ -247,8 +247,11 @@ pub struct RepoRow {
 }
 
 /// The repo table from each model's (label, size, plan or error): largest first, the pick
-/// marked.
-pub fn repo_rows(models: Vec<(String, u64, Result<FitPlan, String>)>) -> Vec<RepoRow> {
+/// marked. An error is any failure of the model's row (not read yet, unreadable, no plan),
+/// shown in its own words.
+pub fn repo_rows<E: std::fmt::Display>(
+    models: Vec<(String, u64, Result<FitPlan, E>)>,
+) -> Vec<RepoRow> {
     let mut rows: Vec<RepoRow> = models
         .into_iter()
         .map(|(label, size, plan)| match plan {
@@ -279,12 +282,12 @@ pub fn repo_rows(models: Vec<(String, u64, Result<FitPlan, String>)>) -> Vec<Rep
                 label,
                 size,
                 fits: None,
-                verdict: e.clone(),
+                verdict: e.to_string(),
                 gpu_layers: None,
                 cpu_moe: None,
                 max_context_gpu: None,
                 command: None,
-                error: Some(e),
+                error: Some(e.to_string()),
                 pick: false,
             },
         })

@@ -169,12 +169,15 @@ impl ArrayPager {
         ArrayPager { len, shown: 0 }
     }
 
-    /// Decodes the next page of items and counts them as shown.
-    pub fn next_page(&mut self, a: &ArrayRef, bytes: &[u8]) -> Result<Vec<ArrayItem>, String> {
+    /// Decodes the next page of items and counts them as shown. Errors: the array's bytes are
+    /// cut or damaged (the format layer's error, with field and byte offset).
+    pub fn next_page(
+        &mut self,
+        a: &ArrayRef,
+        bytes: &[u8],
+    ) -> Result<Vec<ArrayItem>, crate::format::Error> {
         let from = self.shown;
-        let vals = a
-            .values(bytes, from, PAGE_ITEMS)
-            .map_err(|e| e.to_string())?;
+        let vals = a.values(bytes, from, PAGE_ITEMS)?;
         self.shown = from + vals.len() as u64;
         Ok(vals
             .iter()

@@ -201,7 +201,7 @@ fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Ran
         return Ok(None);
     }
     if let Some(text) = v.as_string() {
-        return parse_range(&text, max).map(Some);
+        return parse_range(&text, max).map(Some).map_err(|e| e.to_string());
     }
     if Array::is_array(&v) {
         let a = Array::from(&v);
@@ -212,7 +212,9 @@ fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Ran
                 .map(|x| x as u64)
         };
         if let (2, Some(s), Some(e)) = (a.length(), n(0), n(1)) {
-            return parse_range(&format!("{s}..{e}"), max).map(Some);
+            return parse_range(&format!("{s}..{e}"), max)
+                .map(Some)
+                .map_err(|e| e.to_string());
         }
     }
     Err(format!(

@@ -297,7 +297,10 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     let entries = match listing {
         Ok(files) => group(&files),
         Err(e) => {
-            app.fail(("The Hub's file listing could not be read".into(), e));
+            app.fail((
+                "The Hub's file listing could not be read".into(),
+                e.to_string(),
+            ));
             return;
         }
     };

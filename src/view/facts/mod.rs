@@ -606,7 +606,7 @@ pub fn open_failure(
         OpenError::NotAModel { name, error } => open_error_text(name, &error.to_string()),
         OpenError::BadIndex { name, why } => (
             "The index file cannot be read".into(),
-            format!("{}: {}", text::escape(name), text::escape(why)),
+            format!("{}: {}", text::escape(name), text::escape(&why.to_string())),
         ),
         OpenError::IndexAlone { name, shards } => (
             format!(
