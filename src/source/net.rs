@@ -7,7 +7,8 @@
 //! What is refused, as in the page: a 206 without the asked `Content-Range`, a body of another
 //! length, a compressed range (`Content-Encoding`), an HTML page, a 5xx after [`super::http::TRIES`] tries.
 //! A server that ignores Range (200) is read from the start of its body only as far as needed,
-//! at most [`NO_RANGE_CAP`] bytes, and the connection is dropped after.
+//! at most [`super::http::NO_RANGE_CAP`] bytes, and the connection is dropped after. Every
+//! decision is the core's ([`RangeFile`]); this module only sends requests and reads bodies.
 
 use std::io::Read;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -17,8 +18,8 @@ use std::time::Duration;
 use ureq::{Agent, Body, ResponseExt};
 
 use super::http::{
-    check_first_range, check_later_range, origin_of, range_len, retry_delay_ms, size_from_answer,
-    token_allowed, Problem, MAX_WHOLE_FILE, NO_RANGE_CAP, READ_TIMEOUT_MS,
+    range_len, retry_delay_ms, token_allowed, FirstAnswer, FirstBody, Plan, Problem, RangeFile,
+    MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
 
@@ -175,53 +176,45 @@ impl Client {
     pub fn unopened(self: &Arc<Self>, url: &str) -> NetSource {
         NetSource {
             client: self.clone(),
-            url: url.to_string(),
-            direct: url.to_string(),
-            size: u64::MAX,
-            first: Vec::new(),
+            file: RangeFile::unopened(url),
             stream: None,
-            no_range: false,
         }
     }
 
     fn open_inner(self: &Arc<Self>, url: &str, first_len: u64) -> Result<NetSource, Problem> {
-        let end = first_len.max(1) - 1;
-        let resp = self.get(url, Some((0, end)))?;
+        let resp = self.get(url, Some(RangeFile::first_range(first_len)))?;
         let final_url = resp.get_uri().to_string();
-        let direct = if origin_of(&final_url) != origin_of(url) {
-            final_url
-        } else {
-            url.to_string()
+        let content_range = header(&resp, "content-range");
+        let answer = FirstAnswer {
+            status: resp.status().as_u16(),
+            content_range: &content_range,
+            content_length: content_length(&resp),
+            final_url: &final_url,
         };
+        let (file, body) = RangeFile::opened(
+            url,
+            first_len,
+            &answer,
+            "a 206 answer without a Content-Range header",
+        )?;
         let mut src = NetSource {
             client: self.clone(),
-            url: url.to_string(),
-            direct,
-            size: 0,
-            first: Vec::new(),
+            file,
             stream: None,
-            no_range: false,
         };
-        if resp.status().as_u16() == 206 {
-            let cr = header(&resp, "content-range");
-            let (b, total) =
-                check_first_range(&cr, end, "a 206 answer without a Content-Range header")?;
-            src.size = total;
-            src.first = self.body(resp, (0, b))?;
-        } else {
-            // 200: the whole file follows; its length says the size.
-            let Some(size) = content_length(&resp) else {
-                return Err(Problem::BadAnswer("the server ignores Range requests and does not say the file's length (no Content-Length)".into()));
-            };
-            src.size = size;
-            src.no_range = size > first_len;
-            let mut stream = Stream {
-                reader: resp.into_body().into_reader(),
-                pos: 0,
-            };
-            src.first = stream_read(self, &mut stream, 0, first_len.min(size))?;
-            src.stream = Some(stream);
-        }
+        let first = match body {
+            FirstBody::Range(range) => self.body(resp, range)?,
+            FirstBody::Stream { len } => {
+                let mut stream = Stream {
+                    reader: resp.into_body().into_reader(),
+                    pos: 0,
+                };
+                let first = stream_read(self, &mut stream, 0, len)?;
+                src.stream = Some(stream);
+                first
+            }
+        };
+        src.file.keep_first(first);
         Ok(src)
     }
 
@@ -294,19 +287,11 @@ struct Stream {
     pos: u64,
 }
 
-/// `len` bytes at `offset` from a forward-only body: the bytes before `offset` are skipped
-/// (not kept), never more than [`NO_RANGE_CAP`] in all.
+/// `len` bytes at `offset` from a forward-only body (the core has checked `offset` is not
+/// behind it and the cap, [`RangeFile::plan`]): the bytes before `offset` are skipped, not kept.
 fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-    let end = offset
-        .checked_add(len)
-        .ok_or(Problem::TooLarge(NO_RANGE_CAP))?;
-    if end > NO_RANGE_CAP {
-        return Err(Problem::TooLarge(NO_RANGE_CAP));
-    }
-    if offset < s.pos {
-        return Err(Problem::BadAnswer("this server ignores Range requests, so bytes before the ones already read cannot be read again without downloading the file anew".into()));
-    }
-    let skip = offset - s.pos;
+    let end = offset.saturating_add(len);
+    let skip = offset.saturating_sub(s.pos);
     let skipped = std::io::copy(&mut (&mut s.reader).take(skip), &mut std::io::sink())
         .map_err(|e| Problem::Network(e.to_string()))?;
     let mut out = Vec::new();
@@ -325,26 +310,31 @@ fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result
     Ok(out)
 }
 
-/// A remote file read by range (see the module documentation).
+/// A remote file read by range (see the module documentation): the core's [`RangeFile`]
+/// decides every read; this only sends its requests.
 pub struct NetSource {
     client: Arc<Client>,
-    /// The URL as opened (a Hub `resolve/` URL, or any URL).
-    pub url: String,
-    /// Where later reads go: the final URL after the first answer's redirects.
-    direct: String,
-    size: u64,
-    first: Vec<u8>,
+    file: RangeFile,
     stream: Option<Stream>,
-    /// The server answered 200 to a Range request (no Range support).
-    pub no_range: bool,
 }
 
 impl NetSource {
+    /// The URL as opened (a Hub `resolve/` URL, or any URL).
+    pub fn url(&self) -> &str {
+        self.file.url()
+    }
+
+    /// Whether the server ignores Range requests (it answered 200 with the whole file).
+    pub fn no_range(&self) -> bool {
+        self.file.no_range()
+    }
+
     /// Drops the body of a server that ignores Range (closing its connection), once the
     /// header is read: later reads are then refused rather than downloading the file up to
     /// them, as in the page.
     pub fn end_stream(&mut self) {
         self.stream = None;
+        self.file.end_stream();
     }
 
     /// A reader of a file opened before (size and redirect target known), for tensor
@@ -352,59 +342,48 @@ impl NetSource {
     pub fn reopen(&self) -> NetSource {
         NetSource {
             client: self.client.clone(),
-            url: self.url.clone(),
-            direct: self.direct.clone(),
-            size: self.size,
-            first: Vec::new(),
+            file: RangeFile::reopened(
+                self.file.url(),
+                self.file.direct(),
+                self.file.size(),
+                self.file.no_range(),
+            ),
             stream: None,
-            no_range: self.no_range,
         }
     }
 
     fn range(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        let end = offset
-            .checked_add(len - 1)
-            .ok_or(Problem::TooLarge(u64::MAX))?;
-        if end < self.first.len() as u64 {
-            return Ok(self.first[offset as usize..=end as usize].to_vec());
-        }
-        if let Some(s) = self.stream.as_mut() {
-            return stream_read(&self.client, s, offset, len);
-        }
-        if self.no_range {
-            return Err(Problem::BadAnswer(
-                "this server ignores Range requests: previewing a tensor would download the file up to it".into(),
-            ));
-        }
-        let resp = match self.client.get(&self.direct, Some((offset, end))) {
-            Err(Problem::Status(403 | 410)) if self.direct != self.url => {
-                // A signed CDN URL expired: ask the Hub again.
-                self.direct = self.url.clone();
-                self.client.get(&self.direct, Some((offset, end)))?
-            }
-            other => other?,
-        };
-        let cr = header(&resp, "content-range");
-        if self.size == u64::MAX {
-            if let Some(total) = size_from_answer(&cr, (offset, end))? {
-                self.size = total;
+        match self.file.plan(offset, len)? {
+            Plan::Held(r) => Ok(self.file.first()[r].to_vec()),
+            Plan::Stream { offset, len } => match self.stream.as_mut() {
+                Some(s) => stream_read(&self.client, s, offset, len),
+                None => Err(Problem::BadAnswer(
+                    "the download was already stopped".into(),
+                )),
+            },
+            Plan::Get { url, range } => {
+                let resp = match self.client.get(&url, Some(range)) {
+                    Err(p) => match self.file.retry_at(&p, &url) {
+                        Some(again) => self.client.get(&again, Some(range))?,
+                        None => return Err(p),
+                    },
+                    Ok(r) => r,
+                };
+                let cr = header(&resp, "content-range");
+                self.file.check_answer(resp.status().as_u16(), &cr, range)?;
+                self.client.body(resp, range)
             }
         }
-        check_later_range(resp.status().as_u16(), &cr, (offset, end))?;
-        self.client.body(resp, (offset, end))
     }
 }
 
 impl ByteSource for NetSource {
     fn size(&self) -> u64 {
-        self.size
+        self.file.size()
     }
 
     async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-        let url = self.url.clone();
+        let url = self.file.url().to_string();
         self.range(offset, len)
             .map_err(|p| self.client.error(p, &url))
     }

@@ -37,8 +37,8 @@ use super::fetch_io::{
     get_init, global_fetch, head_init, next_chunk, now_ms, race, ChunkError, Raced,
 };
 use crate::source::http::{
-    check_first_range, check_later_range, origin_of, range_len, read_timeout_ms, retry_delay_ms,
-    size_from_answer, token_allowed, Problem, Watchdog, NO_RANGE_CAP,
+    range_len, read_timeout_ms, retry_delay_ms, token_allowed, FirstAnswer, FirstBody, Plan,
+    Problem, RangeFile, Watchdog,
 };
 use crate::source::{ByteSource, SourceError};
 
@@ -442,19 +442,13 @@ struct Stream {
     pending: Vec<u8>,
 }
 
-/// A remote file read by range.
+/// A remote file read by range: the core's [`RangeFile`] decides every read; this only sends
+/// its requests with `fetch` and reads their bodies.
 pub struct HttpSource {
     fetcher: Rc<Fetcher>,
     counter: Rc<Counter>,
-    /// The URL as opened (a Hub `resolve/` URL, or any URL).
-    pub url: String,
-    /// Where later reads go: the final URL after the first answer's redirects.
-    direct: String,
-    size: u64,
-    first: Vec<u8>,
+    file: RangeFile,
     stream: Option<Stream>,
-    /// The server answered 200 to a Range request (no Range support).
-    pub no_range: bool,
     controller: Rc<AbortController>,
 }
 
@@ -479,12 +473,13 @@ pub struct Location {
     pub no_range: bool,
 }
 
+/// A header of `resp` (empty when absent or not exposed to the page).
+fn header(resp: &Response, name: &str) -> String {
+    resp.headers().get(name).ok().flatten().unwrap_or_default()
+}
+
 fn content_length(resp: &Response) -> Option<u64> {
-    resp.headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.trim().parse().ok())
+    header(resp, "content-length").trim().parse().ok()
 }
 
 impl HttpSource {
@@ -502,18 +497,14 @@ impl HttpSource {
                 return Ok(HttpSource {
                     fetcher,
                     counter,
-                    url: url.to_string(),
-                    direct: at.direct,
-                    size: at.size,
-                    first,
+                    file: RangeFile::with_first(url, &at.direct, at.size, first),
                     stream: None,
-                    no_range: false,
                     controller,
                 });
             }
         }
         let mut controller = fetcher.controller()?;
-        let end = first_len.max(1) - 1;
+        let range = RangeFile::first_range(first_len);
         // WebKit on a Hub URL: find the CDN first (a HEAD), so the ranged GET goes straight
         // there with its Range (WebKit would drop it on the cross-origin redirect).
         let mut asked = url.to_string();
@@ -524,7 +515,7 @@ impl HttpSource {
             }
         }
         let mut resp = fetcher
-            .get(&asked, Some((0, end)), &controller, &counter)
+            .get(&asked, Some(range), &controller, &counter)
             .await?;
         let mut final_url = resp.url();
         // WebKit drops Range on a cross-origin redirect (of a URL not known to be on the Hub):
@@ -537,90 +528,74 @@ impl HttpSource {
             controller.abort();
             controller = fetcher.controller()?;
             resp = fetcher
-                .get(&final_url, Some((0, end)), &controller, &counter)
+                .get(&final_url, Some(range), &controller, &counter)
                 .await?;
             let again = resp.url();
             if !again.is_empty() {
                 final_url = again;
             }
         }
-        let direct = if !final_url.is_empty() && origin_of(&final_url) != origin_of(url) {
-            final_url
-        } else {
-            url.to_string()
+        let content_range = header(&resp, "content-range");
+        let answer = FirstAnswer {
+            status: resp.status(),
+            content_range: &content_range,
+            content_length: content_length(&resp),
+            final_url: &final_url,
         };
+        let (file, body) = RangeFile::opened(
+            url,
+            first_len,
+            &answer,
+            "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)",
+        )?;
         let mut src = HttpSource {
             fetcher,
             counter,
-            url: url.to_string(),
-            direct,
-            size: 0,
-            first: Vec::new(),
+            file,
             stream: None,
-            no_range: false,
             controller,
         };
-        if resp.status() == 206 {
-            let cr = resp
-                .headers()
-                .get("content-range")
-                .ok()
-                .flatten()
-                .unwrap_or_default();
-            let (b, total) = check_first_range(
-                &cr,
-                end,
-                "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)",
-            )?;
-            src.size = total;
-            src.first = src.body(resp, (0, b)).await?;
-        } else {
-            // 200: the whole file follows. Its length says the size.
-            let Some(size) = content_length(&resp) else {
-                return Err(Problem::BadAnswer("the server ignores Range requests and does not say the file's length (no Content-Length)".into()));
-            };
-            src.size = size;
-            src.no_range = size > first_len;
-            let body = resp
-                .body()
-                .ok_or_else(|| Problem::BadAnswer("an answer without a body".into()))?;
-            let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-            src.stream = Some(Stream {
-                reader,
-                pos: 0,
-                pending: Vec::new(),
-            });
-            let want = first_len.min(size);
-            src.first = src.stream_read(0, want).await?;
-        }
+        let first = match body {
+            FirstBody::Range(range) => src.body(resp, range).await?,
+            FirstBody::Stream { len } => {
+                let body = resp
+                    .body()
+                    .ok_or_else(|| Problem::BadAnswer("an answer without a body".into()))?;
+                let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+                src.stream = Some(Stream {
+                    reader,
+                    pos: 0,
+                    pending: Vec::new(),
+                });
+                src.stream_read(0, len).await?
+            }
+        };
+        src.file.keep_first(first);
         Ok(src)
     }
 
     /// Where this file lives (for [`HttpSource::reopen`]).
     pub fn location(&self) -> Location {
         Location {
-            url: self.url.clone(),
-            direct: self.direct.clone(),
-            size: self.size,
-            no_range: self.no_range,
+            url: self.file.url().to_string(),
+            direct: self.file.direct().to_string(),
+            size: self.file.size(),
+            no_range: self.file.no_range(),
         }
     }
 
     /// A reader of a file opened before (its size and redirect target known): every read is
     /// one ranged GET of exactly the bytes asked, sent to the redirect's final URL (no token;
-    /// the opened URL again, with the token if it is on the Hub, should that one expire).
+    /// the opened URL again, with the token if it is on the Hub, should that one expire), or
+    /// refused when the server ignores Range.
     pub fn reopen(fetcher: Rc<Fetcher>, at: &Location) -> Result<HttpSource, Problem> {
         // The fetcher's: cancelling it (a view removed, an aborted call) aborts the read.
         let controller = fetcher.controller()?;
         Ok(HttpSource {
             fetcher,
             counter: Rc::new(Counter::default()),
-            url: at.url.clone(),
-            direct: at.direct.clone(),
-            size: at.size,
-            first: Vec::new(),
+            file: RangeFile::reopened(&at.url, &at.direct, at.size, at.no_range),
             stream: None,
-            no_range: at.no_range,
             controller,
         })
     }
@@ -630,12 +605,7 @@ impl HttpSource {
     /// first byte past it, never kept).
     async fn body(&self, resp: Response, range: (u64, u64)) -> Result<Vec<u8>, Problem> {
         let expect = range_len(range).ok_or(Problem::TooLarge(u64::MAX))?;
-        let coding = resp
-            .headers()
-            .get("content-encoding")
-            .ok()
-            .flatten()
-            .unwrap_or_default();
+        let coding = header(&resp, "content-encoding");
         if !coding.trim().is_empty() && !coding.trim().eq_ignore_ascii_case("identity") {
             self.controller.abort();
             return Err(Problem::Encoded { range, coding });
@@ -703,14 +673,10 @@ impl HttpSource {
         Ok(out)
     }
 
-    /// Reads `len` bytes at `offset` from the no-Range stream, which only goes forward.
+    /// Reads `len` bytes at `offset` from the no-Range stream, which only goes forward (the
+    /// core has checked `offset` is not behind it and the cap: [`RangeFile::plan`]).
     async fn stream_read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-        let end = offset
-            .checked_add(len)
-            .ok_or(Problem::TooLarge(NO_RANGE_CAP))?;
-        if end > NO_RANGE_CAP {
-            return Err(Problem::TooLarge(NO_RANGE_CAP));
-        }
+        let end = offset.saturating_add(len);
         let cancelled = self.fetcher.is_cancelled();
         let Some(s) = self.stream.as_mut() else {
             return Err(Problem::BadAnswer(
@@ -767,62 +733,46 @@ impl HttpSource {
     }
 
     async fn range(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        let end = offset
-            .checked_add(len - 1)
-            .ok_or(Problem::TooLarge(u64::MAX))?;
-        if end < self.first.len() as u64 {
-            return Ok(self.first[offset as usize..=end as usize].to_vec());
-        }
-        if self.stream.is_some() {
-            return self.stream_read(offset, len).await;
-        }
-        let mut url = self.direct.clone();
-        let resp = match self
-            .fetcher
-            .get(&url, Some((offset, end)), &self.controller, &self.counter)
-            .await
-        {
-            Err(Problem::Status(403 | 410)) if url != self.url => {
-                // A signed CDN URL expired: ask the Hub again.
-                url = self.url.clone();
-                self.direct = url.clone();
-                self.fetcher
-                    .get(&url, Some((offset, end)), &self.controller, &self.counter)
-                    .await?
-            }
-            other => other?,
-        };
-        let cr = resp
-            .headers()
-            .get("content-range")
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        if self.size == u64::MAX {
-            if let Some(total) = size_from_answer(&cr, (offset, end))? {
-                self.size = total;
+        match self.file.plan(offset, len)? {
+            Plan::Held(r) => Ok(self.file.first()[r].to_vec()),
+            Plan::Stream { offset, len } => self.stream_read(offset, len).await,
+            Plan::Get { url, range } => {
+                let resp = match self
+                    .fetcher
+                    .get(&url, Some(range), &self.controller, &self.counter)
+                    .await
+                {
+                    Err(p) => match self.file.retry_at(&p, &url) {
+                        Some(again) => {
+                            self.fetcher
+                                .get(&again, Some(range), &self.controller, &self.counter)
+                                .await?
+                        }
+                        None => return Err(p),
+                    },
+                    Ok(r) => r,
+                };
+                let cr = header(&resp, "content-range");
+                self.file.check_answer(resp.status(), &cr, range)?;
+                self.body(resp, range).await
             }
         }
-        check_later_range(resp.status(), &cr, (offset, end))?;
-        self.body(resp, (offset, end)).await
     }
 }
 
 impl ByteSource for HttpSource {
     fn size(&self) -> u64 {
-        self.size
+        self.file.size()
     }
 
     async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
         match self.range(offset, len).await {
             Ok(b) => Ok(b),
             Err(p) => {
-                let text = self.fetcher.describe(&p, &self.url);
+                let url = self.file.url().to_string();
+                let text = self.fetcher.describe(&p, &url);
                 Err(SourceError::Http {
-                    url: self.url.clone(),
+                    url,
                     problem: p,
                     text: format!("{}: {}", text.0, text.1),
                 })

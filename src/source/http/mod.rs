@@ -1,9 +1,13 @@
-//! The HTTP Range rules both remote sources follow (the browser's `fetch` source in `web/http.rs`
-//! and the native one in [`super::net`]), kept here so they are tested natively: the
-//! `Content-Range` check, which origin may receive the access token, retries and the read
-//! timeout, and what each failure means for the person (likely cause and what to do).
+//! The HTTP Range core both remote sources use (the browser's `fetch` source in `web/http.rs`
+//! and the native one in [`super::net`]), without I/O and tested natively: the reader's
+//! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
+//! CDN URL), the `Content-Range` checks, which origin may receive the access token, retries and
+//! the read timeout, and what each failure means for the person (likely cause and what to do).
 
 use url::Url;
+
+pub mod reader;
+pub use reader::{FirstAnswer, FirstBody, Plan, RangeFile};
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the
