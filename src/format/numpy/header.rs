@@ -19,8 +19,9 @@ pub const MAX_LITERAL_DEPTH: usize = 32;
 /// Most leaf fields of a structured dtype listed.
 pub const MAX_FIELDS: usize = 4096;
 
-/// Why a header's Python literal could not be read ([`literal`]). A position `at` is the
-/// index of a character (a byte) in the header's text, from 0.
+/// Why a header's Python literal could not be read ([`literal`]). A position (`at`, `start`)
+/// is a byte index in the text given to [`literal`], from 0 (the messages call it a
+/// character: the same in an ASCII header).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LiteralError {
     /// The text ends at `at`, inside a value.
