@@ -141,7 +141,7 @@ pub(super) fn decode_span(
 ) -> Result<Vec<u8>, PreviewError> {
     let keep = plan.read_offset..plan.read_offset.saturating_add(plan.read_len);
     crate::format::onnx::typed::decode(span, e.field, e.data_type, keep, e.values)
-        .map_err(PreviewError::Read)
+        .map_err(|why| PreviewError::Read(why.to_string()))
 }
 
 /// Moves `plan` to where its tensor's bytes really are, when the file's listing only predicted

@@ -19,6 +19,174 @@ pub const MAX_LITERAL_DEPTH: usize = 32;
 /// Most leaf fields of a structured dtype listed.
 pub const MAX_FIELDS: usize = 4096;
 
+/// Why a header's Python literal could not be read ([`literal`]). A position (`at`, `start`)
+/// is a byte index in the text given to [`literal`], from 0 (the messages call it a
+/// character: the same in an ASCII header).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiteralError {
+    /// The text ends at `at`, inside a value.
+    EndsInValue {
+        /// The text's length.
+        at: usize,
+    },
+    /// Tuples, lists and dicts nested deeper than [`MAX_LITERAL_DEPTH`].
+    TooDeep,
+    /// No value starts at `at`.
+    ExpectedValue {
+        /// Where a value was expected.
+        at: usize,
+    },
+    /// A dict key not followed by `:` at `at`.
+    ExpectedColon {
+        /// Where the `:` was expected.
+        at: usize,
+    },
+    /// A value in a container not followed by `,` or the container's closing bracket.
+    ExpectedCommaOrClose {
+        /// Where the `,` or bracket was expected.
+        at: usize,
+    },
+    /// A dict closed after a key, before its value.
+    KeyWithoutValue,
+    /// A string whose closing quote never comes.
+    UnclosedString {
+        /// Where its opening quote is.
+        start: usize,
+    },
+    /// A `\x`, `\u` or `\U` escape without its hex digits.
+    BadEscape {
+        /// Where its hex digits should start.
+        at: usize,
+    },
+    /// A `-` not followed by digits.
+    ExpectedNumber {
+        /// Where the number starts.
+        at: usize,
+    },
+    /// An integer beyond 2^64 (in magnitude).
+    NumberTooLarge {
+        /// Its digits as written.
+        digits: String,
+        /// Where the number starts.
+        at: usize,
+    },
+}
+
+impl std::fmt::Display for LiteralError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiteralError::EndsInValue { at } => {
+                write!(f, "the header ends at character {at}, inside a value")
+            }
+            LiteralError::TooDeep => write!(f, "nested deeper than {MAX_LITERAL_DEPTH} levels"),
+            LiteralError::ExpectedValue { at } => write!(f, "expected a value at character {at}"),
+            LiteralError::ExpectedColon { at } => write!(f, "expected ':' at character {at}"),
+            LiteralError::ExpectedCommaOrClose { at } => {
+                write!(f, "expected ',' or a closing bracket at character {at}")
+            }
+            LiteralError::KeyWithoutValue => write!(f, "a dict key without a value"),
+            LiteralError::UnclosedString { start } => {
+                write!(f, "a string from character {start} is not closed")
+            }
+            LiteralError::BadEscape { at } => {
+                write!(f, "a bad \\x or \\u escape at character {at}")
+            }
+            LiteralError::ExpectedNumber { at } => write!(f, "expected a number at character {at}"),
+            LiteralError::NumberTooLarge { digits, at } => {
+                write!(f, "a number {digits} past 2^64 at character {at}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LiteralError {}
+
+/// Why a shape could not be read ([`dims_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShapeError {
+    /// The shape is not a tuple of integers (nor one integer, in a field).
+    NotInts,
+    /// More dimensions than [`super::MAX_NPY_DIMS`].
+    TooManyDims,
+    /// A dimension below zero.
+    Negative(i128),
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeError::NotInts => write!(f, "a shape is not a tuple of integers"),
+            ShapeError::TooManyDims => write!(f, "more than {} dimensions", super::MAX_NPY_DIMS),
+            ShapeError::Negative(n) => write!(f, "a negative dimension {n}"),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+/// Why a structured dtype's list of fields could not be read ([`fields`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DtypeError {
+    /// Structured dtypes nested deeper than [`MAX_LITERAL_DEPTH`].
+    TooDeep,
+    /// A field is not a tuple.
+    FieldNotTuple,
+    /// A field's tuple is not `(name, descr)` or `(name, descr, shape)`.
+    FieldNotTriple,
+    /// A field's `(title, name)` pair is not two strings.
+    TitleNotStrings,
+    /// A field's name is neither a string nor a `(title, name)` pair.
+    NameNotString,
+    /// A field's subarray has more elements than 64 bits count.
+    SubarrayOverflow,
+    /// A field's dtype string is one numpy does not read (the string as written).
+    UnreadDtype(String),
+    /// More leaf fields than [`MAX_FIELDS`].
+    TooManyFields,
+    /// A field's descr is neither a dtype string nor a list.
+    DescrNotStringOrList,
+    /// A field's subarray shape is bad.
+    Shape(ShapeError),
+}
+
+impl From<ShapeError> for DtypeError {
+    fn from(e: ShapeError) -> Self {
+        DtypeError::Shape(e)
+    }
+}
+
+impl std::fmt::Display for DtypeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DtypeError::TooDeep => write!(f, "a structured dtype nested too deeply"),
+            DtypeError::FieldNotTuple => {
+                write!(f, "a field of the structured dtype is not a tuple")
+            }
+            DtypeError::FieldNotTriple => write!(
+                f,
+                "a field of the structured dtype is not (name, descr[, shape])"
+            ),
+            DtypeError::TitleNotStrings => {
+                write!(f, "a field's (title, name) pair is not two strings")
+            }
+            DtypeError::NameNotString => write!(f, "a field's name is not a string"),
+            DtypeError::SubarrayOverflow => {
+                write!(f, "a field's subarray shape overflows 64 bits")
+            }
+            DtypeError::UnreadDtype(t) => {
+                write!(f, "a field of dtype {t:?}, which numpy does not read")
+            }
+            DtypeError::TooManyFields => write!(f, "more than {MAX_FIELDS} fields"),
+            DtypeError::DescrNotStringOrList => {
+                write!(f, "a field's descr is neither a string nor a list")
+            }
+            DtypeError::Shape(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DtypeError {}
+
 /// A Python literal value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Py {
@@ -58,7 +226,7 @@ impl Frame {
             Frame::Dict { .. } => b'}',
         }
     }
-    fn close(self) -> Result<Py, String> {
+    fn close(self) -> Result<Py, LiteralError> {
         Ok(match self {
             // `(x)` is x; `(x,)` and `()` are tuples.
             Frame::Tuple { mut items, comma } if items.len() == 1 && !comma => {
@@ -66,7 +234,7 @@ impl Frame {
             }
             Frame::Tuple { items, .. } => Py::Tuple(items),
             Frame::List(items) => Py::List(items),
-            Frame::Dict { key: Some(_), .. } => return Err("a dict key without a value".into()),
+            Frame::Dict { key: Some(_), .. } => return Err(LiteralError::KeyWithoutValue),
             Frame::Dict { pairs, .. } => Py::Dict(pairs),
         })
     }
@@ -75,7 +243,7 @@ impl Frame {
 /// Reads one Python literal at the start of `s` (leading whitespace allowed): the value and the
 /// index one past it; `allow_long`: integers may end in Python 2's `L`. Errors say what was
 /// expected and at which character.
-pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
+pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), LiteralError> {
     let mut i = 0usize;
     let mut stack: Vec<Frame> = Vec::new();
     // Whether a closer may come now (after an opener or a comma, not after a colon).
@@ -88,12 +256,12 @@ pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
     loop {
         ws(&mut i);
         let Some(&c) = s.get(i) else {
-            return Err(format!("the header ends at character {i}, inside a value"));
+            return Err(LiteralError::EndsInValue { at: i });
         };
         let mut v = match c {
             b'(' | b'[' | b'{' => {
                 if stack.len() == MAX_LITERAL_DEPTH {
-                    return Err(format!("nested deeper than {MAX_LITERAL_DEPTH} levels"));
+                    return Err(LiteralError::TooDeep);
                 }
                 stack.push(match c {
                     b'(' => Frame::Tuple {
@@ -131,7 +299,7 @@ pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
                         i += w.len();
                         v
                     }
-                    None => return Err(format!("expected a value at character {i}")),
+                    None => return Err(LiteralError::ExpectedValue { at: i }),
                 }
             }
         };
@@ -144,7 +312,7 @@ pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
             match top {
                 Frame::Dict { key: k @ None, .. } => {
                     if s.get(i) != Some(&b':') {
-                        return Err(format!("expected ':' at character {i}"));
+                        return Err(LiteralError::ExpectedColon { at: i });
                     }
                     i += 1;
                     *k = Some(v);
@@ -170,25 +338,21 @@ pub fn literal(s: &[u8], allow_long: bool) -> Result<(Py, usize), String> {
                     i += 1;
                     v = stack.pop().map_or(Ok(Py::None), Frame::close)?;
                 }
-                _ => {
-                    return Err(format!(
-                        "expected ',' or a closing bracket at character {i}"
-                    ))
-                }
+                _ => return Err(LiteralError::ExpectedCommaOrClose { at: i }),
             }
         }
     }
 }
 
 /// A quoted string at `s[*i]` (the quote), its escapes decoded as Python decodes them.
-fn string(s: &[u8], i: &mut usize) -> Result<Py, String> {
+fn string(s: &[u8], i: &mut usize) -> Result<Py, LiteralError> {
     let q = s[*i];
     let start = *i;
     *i += 1;
     let mut out: Vec<u8> = Vec::new();
     loop {
         let Some(&c) = s.get(*i) else {
-            return Err(format!("a string from character {start} is not closed"));
+            return Err(LiteralError::UnclosedString { start });
         };
         *i += 1;
         if c == q {
@@ -199,15 +363,15 @@ fn string(s: &[u8], i: &mut usize) -> Result<Py, String> {
             continue;
         }
         let Some(&e) = s.get(*i) else {
-            return Err(format!("a string from character {start} is not closed"));
+            return Err(LiteralError::UnclosedString { start });
         };
         *i += 1;
-        let hex = |i: &mut usize, n: usize| -> Result<u32, String> {
+        let hex = |i: &mut usize, n: usize| -> Result<u32, LiteralError> {
             let h = s
                 .get(*i..*i + n)
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("a bad \\x or \\u escape at character {}", *i))?;
+                .ok_or(LiteralError::BadEscape { at: *i })?;
             *i += n;
             Ok(h)
         };
@@ -233,7 +397,7 @@ fn string(s: &[u8], i: &mut usize) -> Result<Py, String> {
 }
 
 /// An integer at `s[*i]` (an optional `-`, digits, and when `allow_long` Python 2's `L`).
-fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, String> {
+fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, LiteralError> {
     let start = *i;
     let neg = s[*i] == b'-';
     if neg {
@@ -245,13 +409,16 @@ fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, String> {
     }
     let t = std::str::from_utf8(&s[digits..*i]).unwrap_or("");
     if t.is_empty() {
-        return Err(format!("expected a number at character {start}"));
+        return Err(LiteralError::ExpectedNumber { at: start });
     }
     let v = t
         .parse::<i128>()
         .ok()
         .filter(|v| *v <= i128::from(u64::MAX))
-        .ok_or_else(|| format!("a number {t} past 2^64 at character {start}"))?;
+        .ok_or_else(|| LiteralError::NumberTooLarge {
+            digits: t.to_string(),
+            at: start,
+        })?;
     if allow_long && matches!(s.get(*i), Some(b'L' | b'l')) {
         *i += 1;
     }
@@ -300,7 +467,7 @@ pub fn is_object(descr: &str) -> bool {
 
 /// A structured dtype's leaf fields, flattened, and its item size (`None` when a field's size
 /// is not known: an object field, a bad type). `descr` is the list as read.
-pub fn fields(descr: &[Py]) -> Result<(Vec<Field>, Option<u64>), String> {
+pub fn fields(descr: &[Py]) -> Result<(Vec<Field>, Option<u64>), DtypeError> {
     let mut out = Vec::new();
     let size = fields_into(descr, "", 0, 0, &mut out)?;
     Ok((out, size))
@@ -315,32 +482,29 @@ fn fields_into(
     base: u64,
     depth: usize,
     out: &mut Vec<Field>,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, DtypeError> {
     if depth > MAX_LITERAL_DEPTH {
-        return Err("a structured dtype nested too deeply".into());
+        return Err(DtypeError::TooDeep);
     }
     let mut offset = Some(0u64);
     for f in descr {
         let Py::Tuple(parts) = f else {
-            return Err("a field of the structured dtype is not a tuple".into());
+            return Err(DtypeError::FieldNotTuple);
         };
         let (name, ty, shape) = match parts.as_slice() {
             [n, t] => (n, t, Vec::new()),
             [n, t, s] => (n, t, dims_of(s)?),
-            _ => {
-                return Err("a field of the structured dtype is not (name, descr[, shape])".into())
-            }
+            _ => return Err(DtypeError::FieldNotTriple),
         };
         let name = match name {
             Py::Str(n) => n.clone(),
             Py::Tuple(t) => match t.as_slice() {
                 [_, Py::Str(n)] => n.clone(),
-                _ => return Err("a field's (title, name) pair is not two strings".into()),
+                _ => return Err(DtypeError::TitleNotStrings),
             },
-            _ => return Err("a field's name is not a string".into()),
+            _ => return Err(DtypeError::NameNotString),
         };
-        let count =
-            super::element_count(&shape).ok_or("a field's subarray shape overflows 64 bits")?;
+        let count = super::element_count(&shape).ok_or(DtypeError::SubarrayOverflow)?;
         let at = offset.and_then(|o| o.checked_add(base));
         let full = if prefix.is_empty() {
             name.clone()
@@ -354,11 +518,11 @@ fn fields_into(
                 let pad =
                     name.is_empty() && t.trim_start_matches(['<', '>', '|', '=']).starts_with('V');
                 if !pad && item_size(t).is_none() && !is_object(t) {
-                    return Err(format!("a field of dtype {t:?}, which numpy does not read"));
+                    return Err(DtypeError::UnreadDtype(t.clone()));
                 }
                 if !pad {
                     if out.len() == MAX_FIELDS {
-                        return Err(format!("more than {MAX_FIELDS} fields"));
+                        return Err(DtypeError::TooManyFields);
                     }
                     out.push(Field {
                         name: full,
@@ -373,7 +537,7 @@ fn fields_into(
                 // A nested structured dtype (a subarray of one repeats its fields: listed once).
                 fields_into(inner, &full, at.unwrap_or(u64::MAX), depth + 1, out)?
             }
-            _ => return Err("a field's descr is neither a string nor a list".into()),
+            _ => return Err(DtypeError::DescrNotStringOrList),
         };
         offset = offset
             .zip(one.and_then(|s| s.checked_mul(count)))
@@ -383,20 +547,20 @@ fn fields_into(
 }
 
 /// A shape tuple's dimensions (an int alone is a 1-D shape, as numpy takes it in a field).
-pub fn dims_of(v: &Py) -> Result<Vec<u64>, String> {
+pub fn dims_of(v: &Py) -> Result<Vec<u64>, ShapeError> {
     let items = match v {
         Py::Tuple(items) => items.as_slice(),
         Py::Int(_) => std::slice::from_ref(v),
-        _ => return Err("a shape is not a tuple of integers".into()),
+        _ => return Err(ShapeError::NotInts),
     };
     if items.len() > super::MAX_NPY_DIMS {
-        return Err(format!("more than {} dimensions", super::MAX_NPY_DIMS));
+        return Err(ShapeError::TooManyDims);
     }
     items
         .iter()
         .map(|d| match d {
-            Py::Int(n) => u64::try_from(*n).map_err(|_| format!("a negative dimension {n}")),
-            _ => Err("a shape is not a tuple of integers".into()),
+            Py::Int(n) => u64::try_from(*n).map_err(|_| ShapeError::Negative(*n)),
+            _ => Err(ShapeError::NotInts),
         })
         .collect()
 }
@@ -485,9 +649,45 @@ mod tests {
         }
         assert!(literal(b"(2L,)", false).is_err());
         let deep = "[".repeat(MAX_LITERAL_DEPTH + 1);
-        assert!(literal(deep.as_bytes(), true)
-            .unwrap_err()
-            .contains("deeper"));
+        assert_eq!(
+            literal(deep.as_bytes(), true).unwrap_err().to_string(),
+            format!("nested deeper than {MAX_LITERAL_DEPTH} levels")
+        );
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let msg = |s: &str| literal(s.as_bytes(), false).unwrap_err().to_string();
+        assert_eq!(msg("{'a' 1}"), "expected ':' at character 5");
+        assert_eq!(msg("(1,,)"), "expected a value at character 3");
+        assert_eq!(
+            msg("[1"),
+            "expected ',' or a closing bracket at character 2"
+        );
+        assert_eq!(msg("'abc"), "a string from character 0 is not closed");
+        assert_eq!(msg(" "), "the header ends at character 1, inside a value");
+        assert_eq!(msg("'\\x4'"), "a bad \\x or \\u escape at character 3");
+        assert_eq!(msg("-"), "expected a number at character 0");
+        assert_eq!(
+            msg("(1, 99999999999999999999999)"),
+            "a number 99999999999999999999999 past 2^64 at character 4"
+        );
+        let (v, _) = literal(b"[('a', 'x4')]", true).unwrap();
+        let Py::List(l) = v else { panic!() };
+        assert_eq!(
+            fields(&l).unwrap_err().to_string(),
+            "a field of dtype \"x4\", which numpy does not read"
+        );
+        let (v, _) = literal(b"[('a', '<f4', (2, -3))]", true).unwrap();
+        let Py::List(l) = v else { panic!() };
+        assert_eq!(
+            fields(&l).unwrap_err().to_string(),
+            "a negative dimension -3"
+        );
+        assert_eq!(
+            dims_of(&Py::Str("x".into())).unwrap_err().to_string(),
+            "a shape is not a tuple of integers"
+        );
     }
 
     #[test]

@@ -193,6 +193,73 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
     })
 }
 
+/// Why the header dict could not be read ([`parse_dict`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DictError {
+    /// The text is not a Python literal.
+    Literal(header::LiteralError),
+    /// The literal is not a dict.
+    NotADict,
+    /// A key is not a string.
+    KeyNotString,
+    /// `fortran_order` is not `True` or `False`.
+    FortranNotBool,
+    /// `shape` is not a tuple.
+    ShapeNotTuple,
+    /// `shape` is a tuple but not of non-negative integers.
+    Shape(header::ShapeError),
+    /// A key other than the three numpy reads (the key as written).
+    UnexpectedKey(String),
+    /// `descr` is neither a dtype string nor a list of fields.
+    DescrNotStringOrList,
+    /// `descr`'s list of fields is bad.
+    Dtype(header::DtypeError),
+    /// A key numpy requires is missing (`descr`, `fortran_order` or `shape`).
+    Missing(&'static str),
+}
+
+impl From<header::LiteralError> for DictError {
+    fn from(e: header::LiteralError) -> Self {
+        DictError::Literal(e)
+    }
+}
+
+impl From<header::ShapeError> for DictError {
+    fn from(e: header::ShapeError) -> Self {
+        DictError::Shape(e)
+    }
+}
+
+impl From<header::DtypeError> for DictError {
+    fn from(e: header::DtypeError) -> Self {
+        DictError::Dtype(e)
+    }
+}
+
+impl std::fmt::Display for DictError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DictError::Literal(e) => write!(f, "{e}"),
+            DictError::NotADict => write!(f, "the header is not a dict"),
+            DictError::KeyNotString => write!(f, "a key that is not a string"),
+            DictError::FortranNotBool => write!(f, "'fortran_order' is not True or False"),
+            DictError::ShapeNotTuple => write!(f, "'shape' is not a tuple of integers"),
+            DictError::Shape(e) => write!(f, "{e}"),
+            DictError::UnexpectedKey(k) => write!(
+                f,
+                "an unexpected key {k:?} (numpy reads exactly descr, fortran_order and shape)"
+            ),
+            DictError::DescrNotStringOrList => {
+                write!(f, "'descr' is neither a dtype string nor a list of fields")
+            }
+            DictError::Dtype(e) => write!(f, "{e}"),
+            DictError::Missing(key) => write!(f, "no '{key}'"),
+        }
+    }
+}
+
+impl std::error::Error for DictError {}
+
 /// What the header dict says.
 struct Dict {
     descr: String,
@@ -205,30 +272,26 @@ struct Dict {
 
 /// The three keys of the header dict, from its text, as numpy checks them: exactly `descr`,
 /// `fortran_order` (a bool) and `shape` (a tuple of integers).
-fn parse_dict(text: &str, allow_long: bool) -> Result<Dict, String> {
+fn parse_dict(text: &str, allow_long: bool) -> Result<Dict, DictError> {
     let (v, _) = header::literal(text.as_bytes(), allow_long)?;
     let Py::Dict(pairs) = v else {
-        return Err("the header is not a dict".into());
+        return Err(DictError::NotADict);
     };
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     for (k, v) in pairs {
         let Py::Str(k) = k else {
-            return Err("a key that is not a string".into());
+            return Err(DictError::KeyNotString);
         };
         match (k.as_str(), v) {
             ("descr", v) => descr = Some(v),
             ("fortran_order", Py::Bool(b)) => fortran = Some(b),
-            ("fortran_order", _) => return Err("'fortran_order' is not True or False".into()),
+            ("fortran_order", _) => return Err(DictError::FortranNotBool),
             ("shape", v @ Py::Tuple(_)) => shape = Some(header::dims_of(&v)?),
-            ("shape", _) => return Err("'shape' is not a tuple of integers".into()),
-            (k, _) => {
-                return Err(format!(
-                    "an unexpected key {k:?} (numpy reads exactly descr, fortran_order and shape)"
-                ))
-            }
+            ("shape", _) => return Err(DictError::ShapeNotTuple),
+            (k, _) => return Err(DictError::UnexpectedKey(k.to_string())),
         }
     }
-    let (descr, fields, item_size, object) = match descr.ok_or("no 'descr'")? {
+    let (descr, fields, item_size, object) = match descr.ok_or(DictError::Missing("descr"))? {
         Py::Str(s) => {
             let size = header::item_size(&s);
             let object = header::is_object(&s);
@@ -239,15 +302,15 @@ fn parse_dict(text: &str, allow_long: bool) -> Result<Dict, String> {
             let object = fields.iter().any(|f| header::is_object(&f.descr));
             (header::repr(&Py::List(l)), fields, size, object)
         }
-        _ => return Err("'descr' is neither a dtype string nor a list of fields".into()),
+        _ => return Err(DictError::DescrNotStringOrList),
     };
     Ok(Dict {
         descr,
         fields,
         item_size,
         object,
-        fortran_order: fortran.ok_or("no 'fortran_order'")?,
-        shape: shape.ok_or("no 'shape'")?,
+        fortran_order: fortran.ok_or(DictError::Missing("fortran_order"))?,
+        shape: shape.ok_or(DictError::Missing("shape"))?,
     })
 }
 
@@ -617,6 +680,39 @@ mod tests {
         assert_eq!(tensor("a".into(), &h, 0).bytes, Some(20));
         assert!(descr_dtype(">f4").1);
         assert_eq!(descr_dtype(">u1").0.label(), "U8");
+    }
+
+    #[test]
+    fn bad_dicts_say_why_in_numpys_words() {
+        let msg = |t: &str| parse_dict(t, true).err().map(|e| e.to_string());
+        let ok = "'descr': '<f4', 'fortran_order': False, 'shape': (3,)";
+        assert_eq!(msg(&format!("{{{ok}}}")), None);
+        assert_eq!(
+            msg("{'descr': '<f4', 'shape': (3,), }").as_deref(),
+            Some("no 'fortran_order'")
+        );
+        assert_eq!(
+            msg(&format!("{{{ok}, 'x': 1}}")).as_deref(),
+            Some("an unexpected key \"x\" (numpy reads exactly descr, fortran_order and shape)")
+        );
+        assert_eq!(
+            msg("{'descr': '<f4', 'fortran_order': 0, 'shape': (3,)}").as_deref(),
+            Some("'fortran_order' is not True or False")
+        );
+        assert_eq!(msg("[]").as_deref(), Some("the header is not a dict"));
+        assert_eq!(
+            msg("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)").as_deref(),
+            Some("expected ',' or a closing bracket at character 54")
+        );
+        let b = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }");
+        let Err(NpyStop::Fail(e)) = parse_header(&b, 0) else {
+            panic!()
+        };
+        assert_eq!(
+            e.to_string(),
+            "npy header at byte 10: a negative dimension -3 in \
+             \"{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }\""
+        );
     }
 
     #[test]

@@ -628,6 +628,7 @@ fn typed_runs_packed_unpacked_and_mixed_decode_alike() {
         assert_eq!(typed::decode(&span, 5, 3, 1..2, 3).unwrap(), [44]);
         assert!(typed::decode(&span, 5, 3, 0..3, 4)
             .unwrap_err()
+            .to_string()
             .contains("holds 3"));
     }
     // float_data unpacked: fixed32 values.
@@ -640,4 +641,38 @@ fn typed_runs_packed_unpacked_and_mixed_decode_alike() {
     for cut in 0..f.len() {
         let _ = typed::decode(&f[..cut], 4, 1, 0..4, 1);
     }
+    // The errors' words.
+    let msg = |span: &[u8], field, data_type, want| {
+        typed::decode(span, field, data_type, 0..1, want)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        msg(&[0x80], 5, 3, 1),
+        "int32_data: a varint runs past the field"
+    );
+    assert_eq!(
+        msg(&[0xff; 11], 5, 3, 1),
+        "int32_data: a varint longer than 10 bytes"
+    );
+    assert_eq!(
+        msg(&f[..3], 4, 1, 1),
+        "float_data: a fixed-width value runs past the field"
+    );
+    assert_eq!(
+        msg(&[5 << 3 | 2, 9, 1], 5, 3, 1),
+        "int32_data: a 9-byte run past the tensor's data"
+    );
+    assert_eq!(
+        msg(&[5 << 3 | 3], 5, 3, 1),
+        "int32_data: wire type 3 inside the tensor's data"
+    );
+    assert_eq!(
+        msg(&[], 5, 3, 1),
+        "int32_data holds 0 values but the tensor needs 1: onnx's to_array refuses it"
+    );
+    assert_eq!(
+        msg(&[], 5, 8, 1),
+        format!("{} values are not previewed", super::data_type_name(8))
+    );
 }

@@ -86,11 +86,96 @@ fn put(data_type: i32, v: u64, out: &mut [u8]) {
     }
 }
 
-fn varint(b: &[u8], i: &mut usize) -> Result<u64, String> {
+/// Why the protobuf bytes of a typed field could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpanError {
+    /// A varint is cut by the end of the bytes.
+    VarintCut,
+    /// A varint longer than 10 bytes.
+    VarintTooLong,
+    /// A fixed-width value (4 or 8 bytes) is cut by the end of the bytes.
+    FixedCut,
+    /// A length-delimited run longer than the bytes left.
+    RunPastData {
+        /// The run's length in bytes, as read.
+        len: u64,
+    },
+    /// A wire type other than 0, 1, 2 and 5.
+    WireType(u64),
+}
+
+impl std::fmt::Display for SpanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpanError::VarintCut => write!(f, "a varint runs past the field"),
+            SpanError::VarintTooLong => write!(f, "a varint longer than 10 bytes"),
+            SpanError::FixedCut => write!(f, "a fixed-width value runs past the field"),
+            SpanError::RunPastData { len } => {
+                write!(f, "a {len}-byte run past the tensor's data")
+            }
+            SpanError::WireType(wire) => write!(f, "wire type {wire} inside the tensor's data"),
+        }
+    }
+}
+
+impl std::error::Error for SpanError {}
+
+/// Why a typed field's values could not be decoded ([`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Values of this ONNX data type are not previewed ([`stored_width`] is `None`).
+    NotPreviewed {
+        /// The `TensorProto` data type.
+        data_type: i32,
+    },
+    /// A value wider than this machine's `usize`.
+    TooWide,
+    /// The asked window's bytes cannot be allocated.
+    WindowTooLarge,
+    /// The field's protobuf bytes are bad.
+    Span {
+        /// The field's name ([`field_name`]).
+        field: &'static str,
+        /// What is bad.
+        why: SpanError,
+    },
+    /// The field holds another number of values than the tensor needs.
+    Count {
+        /// The field's name ([`field_name`]).
+        field: &'static str,
+        /// Values found in the field.
+        count: u64,
+        /// Values the tensor needs ([`stored_values`]).
+        want: u64,
+    },
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::NotPreviewed { data_type } => {
+                write!(f, "{} values are not previewed", data_type_name(*data_type))
+            }
+            DecodeError::TooWide => write!(f, "too wide"),
+            DecodeError::WindowTooLarge => {
+                write!(f, "the window does not fit this machine's memory")
+            }
+            DecodeError::Span { field, why } => write!(f, "{field}: {why}"),
+            DecodeError::Count { field, count, want } => write!(
+                f,
+                "{field} holds {count} values but the tensor needs {want}: onnx's to_array refuses it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+fn varint(b: &[u8], i: &mut usize) -> Result<u64, SpanError> {
     let mut v = 0u64;
     for k in 0..10 {
         let Some(&c) = b.get(*i) else {
-            return Err("a varint runs past the field".into());
+            return Err(SpanError::VarintCut);
         };
         *i += 1;
         v |= u64::from(c & 0x7f) << (7 * k);
@@ -98,14 +183,14 @@ fn varint(b: &[u8], i: &mut usize) -> Result<u64, String> {
             return Ok(v);
         }
     }
-    Err("a varint longer than 10 bytes".into())
+    Err(SpanError::VarintTooLong)
 }
 
-fn fixed(b: &[u8], i: &mut usize, n: usize) -> Result<u64, String> {
+fn fixed(b: &[u8], i: &mut usize, n: usize) -> Result<u64, SpanError> {
     let bytes = i
         .checked_add(n)
         .and_then(|e| b.get(*i..e))
-        .ok_or("a fixed-width value runs past the field")?;
+        .ok_or(SpanError::FixedCut)?;
     *i += n;
     let mut w = [0u8; 8];
     w[..n].copy_from_slice(bytes);
@@ -126,15 +211,14 @@ pub fn decode(
     data_type: i32,
     keep: std::ops::Range<u64>,
     want: u64,
-) -> Result<Vec<u8>, String> {
-    let width = stored_width(data_type)
-        .ok_or_else(|| format!("{} values are not previewed", data_type_name(data_type)))?;
-    let w = usize::try_from(width).map_err(|_| "too wide".to_string())?;
+) -> Result<Vec<u8>, DecodeError> {
+    let width = stored_width(data_type).ok_or(DecodeError::NotPreviewed { data_type })?;
+    let w = usize::try_from(width).map_err(|_| DecodeError::TooWide)?;
     let cap = usize::try_from(keep.end.saturating_sub(keep.start))
-        .map_err(|_| "the window does not fit this machine's memory".to_string())?;
+        .map_err(|_| DecodeError::WindowTooLarge)?;
     let mut out = Vec::new();
     out.try_reserve_exact(cap)
-        .map_err(|_| "the window does not fit this machine's memory".to_string())?;
+        .map_err(|_| DecodeError::WindowTooLarge)?;
     let mut count = 0u64;
     let mut one = [0u8; 8];
     let mut emit = |v: u64, count: &mut u64, out: &mut Vec<u8>| {
@@ -149,7 +233,7 @@ pub fn decode(
         out.extend_from_slice(&one[lo..hi]);
     };
     let name = field_name(field);
-    let bad = |why: String| format!("{name}: {why}");
+    let bad = |why: SpanError| DecodeError::Span { field: name, why };
     let value_len = match field {
         4 => Some(4),
         10 => Some(8),
@@ -180,7 +264,7 @@ pub fn decode(
                     .ok()
                     .and_then(|l| i.checked_add(l))
                     .filter(|&e| e <= span.len())
-                    .ok_or_else(|| bad(format!("a {len}-byte run past the tensor's data")))?;
+                    .ok_or(bad(SpanError::RunPastData { len }))?;
                 if f == u64::from(field) {
                     // Packed values.
                     let run = &span[i..end];
@@ -195,13 +279,15 @@ pub fn decode(
                 }
                 i = end;
             }
-            _ => return Err(bad(format!("wire type {wire} inside the tensor's data"))),
+            _ => return Err(bad(SpanError::WireType(wire))),
         }
     }
     if count != want {
-        return Err(format!(
-            "{name} holds {count} values but the tensor needs {want}: onnx's to_array refuses it"
-        ));
+        return Err(DecodeError::Count {
+            field: name,
+            count,
+            want,
+        });
     }
     Ok(out)
 }

@@ -6,6 +6,71 @@
 //! loop runs longer than its input (the decimal conversion is quadratic, so its callers cap
 //! the digits, see [`super::Limits::max_int_digits`]).
 
+/// Why a protocol-0 text argument could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TextError {
+    /// Not an integer as Python's `int()` reads one: the text's first [`SHOWN_KEPT`] bytes.
+    Int(Vec<u8>),
+    /// Not a float: the text's first [`SHOWN_KEPT`] bytes.
+    Float(Vec<u8>),
+    /// A STRING argument not between matching quotes.
+    Unquoted,
+    /// A STRING argument ending in a lone backslash.
+    TrailingBackslash,
+    /// A `\x` escape without two hex digits in a STRING.
+    BadHexEscape {
+        /// The escape's backslash, as an index into the text between the quotes.
+        at: usize,
+    },
+    /// A `\u` or `\U` escape cut short in a UNICODE argument.
+    TruncatedUnicodeEscape {
+        /// Whether it is `\U` (8 hex digits), not `\u` (4).
+        long: bool,
+        /// The index of the run of backslashes before it, in the argument's bytes.
+        at: usize,
+    },
+    /// A `\U` escape beyond U+10FFFF (the code point as read).
+    BeyondUnicode(u32),
+}
+
+/// Most bytes [`shown`] writes of a text (an ellipsis follows when there are more).
+const SHOWN_MAX: usize = 40;
+
+/// Bytes of a bad literal kept for its message: [`shown`] of them is [`shown`] of the whole.
+const SHOWN_KEPT: usize = SHOWN_MAX + 1;
+
+impl TextError {
+    /// The error of the bad literal `text` (`float`: a FLOAT's, else an integer's).
+    fn literal(text: &[u8], float: bool) -> TextError {
+        let kept = text[..text.len().min(SHOWN_KEPT)].to_vec();
+        if float {
+            TextError::Float(kept)
+        } else {
+            TextError::Int(kept)
+        }
+    }
+}
+
+impl std::fmt::Display for TextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TextError::Int(text) => write!(f, "invalid integer literal {}", shown(text)),
+            TextError::Float(text) => write!(f, "invalid float literal {}", shown(text)),
+            TextError::Unquoted => write!(f, "the STRING opcode argument must be quoted"),
+            TextError::TrailingBackslash => write!(f, "a trailing \\ in the STRING"),
+            TextError::BadHexEscape { at } => write!(f, "invalid \\x escape at position {at}"),
+            TextError::TruncatedUnicodeEscape { long, at } => write!(
+                f,
+                "truncated \\{} escape at byte {at}",
+                if *long { "UXXXXXXXX" } else { "uXXXX" }
+            ),
+            TextError::BeyondUnicode(v) => write!(f, "\\U{v:08x} is beyond U+10FFFF"),
+        }
+    }
+}
+
+impl std::error::Error for TextError {}
+
 /// An integer read from a pickle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Int {
@@ -34,8 +99,8 @@ fn digit_value(b: u8) -> Option<u32> {
 /// leading zeros only for zero) or base 10: surrounding whitespace, a sign, single
 /// underscores between digits. `max_digits` caps the digits converted from a base other than
 /// 10 (a longer one gives a note); decimal digits are kept as written, whatever their number.
-pub(crate) fn py_int(text: &[u8], base0: bool, max_digits: u32) -> Result<Int, String> {
-    let bad = || format!("invalid integer literal {}", shown(text));
+pub(crate) fn py_int(text: &[u8], base0: bool, max_digits: u32) -> Result<Int, TextError> {
+    let bad = || TextError::literal(text, false);
     let mut s = text;
     while let [b, rest @ ..] = s {
         if !is_space(*b) {
@@ -276,19 +341,19 @@ pub(crate) fn c_strtol(line: &[u8]) -> Option<i64> {
 /// A protocol-0 FLOAT's text. CPython refuses what Rust's parser refuses here except that an
 /// overflowing exponent is infinity here (CPython: OverflowError); reading more than Python
 /// would is the safe side for a scanner.
-pub(crate) fn float(line: &[u8]) -> Result<f64, String> {
+pub(crate) fn float(line: &[u8]) -> Result<f64, TextError> {
     std::str::from_utf8(line)
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
-        .ok_or_else(|| format!("invalid float literal {}", shown(line)))
+        .ok_or_else(|| TextError::literal(line, true))
 }
 
 /// The bytes of a protocol-0 STRING argument (`'…'` or `"…"`, Python bytes-literal escapes),
 /// as `PyBytes_DecodeEscape` gives them.
-pub(crate) fn quoted_string(line: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn quoted_string(line: &[u8]) -> Result<Vec<u8>, TextError> {
     let n = line.len();
     if n < 2 || line[0] != line[n - 1] || !matches!(line[0], b'\'' | b'"') {
-        return Err("the STRING opcode argument must be quoted".to_string());
+        return Err(TextError::Unquoted);
     }
     let s = &line[1..n - 1];
     let mut out = Vec::with_capacity(s.len());
@@ -301,7 +366,7 @@ pub(crate) fn quoted_string(line: &[u8]) -> Result<Vec<u8>, String> {
             continue;
         }
         let Some(&e) = s.get(i) else {
-            return Err("a trailing \\ in the STRING".to_string());
+            return Err(TextError::TrailingBackslash);
         };
         i += 1;
         match e {
@@ -339,7 +404,7 @@ pub(crate) fn quoted_string(line: &[u8]) -> Result<Vec<u8>, String> {
                         out.push(v as u8);
                         i += 2;
                     }
-                    None => return Err(format!("invalid \\x escape at position {}", i - 2)),
+                    None => return Err(TextError::BadHexEscape { at: i - 2 }),
                 }
             }
             // An unknown escape keeps its backslash.
@@ -404,7 +469,7 @@ pub(crate) fn utf8(bytes: &[u8]) -> Decoded {
 /// Python 3.11's `raw_unicode_escape` decoding (protocol-0 UNICODE): bytes are Latin-1
 /// characters, except that `\uXXXX` and `\UXXXXXXXX` are escapes after an odd run of
 /// backslashes.
-pub(crate) fn raw_unicode_escape(bytes: &[u8]) -> Result<Decoded, String> {
+pub(crate) fn raw_unicode_escape(bytes: &[u8]) -> Result<Decoded, TextError> {
     let mut d = Decoded {
         text: String::with_capacity(bytes.len()),
         surrogates: false,
@@ -434,19 +499,16 @@ pub(crate) fn raw_unicode_escape(bytes: &[u8]) -> Result<Decoded, String> {
         let hex = bytes
             .get(i..i + count)
             .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-            .ok_or_else(|| {
-                format!(
-                    "truncated \\{} escape at byte {}",
-                    if count == 4 { "uXXXX" } else { "UXXXXXXXX" },
-                    start
-                )
+            .ok_or(TextError::TruncatedUnicodeEscape {
+                long: count == 8,
+                at: start,
             })?;
         let v = hex
             .iter()
             .fold(0u32, |v, &h| v * 16 + digit_value(h).unwrap_or(0));
         i += count;
         if v > 0x10ffff {
-            return Err(format!("\\U{v:08x} is beyond U+10FFFF"));
+            return Err(TextError::BeyondUnicode(v));
         }
         match char::from_u32(v) {
             Some(ch) => d.text.push(ch),
@@ -461,7 +523,7 @@ pub(crate) fn raw_unicode_escape(bytes: &[u8]) -> Result<Decoded, String> {
 
 /// Up to 40 bytes of `b` for a message, escaped.
 pub(crate) fn shown(b: &[u8]) -> String {
-    let head = &b[..b.len().min(40)];
+    let head = &b[..b.len().min(SHOWN_MAX)];
     let mut s: String = head.escape_ascii().to_string();
     if b.len() > head.len() {
         s.push('…');
@@ -473,7 +535,7 @@ pub(crate) fn shown(b: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn small(v: i64) -> Result<Int, String> {
+    fn small(v: i64) -> Result<Int, TextError> {
         Ok(Int::Small(v))
     }
 
@@ -493,6 +555,20 @@ mod tests {
         assert!(py_int(b"", true, 100).is_err());
         assert!(py_int(b"0x", true, 100).is_err());
         assert!(py_int(b"12a", false, 100).is_err());
+        assert_eq!(
+            py_int(b"1\n2a", false, 100).unwrap_err().to_string(),
+            "invalid integer literal \"1\\n2a\""
+        );
+        let long = [b'z'; 50];
+        assert_eq!(
+            py_int(&long, false, 100).unwrap_err().to_string(),
+            format!("invalid integer literal {}", shown(&long))
+        );
+        assert!(shown(&long).ends_with("z…\""));
+        assert_eq!(
+            float(b"1.5x").unwrap_err().to_string(),
+            "invalid float literal \"1.5x\""
+        );
         assert_eq!(py_int(b"-9223372036854775808", false, 100), small(i64::MIN));
         assert_eq!(
             py_int(b"9223372036854775808", false, 100),
@@ -564,6 +640,16 @@ mod tests {
         assert!(quoted_string(b"'").is_err());
         assert!(quoted_string(b"'a\\'").is_err());
         assert!(quoted_string(b"'\\x4'").is_err());
+        let msg = |r: Result<Vec<u8>, TextError>| r.unwrap_err().to_string();
+        assert_eq!(
+            msg(quoted_string(b"'a\\x4'")),
+            "invalid \\x escape at position 1"
+        );
+        assert_eq!(msg(quoted_string(b"'a\\'")), "a trailing \\ in the STRING");
+        assert_eq!(
+            msg(quoted_string(b"a")),
+            "the STRING opcode argument must be quoted"
+        );
     }
 
     #[test]
@@ -577,6 +663,13 @@ mod tests {
         assert_eq!(t(b"\\x"), Ok("\\x".into()));
         assert!(t(b"\\u004").is_err());
         assert!(t(b"\\U00110000").is_err());
+        let msg = |b: &[u8]| raw_unicode_escape(b).unwrap_err().to_string();
+        assert_eq!(msg(b"ab\\u004"), "truncated \\uXXXX escape at byte 2");
+        assert_eq!(
+            msg(b"\\\\\\U0041"),
+            "truncated \\UXXXXXXXX escape at byte 0"
+        );
+        assert_eq!(msg(b"\\U00110000"), "\\U00110000 is beyond U+10FFFF");
         let d = raw_unicode_escape(b"\\ud800").unwrap();
         assert!(d.surrogates);
         assert_eq!(d.text, "\u{fffd}");

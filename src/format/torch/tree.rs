@@ -163,20 +163,81 @@ fn uints(p: &Pickle, id: NodeId) -> Option<Vec<u64>> {
     p.items_of(id)?.iter().map(|&d| uint(p, d)).collect()
 }
 
-fn storage_ref(p: &Pickle, id: NodeId) -> Result<StorageRef, String> {
+/// Why a tensor rebuild's arguments could not be read as a tensor ([`tensor_from_args`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TreeError {
+    /// The storage argument is not a persistent id.
+    NotPersistent,
+    /// The persistent id is not a tuple.
+    PidNotTuple,
+    /// The persistent id's tuple does not start with `'storage'`.
+    NotStorage,
+    /// The storage type is not an import (`torch.FloatStorage`).
+    TypeNotImport,
+    /// The storage key is neither a string nor an integer.
+    KeyNotString,
+    /// The storage's element count is not a non-negative integer.
+    NumelNotNumber,
+    /// The rebuild's arguments are not a tuple.
+    ArgsNotTuple,
+    /// The rebuild has fewer arguments than this index needs (0-based).
+    MissingArgument(usize),
+    /// The storage offset is not a non-negative integer.
+    OffsetNotUint,
+    /// The size is not a tuple of non-negative integers.
+    SizeNotUints,
+    /// The stride is not a tuple of non-negative integers.
+    StrideNotUints,
+    /// The size and the stride have different numbers of dimensions.
+    StrideCount {
+        /// Dimensions of the size.
+        sizes: usize,
+        /// Dimensions of the stride.
+        strides: usize,
+    },
+}
+
+impl std::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TreeError::NotPersistent => write!(f, "its storage is not a persistent id"),
+            TreeError::PidNotTuple => write!(f, "the storage's persistent id is not a tuple"),
+            TreeError::NotStorage => write!(f, "the persistent id is not ('storage', …)"),
+            TreeError::TypeNotImport => write!(f, "the storage type is not an import"),
+            TreeError::KeyNotString => write!(f, "the storage key is not a string"),
+            TreeError::NumelNotNumber => write!(f, "the storage size is not a number"),
+            TreeError::ArgsNotTuple => write!(f, "its arguments are not a tuple"),
+            TreeError::MissingArgument(i) => write!(f, "argument {i} is missing"),
+            TreeError::OffsetNotUint => {
+                write!(f, "the storage offset is not a non-negative integer")
+            }
+            TreeError::SizeNotUints => {
+                write!(f, "the size is not a tuple of non-negative integers")
+            }
+            TreeError::StrideNotUints => {
+                write!(f, "the stride is not a tuple of non-negative integers")
+            }
+            TreeError::StrideCount { sizes, strides } => {
+                write!(f, "{sizes} sizes but {strides} strides")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+fn storage_ref(p: &Pickle, id: NodeId) -> Result<StorageRef, TreeError> {
     let Some(Node::Persistent(pid)) = p.node(id) else {
-        return Err("its storage is not a persistent id".into());
+        return Err(TreeError::NotPersistent);
     };
-    let items = p
-        .items_of(*pid)
-        .ok_or("the storage's persistent id is not a tuple")?;
+    let items = p.items_of(*pid).ok_or(TreeError::PidNotTuple)?;
     let get = |i: usize| items.get(i).copied();
     if get(0).and_then(|i| p.str_of(i)) != Some("storage") {
-        return Err("the persistent id is not ('storage', …)".into());
+        return Err(TreeError::NotStorage);
     }
     let (_, type_name) = get(1)
         .and_then(|i| global_of(p, i))
-        .ok_or("the storage type is not an import")?;
+        .ok_or(TreeError::TypeNotImport)?;
     // `UntypedStorage` (with _rebuild_tensor_v3): bytes; its dtype is set by the caller.
     let key = get(2)
         .and_then(|i| match p.node(i)? {
@@ -184,11 +245,11 @@ fn storage_ref(p: &Pickle, id: NodeId) -> Result<StorageRef, String> {
             Node::Int(n) => Some(n.to_string()),
             _ => None,
         })
-        .ok_or("the storage key is not a string")?;
+        .ok_or(TreeError::KeyNotString)?;
     let location = get(3).and_then(|i| p.str_of(i)).unwrap_or("").to_string();
     let numel = get(4)
         .and_then(|i| uint(p, i))
-        .ok_or("the storage size is not a number")?;
+        .ok_or(TreeError::NumelNotNumber)?;
     // Legacy view metadata: (view key, offset, view size), or None.
     let view_of = get(5)
         .and_then(|i| p.items_of(i))
@@ -204,20 +265,18 @@ fn storage_ref(p: &Pickle, id: NodeId) -> Result<StorageRef, String> {
 }
 
 /// A tensor from the arguments of `_rebuild_tensor[_v2]`.
-fn tensor_from_args(p: &Pickle, args: NodeId, name: &str, at: u64) -> Result<TensorRef, String> {
-    let a = p.items_of(args).ok_or("its arguments are not a tuple")?;
-    let arg = |i: usize| a.get(i).copied().ok_or(format!("argument {i} is missing"));
+fn tensor_from_args(p: &Pickle, args: NodeId, name: &str, at: u64) -> Result<TensorRef, TreeError> {
+    let a = p.items_of(args).ok_or(TreeError::ArgsNotTuple)?;
+    let arg = |i: usize| a.get(i).copied().ok_or(TreeError::MissingArgument(i));
     let storage = storage_ref(p, arg(0)?)?;
-    let storage_offset =
-        uint(p, arg(1)?).ok_or("the storage offset is not a non-negative integer")?;
-    let shape = uints(p, arg(2)?).ok_or("the size is not a tuple of non-negative integers")?;
-    let stride = uints(p, arg(3)?).ok_or("the stride is not a tuple of non-negative integers")?;
+    let storage_offset = uint(p, arg(1)?).ok_or(TreeError::OffsetNotUint)?;
+    let shape = uints(p, arg(2)?).ok_or(TreeError::SizeNotUints)?;
+    let stride = uints(p, arg(3)?).ok_or(TreeError::StrideNotUints)?;
     if stride.len() != shape.len() {
-        return Err(format!(
-            "{} sizes but {} strides",
-            shape.len(),
-            stride.len()
-        ));
+        return Err(TreeError::StrideCount {
+            sizes: shape.len(),
+            strides: stride.len(),
+        });
     }
     let parameter = a
         .get(4)
@@ -298,14 +357,18 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
                                 *offset,
                                 "its dtype is not one this tool knows".into(),
                             )),
-                            (Err(why), _) => found.skipped.push((path.clone(), *offset, why)),
+                            (Err(why), _) => {
+                                found.skipped.push((path.clone(), *offset, why.to_string()))
+                            }
                         }
                         continue;
                     }
                     Some(("torch._utils", "_rebuild_tensor_v2" | "_rebuild_tensor")) => {
                         match tensor_from_args(p, *args, &path, *offset) {
                             Ok(t) => found.tensors.push(t),
-                            Err(why) => found.skipped.push((path.clone(), *offset, why)),
+                            Err(why) => {
+                                found.skipped.push((path.clone(), *offset, why.to_string()))
+                            }
                         }
                         continue;
                     }
@@ -333,7 +396,9 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
                                         t.parameter = true;
                                         found.tensors.push(t);
                                     }
-                                    Err(why) => found.skipped.push((path.clone(), *at, why)),
+                                    Err(why) => {
+                                        found.skipped.push((path.clone(), *at, why.to_string()))
+                                    }
                                 }
                             }
                             _ => stack.push((data, path.clone(), depth + 1)),
@@ -348,7 +413,9 @@ pub fn find_tensors(p: &Pickle, root: NodeId) -> Found {
                                 Some(&inner),
                             ) => match tensor_from_args(p, inner, &path, *offset) {
                                 Ok(t) => found.tensors.push(t),
-                                Err(why) => found.skipped.push((path.clone(), *offset, why)),
+                                Err(why) => {
+                                    found.skipped.push((path.clone(), *offset, why.to_string()))
+                                }
                             },
                             _ => found.skipped.push((
                                 path.clone(),

@@ -152,9 +152,52 @@ pub(super) fn choose<'e>(
 enum Stop {
     /// Read these bytes first.
     Need(Need),
-    /// It cannot be read (the reason).
-    Not(String),
+    /// It cannot be read.
+    Not(NotRead),
 }
+
+/// Why a member's pickle bytes cannot be read (kept as text in [`Unchecked::why`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NotRead {
+    /// The member is larger than [`MAX_PICKLE_BYTES`]: its compressed or its uncompressed size
+    /// in bytes, whichever is larger.
+    TooLarge(u64),
+    /// Its local header is bad.
+    Header(Error),
+    /// Its local header could not be read.
+    UnreadableHeader,
+    /// Deflated, it inflates to more than [`MAX_PICKLE_BYTES`].
+    InflatesTooLarge,
+    /// Deflated, its bytes are not a deflate stream.
+    DoesNotInflate,
+    /// A compression method other than stored and deflate (the method's number), or encryption.
+    Method(u16),
+}
+
+impl std::fmt::Display for NotRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRead::TooLarge(bytes) => write!(
+                f,
+                "a {bytes}-byte pickle, more than this tool reads ({MAX_PICKLE_BYTES})"
+            ),
+            NotRead::Header(e) => write!(f, "{e}"),
+            NotRead::UnreadableHeader => write!(f, "unreadable local header"),
+            NotRead::InflatesTooLarge => write!(
+                f,
+                "a deflated pickle that inflates to more than the {MAX_PICKLE_BYTES} bytes \
+                 this tool reads"
+            ),
+            NotRead::DoesNotInflate => write!(f, "a deflated pickle that does not inflate"),
+            NotRead::Method(m) => write!(
+                f,
+                "compression method {m} (or encryption): this pickle cannot be read"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NotRead {}
 
 /// The bytes of pickle member `e` from `held`: their absolute start and the bytes (inflated
 /// when deflated; offsets in the pickle are then within the inflated bytes, from `start`).
@@ -164,10 +207,7 @@ fn member_bytes<'h>(
     cd_offset: u64,
 ) -> Result<(u64, std::borrow::Cow<'h, [u8]>), Stop> {
     if e.compressed > MAX_PICKLE_BYTES || e.size > MAX_PICKLE_BYTES {
-        return Err(Stop::Not(format!(
-            "a {}-byte pickle, more than this tool reads ({MAX_PICKLE_BYTES})",
-            e.compressed.max(e.size)
-        )));
+        return Err(Stop::Not(NotRead::TooLarge(e.compressed.max(e.size))));
     }
     let local = held.from(e.local_header).unwrap_or(&[]);
     let start = match zip::data_offset(local, e, cd_offset) {
@@ -181,8 +221,8 @@ fn member_bytes<'h>(
                 len,
             }));
         }
-        Err(ZipStop::Fail(f)) => return Err(Stop::Not(f.to_string())),
-        Err(ZipStop::NeedMany(_)) => return Err(Stop::Not("unreadable local header".into())),
+        Err(ZipStop::Fail(f)) => return Err(Stop::Not(NotRead::Header(f))),
+        Err(ZipStop::NeedMany(_)) => return Err(Stop::Not(NotRead::UnreadableHeader)),
     };
     let Some(b) = held.get(start, e.compressed) else {
         return Err(Stop::Need(Need {
@@ -202,18 +242,12 @@ fn member_bytes<'h>(
         ) {
             Ok(v) => Ok((start, std::borrow::Cow::Owned(v))),
             Err(d) if d.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                Err(Stop::Not(format!(
-                    "a deflated pickle that inflates to more than the {MAX_PICKLE_BYTES} bytes \
-                     this tool reads"
-                )))
+                Err(Stop::Not(NotRead::InflatesTooLarge))
             }
-            Err(_) => Err(Stop::Not("a deflated pickle that does not inflate".into())),
+            Err(_) => Err(Stop::Not(NotRead::DoesNotInflate)),
         };
     }
-    Err(Stop::Not(format!(
-        "compression method {} (or encryption): this pickle cannot be read",
-        e.method
-    )))
+    Err(Stop::Not(NotRead::Method(e.method)))
 }
 
 /// A pickle read whole, its tree kept (the main pickle and `constants.pkl` list tensors).
@@ -264,7 +298,7 @@ pub(super) fn read<'e>(
             Ok(x) => x,
             Err(stop) => {
                 let why = match stop {
-                    Stop::Not(why) => why,
+                    Stop::Not(why) => why.to_string(),
                     Stop::Need(n) => format!("its bytes at {} were not read", n.offset),
                 };
                 out.unchecked.push(Unchecked {

@@ -405,7 +405,7 @@ impl<'a> Machine<'a, '_> {
             Ok(Int::Small(k)) if k >= 0 => Ok(k as u64),
             Ok(Int::Small(_)) => Err(self.invalid("negative memo key")),
             Ok(Int::Big(_)) => Err(self.err(ErrorKind::Overflow("memo key"))),
-            Err(why) => Err(self.invalid(why)),
+            Err(why) => Err(self.invalid(why.to_string())),
         }
     }
 

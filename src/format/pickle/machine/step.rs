@@ -61,7 +61,7 @@ impl<'a> Machine<'a, '_> {
                             return Err(self.invalid("empty INT argument"));
                         }
                         let v = text::py_int(line, true, self.limits.max_int_digits)
-                            .map_err(|why| self.invalid(why))?;
+                            .map_err(|why| self.invalid(why.to_string()))?;
                         self.push_int(v)?
                     }
                 }
@@ -76,7 +76,7 @@ impl<'a> Machine<'a, '_> {
                     line = digits;
                 }
                 let v = text::py_int(line, true, self.limits.max_int_digits)
-                    .map_err(|why| self.invalid(why))?;
+                    .map_err(|why| self.invalid(why.to_string()))?;
                 self.push_int(v)?
             }
             0x8a | 0x8b => {
@@ -95,7 +95,7 @@ impl<'a> Machine<'a, '_> {
             }
             b'F' => {
                 let line = self.line()?;
-                let v = text::float(line).map_err(|why| self.invalid(why))?;
+                let v = text::float(line).map_err(|why| self.invalid(why.to_string()))?;
                 self.push_new(Node::Float(v))?
             }
             b'G' => {
@@ -107,7 +107,7 @@ impl<'a> Machine<'a, '_> {
             // Strings and bytes.
             b'S' => {
                 let line = self.line()?;
-                let raw = text::quoted_string(line).map_err(|why| self.invalid(why))?;
+                let raw = text::quoted_string(line).map_err(|why| self.invalid(why.to_string()))?;
                 self.push_str(text::utf8(&raw), "a STRING")?
             }
             b'T' | b'U' => {
@@ -125,7 +125,8 @@ impl<'a> Machine<'a, '_> {
             }
             b'V' => {
                 let line = self.line()?;
-                let d = text::raw_unicode_escape(line).map_err(|why| self.invalid(why))?;
+                let d =
+                    text::raw_unicode_escape(line).map_err(|why| self.invalid(why.to_string()))?;
                 self.push_str(d, "a UNICODE string")?
             }
             b'X' | 0x8c | 0x8d => {
