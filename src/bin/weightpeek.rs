@@ -465,7 +465,7 @@ mod cli {
                 Ok(ExitCode::SUCCESS)
             }
             Err(why) => {
-                print(&render::memory::no_estimate(&why))?;
+                print(&render::memory::no_estimate(&why.to_string()))?;
                 Ok(ExitCode::from(1))
             }
         }

@@ -247,6 +247,7 @@ mod tests {
         // The CLI's --ctx 0 (the box clamps to 1): no estimate, not a 0-byte cache.
         assert!(estimate(&m, Some(0), KvType::F16)
             .unwrap_err()
+            .to_string()
             .contains("0 tokens"));
         assert_eq!(r.len(), 5);
         assert_eq!(tokens_text(1), "1 token");

@@ -163,7 +163,7 @@ impl Parts {
                 attr(&self.card, "data-no-estimate", "");
                 append(
                     &self.out,
-                    &el_text("p", "no-estimate", &no_estimate_text(&why)),
+                    &el_text("p", "no-estimate", &no_estimate_text(&why.to_string())),
                 );
             }
         }

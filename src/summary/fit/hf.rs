@@ -23,10 +23,54 @@
 //! system memory with `--cpu-offload-gb` (weights only, per GPU). vLLM's own activation memory
 //! is profiled at start-up and is left to the margin.
 
+use std::fmt;
+
 use serde_json::Value as Json;
 
 use crate::format::{Format, Model};
 use crate::summary::memory::KvType;
+
+/// Why a safetensors model's `config.json` gives no KV sizing for vLLM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// No `config.json` was found beside the model.
+    NotFound,
+    /// The `config.json` could not be read or parsed: the reason as the opening layer worded it
+    /// (`Sidecar::config_error`, already a sentence from another layer, so kept as text).
+    Unreadable(String),
+    /// A required key is missing (`num_hidden_layers`, `num_attention_heads`).
+    MissingKey(&'static str),
+    /// `num_hidden_layers` is 0 or above 100,000.
+    LayerCount(u64),
+    /// Neither `head_dim` nor `hidden_size` / `num_attention_heads` gives the head dimension.
+    NoHeadDim,
+    /// A 4-bit KV cache was asked for; vLLM has none.
+    NoFourBitKv,
+    /// No context was given and the config has no `max_position_embeddings`.
+    NoContext,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::NotFound => f.write_str("no config.json was found beside the model"),
+            ConfigError::Unreadable(why) => f.write_str(why),
+            ConfigError::MissingKey(key) => write!(f, "config.json has no {key}"),
+            ConfigError::LayerCount(n) => write!(f, "config.json's num_hidden_layers is {n}"),
+            ConfigError::NoHeadDim => {
+                f.write_str("config.json has no head_dim and no hidden_size / num_attention_heads")
+            }
+            ConfigError::NoFourBitKv => {
+                f.write_str("vLLM has no 4-bit KV cache; use f16 (the model's dtype) or q8_0 (fp8)")
+            }
+            ConfigError::NoContext => {
+                f.write_str("it has no max_position_embeddings; give a context")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 /// `model_type`s of encoder-only models, which keep no KV cache.
 pub const ENCODERS: [&str; 12] = [
@@ -81,32 +125,29 @@ fn int(c: &Json, k: &str) -> Option<u64> {
 
 /// Reads the KV sizing from `config` (the `text_config` of a multimodal one) for a cache of
 /// `kv`. `Err` says which key is missing.
-pub fn kv_from_config(config: &Json, kv: KvType) -> Result<HfKv, String> {
+pub fn kv_from_config(config: &Json, kv: KvType) -> Result<HfKv, ConfigError> {
     let c = config
         .get("text_config")
         .filter(|t| t.is_object())
         .unwrap_or(config);
-    let layers = int(c, "num_hidden_layers").ok_or("config.json has no num_hidden_layers")?;
+    let layers = int(c, "num_hidden_layers").ok_or(ConfigError::MissingKey("num_hidden_layers"))?;
     if layers == 0 || layers > 100_000 {
-        return Err(format!("config.json's num_hidden_layers is {layers}"));
+        return Err(ConfigError::LayerCount(layers));
     }
-    let heads = int(c, "num_attention_heads").ok_or("config.json has no num_attention_heads")?;
+    let heads =
+        int(c, "num_attention_heads").ok_or(ConfigError::MissingKey("num_attention_heads"))?;
     let kv_heads = int(c, "num_key_value_heads").unwrap_or(heads);
     let head_dim = match int(c, "head_dim") {
         Some(d) => d,
         None => int(c, "hidden_size")
             .zip(Some(heads).filter(|&h| h > 0))
             .map(|(h, n)| h / n)
-            .ok_or("config.json has no head_dim and no hidden_size / num_attention_heads")?,
+            .ok_or(ConfigError::NoHeadDim)?,
     };
     let bytes = match kv {
         KvType::F16 => 2,
         KvType::Q8_0 => 1,
-        KvType::Q4_0 => {
-            return Err(
-                "vLLM has no 4-bit KV cache; use f16 (the model's dtype) or q8_0 (fp8)".into(),
-            )
-        }
+        KvType::Q4_0 => return Err(ConfigError::NoFourBitKv),
     };
     let mut notes = Vec::new();
     let model_type = c.get("model_type").and_then(Json::as_str).unwrap_or("");
@@ -222,9 +263,12 @@ mod tests {
             kv_from_config(&qwen, KvType::F16).unwrap().window,
             vec![None]
         );
-        assert!(kv_from_config(&json!({}), KvType::F16)
-            .unwrap_err()
-            .contains("num_hidden_layers"));
+        assert_eq!(
+            kv_from_config(&json!({}), KvType::F16)
+                .unwrap_err()
+                .to_string(),
+            "config.json has no num_hidden_layers"
+        );
         assert!(kv_from_config(&llama, KvType::Q4_0).is_err());
         let bert = json!({"model_type": "bert", "num_hidden_layers": 6, "num_attention_heads": 12,
             "hidden_size": 384});

@@ -30,11 +30,11 @@ mod vllm;
 use serde::Serialize;
 
 use crate::format::{Format, Model, Value};
-use crate::summary::memory::{estimate, KvType, CELL_PAD};
+use crate::summary::memory::{estimate, EstimateError, KvType, CELL_PAD};
 pub use compute::Compute;
 pub use costs::{Costs, LayerCost};
 pub use devices::{default_devices, parse_size, Devices, Gpu, SizeError, PRESETS};
-pub use hf::wants_config;
+pub use hf::{wants_config, ConfigError};
 pub use place::{DeviceLoad, Placement};
 
 /// llama.cpp's default free-memory margin per GPU for `--fit` (1024 MiB).
@@ -181,9 +181,39 @@ pub enum FitError {
     /// Neither GGUF (llama.cpp) nor safetensors (vLLM).
     NotGguf(String),
     /// A safetensors model without a usable `config.json` (the reason).
-    NoConfig(String),
+    NoConfig(ConfigError),
     /// No KV estimate for this model (the reason from the memory estimate).
-    NoEstimate(String),
+    NoEstimate(EstimateError),
+    /// No context was given and the GGUF file has no `{arch}.context_length`.
+    NoContext {
+        /// `general.architecture` (empty when the file has none).
+        arch: String,
+    },
+    /// llama.cpp refuses a quantised KV cache whose block does not divide a head dimension.
+    KvBlock {
+        /// The cache type asked for.
+        kv: KvType,
+        /// `K` or `V`.
+        cache: &'static str,
+        /// Values per block of the cache type.
+        block: u64,
+        /// The head dimension.
+        dim: u64,
+        /// Where the head dimension comes from (a key, or `embedding_length / head_count`).
+        from: String,
+    },
+}
+
+impl From<ConfigError> for FitError {
+    fn from(e: ConfigError) -> Self {
+        FitError::NoConfig(e)
+    }
+}
+
+impl From<EstimateError> for FitError {
+    fn from(e: EstimateError) -> Self {
+        FitError::NoEstimate(e)
+    }
 }
 
 impl std::fmt::Display for FitError {
@@ -197,7 +227,26 @@ impl std::fmt::Display for FitError {
                 f,
                 "no plan: a safetensors model's KV cache is sized from its config.json: {why}"
             ),
-            FitError::NoEstimate(why) => write!(f, "no plan: {}", why.trim_start_matches("no estimate: ")),
+            FitError::NoEstimate(why) => {
+                // The estimate's own "no estimate: " gives way to "no plan: ".
+                let why = why.to_string();
+                write!(f, "no plan: {}", why.trim_start_matches("no estimate: "))
+            }
+            FitError::NoContext { arch } => write!(
+                f,
+                "no plan: the file has no {arch}.context_length key; give a context"
+            ),
+            FitError::KvBlock {
+                kv,
+                cache,
+                block,
+                dim,
+                from,
+            } => write!(
+                f,
+                "no plan: llama.cpp refuses a {} {cache} cache for this model: its block of {block} values does not divide the head dimension {dim} ({from}); use f16",
+                kv.name()
+            ),
         }
     }
 }
@@ -247,10 +296,13 @@ fn check_kv_blocks(m: &Model, arch: &str, kv: KvType) -> Result<(), FitError> {
             None => (default, format!("{arch}.embedding_length / head_count")),
         };
         if let Some(d) = dim.filter(|d| d % block != 0) {
-            return Err(FitError::NoEstimate(format!(
-                "llama.cpp refuses a {} {cache} cache for this model: its block of {block} values does not divide the head dimension {d} ({from}); use f16",
-                kv.name()
-            )));
+            return Err(FitError::KvBlock {
+                kv,
+                cache,
+                block,
+                dim: d,
+                from,
+            });
         }
     }
     Ok(())
@@ -263,7 +315,7 @@ fn evaluate(
     opts: &FitOptions,
     ctx: u64,
 ) -> Result<Eval, FitError> {
-    let e = estimate(m, Some(ctx), opts.kv).map_err(FitError::NoEstimate)?;
+    let e = estimate(m, Some(ctx), opts.kv)?;
     let costs = costs::costs(m, &e.kv_per_layer);
     let compute = compute::allowance(m, arch, e.cells);
     let b = budgets(devices, opts.margin);
@@ -392,11 +444,7 @@ pub fn plan(
         .and_then(Value::as_u64);
     let ctx = match opts.context.or(own) {
         Some(c) => c,
-        None => {
-            return Err(FitError::NoEstimate(format!(
-                "the file has no {arch}.context_length key; give a context"
-            )))
-        }
+        None => return Err(FitError::NoContext { arch }),
     };
     check_kv_blocks(m, &arch, opts.kv)?;
     let eval = evaluate(m, &arch, devices, opts, ctx)?;

@@ -369,10 +369,43 @@ fn a_safetensors_model_is_planned_as_vllm_runs_it() {
     assert!(p8.command.contains(" --kv-cache-dtype fp8"));
     let mut bare = safetensors(16, serde_json::json!({}));
     bare.sidecar.config = None;
-    assert!(matches!(
+    assert_eq!(
         plan(&bare, "m.safetensors", &devices(&[], 1 << 30), &opts),
-        Err(FitError::NoConfig(_))
-    ));
+        Err(FitError::NoConfig(ConfigError::NotFound))
+    );
+}
+
+/// The typed reasons read as the sentences they replaced: the estimate's "no estimate: "
+/// gives way to "no plan: ", other leads stay.
+#[test]
+fn fit_errors_keep_their_sentences() {
+    assert_eq!(
+        FitError::NoEstimate(EstimateError::Overflow).to_string(),
+        "no plan: the KV cache size overflows 64 bits"
+    );
+    assert_eq!(
+        FitError::NoEstimate(EstimateError::NoCache { arch: "bert".into() }).to_string(),
+        "no plan: no KV estimate: bert is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); it needs about its weights"
+    );
+    assert_eq!(
+        FitError::from(EstimateError::NoArchitecture).to_string(),
+        "no plan: no general.architecture key"
+    );
+    assert_eq!(
+        FitError::from(ConfigError::NotFound).to_string(),
+        "no plan: a safetensors model's KV cache is sized from its config.json: no config.json was found beside the model"
+    );
+    assert_eq!(
+        FitError::NoConfig(ConfigError::Unreadable("config.json: not JSON".into())).to_string(),
+        "no plan: a safetensors model's KV cache is sized from its config.json: config.json: not JSON"
+    );
+    assert_eq!(
+        FitError::NoContext {
+            arch: "llama".into()
+        }
+        .to_string(),
+        "no plan: the file has no llama.context_length key; give a context"
+    );
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! The vLLM plan of a safetensors model: the weights from its tensor bytes, the KV cache from
 //! its `config.json` ([`super::hf`]), tensor parallel over the GPUs, `--cpu-offload-gb`.
 
+use super::hf::{self, ConfigError};
 use super::{
-    budgets, hf, largest, quote, Compute, Costs, DeviceLoad, DeviceUse, Devices, FitError,
-    FitOptions, FitPlan, Fits, LayerCost, Runtime,
+    budgets, largest, quote, Compute, Costs, DeviceLoad, DeviceUse, Devices, FitError, FitOptions,
+    FitPlan, Fits, LayerCost, Runtime,
 };
 use crate::format::Model;
 use crate::summary::memory::KvType;
@@ -47,17 +48,16 @@ pub(super) fn plan(
     opts: &FitOptions,
 ) -> Result<FitPlan, FitError> {
     let config = m.sidecar.config.as_ref().ok_or_else(|| {
-        FitError::NoConfig(
-            m.sidecar
-                .config_error
-                .clone()
-                .unwrap_or_else(|| "no config.json was found beside the model".into()),
-        )
+        m.sidecar
+            .config_error
+            .clone()
+            .map_or(ConfigError::NotFound, ConfigError::Unreadable)
     })?;
-    let kv = hf::kv_from_config(config, opts.kv).map_err(FitError::NoConfig)?;
-    let ctx = opts.context.or(kv.context).ok_or_else(|| {
-        FitError::NoConfig("it has no max_position_embeddings; give a context".into())
-    })?;
+    let kv = hf::kv_from_config(config, opts.kv)?;
+    let ctx = opts
+        .context
+        .or(kv.context)
+        .ok_or(FitError::NoConfig(ConfigError::NoContext))?;
     let w = m
         .tensors
         .iter()

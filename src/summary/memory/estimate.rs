@@ -5,25 +5,33 @@
 
 use super::swa::sliding_window;
 use super::{
-    key, per_layer, KvType, MemoryEstimate, OwnCache, SlidingWindow, SwaRule, CELL_PAD,
-    DEDICATED_CACHE, NO_CACHE, N_SEQ_MAX, N_UBATCH, RECURRENT_OR_HYBRID, SWA_RULES,
+    key, per_layer, EstimateError, KvType, MemoryEstimate, OwnCache, SlidingWindow, SwaRule,
+    CELL_PAD, DEDICATED_CACHE, NO_CACHE, N_SEQ_MAX, N_UBATCH, RECURRENT_OR_HYBRID, SWA_RULES,
 };
 use crate::format::{Model, Value};
 
-/// Why there is no estimate (the sentence shown to the person).
-type NoEstimate = String;
-
-fn overflow() -> NoEstimate {
-    "no estimate: the KV cache size overflows 64 bits".to_string()
+/// The required key `{arch}.{k}`.
+fn need<'a>(m: &'a Model, arch: &str, k: &'static str) -> Result<&'a Value, EstimateError> {
+    key(m, arch, k).ok_or_else(|| EstimateError::MissingKey {
+        arch: arch.to_string(),
+        key: k,
+    })
 }
 
-fn need<'a>(m: &'a Model, arch: &str, k: &str) -> Result<&'a Value, NoEstimate> {
-    key(m, arch, k).ok_or_else(|| format!("no estimate: the file has no {arch}.{k} key"))
+/// The required integer `{arch}.{k}` (the message on a non-integer names it `k` alone).
+fn need_u64(m: &Model, arch: &str, k: &'static str) -> Result<u64, EstimateError> {
+    need(m, arch, k)?
+        .as_u64()
+        .ok_or_else(|| EstimateError::NotInteger { key: k.to_string() })
 }
 
 /// Estimates memory for `m` at `context` tokens (default: the model's own
 /// `{arch}.context_length`) with a `kv` cache. `Err` says why there is no estimate.
-pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEstimate, String> {
+pub fn estimate(
+    m: &Model,
+    context: Option<u64>,
+    kv: KvType,
+) -> Result<MemoryEstimate, EstimateError> {
     let arch = architecture(m)?;
     let shape = Shape::read(m, &arch)?;
     let mut notes = vec![
@@ -32,12 +40,10 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
     ];
     let ctx = match context {
         Some(c) => c,
-        None => need(m, &arch, "context_length")?
-            .as_u64()
-            .ok_or("no estimate: context_length is not an integer")?,
+        None => need_u64(m, &arch, "context_length")?,
     };
     if ctx == 0 {
-        return Err("no estimate: a context of 0 tokens (llama.cpp needs at least 1)".into());
+        return Err(EstimateError::ZeroContext);
     }
     let cells = pad(ctx)?;
     if cells != ctx {
@@ -53,7 +59,7 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
             let want = w
                 .checked_mul(N_SEQ_MAX)
                 .and_then(|x| x.checked_add(N_UBATCH))
-                .ok_or_else(overflow)?;
+                .ok_or(EstimateError::Overflow)?;
             pad(want.min(cells))?
         }
         None => cells,
@@ -83,12 +89,12 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
         } else {
             (shape.dk, shape.dv, cells)
         };
-        kv_per_layer.push(layer_bytes(kv, h, k, v, c).ok_or_else(overflow)?);
-        full_per_layer.push(layer_bytes(kv, h, k, v, cells).ok_or_else(overflow)?);
+        kv_per_layer.push(layer_bytes(kv, h, k, v, c).ok_or(EstimateError::Overflow)?);
+        full_per_layer.push(layer_bytes(kv, h, k, v, cells).ok_or(EstimateError::Overflow)?);
     }
     let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b));
-    let kv_bytes = sum(&kv_per_layer).ok_or_else(overflow)?;
-    let kv_full_context_bytes = sum(&full_per_layer).ok_or_else(overflow)?;
+    let kv_bytes = sum(&kv_per_layer).ok_or(EstimateError::Overflow)?;
+    let kv_full_context_bytes = sum(&full_per_layer).ok_or(EstimateError::Overflow)?;
     let weights_bytes = weights(m, &mut notes);
 
     let groups = if swa.is_some() {
@@ -150,58 +156,52 @@ pub fn estimate(m: &Model, context: Option<u64>, kv: KvType) -> Result<MemoryEst
 }
 
 /// `n` rounded up to a multiple of [`CELL_PAD`] (`GGML_PAD`).
-fn pad(n: u64) -> Result<u64, NoEstimate> {
+fn pad(n: u64) -> Result<u64, EstimateError> {
     n.div_ceil(CELL_PAD)
         .checked_mul(CELL_PAD)
-        .ok_or_else(overflow)
+        .ok_or(EstimateError::Overflow)
 }
 
 /// The architecture of a GGUF decoder that has a KV cache llama.cpp sizes as here; `Err` for any
 /// other file, and for the architectures without such a cache (recurrent and hybrid models,
 /// encoders and non-causal models, dedicated caches).
-fn architecture(m: &Model) -> Result<String, NoEstimate> {
+fn architecture(m: &Model) -> Result<String, EstimateError> {
     if m.format != crate::format::Format::Gguf {
-        return Err(format!(
-            "no estimate: the memory estimate reads a GGUF file's hyper-parameters; a {} file's live in its config.json",
-            m.format.name()
-        ));
+        return Err(EstimateError::NotGguf {
+            format: m.format.name(),
+        });
     }
     let arch = m
         .get("general.architecture")
         .and_then(Value::as_str)
-        .ok_or("no general.architecture key")?
+        .ok_or(EstimateError::NoArchitecture)?
         .to_string();
     if RECURRENT_OR_HYBRID.contains(&arch.as_str())
         || key(m, &arch, "ssm.state_size").is_some()
         || key(m, &arch, "wkv.head_size").is_some()
     {
-        return Err(format!(
-            "no estimate: {arch} is a recurrent (state-space/RWKV) or hybrid model; its state is not a KV cache"
-        ));
+        return Err(EstimateError::Recurrent { arch });
     }
     if NO_CACHE.contains(&arch.as_str())
         || key(m, &arch, "attention.causal") == Some(&Value::Bool(false))
     {
-        return Err(format!(
-            "no KV estimate: {arch} is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); it needs about its weights"
-        ));
+        return Err(EstimateError::NoCache { arch });
     }
     if DEDICATED_CACHE.contains(&arch.as_str()) {
-        return Err(format!(
-            "no estimate: llama.cpp gives {arch} a dedicated cache (llama_model::create_memory: sparse-attention indexer or a cache shared with another context) that this estimate does not model"
-        ));
+        return Err(EstimateError::DedicatedCache { arch });
     }
     Ok(arch)
 }
 
 /// A head dimension `{arch}.{k}`, or `default` when the key is absent.
-fn dim(m: &Model, arch: &str, k: &str, default: Option<u64>) -> Result<u64, NoEstimate> {
+fn dim(m: &Model, arch: &str, k: &'static str, default: Option<u64>) -> Result<u64, EstimateError> {
     match key(m, arch, k) {
-        Some(v) => v
-            .as_u64()
-            .ok_or_else(|| format!("no estimate: {arch}.{k} is not an integer")),
-        None => default.ok_or_else(|| {
-            format!("no estimate: no {arch}.{k} and no embedding_length / head_count to derive it")
+        Some(v) => v.as_u64().ok_or_else(|| EstimateError::NotInteger {
+            key: format!("{arch}.{k}"),
+        }),
+        None => default.ok_or_else(|| EstimateError::NoHeadDim {
+            arch: arch.to_string(),
+            key: k,
         }),
     }
 }
@@ -224,12 +224,10 @@ struct Shape {
 }
 
 impl Shape {
-    fn read(m: &Model, arch: &str) -> Result<Shape, NoEstimate> {
-        let layers = need(m, arch, "block_count")?
-            .as_u64()
-            .ok_or("no estimate: block_count is not an integer")?;
+    fn read(m: &Model, arch: &str) -> Result<Shape, EstimateError> {
+        let layers = need_u64(m, arch, "block_count")?;
         if layers == 0 || layers > 100_000 {
-            return Err(format!("no estimate: block_count is {layers}"));
+            return Err(EstimateError::BlockCount(layers));
         }
         let heads = per_layer(
             m,
@@ -248,16 +246,20 @@ impl Shape {
         let mla = match (mla_k.is_some(), mla_v.is_some()) {
             (true, true) => true,
             (false, false) if lora.is_some() => {
-                return Err(format!(
-                    "no estimate: {arch} uses multi-head latent attention (kv_lora_rank) but the file has no {arch}.attention.key_length_mla key; llama.cpp then runs it without MLA, caching K and V per head, which this estimate does not guess"
-                ))
+                return Err(EstimateError::MlaUnmarked {
+                    arch: arch.to_string(),
+                })
             }
             (false, false) => false,
             (k, _) => {
-                return Err(format!(
-                    "no estimate: the file has no {arch}.attention.{} key (llama.cpp needs both key_length_mla and value_length_mla for MLA)",
-                    if k { "value_length_mla" } else { "key_length_mla" }
-                ))
+                return Err(EstimateError::MlaKeyMissing {
+                    arch: arch.to_string(),
+                    key: if k {
+                        "value_length_mla"
+                    } else {
+                        "key_length_mla"
+                    },
+                })
             }
         };
         let embd = key(m, arch, "embedding_length").and_then(Value::as_u64);
@@ -268,8 +270,8 @@ impl Shape {
         let (dk, dv) = if mla {
             let dk = need(m, arch, "attention.key_length")?
                 .as_u64()
-                .ok_or_else(|| {
-                    format!("no estimate: {arch}.attention.key_length is not an integer")
+                .ok_or_else(|| EstimateError::NotInteger {
+                    key: format!("{arch}.attention.key_length"),
                 })?;
             (dk, 0)
         } else {

@@ -48,6 +48,7 @@
 //! models for which llama.cpp creates no KV cache get "no estimate" with the reason, never a
 //! guess.
 
+mod error;
 mod estimate;
 mod swa;
 #[cfg(test)]
@@ -56,6 +57,7 @@ mod tests;
 use serde::Serialize;
 
 use crate::format::{Model, Value};
+pub use error::EstimateError;
 pub use estimate::estimate;
 pub use swa::{swa_pattern, Enable, OwnCache, Pattern, SwaRule, Window, SWA_RULES};
 
@@ -239,24 +241,30 @@ fn key<'a>(m: &'a Model, arch: &str, k: &str) -> Option<&'a Value> {
 }
 
 /// A per-layer value: a scalar for every layer, or an array of one per layer.
-fn per_layer(m: &Model, v: &Value, layers: u64, what: &str) -> Result<Vec<u64>, String> {
+fn per_layer(
+    m: &Model,
+    v: &Value,
+    layers: u64,
+    what: &'static str,
+) -> Result<Vec<u64>, EstimateError> {
     match v {
         Value::Array(a) => {
             if a.len != layers {
-                return Err(format!("{what} has {} entries for {layers} layers", a.len));
+                return Err(EstimateError::LayerEntries {
+                    what,
+                    len: a.len,
+                    layers,
+                });
             }
             a.values(&m.bytes, 0, layers)
-                .map_err(|e| e.to_string())?
+                .map_err(EstimateError::Array)?
                 .iter()
-                .map(|x| {
-                    x.as_u64()
-                        .ok_or_else(|| format!("{what} holds a non-integer"))
-                })
+                .map(|x| x.as_u64().ok_or(EstimateError::NonIntegerEntry { what }))
                 .collect()
         }
         other => other
             .as_u64()
             .map(|n| vec![n; layers as usize])
-            .ok_or_else(|| format!("{what} is not an integer")),
+            .ok_or(EstimateError::NotPerLayer { what }),
     }
 }

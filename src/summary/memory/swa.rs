@@ -3,8 +3,73 @@
 //! in llama.cpp's src/models/), `llama_hparams::set_swa_pattern` ([`swa_pattern`]), and what
 //! llama.cpp does with a given file's window.
 
+use std::fmt;
+
 use super::key;
 use crate::format::{Model, Value};
+
+/// Why the sliding-window split of a file is unknown: the estimate then counts every layer at
+/// the full context and says why in a note (not a refusal, unlike
+/// [`EstimateError`](super::EstimateError)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum WindowError {
+    /// `{arch}.attention.sliding_window_pattern` has not one entry per layer.
+    PatternEntries {
+        /// `general.architecture`.
+        arch: String,
+        /// Entries in the array.
+        len: u64,
+        /// `block_count`.
+        layers: u64,
+    },
+    /// The pattern array's elements could not be read.
+    PatternRead(crate::format::Error),
+    /// The pattern array holds a value that is neither bool nor integer.
+    PatternValue {
+        /// `general.architecture`.
+        arch: String,
+    },
+    /// The loader needs `{arch}.attention.sliding_window` and the file has none.
+    NoWindow {
+        /// The loader, `src/models/<file>`.
+        file: &'static str,
+        /// `general.architecture`.
+        arch: String,
+    },
+    /// The loader reads the pattern from the per-layer array, which the file lacks.
+    NoPatternArray {
+        /// The loader, `src/models/<file>`.
+        file: &'static str,
+        /// `general.architecture`.
+        arch: String,
+    },
+}
+
+impl fmt::Display for WindowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowError::PatternEntries { arch, len, layers } => write!(
+                f,
+                "{arch}.attention.sliding_window_pattern has {len} entries for {layers} layers"
+            ),
+            WindowError::PatternRead(e) => write!(f, "{e}"),
+            WindowError::PatternValue { arch } => write!(
+                f,
+                "{arch}.attention.sliding_window_pattern holds a value that is neither bool nor integer"
+            ),
+            WindowError::NoWindow { file, arch } => write!(
+                f,
+                "llama.cpp (models/{file}) needs {arch}.attention.sliding_window for {arch} and the file has none"
+            ),
+            WindowError::NoPatternArray { file, arch } => write!(
+                f,
+                "llama.cpp (models/{file}) reads which layers use the window from the array {arch}.attention.sliding_window_pattern, which the file lacks"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WindowError {}
 
 /// Which layers an architecture's loader marks as sliding-window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,24 +359,29 @@ pub fn swa_pattern(layers: u64, n: u64, dense_first: bool) -> Vec<bool> {
 
 /// `{arch}.attention.sliding_window_pattern` as a per-layer array (bool or integer entries,
 /// non-zero = sliding window), if the file has one.
-fn pattern_array(m: &Model, arch: &str, layers: u64) -> Option<Result<Vec<bool>, String>> {
-    let k = format!("{arch}.attention.sliding_window_pattern");
-    let Some(Value::Array(a)) = m.get(&k) else {
+fn pattern_array(m: &Model, arch: &str, layers: u64) -> Option<Result<Vec<bool>, WindowError>> {
+    let Some(Value::Array(a)) = key(m, arch, "attention.sliding_window_pattern") else {
         return None;
     };
     Some((|| {
         if a.len != layers {
-            return Err(format!("{k} has {} entries for {layers} layers", a.len));
+            return Err(WindowError::PatternEntries {
+                arch: arch.to_string(),
+                len: a.len,
+                layers,
+            });
         }
         a.values(&m.bytes, 0, layers)
-            .map_err(|e| e.to_string())?
+            .map_err(WindowError::PatternRead)?
             .iter()
             .map(|x| match x {
                 Value::Bool(b) => Ok(*b),
                 other => other
                     .as_u64()
                     .map(|n| n != 0)
-                    .ok_or_else(|| format!("{k} holds a value that is neither bool nor integer")),
+                    .ok_or_else(|| WindowError::PatternValue {
+                        arch: arch.to_string(),
+                    }),
             })
             .collect()
     })())
@@ -326,7 +396,7 @@ pub(super) fn sliding_window(
     layers: u64,
     rule: &SwaRule,
     notes: &mut Vec<String>,
-) -> Result<Option<(u64, Vec<bool>, String)>, String> {
+) -> Result<Option<(u64, Vec<bool>, String)>, WindowError> {
     let wkey = format!("{arch}.attention.sliding_window");
     let w = key(m, arch, "attention.sliding_window").and_then(Value::as_u64);
     let file = format!("models/{}", rule.file);
@@ -349,8 +419,9 @@ pub(super) fn sliding_window(
         return Ok(None);
     }
     let window = match rule.window {
-        Window::Key => w.ok_or_else(|| {
-            format!("llama.cpp ({file}) needs {wkey} for {arch} and the file has none")
+        Window::Key => w.ok_or_else(|| WindowError::NoWindow {
+            file: rule.file,
+            arch: arch.to_string(),
         })?,
         Window::KeyOr(d) => w.unwrap_or(d),
         Window::Fixed(n) => n,
@@ -372,17 +443,17 @@ pub(super) fn sliding_window(
         (_, Some(Err(why))) => return Err(why),
         (_, Some(Ok(a))) => (a, format!("{file}: the per-layer {pkey}")),
         (Pattern::Array, None) => {
-            return Err(format!(
-                "llama.cpp ({file}) reads which layers use the window from the array {pkey}, which the file lacks"
-            ))
+            return Err(WindowError::NoPatternArray {
+                file: rule.file,
+                arch: arch.to_string(),
+            })
         }
         (Pattern::Period { n, dense_first }, None) => {
-            let (n, from_key) = match key(m, arch, "attention.sliding_window_pattern")
-                .and_then(Value::as_u64)
-            {
-                Some(p) => (p, true),
-                None => (n, false),
-            };
+            let (n, from_key) =
+                match key(m, arch, "attention.sliding_window_pattern").and_then(Value::as_u64) {
+                    Some(p) => (p, true),
+                    None => (n, false),
+                };
             let phase = if dense_first {
                 "every layer il with il % n = 0 full, the rest sliding-window"
             } else {
@@ -392,7 +463,11 @@ pub(super) fn sliding_window(
                 swa_pattern(layers, n, dense_first),
                 format!(
                     "{file}: period n = {n}{}, {phase}",
-                    if from_key { format!(" from {pkey}") } else { String::new() }
+                    if from_key {
+                        format!(" from {pkey}")
+                    } else {
+                        String::new()
+                    }
                 ),
             )
         }

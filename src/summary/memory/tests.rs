@@ -58,10 +58,19 @@ fn missing_keys_say_no_estimate() {
     ]);
     assert!(estimate(&m, None, KvType::F16)
         .unwrap_err()
+        .to_string()
         .contains("recurrent"));
     let m = model(&[("general.architecture", Kv::Str("llama"))]);
+    let why = estimate(&m, None, KvType::F16).unwrap_err();
     assert_eq!(
-        estimate(&m, None, KvType::F16).unwrap_err(),
+        why,
+        EstimateError::MissingKey {
+            arch: "llama".into(),
+            key: "block_count"
+        }
+    );
+    assert_eq!(
+        why.to_string(),
         "no estimate: the file has no llama.block_count key"
     );
     for (arch, says) in [
@@ -74,7 +83,9 @@ fn missing_keys_say_no_estimate() {
             ("general.architecture", Kv::Str(arch)),
             (&format!("{arch}.block_count"), Kv::U32(2)),
         ]);
-        let why = estimate(&m, Some(4096), KvType::F16).unwrap_err();
+        let why = estimate(&m, Some(4096), KvType::F16)
+            .unwrap_err()
+            .to_string();
         assert!(why.contains(says), "{arch}: {why}");
     }
 }
@@ -393,7 +404,9 @@ fn mla_caches_k_only() {
             "deepseek2.attention.key_length key",
         ),
     ] {
-        let why = estimate(&model(&copy(skip)), Some(4096), KvType::F16).unwrap_err();
+        let why = estimate(&model(&copy(skip)), Some(4096), KvType::F16)
+            .unwrap_err()
+            .to_string();
         assert!(
             why.starts_with("no estimate") && why.contains(named),
             "{skip}: {why}"
@@ -401,7 +414,9 @@ fn mla_caches_k_only() {
     }
     // Both MLA lengths missing: an older conversion, no guess.
     let kvs: Vec<(&str, Kv<'_>)> = copy("_mla");
-    let why = estimate(&model(&kvs), Some(4096), KvType::F16).unwrap_err();
+    let why = estimate(&model(&kvs), Some(4096), KvType::F16)
+        .unwrap_err()
+        .to_string();
     assert!(
         why.contains("no deepseek2.attention.key_length_mla key"),
         "{why}"

@@ -1,10 +1,35 @@
 //! bitsandbytes: 4-bit NF4 / FP4 (`X.weight` U8 with `absmax`, `quant_map` and the
 //! `quant_state` JSON of `QuantState.as_dict`) and LLM.int8() (`X.weight` I8 with `SCB`).
 
+use std::fmt;
+
 use serde_json::Value as Json;
 
 use super::ctx::{elements, shape_text, Ctx};
 use super::Scheme;
+
+/// Why a bitsandbytes `quant_state` JSON could not be read.
+#[derive(Debug)]
+pub(super) enum BnbStateError {
+    /// The bytes are not JSON.
+    NotJson(serde_json::Error),
+    /// No `"shape"` array.
+    NoShape,
+    /// A dimension of `"shape"` is not a non-negative integer.
+    Dimension,
+}
+
+impl fmt::Display for BnbStateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BnbStateError::NotJson(e) => write!(f, "not JSON: {e}"),
+            BnbStateError::NoShape => f.write_str("no \"shape\" array"),
+            BnbStateError::Dimension => f.write_str("a dimension is not a non-negative integer"),
+        }
+    }
+}
+
+impl std::error::Error for BnbStateError {}
 
 /// What a bitsandbytes `quant_state` JSON says (bitsandbytes `QuantState.as_dict`).
 #[derive(Debug, PartialEq)]
@@ -18,17 +43,14 @@ pub(super) struct BnbState {
 }
 
 /// Parses a bitsandbytes `quant_state` JSON.
-pub(super) fn bnb_state(bytes: &[u8]) -> Result<BnbState, String> {
-    let v: Json = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+pub(super) fn bnb_state(bytes: &[u8]) -> Result<BnbState, BnbStateError> {
+    let v: Json = serde_json::from_slice(bytes).map_err(BnbStateError::NotJson)?;
     let shape = v
         .get("shape")
         .and_then(Json::as_array)
-        .ok_or("no \"shape\" array")?
+        .ok_or(BnbStateError::NoShape)?
         .iter()
-        .map(|d| {
-            d.as_u64()
-                .ok_or("a dimension is not a non-negative integer")
-        })
+        .map(|d| d.as_u64().ok_or(BnbStateError::Dimension))
         .collect::<Result<Vec<u64>, _>>()?;
     let block = v.get("blocksize").and_then(Json::as_u64);
     let qt = v

@@ -1,9 +1,32 @@
 //! Reading `config.json` (or AutoGPTQ's `quantize_config.json`): the quantisation section and the
 //! configured bit width and group size, each checked and reported as a finding when unusable.
 
+use std::fmt;
+
 use serde_json::Value as Json;
 
 use super::ctx::Ctx;
+
+/// A config value that should be an integer and is not: `{path}.{key} is {value}, not an
+/// integer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NotAnInteger {
+    /// The section's key path (`quantization_config`, …).
+    path: String,
+    /// The key in that section.
+    key: String,
+    /// The value as shown ([`short_json`]).
+    value: String,
+}
+
+impl fmt::Display for NotAnInteger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let NotAnInteger { path, key, value } = self;
+        write!(f, "{path}.{key} is {value}, not an integer")
+    }
+}
+
+impl std::error::Error for NotAnInteger {}
 
 /// The quantisation section of a config: `(object, its key path for messages)`.
 pub(super) fn quant_section(config: Option<&Json>, mlx: bool) -> Option<(&Json, &'static str)> {
@@ -24,13 +47,14 @@ pub(super) fn quant_section(config: Option<&Json>, mlx: bool) -> Option<(&Json, 
 
 /// A config integer: `Ok(None)` when absent or null, `Err` with a message when present but not
 /// an integer.
-pub(super) fn int(section: &Json, key: &str, path: &str) -> Result<Option<i64>, String> {
+pub(super) fn int(section: &Json, key: &str, path: &str) -> Result<Option<i64>, NotAnInteger> {
     match section.get(key) {
         None | Some(Json::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .map(Some)
-            .ok_or_else(|| format!("{path}.{key} is {}, not an integer", short_json(v))),
+        Some(v) => v.as_i64().map(Some).ok_or_else(|| NotAnInteger {
+            path: path.to_string(),
+            key: key.to_string(),
+            value: short_json(v),
+        }),
     }
 }
 
@@ -113,7 +137,7 @@ pub(super) fn config_group(
                 return None;
             }
             Err(e) => {
-                cx.warn("quant-config-invalid", e, tensor);
+                cx.warn("quant-config-invalid", e.to_string(), tensor);
                 return None;
             }
         }

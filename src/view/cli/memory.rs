@@ -128,7 +128,7 @@ mod tests {
             &[],
         );
         let m = parse_bytes(&b).unwrap();
-        let why = estimate(&m, None, KvType::F16).unwrap_err();
+        let why = estimate(&m, None, KvType::F16).unwrap_err().to_string();
         let out = no_estimate(&why);
         assert!(out.starts_with("no estimate"), "{out}");
         assert!(clean(&out), "{out:?}");
