@@ -3,11 +3,15 @@
 //! checkpoint (a `data.pkl`, [`super::torch::zip_listing`]) or a NumPy `.npz` (`.npy` members,
 //! [`super::numpy::npz_step`]).
 
+use super::archive::MAX_PICKLE_BYTES;
 use super::error::{Error, ErrorKind};
 use super::held::Held;
-use super::torch::{MAX_PICKLE_BYTES, ZIP_TAIL};
 use super::zip::{self, Need, ZipStop};
 use super::Model;
+
+/// Bytes read from the end of a zip archive first: the end record (with a comment of up to
+/// 64 KiB) and, for up to ~2,000 members, the whole central directory, in one read.
+pub const ZIP_TAIL: u64 = 256 << 10;
 
 /// One step of reading a zip archive from the bytes `held` (the file is `size` bytes;
 /// `prefix` its first bytes): the model, the bytes to read next, or why it cannot be read.

@@ -6,6 +6,7 @@
 //! stopped parsing, if any (everything parsed before it is kept).
 #![forbid(unsafe_code)]
 
+pub mod archive;
 pub mod container;
 pub mod cursor;
 pub mod error;

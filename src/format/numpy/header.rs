@@ -12,6 +12,8 @@
 //! fields are padding (numpy skips them). Structured dtypes are flattened here into their leaf
 //! fields ([`Field`]) with their byte offsets within one element.
 
+pub use crate::format::archive::Field;
+
 /// Deepest nesting of tuples, lists and dicts read in a header (a structured dtype of a
 /// structured dtype of … takes two levels per step).
 pub const MAX_LITERAL_DEPTH: usize = 32;
@@ -423,19 +425,6 @@ fn int(s: &[u8], i: &mut usize, allow_long: bool) -> Result<Py, LiteralError> {
         *i += 1;
     }
     Ok(Py::Int(if neg { -v } else { v }))
-}
-
-/// One leaf field of a structured dtype.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Field {
-    /// Its name; a field of a nested structured dtype is `outer.inner`.
-    pub name: String,
-    /// Its dtype string (`<f4`).
-    pub descr: String,
-    /// Its subarray shape (`(name, '<f4', (2, 3))`), empty for one value.
-    pub shape: Vec<u64>,
-    /// Offset of its first byte within one element.
-    pub offset: u64,
 }
 
 /// Byte size of one element of a dtype string: `<f4` 4, `<U5` 20 (UTF-32), `|S3` 3, `<M8[ns]`

@@ -17,7 +17,7 @@
 //! as its transpose (the shape reversed), which is what its bytes hold row by row; a note says
 //! so. Big-endian arrays (`>f4`) are listed; their values are not previewed. A deflated `.npz`
 //! member (`np.savez_compressed`) is previewed by inflating its compressed bytes up to the
-//! window ([`super::torch::DeflatedMember`], `crate::preview`).
+//! window ([`super::archive::DeflatedMember`], `crate::preview`).
 
 pub mod header;
 mod npz;
@@ -25,10 +25,11 @@ pub mod object;
 
 pub use npz::npz_step;
 
+pub use super::archive::Structured;
+use super::archive::{Archive, MAX_PICKLE_BYTES};
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
 use super::safetensors::any_dtype;
-use super::torch::{Archive, MAX_PICKLE_BYTES};
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
 use super::{element_count, DType, Format, Model, Stop, Tensor};
@@ -66,53 +67,17 @@ pub struct NpyHeader {
     pub data_start: u64,
 }
 
-/// A structured array's layout (not an object one): each element is `item` bytes holding
-/// every field at its offset. A preview reads one plain field at a time
-/// (`crate::preview::field_view`), gathering its bytes from each element.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Structured {
-    /// Index in [`Model::tensors`].
-    pub tensor: usize,
-    /// Bytes of one element (numpy's `itemsize`).
-    pub item: u64,
-    /// The leaf fields, flattened (`outer.inner`), in the header's order.
-    pub fields: Vec<Field>,
-}
-
-impl Structured {
-    /// The layout of `h`'s array as tensor `tensor`, when it is a structured one of a known
-    /// item size holding no Python objects.
-    pub fn of(tensor: usize, h: &NpyHeader) -> Option<Structured> {
-        if h.fields.is_empty() || h.object {
-            return None;
-        }
-        Some(Structured {
-            tensor,
-            item: h.item_size?,
-            fields: h.fields.clone(),
-        })
+/// The layout of `h`'s array as tensor `tensor`, when it is a structured one of a known
+/// item size holding no Python objects.
+pub fn structured_of(tensor: usize, h: &NpyHeader) -> Option<Structured> {
+    if h.fields.is_empty() || h.object {
+        return None;
     }
-
-    /// The field named `name`.
-    pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| f.name == name)
-    }
-
-    /// The fields' names, comma-separated (the first `most`, then how many more).
-    pub fn names(&self, most: usize) -> String {
-        let mut s: Vec<&str> = self
-            .fields
-            .iter()
-            .take(most)
-            .map(|f| f.name.as_str())
-            .collect();
-        let more;
-        if self.fields.len() > most {
-            more = format!("and {} more", self.fields.len() - most);
-            s.push(&more);
-        }
-        s.join(", ")
-    }
+    Some(Structured {
+        tensor,
+        item: h.item_size?,
+        fields: h.fields.clone(),
+    })
 }
 
 /// Why an `.npy` header could not be read yet: more bytes are needed (the length from the
@@ -492,7 +457,7 @@ fn fortran_warning(name: &str, h: &NpyHeader, at: u64) -> Warning {
 
 /// An empty NumPy model (`.npy` or `.npz`) of a file of `size` bytes.
 fn base(size: u64, bytes: Vec<u8>, kind: &'static str) -> Model {
-    let mut m = super::torch::base(Format::Numpy, size, bytes);
+    let mut m = super::archive::base(Format::Numpy, size, bytes);
     m.archive = Some(Archive {
         kind,
         ..Default::default()
@@ -544,7 +509,7 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         m.warnings.push(fortran_warning("array", &h, 8));
     }
     m.tensors.push(tensor("array".into(), &h, h.data_start));
-    if let (Some(a), Some(st)) = (m.archive.as_mut(), Structured::of(0, &h)) {
+    if let (Some(a), Some(st)) = (m.archive.as_mut(), structured_of(0, &h)) {
         a.structured.push(st);
     }
     m.header_size = h.data_start;
@@ -602,7 +567,7 @@ fn fields_meta(out: &mut Vec<MetadataEntry>, prefix: &str, h: &NpyHeader) {
 const MAX_FIELDS_LISTED: usize = 64;
 
 /// An object array's pickle in the metadata: what loading it takes.
-fn object_meta(out: &mut Vec<MetadataEntry>, info: &super::torch::PickleInfo) {
+fn object_meta(out: &mut Vec<MetadataEntry>, info: &super::archive::PickleInfo) {
     meta(
         out,
         format!("numpy.pickle {}", info.name),

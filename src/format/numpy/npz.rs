@@ -206,7 +206,7 @@ pub fn npz_step(
                 deflated += 1;
                 t.offset = start;
                 if let Some(a) = m.archive.as_mut() {
-                    a.deflated.push(crate::format::torch::DeflatedMember {
+                    a.deflated.push(crate::format::archive::DeflatedMember {
                         tensor: index,
                         start,
                         compressed: e.compressed,
@@ -231,7 +231,7 @@ pub fn npz_step(
         }
         if let Some(a) = m.archive.as_mut() {
             a.not_in_place.extend(refusal.take());
-            a.structured.extend(Structured::of(index, &h));
+            a.structured.extend(structured_of(index, &h));
         }
         m.tensors.push(t);
     }

@@ -9,15 +9,15 @@
 //!
 //! Only the pickle's bytes are read: from the array's data start to the end of the `.npy`
 //! file or `.npz` member (numpy writes nothing after it), at most
-//! [`MAX_PICKLE_BYTES`](crate::format::torch::MAX_PICKLE_BYTES); a longer pickle is judged as
+//! [`MAX_PICKLE_BYTES`](crate::format::archive::MAX_PICKLE_BYTES); a longer pickle is judged as
 //! far as it was read, with an error saying the rest was not checked.
 
+use crate::format::archive::{PickleInfo, MAX_PICKLE_BYTES};
 use crate::format::error::{Error, ErrorKind};
 use crate::format::pickle::{self, Limits};
-use crate::format::torch::{PickleInfo, MAX_PICKLE_BYTES};
 
 /// What `np.load` needs to unpickle an object array, for messages.
-pub const LOADER: &str = "np.load(allow_pickle=True)";
+pub use crate::format::archive::NUMPY_LOADER as LOADER;
 
 /// The pickle of an object array: `bytes` are its first bytes (at absolute offset `base`, or
 /// at `base` of an inflated `.npz` member), `whole` whether they reach the array's end (else
@@ -47,7 +47,7 @@ pub fn judge(name: String, bytes: &[u8], base: u64, whole: bool) -> (PickleInfo,
     });
     // Reading stopped before STOP: the verdict is not fully checked (unless an import read
     // is dangerous), as for a checkpoint's pickle.
-    let info = crate::format::torch::info(name, &p, base, err.as_ref());
+    let info = crate::format::archive::info(name, &p, base, err.as_ref());
     (info, err)
 }
 
