@@ -229,11 +229,11 @@ pub fn is_full() -> bool {
 }
 
 /// The lean module's bytes of a header it read (`{direct, size, bytes}` or `null`), for the
-/// full module's reading of the same URL: see `weightpeek::web::handover::header_prefix`.
+/// full module's reading of the same URL: see `weightpeek::web::handover`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {
-    weightpeek::web::handover::header_prefix(url).await
+    weightpeek::web::header_prefix(&url).await
 }
 
 /// Whether the page's URL text names one remote file an element can show (www/page.js, the

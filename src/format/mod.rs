@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod container;
 pub mod cursor;
+pub mod dtype;
 pub mod error;
 pub mod ggml_type;
 pub mod gguf;

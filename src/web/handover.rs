@@ -2,31 +2,24 @@
 //! first load that reads nothing twice). The lean module (no `full` feature) reads a remote
 //! header and keeps it ([`super::load::read_shared`]); when the full module loads beside it,
 //! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
-//! [`header_prefix`], and the full module's first read of that URL ([`preloaded`], from
-//! [`super::http::HttpSource::open`]) takes its bytes instead of making a request.
+//! `header_prefix` (its reading as a [`prefix_object`]), and the full module's first read of that
+//! URL ([`preloaded`], asked by `super::load` before it opens the file) takes its bytes instead
+//! of making a request ([`super::http::HttpSource::with_first`]).
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::http::Location;
-use super::load;
 
-/// `header_prefix(url)` of the lean web module: the bytes it read from the start of `url`
-/// (joining its reading in flight, or the header it keeps) as `{direct, size, bytes}` for the
-/// full module's reading of the same file, or `null` ([`super::load::header_prefix`]).
-pub async fn header_prefix(url: String) -> JsValue {
-    let Some((at, model)) = load::header_prefix(&url).await else {
-        return JsValue::NULL;
-    };
+/// What the lean web module hands over of a header it read (`weightpeek-web`'s
+/// `header_prefix(url)`, from [`super::load::header_prefix`]): `{direct, size, bytes}`, where
+/// the file lives and the bytes read from its start, for [`preloaded`] in the full module.
+pub fn prefix_object(at: &Location, bytes: &[u8]) -> JsValue {
     let o = js_sys::Object::new();
-    let _ = Reflect::set(&o, &"direct".into(), &at.direct.into());
+    let _ = Reflect::set(&o, &"direct".into(), &at.direct.clone().into());
     let _ = Reflect::set(&o, &"size".into(), &(at.size as f64).into());
-    let _ = Reflect::set(
-        &o,
-        &"bytes".into(),
-        &Uint8Array::from(&model.bytes[..]).into(),
-    );
+    let _ = Reflect::set(&o, &"bytes".into(), &Uint8Array::from(bytes).into());
     o.into()
 }
 

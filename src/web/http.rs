@@ -490,19 +490,6 @@ impl HttpSource {
         url: &str,
         first_len: u64,
     ) -> Result<HttpSource, Problem> {
-        // The full module on a page whose lean module read this header: no request.
-        if crate::FULL {
-            if let Some((at, first)) = super::handover::preloaded(url).await {
-                let controller = fetcher.controller()?;
-                return Ok(HttpSource {
-                    fetcher,
-                    counter,
-                    file: RangeFile::with_first(url, &at.direct, at.size, first),
-                    stream: None,
-                    controller,
-                });
-            }
-        }
         let mut controller = fetcher.controller()?;
         let range = RangeFile::first_range(first_len);
         // WebKit on a Hub URL: find the CDN first (a HEAD), so the ranged GET goes straight
@@ -572,6 +559,25 @@ impl HttpSource {
         };
         src.file.keep_first(first);
         Ok(src)
+    }
+
+    /// A reader of a file whose first bytes `first` another reader already holds (the lean
+    /// web module hands its header over: `super::handover`): no request for them; later reads
+    /// as [`HttpSource::reopen`]'s.
+    pub fn with_first(
+        fetcher: Rc<Fetcher>,
+        counter: Rc<Counter>,
+        at: &Location,
+        first: Vec<u8>,
+    ) -> Result<HttpSource, Problem> {
+        let controller = fetcher.controller()?;
+        Ok(HttpSource {
+            fetcher,
+            counter,
+            file: RangeFile::with_first(&at.url, &at.direct, at.size, first),
+            stream: None,
+            controller,
+        })
     }
 
     /// Where this file lives (for [`HttpSource::reopen`]).

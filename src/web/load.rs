@@ -399,6 +399,13 @@ impl Opener for RemoteFiles {
     async fn open(&self, name: &str, first_read: u64) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
         let counter = counter_of(&self.counters, name);
+        // The full module on a page whose lean module read this header: no request.
+        if crate::FULL {
+            if let Some((at, first)) = super::handover::preloaded(&url).await {
+                return HttpSource::with_first(self.fetcher.clone(), counter, &at, first)
+                    .map_err(|p| self.error(p, &url));
+            }
+        }
         HttpSource::open(self.fetcher.clone(), counter, &url, first_read)
             .await
             .map_err(|p| self.error(p, &url))

@@ -27,9 +27,9 @@ pub use npz::npz_step;
 
 pub use super::archive::Structured;
 use super::archive::{Archive, MAX_PICKLE_BYTES};
+use super::dtype::any_dtype;
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
-use super::safetensors::any_dtype;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{self, Entry, Need, ZipStop};
 use super::{element_count, DType, Format, Model, Stop, Tensor};

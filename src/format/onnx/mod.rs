@@ -47,9 +47,9 @@ pub mod wire;
 
 use std::borrow::Cow;
 
+use super::dtype::any_dtype;
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
-use super::safetensors::any_dtype;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{Need, ZipStop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};

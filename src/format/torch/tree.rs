@@ -10,8 +10,8 @@
 //! persistent id `('storage', torch.<Type>Storage, key, location, numel)` (torch/serialization.py
 //! `persistent_id`; the legacy format adds `view_metadata`).
 
+use crate::format::dtype::any_dtype;
 use crate::format::pickle::{CallKind, Node, NodeId, Pickle};
-use crate::format::safetensors::any_dtype;
 use crate::format::DType;
 
 /// Deepest nesting of containers followed from the root (state dicts are 2–6 deep).
