@@ -170,6 +170,13 @@ pub(crate) fn base(format: Format, file_size: u64, bytes: Vec<u8>) -> Model {
     }
 }
 
+/// A model holding only the error that stopped reading (nothing could be listed).
+pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model {
+    let mut m = base(format, file_size, bytes);
+    m.error = Some(e);
+    m
+}
+
 /// The report of pickle `p` read from `offset` (`stopped`: the error that ended the reading
 /// before STOP, if any).
 pub fn info(name: String, p: &Pickle, offset: u64, stopped: Option<&Error>) -> PickleInfo {

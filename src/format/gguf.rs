@@ -520,3 +520,32 @@ fn alignment_from(value: &Value, offset: u64) -> Result<u64, Stop> {
     }
     Ok(a)
 }
+
+/// The GGUF header reader ([`super::reader::Reader`]): [`GgufParser`] over a growing prefix,
+/// with its guess of where the header ends.
+pub struct GgufReader(GgufParser);
+
+impl GgufReader {
+    /// A reader at the file's start.
+    pub fn boxed() -> Box<dyn super::reader::Reader> {
+        Box::new(GgufReader(GgufParser::new()))
+    }
+}
+
+impl super::reader::Reader for GgufReader {
+    fn step(&mut self, input: &super::reader::Input<'_>) -> super::reader::Step {
+        use super::reader::Step;
+        match self.0.step(input.prefix, input.size) {
+            Ok(()) => Step::Done,
+            Err(Stop::Fail(e)) => Step::Failed(e),
+            Err(Stop::NeedMore(end)) => Step::NeedPrefix {
+                end,
+                estimate: self.0.estimate_end(),
+            },
+        }
+    }
+
+    fn finish(self: Box<Self>, prefix: Vec<u8>, size: u64, error: Option<Error>) -> super::Model {
+        super::model_from_gguf(self.0.into_header(), prefix, size, error)
+    }
+}

@@ -3,6 +3,15 @@
 
 use std::collections::BTreeMap;
 
+/// Bytes the caller must read before a parse can go on: `len` bytes at absolute `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Need {
+    /// First byte.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u64,
+}
+
 /// Byte ranges of a file read so far: what a zip archive is parsed from (its start, its end,
 /// its central directory, its pickles).
 ///

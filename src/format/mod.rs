@@ -17,6 +17,7 @@ pub mod held;
 pub mod numpy;
 pub mod onnx;
 pub mod pickle;
+pub mod reader;
 pub mod registry;
 pub mod safetensors;
 pub mod sniff;

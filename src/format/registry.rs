@@ -3,10 +3,47 @@
 //! (`index.html`, checked by `tests/format_texts.rs`), the CLI's "is this a file name" rule and
 //! the Hub listing's "no model files" message (issue #19: adding a format must not miss a text).
 
+use super::reader::{PrefixStep, RangeStep, Reader};
 use super::Format;
 
+fn gguf_reader() -> Option<Box<dyn Reader>> {
+    Some(super::gguf::GgufReader::boxed())
+}
+
+fn safetensors_reader() -> Option<Box<dyn Reader>> {
+    Some(super::safetensors::SafetensorsReader::boxed())
+}
+
+// The formats the lean web module leaves to the full one: a constant condition, so the lean
+// build links none of their code.
+
+fn zip_reader() -> Option<Box<dyn Reader>> {
+    crate::FULL.then(|| RangeStep::boxed(Format::Pytorch, super::container::zip_step))
+}
+
+fn legacy_reader() -> Option<Box<dyn Reader>> {
+    crate::FULL.then(|| PrefixStep::boxed(Format::PytorchLegacy, super::torch::legacy_step))
+}
+
+fn npy_reader() -> Option<Box<dyn Reader>> {
+    crate::FULL.then(|| PrefixStep::boxed(Format::Numpy, super::numpy::npy_step))
+}
+
+fn onnx_reader() -> Option<Box<dyn Reader>> {
+    crate::FULL.then(|| RangeStep::boxed(Format::Onnx, super::onnx::step))
+}
+
+/// The header reader of `format` at the file's start, from [`FORMATS`]; `None` when this build
+/// does not read it (the lean web module: see [`FormatInfo::reader`]).
+pub fn reader(format: Format) -> Option<Box<dyn Reader>> {
+    FORMATS
+        .iter()
+        .find(|f| f.format == format)
+        .and_then(|f| (f.reader)())
+}
+
 /// One format: its name in texts and the file name endings its files have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct FormatInfo {
     /// The format.
     pub format: Format,
@@ -14,6 +51,9 @@ pub struct FormatInfo {
     pub label: &'static str,
     /// File name endings, lowercase with the dot (`.gguf`); the first is the usual one.
     pub extensions: &'static [&'static str],
+    /// Its header reader, at the file's start; `None` in a build that does not read it (the
+    /// lean web module reads GGUF and safetensors only: [`crate::FULL`]).
+    pub reader: fn() -> Option<Box<dyn Reader>>,
 }
 
 /// Every format read, in the order texts name them. (PyTorch's `.bin` is also what other tools
@@ -23,31 +63,37 @@ pub const FORMATS: [FormatInfo; 6] = [
         format: Format::Gguf,
         label: "GGUF",
         extensions: &[".gguf"],
+        reader: gguf_reader,
     },
     FormatInfo {
         format: Format::Safetensors,
         label: "safetensors",
         extensions: &[".safetensors"],
+        reader: safetensors_reader,
     },
     FormatInfo {
         format: Format::Pytorch,
         label: "PyTorch",
         extensions: &[".pt", ".pth", ".bin", ".ckpt", ".jit"],
+        reader: zip_reader,
     },
     FormatInfo {
         format: Format::PytorchLegacy,
         label: "PyTorch",
         extensions: &[".pt", ".pth", ".bin", ".tar"],
+        reader: legacy_reader,
     },
     FormatInfo {
         format: Format::Numpy,
         label: "NumPy",
         extensions: &[".npy", ".npz"],
+        reader: npy_reader,
     },
     FormatInfo {
         format: Format::Onnx,
         label: "ONNX",
         extensions: &[".onnx"],
+        reader: onnx_reader,
     },
 ];
 

@@ -242,6 +242,45 @@ impl<'de> Visitor<'de> for OrderedEntries {
     }
 }
 
+/// The safetensors header reader ([`super::reader::Reader`]): [`parse`] over a growing prefix.
+pub struct SafetensorsReader(Option<StHeader>);
+
+impl SafetensorsReader {
+    /// A reader at the file's start.
+    pub fn boxed() -> Box<dyn super::reader::Reader> {
+        Box::new(SafetensorsReader(None))
+    }
+}
+
+impl super::reader::Reader for SafetensorsReader {
+    fn step(&mut self, input: &super::reader::Input<'_>) -> super::reader::Step {
+        use super::reader::Step;
+        match parse(input.prefix, input.size) {
+            Ok(h) => {
+                self.0 = Some(h);
+                Step::Done
+            }
+            Err(Stop::Fail(e)) => Step::Failed(e),
+            Err(Stop::NeedMore(end)) => Step::NeedPrefix {
+                end,
+                estimate: None,
+            },
+        }
+    }
+
+    fn finish(self: Box<Self>, prefix: Vec<u8>, size: u64, error: Option<Error>) -> super::Model {
+        match self.0 {
+            Some(h) => super::model_from_safetensors(h, prefix, size),
+            None => {
+                let mut m = super::model_from_safetensors(StHeader::default(), prefix, size);
+                m.error = error;
+                m.header_size = 0;
+                m
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,14 +36,7 @@ pub const METHOD_STORED: u16 = 0;
 /// Deflate.
 pub const METHOD_DEFLATE: u16 = 8;
 
-/// Bytes the caller must read before a parse can go on: `len` bytes at absolute `offset`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Need {
-    /// First byte.
-    pub offset: u64,
-    /// Bytes.
-    pub len: u64,
-}
+pub use super::held::Need;
 
 /// Why a zip parse stopped: more bytes are needed, or the archive is bad.
 #[derive(Debug, Clone, PartialEq, Eq)]

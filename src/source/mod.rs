@@ -15,9 +15,8 @@ pub mod http;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod net;
 
-use crate::format::{
-    self, gguf::GgufParser, safetensors, sniff, Error, ErrorKind, Format, Model, Stop,
-};
+use crate::format::reader::{Input, Step};
+use crate::format::{self, sniff, Error, ErrorKind, Model};
 
 /// A file that can be read by range: its size, and the bytes of any range.
 #[allow(async_fn_in_trait)] // The sources are used single-threaded (wasm, block_on): no Send bound.
@@ -224,73 +223,68 @@ pub async fn read_model<S: ByteSource>(
     let first = policy.first_read.min(size);
     fetch(src, &mut buf, first, &mut stats).await?;
     let format = sniff(&buf, size)?;
-    match format {
-        // The lean web module reads GGUF and safetensors only (the full one the rest). A
-        // `cfg`, not `if FULL`: an `.await` in an async fn stays linked even when unreachable.
-        #[cfg(not(feature = "full"))]
-        Format::Pytorch | Format::Numpy | Format::Onnx | Format::PytorchLegacy => {
-            return Err(Error::new("file start", 0, ErrorKind::Lean(format)));
-        }
-        #[cfg(feature = "full")]
-        Format::Pytorch => return Ok(read_zip(src, policy, buf, stats).await),
-        #[cfg(feature = "full")]
-        Format::Numpy => {
-            let step = format::numpy::npy_step;
-            return Ok(read_prefix(src, policy, buf, stats, format, step).await);
-        }
-        #[cfg(feature = "full")]
-        Format::Onnx => {
-            return Ok(read_ranges(src, policy, buf, stats, Format::Onnx, format::onnx::step).await)
-        }
-        #[cfg(feature = "full")]
-        Format::PytorchLegacy => {
-            let step = format::torch::legacy_step;
-            return Ok(read_prefix(src, policy, buf, stats, format, step).await);
-        }
-        Format::Gguf | Format::Safetensors => {}
+    // The registry's reader of the format; none in a build that leaves it to another module
+    // (the lean web module reads GGUF and safetensors only).
+    let Some(mut reader) = format::registry::reader(format) else {
+        return Err(Error::new("file start", 0, ErrorKind::Lean(format)));
+    };
+    let mut held = format::held::Held::default();
+    if reader.by_ranges() {
+        held.add(0, buf.clone());
     }
-    let mut gguf = GgufParser::new();
+    let mut rounds = 0u32;
     loop {
-        let step = match format {
-            Format::Gguf => gguf.step(&buf, size).map(|()| None),
-            Format::Safetensors => safetensors::parse(&buf, size).map(Some),
-            Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy => {
-                return Err(Error::new(
-                    "format",
-                    0,
-                    ErrorKind::Invalid("not a header format".into()),
-                ))
+        let input = Input {
+            prefix: &buf,
+            held: &held,
+            size,
+        };
+        let error = match reader.step(&input) {
+            Step::Done => return Ok((reader.finish(buf, size, None), stats)),
+            Step::Failed(e) => e,
+            Step::NeedPrefix { end, estimate } => {
+                match grow_prefix(src, policy, &mut buf, end, estimate, &mut stats).await {
+                    Ok(()) => continue,
+                    Err(e) => e,
+                }
+            }
+            Step::NeedRanges(needs) => {
+                rounds += 1;
+                match read_ranges(src, policy, &mut held, needs, rounds, &mut stats).await {
+                    Ok(()) => continue,
+                    Err(e) => e,
+                }
             }
         };
-        match step {
-            Ok(st) => return Ok((finish(format, gguf, st, buf, size, None), stats)),
-            Err(Stop::Fail(e)) => {
-                return Ok((finish(format, gguf, None, buf, size, Some(e)), stats))
-            }
-            Err(Stop::NeedMore(end)) => {
-                let have = buf.len() as u64;
-                if end > policy.max_header {
-                    let e = Error::new(
-                        "header",
-                        have,
-                        ErrorKind::Invalid(format!(
-                            "the header needs {end} bytes, over this tool's limit of {} bytes",
-                            policy.max_header
-                        )),
-                    );
-                    return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
-                }
-                let estimate = match format {
-                    Format::Gguf => gguf.estimate_end(),
-                    _ => None,
-                };
-                let len = policy.planned_len(have, end, estimate, size);
-                if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
-                    return Ok((finish(format, gguf, None, buf, size, Some(e)), stats));
-                }
-            }
-        }
+        return Ok((reader.finish(buf, size, Some(error)), stats));
     }
+}
+
+/// Grows the prefix read to reach `end` (with the reader's `estimate` of the header's end, as
+/// [`ReadPolicy::planned_len`] plans it). Errors: past [`ReadPolicy::max_header`] or the
+/// file's end, or the read failed.
+async fn grow_prefix<S: ByteSource>(
+    src: &mut S,
+    policy: &ReadPolicy,
+    buf: &mut Vec<u8>,
+    end: u64,
+    estimate: Option<u64>,
+    stats: &mut ReadStats,
+) -> Result<(), Error> {
+    let size = src.size();
+    let have = buf.len() as u64;
+    if end > policy.max_header || have >= size {
+        return Err(Error::new(
+            "header",
+            have,
+            ErrorKind::Invalid(format!(
+                "the header needs {end} bytes, over this tool's limit of {} bytes",
+                policy.max_header
+            )),
+        ));
+    }
+    let len = policy.planned_len(have, end, estimate, size);
+    fetch(src, buf, len, stats).await
 }
 
 /// Most rounds of reads a listing by ranges takes (a zip archive's start, its end, a central
@@ -298,105 +292,72 @@ pub async fn read_model<S: ByteSource>(
 /// round): a hostile file cannot make it loop.
 pub const MAX_ZIP_READS: u32 = 12;
 
-/// A PyTorch zip archive: the first read holds its start (where `torch.save` puts data.pkl);
-/// then the end, the central directory and the pickles, each read once where it is.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
-async fn read_zip<S: ByteSource>(
-    src: &mut S,
-    policy: &ReadPolicy,
-    buf: Vec<u8>,
-    stats: ReadStats,
-) -> (Model, ReadStats) {
-    read_ranges(
-        src,
-        policy,
-        buf,
-        stats,
-        Format::Pytorch,
-        format::container::zip_step,
-    )
-    .await
-}
-
-/// The driver loop of the formats read by ranges rather than as a prefix (a zip archive from
-/// its end; an ONNX protobuf that skips its inline weights): `step` says which bytes it needs
-/// next, or gives the model; each range is read once, at most [`MAX_ZIP_READS`] of them.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
+/// Reads one round of ranges a reader asked for ([`Step::NeedRanges`]: a zip archive's end,
+/// its central directory, its pickles; an ONNX protobuf's fields): each range once, joined
+/// with those it touches, at most [`MAX_ZIP_READS`] rounds and [`ReadPolicy::max_header`]
+/// bytes in all. Errors: a limit passed, a range past the file's end, a read that failed.
 async fn read_ranges<S: ByteSource>(
     src: &mut S,
     policy: &ReadPolicy,
-    buf: Vec<u8>,
-    mut stats: ReadStats,
-    format: Format,
-    step: fn(&format::held::Held, u64, &[u8]) -> Result<Model, format::zip::ZipStop>,
-) -> (Model, ReadStats) {
+    held: &mut format::held::Held,
+    needs: Vec<format::held::Need>,
+    rounds: u32,
+    stats: &mut ReadStats,
+) -> Result<(), Error> {
     let size = src.size();
-    let mut held = format::held::Held::default();
-    held.add(0, buf.clone());
-    let mut rounds = 0u32;
-    loop {
-        let needs = match step(&held, size, &buf) {
-            Ok(m) => return (m, stats),
-            Err(format::zip::ZipStop::Fail(e)) => {
-                return (format::torch::failed(format, size, buf, e), stats)
+    for n in coalesce(needs) {
+        let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
+        if rounds > MAX_ZIP_READS
+            || too_much
+            || n.offset.checked_add(n.len).is_none_or(|e| e > size)
+        {
+            return Err(Error::new(
+                "file structure",
+                n.offset.min(size),
+                ErrorKind::Invalid(format!(
+                    "listing it would need {} more bytes at byte {} after {} reads in {} \
+                     rounds; this tool stops there",
+                    n.len,
+                    n.offset,
+                    stats.reads,
+                    rounds - 1
+                )),
+            ));
+        }
+        if held.get(n.offset, n.len).is_some() {
+            continue;
+        }
+        match src.read(n.offset, n.len).await {
+            Ok(b) if b.len() as u64 == n.len => {
+                stats.reads += 1;
+                stats.bytes += n.len;
+                held.add(n.offset, b);
             }
-            Err(format::zip::ZipStop::Need(n)) => vec![n],
-            Err(format::zip::ZipStop::NeedMany(v)) => coalesce(v),
-        };
-        rounds += 1;
-        for n in needs {
-            let too_much = held.bytes().saturating_add(n.len) > policy.max_header;
-            if rounds > MAX_ZIP_READS
-                || too_much
-                || n.offset.checked_add(n.len).is_none_or(|e| e > size)
-            {
-                let e = Error::new(
-                    "file structure",
-                    n.offset.min(size),
-                    ErrorKind::Invalid(format!(
-                        "listing it would need {} more bytes at byte {} after {} reads in {} \
-                         rounds; this tool stops there",
-                        n.len,
-                        n.offset,
-                        stats.reads,
-                        rounds - 1
-                    )),
-                );
-                return (format::torch::failed(format, size, buf, e), stats);
+            Ok(b) => {
+                return Err(Error::new(
+                    "read",
+                    n.offset,
+                    ErrorKind::Source(format!("asked for {} bytes, got {}", n.len, b.len())),
+                ))
             }
-            if held.get(n.offset, n.len).is_some() {
-                continue;
-            }
-            match src.read(n.offset, n.len).await {
-                Ok(b) if b.len() as u64 == n.len => {
-                    stats.reads += 1;
-                    stats.bytes += n.len;
-                    held.add(n.offset, b);
-                }
-                Ok(b) => {
-                    let e = Error::new(
-                        "read",
-                        n.offset,
-                        ErrorKind::Source(format!("asked for {} bytes, got {}", n.len, b.len())),
-                    );
-                    return (format::torch::failed(format, size, buf, e), stats);
-                }
-                Err(why) => {
-                    let e = Error::new("read", n.offset, ErrorKind::Source(why.to_string()));
-                    return (format::torch::failed(format, size, buf, e), stats);
-                }
+            Err(why) => {
+                return Err(Error::new(
+                    "read",
+                    n.offset,
+                    ErrorKind::Source(why.to_string()),
+                ))
             }
         }
     }
+    Ok(())
 }
 
 /// The ranges of one round of reads in file order, those that overlap or touch joined into
 /// one: an `.npz` of many small members asks for each member's header with a guess that runs
 /// into the next member, and each byte is then read (and held) once, not once per guess.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
-fn coalesce(mut needs: Vec<format::zip::Need>) -> Vec<format::zip::Need> {
+fn coalesce(mut needs: Vec<format::held::Need>) -> Vec<format::held::Need> {
     needs.sort_by_key(|n| n.offset);
-    let mut out: Vec<format::zip::Need> = Vec::with_capacity(needs.len());
+    let mut out: Vec<format::held::Need> = Vec::with_capacity(needs.len());
     for n in needs {
         let end = n.offset.saturating_add(n.len);
         match out.last_mut() {
@@ -407,44 +368,6 @@ fn coalesce(mut needs: Vec<format::zip::Need>) -> Vec<format::zip::Need> {
         }
     }
     out
-}
-
-/// The prefix-read formats besides GGUF and safetensors (an `.npy` array, a legacy PyTorch
-/// checkpoint's pickles): `step` parses the bytes read so far and says how far they must
-/// reach; reads grow as [`ReadPolicy::next_len`] says, up to [`ReadPolicy::max_header`].
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
-async fn read_prefix<S: ByteSource>(
-    src: &mut S,
-    policy: &ReadPolicy,
-    mut buf: Vec<u8>,
-    mut stats: ReadStats,
-    format: Format,
-    step: fn(&[u8], u64) -> Result<Model, Stop>,
-) -> (Model, ReadStats) {
-    let size = src.size();
-    loop {
-        let end = match step(&buf, size) {
-            Ok(m) => return (m, stats),
-            Err(Stop::Fail(e)) => return (format::torch::failed(format, size, buf, e), stats),
-            Err(Stop::NeedMore(end)) => end,
-        };
-        let have = buf.len() as u64;
-        if end > policy.max_header || have >= size {
-            let e = Error::new(
-                "header",
-                have,
-                ErrorKind::Invalid(format!(
-                    "the header needs {end} bytes, over this tool's limit of {} bytes",
-                    policy.max_header
-                )),
-            );
-            return (format::torch::failed(format, size, buf, e), stats);
-        }
-        let len = policy.next_len(have, end, size);
-        if let Err(e) = fetch(src, &mut buf, len, &mut stats).await {
-            return (format::torch::failed(format, size, buf, e), stats);
-        }
-    }
 }
 
 async fn fetch<S: ByteSource>(
@@ -472,40 +395,6 @@ async fn fetch<S: ByteSource>(
     stats.bytes += len;
     buf.extend_from_slice(&chunk);
     Ok(())
-}
-
-fn finish(
-    format: Format,
-    gguf: GgufParser,
-    st: Option<safetensors::StHeader>,
-    buf: Vec<u8>,
-    size: u64,
-    error: Option<Error>,
-) -> Model {
-    match (format, st) {
-        (Format::Safetensors, Some(h)) => format::model_from_safetensors(h, buf, size),
-        (Format::Safetensors, None) => {
-            let mut m = format::model_from_safetensors(Default::default(), buf, size);
-            m.error = error;
-            m.header_size = 0;
-            m
-        }
-        (Format::Gguf, _) => format::model_from_gguf(gguf.into_header(), buf, size, error),
-        (Format::Pytorch | Format::PytorchLegacy | Format::Onnx | Format::Numpy, _) => {
-            format::torch::failed(
-                format,
-                size,
-                buf,
-                error.unwrap_or_else(|| {
-                    Error::new(
-                        "format",
-                        0,
-                        ErrorKind::Invalid("not a header format".into()),
-                    )
-                }),
-            )
-        }
-    }
 }
 
 /// An in-memory file that counts what is read from it; for tests and for bytes already held.

@@ -30,6 +30,7 @@ pub use tree::{Found, StorageRef, TensorRef, MAX_NAME_DEPTH, MAX_VISITS};
 pub use zip_pickles::{archive_folder, MAX_OTHER_PICKLES, MAX_OTHER_PICKLE_BYTES};
 
 pub(crate) use super::archive::base;
+pub use super::archive::failed;
 pub use super::archive::{
     info, Archive, DeflatedMember, PickleInfo, StorageInfo, Unchecked, MAX_PICKLE_BYTES,
 };
@@ -174,13 +175,6 @@ fn model(kind: &'static str, file_size: u64, bytes: Vec<u8>, l: Listed) -> Model
     m.warnings = l.warnings;
     m.archive = Some(l.archive);
     m.header_size = l.header_size;
-    m
-}
-
-/// A model holding only the error that stopped reading (nothing could be listed).
-pub fn failed(format: Format, file_size: u64, bytes: Vec<u8>, e: Error) -> Model {
-    let mut m = base(format, file_size, bytes);
-    m.error = Some(e);
     m
 }
 
