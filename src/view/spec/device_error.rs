@@ -154,7 +154,7 @@ impl DeviceError {
     fn what(&self) -> String {
         match self {
             DeviceError::NotAnObject => "must be an object {gpus, ram}".into(),
-            DeviceError::GpusNotAList => "must be a list".into(),
+            DeviceError::GpusNotAList => "must be an array".into(),
             DeviceError::TooManyGpus => format!("at most {MAX_GPUS} GPUs"),
             DeviceError::Size { error, .. } => error.to_string(),
             DeviceError::NotBytes { value, .. } => {

@@ -157,10 +157,10 @@ fn every_device_error() {
     let cases: [(DeviceError, &str, &str, &str, &str); 13] = [
         (
             d(r#"{"gpus": "24GiB"}"#),
-            "gpus: must be a list",
-            "devices.gpus: must be a list",
-            "--gpu: must be a list",
-            "GPUs: must be a list",
+            "gpus: must be an array",
+            "devices.gpus: must be an array",
+            "--gpu: must be an array",
+            "GPUs: must be an array",
         ),
         (
             d(&format!(r#"{{"gpus": [{}]}}"#, vec!["1"; 17].join(","))),
