@@ -597,7 +597,8 @@ mod cli {
         sources: &mut [S],
         name: &str,
     ) -> Result<ExitCode, String> {
-        use weightpeek::preview::{self, parse_range, WindowRequest};
+        use weightpeek::preview;
+        use weightpeek::view::spec::{Front, WindowSpec};
         let (index, _) = model
             .tensors
             .iter()
@@ -608,24 +609,15 @@ mod cli {
         let src = sources
             .get_mut(part)
             .ok_or_else(|| format!("{name}: the file holding it was not read"))?;
-        let field = args.field.clone();
-        let g = preview::target_geometry(model, index, field.as_deref())
+        // The one reading of a window, shared with the page and the API.
+        let spec = WindowSpec::from_text(
+            args.rows.as_deref(),
+            args.cols.as_deref(),
+            args.field.as_deref(),
+        );
+        let g = preview::target_geometry(model, index, args.field.as_deref())
             .map_err(|e| format!("{name}: {e}"))?;
-        let req = WindowRequest {
-            field,
-            rows: args
-                .rows
-                .as_deref()
-                .map(|r| parse_range(r, g.rows))
-                .transpose()
-                .map_err(|e| format!("--rows: {e}"))?,
-            cols: args
-                .cols
-                .as_deref()
-                .map(|c| parse_range(c, g.row_values))
-                .transpose()
-                .map_err(|e| format!("--cols: {e}"))?,
-        };
+        let req = spec.request(&g).map_err(|e| e.text_for(Front::Cli))?;
         let p = block_on_ready(preview::preview_tensor(model, src, name, &req))
             .map_err(|e| format!("{name}: {e}"))?;
         print(&if args.json {

@@ -7,9 +7,12 @@
 use serde::Serialize;
 
 use crate::summary::fit::{self, devices, DeviceUse, Devices, FitOptions, FitPlan, Fits, Runtime};
-use crate::summary::memory::KvType;
 use crate::text;
 use crate::view::memory::parse_context;
+use crate::view::spec::{
+    ContextSpec, DeviceError, DeviceInput, DeviceSpec, Front, GpuSpec, Gpus, OptionsSpec, SizeSpec,
+    TextSpec,
+};
 
 /// One labelled figure of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -477,7 +480,8 @@ impl Settings {
 /// A box whose entry cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
-    /// `gpu`, `ram`, `kv` or `margin` (as in [`QUERY_KEYS`]).
+    /// `gpu`, `ram`, `ctx`, `kv` or `margin` (as in [`QUERY_KEYS`]; `ctx` never: the box's
+    /// text is read leniently).
     pub field: &'static str,
     /// Which GPU (0-based), for `gpu`.
     pub index: Option<usize>,
@@ -498,43 +502,53 @@ pub struct Inputs {
     pub context_note: Option<String>,
 }
 
-/// Reads the settings as `weightpeek fit --gpu … --ram … --ctx … --kv … --margin …` reads
-/// its arguments. Errors: the first box that is not a size, or an unknown KV type.
-pub fn inputs(s: &Settings) -> Result<Inputs, FieldError> {
-    let err = |field, index, message: String| FieldError {
-        field,
-        index,
-        message,
-    };
-    let mut gpus = Vec::new();
-    for (i, g) in s.gpus.iter().enumerate() {
-        let gpu = devices::gpu(g, i).map_err(|e| err("gpu", Some(i), format!("GPU {i}: {e}")))?;
-        if gpu.bytes > 0 {
-            gpus.push(gpu);
-        }
-    }
-    let ram = fit::parse_size(&s.ram).map_err(|e| err("ram", None, format!("RAM: {e}")))?;
-    let margin =
-        fit::parse_size(&s.margin).map_err(|e| err("margin", None, format!("margin: {e}")))?;
-    let kv = KvType::parse(s.kv.trim()).ok_or_else(|| {
-        err(
-            "kv",
-            None,
-            format!(
-                "KV type \"{}\": use f16, q8_0 or q4_0",
-                text::escape(s.kv.trim())
-            ),
+impl Settings {
+    /// The settings as specs: every box as typed (the context box read as the Memory card reads
+    /// it: [`ContextSpec::Typed`]).
+    pub fn specs(&self) -> (DeviceSpec, OptionsSpec) {
+        (
+            DeviceSpec {
+                gpus: Some(Gpus::List(
+                    self.gpus.iter().map(|g| GpuSpec::Text(g.clone())).collect(),
+                )),
+                ram: Some(SizeSpec::Text(self.ram.clone())),
+            },
+            OptionsSpec {
+                context: Some(ContextSpec::Typed(self.ctx.clone())),
+                kv: Some(TextSpec::Text(self.kv.clone())),
+                margin: Some(SizeSpec::Text(self.margin.clone())),
+            },
         )
-    })?;
-    let ctx = parse_context(&s.ctx);
+    }
+}
+
+/// Reads the settings as `weightpeek fit --gpu … --ram … --ctx … --kv … --margin …` reads
+/// its arguments (through the same [`DeviceSpec`] and [`OptionsSpec`]). Errors: the first box
+/// that is not a size, or an unknown KV type, with the message the page shows
+/// ([`DeviceError::text_for`] the page).
+pub fn inputs(s: &Settings) -> Result<Inputs, FieldError> {
+    let (devices, options) = s.specs();
+    let field_error = |e: DeviceError| {
+        let (field, index) = match e.input() {
+            DeviceInput::Gpu(i) | DeviceInput::GpuBytes(i) | DeviceInput::GpuSize(i) => {
+                ("gpu", Some(i))
+            }
+            DeviceInput::Devices | DeviceInput::Gpus => ("gpu", None),
+            DeviceInput::Ram => ("ram", None),
+            DeviceInput::Context => ("ctx", None),
+            DeviceInput::Kv => ("kv", None),
+            DeviceInput::Margin => ("margin", None),
+        };
+        FieldError {
+            field,
+            index,
+            message: e.text_for(Front::Page),
+        }
+    };
     Ok(Inputs {
-        devices: Devices { gpus, ram },
-        options: FitOptions {
-            context: ctx.tokens,
-            kv,
-            margin,
-        },
-        context_note: ctx.note,
+        devices: devices.to_devices().map_err(field_error)?,
+        options: options.to_options().map_err(field_error)?,
+        context_note: options.context_note(),
     })
 }
 
@@ -572,6 +586,7 @@ pub fn cli_args(s: &Settings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::memory::KvType;
 
     #[test]
     fn settings_round_trip_through_the_query() {

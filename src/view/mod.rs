@@ -19,6 +19,7 @@
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
+//! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
@@ -37,6 +38,7 @@ pub mod metadata;
 pub mod preview;
 pub mod recipe;
 pub mod scan;
+pub mod spec;
 pub mod stages;
 pub mod tabs;
 pub mod tensors;

@@ -18,12 +18,12 @@ use web_sys::AbortSignal;
 use super::http::Fetcher;
 use super::load::{self, Failure, Opened};
 use super::preview::{decode_sliced, window_bytes};
-use crate::preview::{parse_range, plan, target_geometry, Job, WindowRequest, WindowValues};
+use crate::preview::{plan, target_geometry, Job, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
-use crate::summary::fit::{self as fit_plan, devices::gpu, Devices, FitOptions, Gpu};
-use crate::summary::memory::KvType;
+use crate::summary::fit as fit_plan;
 use crate::view::export;
+use crate::view::spec::{DeviceError, DeviceSpec, Front, OptionsSpec, WindowSpec};
 
 /// The options of one call.
 pub(super) struct Options {
@@ -194,32 +194,17 @@ pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, 
     result.map_err(js_error)
 }
 
-/// The `rows`/`cols` of a window: `[start, end]` (end exclusive) or `"A..B"` text.
-fn window_range(w: &JsValue, key: &str, max: u64) -> Result<Option<std::ops::Range<u64>>, String> {
-    let v = Reflect::get(w, &key.into()).unwrap_or(JsValue::UNDEFINED);
+/// The spec of a JavaScript argument that should be a plain object: the default spec for
+/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or
+/// cannot be read (the specs take any value of a field, so only an exotic object fails).
+fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &JsValue) -> Option<T> {
     if v.is_undefined() || v.is_null() {
-        return Ok(None);
+        return Some(T::default());
     }
-    if let Some(text) = v.as_string() {
-        return parse_range(&text, max).map(Some).map_err(|e| e.to_string());
+    if !v.is_object() || Array::is_array(v) {
+        return None;
     }
-    if Array::is_array(&v) {
-        let a = Array::from(&v);
-        let n = |i| {
-            a.get(i)
-                .as_f64()
-                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x <= 2f64.powi(53))
-                .map(|x| x as u64)
-        };
-        if let (2, Some(s), Some(e)) = (a.length(), n(0), n(1)) {
-            return parse_range(&format!("{s}..{e}"), max)
-                .map(Some)
-                .map_err(|e| e.to_string());
-        }
-    }
-    Err(format!(
-        "window.{key} must be [start, end] (end exclusive) or \"start..end\""
-    ))
+    serde_wasm_bindgen::from_value(v.clone()).ok()
 }
 
 /// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols, field}`,
@@ -257,20 +242,16 @@ pub async fn preview(
             ))
         })?;
     let err = |e: String| js_error(("The window cannot be previewed".into(), e));
-    let mut req = WindowRequest::default();
-    if window.is_object() {
-        // A NumPy structured array's field (`window.field`): rows and columns are the field's.
-        let f = field(&window, "field");
-        if !absent(&f) {
-            req.field = Some(
-                f.as_string()
-                    .ok_or_else(|| err("window.field must be a field's name (a string)".into()))?,
-            );
-        }
-        let g = target_geometry(m, index, req.field.as_deref()).map_err(|e| err(e.to_string()))?;
-        req.rows = window_range(&window, "rows", g.rows).map_err(err)?;
-        req.cols = window_range(&window, "cols", g.row_values).map_err(err)?;
-    }
+    // The one reading of a window, shared with the CLI and the page (a window that is not an
+    // object is the default one, as before).
+    let spec: WindowSpec = spec_of(&window).unwrap_or_default();
+    let g = target_geometry(
+        m,
+        index,
+        spec.field().map_err(|e| err(e.text_for(Front::Api)))?,
+    )
+    .map_err(|e| err(e.to_string()))?;
+    let req = spec.request(&g).map_err(|e| err(e.text_for(Front::Api)))?;
     let mut p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
     let bytes = window_bytes(m, &opened.source, &mut p)
         .await
@@ -296,130 +277,6 @@ pub async fn preview(
     Ok(out)
 }
 
-/// Largest integer a JavaScript number holds exactly (2^53).
-const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
-
-/// A field of a plain object (`undefined` when `o` is not an object or has no such field).
-fn field(o: &JsValue, key: &str) -> JsValue {
-    if !o.is_object() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED)
-}
-
-fn absent(v: &JsValue) -> bool {
-    v.is_undefined() || v.is_null()
-}
-
-/// A byte count: a whole number of bytes (0 to 2^53) or a size text (`"24GiB"`, a card such
-/// as `"rtx4090"`).
-fn bytes_arg(v: &JsValue, what: &str) -> Result<u64, String> {
-    if let Some(x) = v.as_f64() {
-        return (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE)
-            .then_some(x as u64)
-            .ok_or_else(|| format!("{what} must be a whole number of bytes (0 to 2^53), not {x}"));
-    }
-    if let Some(t) = v.as_string() {
-        return fit_plan::parse_size(&t).map_err(|e| format!("{what}: {e}"));
-    }
-    Err(format!(
-        "{what} must be a number of bytes or a size such as \"24GiB\""
-    ))
-}
-
-/// The `devices` of `fit()`: `{gpus: [{name?, bytes | size}], ram: bytes | "64GiB"}`; without
-/// `gpus`, one 8 GiB GPU; without `ram`, 16 GiB; GPUs of 0 bytes are left out. A GPU may also
-/// be given as its size alone (`"24GiB"`, `25769803776`).
-fn devices_arg(d: &JsValue) -> Result<Devices, String> {
-    let mut out = fit_plan::default_devices();
-    if absent(d) {
-        return Ok(out);
-    }
-    if !d.is_object() || Array::is_array(d) {
-        return Err("devices must be an object {gpus, ram}".into());
-    }
-    let gpus = field(d, "gpus");
-    if !absent(&gpus) {
-        if !Array::is_array(&gpus) {
-            return Err("devices.gpus must be an array".into());
-        }
-        let list = Array::from(&gpus);
-        if list.length() as usize > crate::view::fit::MAX_GPUS {
-            return Err(format!(
-                "devices.gpus: at most {} GPUs",
-                crate::view::fit::MAX_GPUS
-            ));
-        }
-        out.gpus.clear();
-        for (i, g) in list.iter().enumerate() {
-            let what = format!("devices.gpus[{i}]");
-            let mut one = if let Some(t) = g.as_string() {
-                gpu(&t, i).map_err(|e| format!("{what}: {e}"))?
-            } else if g.as_f64().is_some() {
-                Gpu {
-                    name: format!("GPU {i}"),
-                    bytes: bytes_arg(&g, &what)?,
-                }
-            } else if g.is_object() {
-                let (bytes, size) = (field(&g, "bytes"), field(&g, "size"));
-                match (absent(&bytes), absent(&size)) {
-                    (false, true) => Gpu {
-                        name: format!("GPU {i}"),
-                        bytes: bytes_arg(&bytes, &format!("{what}.bytes"))?,
-                    },
-                    (true, false) => match size.as_string() {
-                        Some(t) => gpu(&t, i).map_err(|e| format!("{what}.size: {e}"))?,
-                        None => {
-                            return Err(format!("{what}.size must be a string such as \"24GiB\""))
-                        }
-                    },
-                    _ => return Err(format!("{what} needs one of bytes or size")),
-                }
-            } else {
-                return Err(format!("{what} must be {{name?, bytes | size}}"));
-            };
-            if let Some(n) = string_field(&g, "name") {
-                one.name = n;
-            }
-            if one.bytes > 0 {
-                out.gpus.push(one);
-            }
-        }
-    }
-    let ram = field(d, "ram");
-    if !absent(&ram) {
-        out.ram = bytes_arg(&ram, "devices.ram")?;
-    }
-    Ok(out)
-}
-
-/// The plan options of `fit()`: `context` (tokens, default the model's own), `kv` (`"f16"`,
-/// `"q8_0"`, `"q4_0"`), `margin` (bytes or a size; default 1 GiB).
-fn fit_options(o: &JsValue) -> Result<FitOptions, String> {
-    let mut out = FitOptions::default();
-    let ctx = field(o, "context");
-    if !absent(&ctx) {
-        out.context = Some(
-            ctx.as_f64()
-                .filter(|x| x.is_finite() && *x >= 1.0 && x.fract() == 0.0 && *x <= MAX_SAFE)
-                .map(|x| x as u64)
-                .ok_or("options.context must be a whole number of tokens (at least 1)")?,
-        );
-    }
-    let kv = field(o, "kv");
-    if !absent(&kv) {
-        out.kv = kv
-            .as_string()
-            .and_then(|k| KvType::parse(k.trim()))
-            .ok_or("options.kv must be \"f16\", \"q8_0\" or \"q4_0\"")?;
-    }
-    let margin = field(o, "margin");
-    if !absent(&margin) {
-        out.margin = bytes_arg(&margin, "options.margin")?;
-    }
-    Ok(out)
-}
-
 /// `fit(source, devices, options)`: where llama.cpp would put every layer of the GGUF model
 /// `source` on `devices`, as `weightpeek fit … --json` prints it (a plain object: `fits`,
 /// `gpu_layers`, `cpu_moe`, `tensor_split`, per-device `bytes`, `command`, …). `options`
@@ -427,9 +284,16 @@ fn fit_options(o: &JsValue) -> Result<FitOptions, String> {
 /// devices or options, the model cannot be read, or there is no plan (not a GGUF file, no
 /// KV estimate).
 pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
-    let bad = |e: String| js_error(("Bad fit() arguments".into(), e));
-    let d = devices_arg(&devices).map_err(bad)?;
-    let fo = fit_options(&opts).map_err(bad)?;
+    // The one reading of devices and options, shared with the CLI and the page.
+    let bad = |e: DeviceError| js_error(("Bad fit() arguments".into(), e.text_for(Front::Api)));
+    let d = spec_of::<DeviceSpec>(&devices)
+        .ok_or(DeviceError::NotAnObject)
+        .and_then(|d| d.to_devices())
+        .map_err(bad)?;
+    let fo = spec_of::<OptionsSpec>(&opts)
+        .unwrap_or_default()
+        .to_options()
+        .map_err(bad)?;
     let o = options(&opts);
     let (opened, _abort) = open_checked(&source, &o).await?;
     if let Some(e) = &opened.model.error {

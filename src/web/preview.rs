@@ -26,11 +26,12 @@ use web_sys::{
 use crate::dequant::Exact;
 use crate::format::Model;
 use crate::preview::{
-    self, exact_raw, parse_range, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
+    self, exact_raw, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
 };
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::preview as pv;
+use crate::view::spec::{Front, RangeSpec, WindowSpec};
 
 use super::dom::{self, append, attr, el_class, el_text, SVG_NS};
 
@@ -318,27 +319,21 @@ fn open_panel(
                 req
             } else {
                 let Some(geo) = &geo else { return };
-                let parse = |input: &HtmlInputElement, max: u64, what: &str| {
+                // The one reading of a window, shared with the CLI and the API (an empty box
+                // is no range: the default window).
+                let typed = |input: &HtmlInputElement| {
                     let v = input.value();
-                    if v.trim().is_empty() {
-                        Ok(None)
-                    } else {
-                        parse_range(&v, max)
-                            .map(Some)
-                            .map_err(|e| format!("{what}: {e}"))
-                    }
+                    (!v.trim().is_empty()).then_some(RangeSpec::Text(v))
                 };
-                match (
-                    parse(&rows_in, geo.rows, "rows"),
-                    parse(&cols_in, geo.row_values, "columns"),
-                ) {
-                    (Ok(rows), Ok(cols)) => WindowRequest {
-                        rows,
-                        cols,
-                        field: field.clone(),
-                    },
-                    (Err(e), _) | (_, Err(e)) => {
-                        error.set_text_content(Some(&e));
+                let spec = WindowSpec {
+                    rows: typed(&rows_in),
+                    cols: typed(&cols_in),
+                    field: field.clone().map(Ok),
+                };
+                match spec.request(geo) {
+                    Ok(req) => req,
+                    Err(e) => {
+                        error.set_text_content(Some(&e.text_for(Front::Page)));
                         dom::set_hidden(&error, false);
                         return;
                     }

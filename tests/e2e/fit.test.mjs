@@ -267,9 +267,9 @@ describe('will it run here: the Fit card, element, API and repo table', { timeou
     named.devices[0].name = cli.devices[0].name;
     assert.deepEqual(named, cli);
     assert.deepEqual(await api(url, undefined, undefined), await cliFit(GEMMA, []), 'default devices');
-    assert.match((await api(url, { gpus: [{}] })).error, /devices\.gpus\[0\] needs one of bytes or size/);
-    assert.match((await api(url, {}, { kv: 'q5' })).error, /options\.kv must be/);
-    assert.match((await api(url, { ram: -1 })).error, /devices\.ram must be a whole number of bytes/);
+    assert.match((await api(url, { gpus: [{}] })).error, /devices\.gpus\[0\]: needs one of bytes or size/);
+    assert.match((await api(url, {}, { kv: 'q5' })).error, /options\.kv: "q5" is not f16, q8_0 or q4_0/);
+    assert.match((await api(url, { ram: -1 })).error, /devices\.ram: -1 is not a whole number of bytes/);
     assert.deepEqual(errors, [], 'page errors');
     await context.close();
   });

@@ -9,10 +9,10 @@ use weightpeek::open::read;
 use weightpeek::remote::shards::EntryKind;
 use weightpeek::source::block_on;
 use weightpeek::source::net::Client;
-use weightpeek::summary::fit::{self, Devices, FitOptions};
-use weightpeek::summary::memory::KvType;
+use weightpeek::summary::fit;
 use weightpeek::view::cli as render;
 use weightpeek::view::fit as fit_view;
+use weightpeek::view::spec::{DeviceError, DeviceSpec, Front, OptionsSpec};
 
 use clap::Parser;
 
@@ -36,18 +36,18 @@ pub struct FitArgs {
     /// repeat for several GPUs in llama.cpp's device order. Default: one 8 GiB GPU; --gpu 0 for none.
     #[arg(long, value_name = "SIZE")]
     pub gpu: Vec<String>,
-    /// System RAM.
-    #[arg(long, value_name = "SIZE", default_value = "16GiB")]
-    pub ram: String,
+    /// System RAM (default: 16GiB).
+    #[arg(long, value_name = "SIZE")]
+    pub ram: Option<String>,
     /// Context length in tokens (default: the model's own).
     #[arg(long, value_name = "TOKENS")]
     pub ctx: Option<u64>,
-    /// KV cache type: f16, q8_0 or q4_0.
-    #[arg(long, value_name = "TYPE", default_value = "f16")]
-    pub kv: String,
-    /// Memory kept free on every GPU (llama.cpp's --fit margin).
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub margin: String,
+    /// KV cache type: f16, q8_0 or q4_0 (default: f16).
+    #[arg(long, value_name = "TYPE")]
+    pub kv: Option<String>,
+    /// Memory kept free on every GPU, llama.cpp's --fit margin (default: 1GiB).
+    #[arg(long, value_name = "SIZE")]
+    pub margin: Option<String>,
     /// With a repo id: plan only this model file.
     #[arg(long, value_name = "NAME")]
     pub file: Option<String>,
@@ -62,32 +62,15 @@ pub struct FitArgs {
 /// Most models of a repository opened at once.
 const CONCURRENT_OPENS: usize = 4;
 
-fn devices(args: &FitArgs) -> Result<Devices, String> {
-    let mut d = fit::default_devices();
-    if !args.gpu.is_empty() {
-        d.gpus = args
-            .gpu
-            .iter()
-            .enumerate()
-            .map(|(i, g)| fit::devices::gpu(g, i).map_err(|e| format!("--gpu: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        d.gpus.retain(|g| g.bytes > 0);
-    }
-    d.ram = fit::parse_size(&args.ram).map_err(|e| format!("--ram: {e}"))?;
-    Ok(d)
-}
-
 pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
-    let devices = devices(args)?;
-    let opts = FitOptions {
-        context: args.ctx,
-        kv: KvType::parse(&args.kv)
-            .ok_or_else(|| format!("--kv {}: use f16, q8_0 or q4_0", args.kv))?,
-        margin: fit::parse_size(&args.margin).map_err(|e| format!("--margin: {e}"))?,
-    };
-    if args.ctx == Some(0) {
-        return Err("--ctx 0: a context needs at least 1 token".into());
-    }
+    // The one reading of devices and options, shared with the page and the API.
+    let err = |e: DeviceError| e.text_for(Front::Cli);
+    let devices = DeviceSpec::from_text(&args.gpu, args.ram.as_deref())
+        .to_devices()
+        .map_err(err)?;
+    let opts = OptionsSpec::from_text(args.ctx, args.kv.as_deref(), args.margin.as_deref())
+        .to_options()
+        .map_err(err)?;
     let inputs = std::slice::from_ref(&args.input);
     let (name, model) = match load_wanting(
         inputs,
