@@ -101,6 +101,65 @@ fn a_url_reads_only_the_header_and_equals_the_reference() {
 }
 
 #[test]
+fn an_expired_signed_cdn_url_is_asked_of_the_hub_again() {
+    let Some(gemma) = real_file(data_dir().join("gemma-3-270m-q4_k_m.gguf")) else {
+        return;
+    };
+    let dir = gemma.parent().unwrap();
+    let cdn = Server::expiring(dir);
+    let hub = Server::signed_hub(&cdn, dir);
+    let url = format!(
+        "{}/owner/repo/resolve/main/gemma-3-270m-q4_k_m.gguf",
+        hub.url
+    );
+    let args = [
+        "--tensor",
+        "blk.0.attn_q.weight",
+        "--rows",
+        "0..4",
+        "--json",
+    ];
+    let (code, local, err) = cli(&[&[gemma.to_str().unwrap()][..], &args[..]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    // The header's reads use the first signed URL; the window's read finds it expired (403),
+    // asks the Hub again (a new signature) and reads the window there.
+    let (code, remote, err) = cli(&[&[url.as_str()][..], &args[..]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    let (local, remote) = (json(&local), json(&remote));
+    assert_eq!(remote["stats"], local["stats"]);
+    assert_eq!(remote["first_values"], local["first_values"]);
+    let cdn_log: Vec<(u16, String)> = cdn
+        .requests()
+        .iter()
+        .map(|q| {
+            (
+                q.status,
+                q.path.rsplit('?').next().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let hubs = hub.requests().len();
+    eprintln!("expired signature: cdn {cdn_log:?}, {hubs} hub requests");
+    assert_eq!(
+        cdn_log.first(),
+        Some(&(206, "sig=1".to_string())),
+        "the header from sig=1"
+    );
+    // Every 403 (a signature used before) is followed by a new signature from the Hub, which
+    // answers; the window's read is the last, a 206.
+    let expired = cdn_log.iter().filter(|(s, _)| *s == 403).count();
+    assert!(expired >= 1, "{cdn_log:?}");
+    assert_eq!(hubs, 1 + expired, "one resolve to open, one after each 403");
+    for pair in cdn_log.windows(2) {
+        if pair[0].0 == 403 {
+            assert_eq!(pair[1].0, 206, "{cdn_log:?}");
+            assert_ne!(pair[1].1, pair[0].1, "a new signature after a 403");
+        }
+    }
+    assert_eq!(cdn_log.last().map(|l| l.0), Some(206));
+}
+
+#[test]
 fn a_repo_on_a_mock_hub_lists_its_models_and_opens_a_set_with_the_token_only_on_the_hub() {
     let Some(root) = fixtures() else {
         return;

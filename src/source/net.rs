@@ -364,7 +364,11 @@ impl NetSource {
             Plan::Get { url, range } => {
                 let resp = match self.client.get(&url, Some(range)) {
                     Err(p) => match self.file.retry_at(&p, &url) {
-                        Some(again) => self.client.get(&again, Some(range))?,
+                        Some(again) => {
+                            let resp = self.client.get(&again, Some(range))?;
+                            self.file.redirected(&resp.get_uri().to_string());
+                            resp
+                        }
                         None => return Err(p),
                     },
                     Ok(r) => r,

@@ -750,9 +750,12 @@ impl HttpSource {
                 {
                     Err(p) => match self.file.retry_at(&p, &url) {
                         Some(again) => {
-                            self.fetcher
+                            let resp = self
+                                .fetcher
                                 .get(&again, Some(range), &self.controller, &self.counter)
-                                .await?
+                                .await?;
+                            self.file.redirected(&resp.url());
+                            resp
                         }
                         None => return Err(p),
                     },

@@ -32,9 +32,17 @@ pub struct Logged {
 enum Mode {
     /// Serve files under the root.
     Files(PathBuf),
-    /// A mock Hub: `/{owner}/{repo}/resolve/main/{path}` → 302 to `{cdn}/{path}`;
+    /// A mock Hub: `/{owner}/{repo}/resolve/main/{path}` → 302 to `{cdn}/{path}` (with a new
+    /// `?sig=N` each time when `signed`, as the Hub's signed CDN URLs);
     /// `/api/models/{owner}/{repo}/tree/main?recursive=true` → the listing of `root`.
-    Hub { cdn: String, root: PathBuf },
+    Hub {
+        cdn: String,
+        root: PathBuf,
+        signed: Option<Arc<AtomicUsize>>,
+    },
+    /// Files under the root, each URL (path and query) answered once: asked again, 403, as a
+    /// signed CDN URL that has expired.
+    Expiring(PathBuf, Arc<Mutex<std::collections::HashSet<String>>>),
     /// Files under the root, misbehaving as the first path segment says: `/wrong-range/`
     /// (a 206 for other bytes), `/short/` (a body shorter than its Content-Length, then the
     /// connection closed), `/gzip/` (Content-Encoding: gzip on a 206), `/html/` (a web page),
@@ -82,6 +90,21 @@ impl Server {
         start(Mode::Hub {
             cdn: cdn.url.clone(),
             root: root.to_path_buf(),
+            signed: None,
+        })
+    }
+
+    /// Files under `root` whose URLs expire once used ([`Mode::Expiring`]).
+    pub fn expiring(root: &Path) -> Server {
+        start(Mode::Expiring(root.to_path_buf(), Arc::default()))
+    }
+
+    /// A mock Hub redirecting to `cdn` with a new signature (`?sig=N`) each time.
+    pub fn signed_hub(cdn: &Server, root: &Path) -> Server {
+        start(Mode::Hub {
+            cdn: cdn.url.clone(),
+            root: root.to_path_buf(),
+            signed: Some(Arc::default()),
         })
     }
 
@@ -169,7 +192,23 @@ fn serve(mut s: TcpStream, mode: &Mode) -> Option<Logged> {
     let mut declared_extra = 0u64;
     let (status, headers, body): (u16, Vec<(String, String)>, Body) = match mode {
         Mode::Files(root) => file_answer(root, &path, range.as_deref()),
-        Mode::Hub { cdn, root } => hub_answer(cdn, root, &path),
+        Mode::Hub { cdn, root, signed } => {
+            let sig = signed
+                .as_ref()
+                .map(|n| format!("?sig={}", n.fetch_add(1, Ordering::SeqCst) + 1));
+            hub_answer(cdn, root, &path, sig.as_deref().unwrap_or(""))
+        }
+        Mode::Expiring(root, seen) => {
+            if seen.lock().unwrap().insert(path.clone()) {
+                file_answer(root, &path, range.as_deref())
+            } else {
+                (
+                    403,
+                    Vec::new(),
+                    Body::Bytes(b"Request has expired".to_vec()),
+                )
+            }
+        }
         Mode::Hostile(root) => {
             let (kind, rest) = path
                 .trim_start_matches('/')
@@ -226,6 +265,7 @@ fn serve(mut s: TcpStream, mode: &Mode) -> Option<Logged> {
         200 => "OK",
         206 => "Partial Content",
         302 => "Found",
+        403 => "Forbidden",
         503 => "Service Unavailable",
         404 => "Not Found",
         416 => "Range Not Satisfiable",
@@ -338,7 +378,7 @@ fn file_answer(root: &Path, path: &str, range: Option<&str>) -> (u16, Vec<(Strin
     )
 }
 
-fn hub_answer(cdn: &str, root: &Path, path: &str) -> (u16, Vec<(String, String)>, Body) {
+fn hub_answer(cdn: &str, root: &Path, path: &str, sig: &str) -> (u16, Vec<(String, String)>, Body) {
     let clean = path.split('?').next().unwrap_or("");
     let segs: Vec<&str> = clean.trim_start_matches('/').split('/').collect();
     match segs.as_slice() {
@@ -353,7 +393,7 @@ fn hub_answer(cdn: &str, root: &Path, path: &str) -> (u16, Vec<(String, String)>
             )
         }
         [_owner, _repo, "resolve", "main", rest @ ..] if !rest.is_empty() => {
-            let target = format!("{cdn}/{}", rest.join("/"));
+            let target = format!("{cdn}/{}{sig}", rest.join("/"));
             if root.join(rest.join("/")).is_file() {
                 (
                     302,

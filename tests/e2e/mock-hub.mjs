@@ -17,7 +17,8 @@
 // a Content-Length that says so), 'drip' (one byte every dripMs, default 1000), 'gzip' (the asked
 // bytes gzipped, Content-Encoding: gzip exposed, Content-Range as asked), 'status' (answers
 // failStatus, default 503, failCount times, default forever), 'loop' (the Hub's resolve/ redirects
-// to a CDN URL /loop/0 that redirects to /loop/1, and so on, forever).
+// to a CDN URL /loop/0 that redirects to /loop/1, and so on, forever); expireSignatures (each signed
+// CDN URL answers once, then 403 as an expired signature does: a reader must ask the Hub again).
 // Every request is logged: {server, method, path, query, range, status, bytes, authorization,
 // active} where bytes counts body bytes actually written (an aborted download shows how far it
 // got) and active is the number of requests in flight on both ports when it arrived (itself
@@ -56,7 +57,9 @@ function listFiles(dir, base = '') {
 const isLfs = (p) => /\.(gguf|safetensors|bin)$/.test(p);
 
 export async function startMockHub({ repos, latencyMs = 0, noRange = false, log: logLine = null } = {}) {
-  const opts = { latencyMs, noRange, hostile: null, dripMs: 1000, failStatus: 503, failCount: Infinity };
+  const opts = { latencyMs, noRange, hostile: null, dripMs: 1000, failStatus: 503, failCount: Infinity, expireSignatures: false };
+  const usedSignatures = new Set();
+  let signatures = 0;
   const log = [];
   const inFlight = { all: 0, hub: 0, cdn: 0 };
   const sockets = { hub: 0, cdn: 0 };
@@ -220,6 +223,8 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
           // /blobs/{repo id...}/{path...}
           const [id, rest] = repoOf(segs.slice(1));
           if (segs[0] !== 'blobs' || !id || !url.searchParams.get('sig')) return text(403, 'bad signature\n');
+          if (opts.expireSignatures && usedSignatures.has(url.searchParams.get('sig'))) return text(403, 'Request has expired\n');
+          usedSignatures.add(url.searchParams.get('sig'));
           const file = path.join(repos[id].dir, ...rest);
           if (!fs.existsSync(file)) return text(404, 'not found\n');
           return await sendFile(req, res, entry, file, cors);
@@ -250,7 +255,7 @@ export async function startMockHub({ repos, latencyMs = 0, noRange = false, log:
             res.writeHead(302, { ...cors, Location: `http://${HOST}:${cdnPort}/loop/0`, 'Content-Length': 0 });
             return res.end();
           }
-          const loc = `http://${HOST}:${cdnPort}/blobs/${id}/${p.map(encodeURIComponent).join('/')}?sig=${Date.now()}`;
+          const loc = `http://${HOST}:${cdnPort}/blobs/${id}/${p.map(encodeURIComponent).join('/')}?sig=${Date.now()}-${(signatures += 1)}`;
           res.writeHead(302, { ...cors, Location: loc, 'Content-Length': 0 });
           return res.end();
         }

@@ -369,6 +369,37 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
     }
   });
 
+  it('an expired signed CDN URL is asked of the Hub again: 403, then the Hub, then the window', { timeout: 120_000 }, async () => {
+    const ref = previewCase('gemma', 'blk.0.attn_output.weight');
+    const page = await openApp(browser, server);
+    try {
+      await settings(page, hub);
+      await paste(page, `${hub.endpoint}/weightpeek/gemma-3-270m-GGUF/resolve/main/${gemmaFile}`);
+      await expectModel(page, loadReference('gemma-3-270m-q4_k_m'), 'Gemma before its signature expires');
+      await showTab(page, 'tensors');
+      await page.fill('.tensors input.filter', ref.tensor);
+      const row = await page.waitForFunction((name) => [...document.querySelectorAll('tr[data-file-index]')]
+        .find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex, ref.tensor, { timeout: 10_000 });
+      hub.set({ expireSignatures: true });
+      hub.clearLog();
+      await page.click(`tr[data-file-index="${await row.jsonValue()}"]`);
+      await waitPreview(page, ref.tensor);
+      await checkPreviewValues(page, 'preview after the signature expired', ref);
+      const gets = hub.log.filter((r) => r.method === 'GET');
+      console.log(`# expired signature: ${JSON.stringify(gets.map((r) => [r.server, r.status, r.range, r.bytes]))}`);
+      const window = `bytes=${ref.read_offset}-${ref.read_offset + ref.read_len - 1}`;
+      assert.deepEqual(gets.map((r) => [r.server, r.status, r.range]), [
+        ['cdn', 403, window],
+        ['hub', 302, window],
+        ['cdn', 206, window],
+      ], 'the expired URL, the Hub, its new CDN URL');
+      assert.equal(gets[2].bytes, ref.read_len, 'the window\'s bytes, no more');
+    } finally {
+      hub.set({ expireSignatures: false });
+      await page.context().close();
+    }
+  });
+
   it('previews a tensor of a sharded set from its own part', { timeout: 120_000 }, async () => {
     const ref = fixtureRef('sharded-safetensors');
     const page = await openApp(browser, server);

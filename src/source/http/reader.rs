@@ -225,6 +225,15 @@ impl RangeFile {
         }
     }
 
+    /// After the GET [`RangeFile::retry_at`] asked for answered from `final_url` (the end of
+    /// the Hub's redirect: a newly signed CDN URL): later reads go there, as after the first
+    /// answer; a final URL of the opened URL's own origin leaves them at the URL as opened.
+    pub fn redirected(&mut self, final_url: &str) {
+        if !final_url.is_empty() && origin_of(final_url) != origin_of(&self.url) {
+            self.direct = final_url.to_string();
+        }
+    }
+
     /// Judges the answer to a GET of `range` (inclusive) before its body is read: a 206 of
     /// exactly that range; for a file of unknown size, the size it gives.
     ///
@@ -434,6 +443,12 @@ mod tests {
         assert_eq!(
             g.retry_at(&Problem::Status(410), CDN),
             Some(HUB.to_string())
+        );
+        // The Hub's new redirect is where later reads go.
+        f.redirected("https://cdn-lfs.hf.co/repos/ab/cd?X-Amz-Signature=2");
+        assert_eq!(
+            f.direct(),
+            "https://cdn-lfs.hf.co/repos/ab/cd?X-Amz-Signature=2"
         );
         let mut h = opened_206();
         assert_eq!(h.retry_at(&Problem::Status(404), CDN), None);
