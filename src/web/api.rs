@@ -195,8 +195,11 @@ pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, 
 }
 
 /// The spec of a JavaScript argument that should be a plain object: the default spec for
-/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or
-/// cannot be read (the specs take any value of a field, so only an exotic object fails).
+/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or does
+/// not have the spec's shape. The object is first copied as data ([`plain`]), so a property
+/// the spec does not read (a method, a Symbol) is ignored, as the API always did, and a value
+/// of the wrong kind in one it reads (a typed array for `cols`, a BigInt for `ram`) is that
+/// field's own error.
 fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &JsValue) -> Option<T> {
     if v.is_undefined() || v.is_null() {
         return Some(T::default());
@@ -204,7 +207,52 @@ fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &JsValue) -> Option<T> {
     if !v.is_object() || Array::is_array(v) {
         return None;
     }
-    serde_wasm_bindgen::from_value(v.clone()).ok()
+    serde_json::from_value(plain(v, 0)).ok()
+}
+
+/// Deepest nesting [`plain`] copies (a spec is three levels deep: `devices.gpus[i].size`).
+const PLAIN_DEPTH: u32 = 6;
+
+/// A JavaScript value as JSON data: numbers (finite ones; others as their text), strings,
+/// booleans, arrays and objects (their own enumerable properties), `null` for `undefined`;
+/// anything else (a function, a Symbol, a BigInt, nesting past [`PLAIN_DEPTH`]) as `false`,
+/// which no spec field accepts, so it is refused by the field's name.
+fn plain(v: &JsValue, depth: u32) -> serde_json::Value {
+    use serde_json::Value as J;
+    if v.is_undefined() || v.is_null() {
+        return J::Null;
+    }
+    if let Some(b) = v.as_bool() {
+        return J::Bool(b);
+    }
+    if let Some(x) = v.as_f64() {
+        return serde_json::Number::from_f64(x).map_or_else(|| J::String(x.to_string()), J::Number);
+    }
+    if let Some(t) = v.as_string() {
+        return J::String(t);
+    }
+    if depth >= PLAIN_DEPTH || v.is_function() || !v.is_object() {
+        return J::Bool(false);
+    }
+    if Array::is_array(v) {
+        return J::Array(
+            Array::from(v)
+                .iter()
+                .map(|x| plain(&x, depth + 1))
+                .collect(),
+        );
+    }
+    // An object: its own enumerable properties (a typed array's are its indices, a `Set`
+    // has none: neither has a spec's shape).
+    let o: &js_sys::Object = v.unchecked_ref();
+    let mut out = serde_json::Map::new();
+    for k in js_sys::Object::keys(o).iter() {
+        if let Some(key) = k.as_string() {
+            let x = Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED);
+            out.insert(key, plain(&x, depth + 1));
+        }
+    }
+    J::Object(out)
 }
 
 /// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols, field}`,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
-  cliBinary, launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, tensorRow, requireFile, repoRoot,
+  cliBinary, dataDir, files, launchBrowser, startAppServer, openApp, dropFile, waitForSettled, showTab, tensorRow, requireFile, repoRoot,
 } from './helpers.mjs';
 
 const SAMPLE = path.join(repoRoot, 'www', 'sample.gguf');
@@ -58,7 +58,7 @@ describe('the same bad input gives the same error in every front end', () => {
   before(async () => {
     requireFile(SAMPLE);
     browser = await launchBrowser();
-    server = await startAppServer({ mounts: { '/s/': path.dirname(SAMPLE) } });
+    server = await startAppServer({ mounts: { '/s/': path.dirname(SAMPLE), '/data/': dataDir } });
     page = await openApp(browser, server);
   });
 
@@ -114,5 +114,25 @@ describe('the same bad input gives the same error in every front end', () => {
       assert.equal(wordsAfter(got.error, c.api), want, `fit() vs the CLI for ${c.flag.join(' ')}`);
       console.log(`# ${c.flag.join(' ')}: ${want}`);
     }
+  });
+  it('JavaScript values the specs do not read are ignored; a wrong kind of value in one they read is its error', async () => {
+    requireFile(files.gemma, 'scripts/install.sh fetches it');
+    const got = await page.evaluate(async (gemma) => {
+      const { preview, fit } = await import('/weightpeek.js');
+      const url = '/s/sample.gguf';
+      const attempt = async (f) => { try { return { ok: await f() }; } catch (e) { return { error: String(e.message ?? e) }; } };
+      const typed = await attempt(() => preview(url, 'token_embd.weight', { rows: '0..4', cols: new Float64Array([0, 2]) }));
+      const symbol = await attempt(() => fit(url, undefined, { kv: 'q8_0', context: Symbol('x') }));
+      const bigint = await attempt(() => fit(url, { ram: 17179869184n }));
+      const method = await attempt(() => fit(gemma, { gpus: [{ bytes: 8e9, note() { return 1; } }] }));
+      const plainGpu = await attempt(() => fit(gemma, { gpus: [{ bytes: 8e9 }] }));
+      return { typed, symbol, bigint, method: JSON.stringify(method.ok ?? method), plain: JSON.stringify(plainGpu.ok ?? plainGpu) };
+    }, `/data/${path.basename(files.gemma)}`);
+    assert.match(got.typed.error ?? '', /window\.cols: must be/, 'a typed array for cols');
+    assert.match(got.symbol.error ?? '', /options\.context: /, 'a Symbol for context');
+    assert.match(got.bigint.error ?? '', /devices\.ram: /, 'a BigInt for ram');
+    assert.ok(JSON.parse(got.plain).fits, `a plan for Gemma: ${got.plain.slice(0, 200)}`);
+    assert.equal(got.method, got.plain, 'a method beside bytes is ignored');
+    console.log(`# ${got.typed.error} | ${got.symbol.error} | ${got.bigint.error}`);
   });
 });
