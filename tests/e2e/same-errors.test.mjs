@@ -122,14 +122,16 @@ describe('the same bad input gives the same error in every front end', () => {
       const url = '/s/sample.gguf';
       const attempt = async (f) => { try { return { ok: await f() }; } catch (e) { return { error: String(e.message ?? e) }; } };
       const typed = await attempt(() => preview(url, 'token_embd.weight', { rows: '0..4', cols: new Float64Array([0, 2]) }));
-      const symbol = await attempt(() => fit(url, undefined, { kv: 'q8_0', context: Symbol('x') }));
+      // (A wrong type for a top-level option, such as a Symbol for `context`, is weightpeek.js's
+      // TypeError before the engine sees it.)
+      const symbol = await attempt(() => fit(url, { gpus: ['8GiB', Symbol('x')] }));
       const bigint = await attempt(() => fit(url, { ram: 17179869184n }));
       const method = await attempt(() => fit(gemma, { gpus: [{ bytes: 8e9, note() { return 1; } }] }));
       const plainGpu = await attempt(() => fit(gemma, { gpus: [{ bytes: 8e9 }] }));
       return { typed, symbol, bigint, method: JSON.stringify(method.ok ?? method), plain: JSON.stringify(plainGpu.ok ?? plainGpu) };
     }, `/data/${path.basename(files.gemma)}`);
     assert.match(got.typed.error ?? '', /window\.cols: must be/, 'a typed array for cols');
-    assert.match(got.symbol.error ?? '', /options\.context: /, 'a Symbol for context');
+    assert.match(got.symbol.error ?? '', /devices\.gpus\[1\]: must be/, 'a Symbol for a GPU');
     assert.match(got.bigint.error ?? '', /devices\.ram: /, 'a BigInt for ram');
     assert.ok(JSON.parse(got.plain).fits, `a plan for Gemma: ${got.plain.slice(0, 200)}`);
     assert.equal(got.method, got.plain, 'a method beside bytes is ignored');
