@@ -1,6 +1,7 @@
 //! The one error type of the format parsers: what failed, where (byte offset) and why.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A parse failure. `field` names what was being read (for example
 /// `metadata[4] "tokenizer.ggml.merges" value`), `offset` is the absolute byte offset in the
@@ -50,11 +51,97 @@ pub enum ErrorKind {
     Invalid(String),
     /// The safetensors header is not the JSON the format requires.
     Json(String),
-    /// The byte source failed (I/O error, network error).
-    Source(String),
+    /// The byte source failed (I/O error, network error, a short read), kept typed.
+    Source(ReadFailure),
     /// A format this build does not read: the lean web module reads GGUF and safetensors
     /// headers and leaves the others to the full module ([`crate::FULL`]).
     Lean(super::Format),
+}
+
+/// Why reading the bytes a reader asked for failed ([`ErrorKind::Source`]): the source gave
+/// fewer bytes than asked, or failed with its own error. `format` names no byte source type
+/// (imports point from `source` to `format`), so the source's error is held as a
+/// [`SourceFailure`], which gives it back typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadFailure {
+    /// A read of the ranges a reader asked for (a zip's directory, its pickles, an ONNX
+    /// field) returned `got` of the `asked` bytes.
+    Short {
+        /// Bytes asked.
+        asked: u64,
+        /// Bytes returned.
+        got: u64,
+    },
+    /// A read that grows the header's prefix returned `got` of the `asked` bytes: the file
+    /// probably changed while it was read.
+    ShortPrefix {
+        /// Bytes asked.
+        asked: u64,
+        /// Bytes returned.
+        got: u64,
+    },
+    /// The byte source's own error ([`crate::source::SourceError`] in this crate, converted
+    /// with `From`).
+    Source(SourceFailure),
+}
+
+impl fmt::Display for ReadFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadFailure::Short { asked, got } => write!(f, "asked for {asked} bytes, got {got}"),
+            ReadFailure::ShortPrefix { asked, got } => write!(
+                f,
+                "asked for {asked} bytes, got {got} (did the file change while it was read?)"
+            ),
+            ReadFailure::Source(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A byte source's error held without naming its type: any `std::error::Error`, shared
+/// (cloning is cheap), compared by its text (what a person reads), given back typed by
+/// [`SourceFailure::downcast_ref`] (`downcast_ref::<crate::source::SourceError>()`).
+#[derive(Clone)]
+pub struct SourceFailure(Arc<dyn std::error::Error + Send + Sync>);
+
+impl SourceFailure {
+    /// Holds `error`.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        SourceFailure(Arc::new(error))
+    }
+
+    /// The error as held, if it is an `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
+    }
+}
+
+impl fmt::Debug for SourceFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for SourceFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl PartialEq for SourceFailure {
+    /// The same text: two failures read the same to the person.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for SourceFailure {}
+
+impl std::error::Error for SourceFailure {
+    /// Transparent: the held error's own cause.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 impl Error {

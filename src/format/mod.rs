@@ -27,7 +27,7 @@ pub mod value;
 pub mod zip;
 
 pub use cursor::{Endian, Stop};
-pub use error::{Error, ErrorKind, Warning};
+pub use error::{Error, ErrorKind, ReadFailure, SourceFailure, Warning};
 pub use ggml_type::GgmlType;
 pub use sniff::{sniff, Format};
 pub use value::{ArrayRef, MetadataEntry, Text, Value, ValueType};

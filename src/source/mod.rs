@@ -16,7 +16,7 @@ pub mod http;
 pub mod net;
 
 use crate::format::reader::{Input, Step};
-use crate::format::{self, sniff, Error, ErrorKind, Model};
+use crate::format::{self, sniff, Error, ErrorKind, Model, ReadFailure, SourceFailure};
 
 /// A file that can be read by range: its size, and the bytes of any range.
 #[allow(async_fn_in_trait)] // The sources are used single-threaded (wasm, block_on): no Send bound.
@@ -112,6 +112,30 @@ impl std::fmt::Display for SourceError {
 }
 
 impl std::error::Error for SourceError {}
+
+impl From<SourceError> for ReadFailure {
+    /// Held typed in a format error ([`ErrorKind::Source`]); [`SourceError::of`] gives it back.
+    fn from(e: SourceError) -> ReadFailure {
+        ReadFailure::Source(SourceFailure::new(e))
+    }
+}
+
+impl From<SourceError> for ErrorKind {
+    fn from(e: SourceError) -> ErrorKind {
+        ErrorKind::Source(e.into())
+    }
+}
+
+impl SourceError {
+    /// The source error a format error holds, when a read of the byte source failed with one
+    /// (not a short read, not a parse error).
+    pub fn of(error: &Error) -> Option<&SourceError> {
+        match &error.kind {
+            ErrorKind::Source(ReadFailure::Source(f)) => f.downcast_ref::<SourceError>(),
+            _ => None,
+        }
+    }
+}
 
 /// How the driver sizes its reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,16 +361,13 @@ async fn read_ranges<S: ByteSource>(
                 return Err(Error::new(
                     "read",
                     n.offset,
-                    ErrorKind::Source(format!("asked for {} bytes, got {}", n.len, b.len())),
+                    ErrorKind::Source(ReadFailure::Short {
+                        asked: n.len,
+                        got: b.len() as u64,
+                    }),
                 ))
             }
-            Err(why) => {
-                return Err(Error::new(
-                    "read",
-                    n.offset,
-                    ErrorKind::Source(why.to_string()),
-                ))
-            }
+            Err(why) => return Err(Error::new("read", n.offset, why.into())),
         }
     }
     Ok(())
@@ -380,15 +401,15 @@ async fn fetch<S: ByteSource>(
     let chunk = src
         .read(offset, len)
         .await
-        .map_err(|why| Error::new("read", offset, ErrorKind::Source(why.to_string())))?;
+        .map_err(|why| Error::new("read", offset, why.into()))?;
     if chunk.len() as u64 != len {
         return Err(Error::new(
             "read",
             offset,
-            ErrorKind::Source(format!(
-                "asked for {len} bytes, got {} (did the file change while it was read?)",
-                chunk.len()
-            )),
+            ErrorKind::Source(ReadFailure::ShortPrefix {
+                asked: len,
+                got: chunk.len() as u64,
+            }),
         ));
     }
     stats.reads += 1;
@@ -541,5 +562,82 @@ mod tests {
         assert_eq!(p.next_len(4 << 20, (4 << 20) + 1, 10 << 20), 1 << 20);
         assert_eq!(p.next_len(4 << 20, 7 << 20, 10 << 20), 3 << 20);
         assert_eq!(p.next_len(9 << 20, (9 << 20) + 5, (9 << 20) + 10), 10);
+    }
+
+    /// A source whose every read after the first returns one byte less than asked.
+    struct Short<'a>(MemSource<'a>);
+
+    impl ByteSource for Short<'_> {
+        fn size(&self) -> u64 {
+            self.0.size()
+        }
+        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+            let mut b = self.0.read(offset, len).await?;
+            if offset > 0 {
+                b.pop();
+            }
+            Ok(b)
+        }
+    }
+
+    /// A source whose reads fail as a disk does.
+    struct Failing(u64);
+
+    impl ByteSource for Failing {
+        fn size(&self) -> u64 {
+            self.0
+        }
+        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+            Err(SourceError::Io {
+                offset,
+                len,
+                cause: "Input/output error (os error 5)".into(),
+            })
+        }
+    }
+
+    /// The texts are those the read loop gave when `ErrorKind::Source` held a `String`.
+    #[test]
+    fn a_failed_read_stays_typed_and_reads_as_before() {
+        let policy = ReadPolicy {
+            first_read: 64,
+            ..ReadPolicy::LOCAL
+        };
+        let e = block_on_ready(read_model(&mut Failing(1000), &policy)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "read at byte 0: reading the file failed: reading 64 bytes at byte 0 failed: Input/output error (os error 5)"
+        );
+        let io = SourceError::Io {
+            offset: 0,
+            len: 64,
+            cause: "Input/output error (os error 5)".into(),
+        };
+        assert_eq!(SourceError::of(&e), Some(&io));
+        assert_eq!(e.clone(), e);
+        assert_eq!(e.kind, ErrorKind::from(io));
+
+        const SAMPLE: &[u8] = include_bytes!("../../www/sample.gguf");
+        let (m, _) =
+            block_on_ready(read_model(&mut Short(MemSource::new(SAMPLE)), &policy)).unwrap();
+        let e = m.error.unwrap();
+        assert_eq!(
+            e.to_string(),
+            "read at byte 64: reading the file failed: asked for 64 bytes, got 63 (did the file change while it was read?)"
+        );
+        assert_eq!(SourceError::of(&e), None);
+        // A zip's ranges read short (a stored zip of 3 MiB read with this policy).
+        let short = Error::new(
+            "read",
+            2883824,
+            ErrorKind::Source(ReadFailure::Short {
+                asked: 262144,
+                got: 262143,
+            }),
+        );
+        assert_eq!(
+            short.to_string(),
+            "read at byte 2883824: reading the file failed: asked for 262144 bytes, got 262143"
+        );
     }
 }
