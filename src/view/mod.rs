@@ -20,6 +20,8 @@
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
+//! - [`errors`]: every failure worded for its reader (the page, the element and the API, the
+//!   CLI): opening, a header read in part, a server's answer.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
@@ -28,6 +30,7 @@ pub mod cli;
 pub mod colors;
 pub mod compare;
 pub mod edit;
+pub mod errors;
 pub mod export;
 pub mod facts;
 pub mod fit;

@@ -52,12 +52,16 @@ fn a_cut_short_file_says_how_much_was_read() {
             .ends_with("read before the error"),
         "{tensors:?}"
     );
-    let (head, detail) = facts::partial_error_text(part.error.as_ref().unwrap());
+    let f = crate::view::errors::partial_failure(
+        part.error.as_ref().unwrap(),
+        "sample.gguf",
+        crate::view::errors::Front::Page,
+    );
     assert_eq!(
-        head,
+        f.headline,
         "This file is cut short: its header could not be read to the end."
     );
-    assert!(detail.contains("at byte"));
+    assert!(f.details.contains("at byte"));
 }
 
 #[test]

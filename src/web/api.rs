@@ -16,14 +16,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::http::Fetcher;
-use super::load::{self, Failure, Opened};
+use super::load::{self, Opened};
 use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{plan, target_geometry, Job, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::summary::fit as fit_plan;
+use crate::view::errors::{self, Failure, Front};
 use crate::view::export;
-use crate::view::spec::{DeviceError, DeviceSpec, Front, OptionsSpec, WindowSpec};
+use crate::view::spec::{DeviceError, DeviceSpec, OptionsSpec, WindowSpec};
 
 /// The options of one call.
 pub(super) struct Options {
@@ -69,14 +70,10 @@ pub(super) fn options(o: &JsValue) -> Options {
 /// can quote file text or list every part of a large set.
 const MAX_MESSAGE_CHARS: usize = 2000;
 
-/// A JavaScript error whose message is `headline: details` (at most [`MAX_MESSAGE_CHARS`]).
-pub(super) fn js_error((headline, details): Failure) -> JsValue {
-    let text = if details.is_empty() {
-        headline
-    } else {
-        format!("{headline}: {details}")
-    };
-    js_sys::Error::new(&clip(&text, MAX_MESSAGE_CHARS)).into()
+/// A JavaScript error whose message is the failure's one line, `headline: details`
+/// ([`Failure::joined`], at most [`MAX_MESSAGE_CHARS`]).
+pub(super) fn js_error(failure: Failure) -> JsValue {
+    js_sys::Error::new(&clip(&failure.joined(), MAX_MESSAGE_CHARS)).into()
 }
 
 /// `text` cut to `max` characters, saying how many were left out.
@@ -95,7 +92,7 @@ fn aborted(o: &Options) -> Option<JsValue> {
     let s = o.signal.as_ref().filter(|s| s.aborted())?;
     let reason = Reflect::get(s, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
     Some(if reason.is_undefined() {
-        js_error(("AbortError".into(), "the call was aborted".into()))
+        js_error(Failure::new("AbortError", "the call was aborted"))
     } else {
         reason
     })
@@ -127,16 +124,15 @@ pub(super) fn urls_of(source: &JsValue) -> Option<Vec<String>> {
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
     let Some(urls) = urls_of(source) else {
         let files = load::local_files(source, o.name.clone()).ok_or_else(|| {
-            (
-                "Nothing to open".to_string(),
-                "The source must be a URL, an array of URLs, a File or Blob, an array of them, or a FileList."
-                    .to_string(),
+            Failure::new(
+                "Nothing to open",
+                "The source must be a URL, an array of URLs, a File or Blob, an array of them, or a FileList.",
             )
         })?;
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
     let given = match urls.as_slice() {
-        [] => return Err(("Nothing to open".into(), "No file was named.".into())),
+        [] => return Err(Failure::new("Nothing to open", "No file was named.")),
         // One URL: any Hub form; a split part or an index opens its set.
         [one] => vec![load::url_file(&load::resolve_url(one), &o.endpoint)?],
         many => {
@@ -174,7 +170,7 @@ pub async fn inspect(source: JsValue, opts: JsValue) -> Result<String, JsValue> 
     // A header that could be read only in part rejects, with what was read kept in the
     // error's `partial` (the module parses it), so `catch` never sees "0 tensors" as a result.
     if let Some(e) = &opened.model.error {
-        let err = js_error(crate::view::facts::partial_error_text(e));
+        let err = js_error(errors::partial_failure(e, &opened.name, Front::Api));
         let _ = Reflect::set(&err, &"partial".into(), &json.into());
         return Err(err);
     }
@@ -280,8 +276,8 @@ pub async fn preview(
         .position(|t| t.name == tensor)
         .ok_or_else(|| {
             let why = crate::view::facts::read_in_part_note(m.error.as_ref());
-            js_error((
-                "No such tensor".into(),
+            js_error(Failure::new(
+                "No such tensor",
                 format!(
                     "{} has no tensor \"{}\"{why}",
                     opened.name,
@@ -289,7 +285,7 @@ pub async fn preview(
                 ),
             ))
         })?;
-    let err = |e: String| js_error(("The window cannot be previewed".into(), e));
+    let err = |e: String| js_error(Failure::new("The window cannot be previewed", e));
     // The one reading of a window, shared with the CLI and the page (a window that is not an
     // object is the default one, as before).
     let spec: WindowSpec = spec_of(&window).unwrap_or_default();
@@ -333,7 +329,8 @@ pub async fn preview(
 /// KV estimate).
 pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
     // The one reading of devices and options, shared with the CLI and the page.
-    let bad = |e: DeviceError| js_error(("Bad fit() arguments".into(), e.text_for(Front::Api)));
+    let bad =
+        |e: DeviceError| js_error(Failure::new("Bad fit() arguments", e.text_for(Front::Api)));
     let d = spec_of::<DeviceSpec>(&devices)
         .ok_or(DeviceError::NotAnObject)
         .and_then(|d| d.to_devices())
@@ -345,11 +342,15 @@ pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsV
     let o = options(&opts);
     let (opened, _abort) = open_checked(&source, &o).await?;
     if let Some(e) = &opened.model.error {
-        return Err(js_error(crate::view::facts::partial_error_text(e)));
+        return Err(js_error(errors::partial_failure(
+            e,
+            &opened.name,
+            Front::Api,
+        )));
     }
     let file = crate::open::recognise::file_name(&opened.name).to_string();
     let p = fit_plan::plan(&opened.model, &file, &d, &fo)
-        .map_err(|e| js_error(("No plan".into(), format!("{}: {e}", opened.name))))?;
+        .map_err(|e| js_error(Failure::new("No plan", format!("{}: {e}", opened.name))))?;
     serde::Serialize::serialize(&p, &serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_error(("No plan".into(), e.to_string())))
+        .map_err(|e| js_error(Failure::new("No plan", e.to_string())))
 }

@@ -15,11 +15,12 @@ use web_sys::{Blob, Element, HtmlInputElement};
 
 use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
 use super::http::Fetcher;
-use super::load::{self, Failure, Opened};
+use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
 use crate::text;
 use crate::view::compare::{self as vm, CompareView, Row};
+use crate::view::errors::Failure;
 use crate::view::facts;
 
 thread_local! {
@@ -134,8 +135,8 @@ fn compare_url(app: &Rc<App>, text: String) {
     let ep = super::remote::endpoint();
     let file = match load::url_file(&text, &ep) {
         Ok(f) => f,
-        Err((h, d)) => {
-            status(&format!("{h}: {d}"), Some("error"));
+        Err(f) => {
+            status(&f.joined(), Some("error"));
             return;
         }
     };
@@ -184,8 +185,8 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
     let Some(app) = app.upgrade() else { return };
     let opened = match result {
         Ok(o) => o,
-        Err((h, d)) => {
-            status(&format!("{h}: {d}"), Some("error"));
+        Err(f) => {
+            status(&f.joined(), Some("error"));
             return;
         }
     };

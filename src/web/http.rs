@@ -41,6 +41,7 @@ use crate::source::http::{
     Problem, RangeFile, Watchdog,
 };
 use crate::source::{ByteSource, SourceError};
+use crate::view::errors::{self, Audience, Failure, Front};
 
 /// Settings and cancellation shared by every request of one opening (one model, all shards).
 pub struct Fetcher {
@@ -61,9 +62,10 @@ pub struct Fetcher {
     children: RefCell<Vec<std::rc::Weak<Fetcher>>>,
     /// Called once when this fetcher is cancelled ([`Fetcher::on_cancel`]).
     on_cancel: RefCell<Vec<Box<dyn FnOnce()>>>,
-    /// For the element and the JavaScript API: messages name their remedies, not the page's
-    /// controls ([`Problem::describe_embedded`]).
-    pub embedded: bool,
+    /// Whose messages: [`Front::Page`], or [`Front::Api`] for the element and the JavaScript
+    /// API, whose messages name their remedies, not the page's controls
+    /// ([`errors::http_failure`]).
+    pub front: Front,
 }
 
 /// Whether the browser reports no network (`navigator.onLine` false; in a Worker too). Only
@@ -111,7 +113,7 @@ impl Fetcher {
             timeout_ms: page_read_timeout(),
             children: RefCell::new(Vec::new()),
             on_cancel: RefCell::new(Vec::new()),
-            embedded: false,
+            front: Front::Page,
         }
     }
 
@@ -122,27 +124,32 @@ impl Fetcher {
         on_progress: Box<dyn Fn()>,
     ) -> Self {
         Fetcher {
-            embedded: true,
+            front: Front::Api,
             ..Fetcher::new(endpoint, token, on_progress)
         }
     }
 
-    /// `problem` reading `url` as `(headline, details)`, worded for the page or, for an
-    /// embedded fetcher, for the element and the API.
-    pub fn describe(&self, problem: &Problem, url: &str) -> (String, String) {
-        let token = self.token.is_some();
-        if self.embedded {
-            problem.describe_embedded(url, &self.endpoint, token)
-        } else {
-            problem.describe(url, &self.endpoint, token)
+    /// Who reads this fetcher's failures: its front end, its Hub endpoint and whether it
+    /// has a token.
+    pub fn audience(&self) -> Audience<'_> {
+        Audience {
+            front: self.front,
+            hub: &self.endpoint,
+            has_token: self.token.is_some(),
         }
+    }
+
+    /// `problem` reading `url`, worded for the page or, for an embedded fetcher, for the
+    /// element and the API ([`errors::http_failure`]).
+    pub fn describe(&self, problem: &Problem, url: &str) -> Failure {
+        errors::http_failure(problem, url, &self.audience())
     }
 
     /// A fetcher with the same endpoint and token and no progress display (the previews of a
     /// model), cancelled when this one is.
     pub fn child(&self) -> std::rc::Rc<Fetcher> {
         let c = std::rc::Rc::new(Fetcher {
-            embedded: self.embedded,
+            front: self.front,
             ..Fetcher::new(self.endpoint.clone(), self.token.clone(), Box::new(|| {}))
         });
         if self.cancelled.get() {
@@ -779,11 +786,11 @@ impl ByteSource for HttpSource {
             Ok(b) => Ok(b),
             Err(p) => {
                 let url = self.file.url().to_string();
-                let text = self.fetcher.describe(&p, &url);
+                let text = self.fetcher.describe(&p, &url).joined();
                 Err(SourceError::Http {
                     url,
                     problem: p,
-                    text: format!("{}: {}", text.0, text.1),
+                    text,
                 })
             }
         }

@@ -9,8 +9,8 @@
 //! the JavaScript API (`api.rs`) all open models through here; each adds only its own display
 //! (status line, progress, errors).
 //!
-//! Errors are `(headline, details)` pairs, as the page shows them
-//! ([`crate::view::facts::open_failure`]).
+//! Errors are [`Failure`]s (headline and details), worded for the page, or the element and the
+//! API, by [`crate::view::errors::open_failure`].
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -32,10 +32,7 @@ use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
 use crate::source::http::Problem;
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
-use crate::view::facts;
-
-/// A failure as `(headline, details)`.
-pub type Failure = (String, String);
+use crate::view::errors::{self, Audience, Failure, Front};
 
 /// Why a model could not be opened by this module: left to the full module (the lean web
 /// module only), or a failure worded for the reader.
@@ -44,7 +41,7 @@ pub enum LoadError {
     /// A format the lean web module leaves to the full one ([`OpenError::is_lean`]): the
     /// element then loads the full module, which reads it.
     Lean,
-    /// (headline, details), as [`facts::open_failure`] words them.
+    /// The failure, as [`errors::open_failure`] words it.
     Failed(Failure),
 }
 
@@ -65,9 +62,9 @@ impl From<LoadError> for Failure {
     /// The words for the reader (a lean module's refusal says who reads the file).
     fn from(e: LoadError) -> Failure {
         match e {
-            LoadError::Lean => (
-                "Read by the full module".to_string(),
-                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.".to_string(),
+            LoadError::Lean => Failure::new(
+                "Read by the full module",
+                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.",
             ),
             LoadError::Failed(f) => f,
         }
@@ -146,11 +143,10 @@ pub fn resolve_url(src: &str) -> String {
 /// Errors: the text is not a URL of a file.
 pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
     match parse_input(text, endpoint) {
-        Err(e) => Err(("This is not something to open".into(), e.0)),
-        Ok(Input::Repo(repo)) => Err((
+        Err(e) => Err(Failure::new("This is not something to open", e.0)),
+        Ok(Input::Repo(repo)) => Err(Failure::new(
             format!("{} is a repository, not a file", repo.id),
-            "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL."
-                .into(),
+            "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL.",
         )),
         Ok(Input::File { url, path, .. }) => {
             let name = path.unwrap_or_else(|| file_name(&url).to_string());
@@ -323,9 +319,13 @@ pub async fn read_local(
         if e.is_lean() {
             return LoadError::Lean;
         }
-        LoadError::Failed(facts::open_failure(&e, &names, false, &|p, u| {
-            p.describe(u, crate::remote::hub::DEFAULT_ENDPOINT, false)
-        }))
+        // Local files are the page's words (a Blob has no Hub: the default one is named).
+        let page = Audience {
+            front: Front::Page,
+            hub: crate::remote::hub::DEFAULT_ENDPOINT,
+            has_token: false,
+        };
+        LoadError::Failed(errors::open_failure(&e, &names, &page))
     })?;
     let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
     let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
@@ -374,11 +374,11 @@ impl RemoteFiles {
             // A whole file (an index, a config) larger than this tool reads of it.
             Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
             problem => {
-                let (h, d) = self.fetcher.describe(&problem, url);
+                let text = self.fetcher.describe(&problem, url).joined();
                 SourceError::Http {
                     url: url.to_string(),
                     problem,
-                    text: format!("{h}: {d}"),
+                    text,
                 }
             }
         }
@@ -478,23 +478,20 @@ async fn read_header(
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let result = open(&opener, &names, options()).await;
-    let describe = |p: &Problem, u: &str| fetcher.describe(p, u);
     let mut o = match result {
         Err(_) if fetcher.is_cancelled() => {
-            return Err(LoadError::Failed(facts::open_failure(
+            return Err(LoadError::Failed(errors::open_failure(
                 &OpenError::Cancelled,
                 &names,
-                fetcher.embedded,
-                &describe,
+                &fetcher.audience(),
             )))
         }
         Err(e) if e.is_lean() => return Err(LoadError::Lean),
         Err(e) => {
-            return Err(LoadError::Failed(facts::open_failure(
+            return Err(LoadError::Failed(errors::open_failure(
                 &e,
                 &names,
-                fetcher.embedded,
-                &describe,
+                &fetcher.audience(),
             )))
         }
         Ok(o) => o,
@@ -635,12 +632,10 @@ pub async fn read_shared(
         Ok(h) => h,
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
-            let describe = |p: &Problem, u: &str| own.describe(p, u);
-            return Err(LoadError::Failed(facts::open_failure(
+            return Err(LoadError::Failed(errors::open_failure(
                 &OpenError::Cancelled,
                 &names,
-                true,
-                &describe,
+                &own.audience(),
             )));
         }
     };
@@ -677,7 +672,7 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
         ),
         Some(l) => match HttpSource::reopen(fetcher.clone(), l) {
             Ok(src) => Box::new(src),
-            Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).1),
+            Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
         },
     }
     })

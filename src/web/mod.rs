@@ -61,6 +61,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
+use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
 use blob::js_error_text;
 use dom::{by_id, set_body_data};
@@ -384,20 +385,23 @@ impl App {
         self.generation.get() == g
     }
 
-    /// Shows (headline, details) in the error box, or hides and empties it.
-    fn show_error(&self, text: Option<(String, String)>) {
+    /// Shows a failure (headline, details) in the error box, or hides and empties it.
+    fn show_error(&self, text: Option<Failure>) {
         dom::clear(&self.error);
         dom::set_hidden(&self.error, text.is_none());
-        if let Some((headline, details)) = text {
+        if let Some(f) = text {
             dom::append(
                 &self.error,
-                &dom::el_text("strong", "error-head", &headline),
+                &dom::el_text("strong", "error-head", &f.headline),
             );
-            dom::append(&self.error, &dom::el_text("span", "error-detail", &details));
+            dom::append(
+                &self.error,
+                &dom::el_text("span", "error-detail", &f.details),
+            );
         }
     }
 
-    fn fail(&self, text: (String, String)) {
+    fn fail(&self, text: Failure) {
         Carried::drop_it();
         dom::set_hidden(&self.status, true);
         self.show_error(Some(text));
@@ -473,7 +477,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 let model = opened.model;
                 let failed = model.error.is_some();
                 if let Some(e) = &model.error {
-                    app.show_error(Some(facts::partial_error_text(e)));
+                    app.show_error(Some(errors::partial_failure(e, &opened.name, Front::Page)));
                 }
                 let editable = model.format == crate::format::Format::Gguf
                     && model.error.is_none()
@@ -526,8 +530,8 @@ async fn open_sample(app: Rc<App>) {
     }
     match bytes {
         Ok(blob) => open(app, vec![(SAMPLE_URL.to_string(), blob)]),
-        Err(e) => app.fail((
-            "The bundled sample could not be fetched.".into(),
+        Err(e) => app.fail(Failure::new(
+            "The bundled sample could not be fetched.",
             js_error_text(&e),
         )),
     }

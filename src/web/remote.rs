@@ -30,6 +30,7 @@ use crate::source::boxed::SourceFactory;
 use crate::source::http::MAX_WHOLE_FILE;
 use crate::source::ReadStats;
 use crate::text;
+use crate::view::errors::{self, Audience, Failure, Front};
 
 const TOKEN_KEY: &str = "weightpeek.hub-token";
 /// `localStorage` key of the Hub endpoint (kept across visits; only when not the default).
@@ -206,7 +207,7 @@ fn open_text(app: Rc<App>, text: String) {
     match parse_input(&text, &ep) {
         Err(e) => {
             app.begin(text.trim(), "");
-            app.fail(("This is not something to open".into(), e.0));
+            app.fail(Failure::new("This is not something to open", e.0));
         }
         Ok(Target::Repo(repo)) => wasm_bindgen_futures::spawn_local(list_repo(app, repo)),
         Ok(Target::File { url, path, .. }) => {
@@ -290,15 +291,20 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     let listing = match result {
         Ok(bytes) => parse_tree_listing(&String::from_utf8_lossy(&bytes)),
         Err(p) => {
-            app.fail(p.describe(&url, &ep, token().is_some()));
+            let page = Audience {
+                front: Front::Page,
+                hub: &ep,
+                has_token: token().is_some(),
+            };
+            app.fail(errors::http_failure(&p, &url, &page));
             return;
         }
     };
     let entries = match listing {
         Ok(files) => group(&files),
         Err(e) => {
-            app.fail((
-                "The Hub's file listing could not be read".into(),
+            app.fail(Failure::new(
+                "The Hub's file listing could not be read",
                 e.to_string(),
             ));
             return;
@@ -306,13 +312,13 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     };
     dom::set_hidden(&app.status, true);
     if entries.is_empty() {
-        app.fail((
+        app.fail(Failure::new(
             format!(
                 "{} has no {} files",
                 repo.id,
                 crate::format::registry::labels_text("or")
             ),
-            "Check the revision, or pick another repository.".into(),
+            "Check the revision, or pick another repository.",
         ));
         return;
     }
@@ -444,7 +450,7 @@ fn show_model(
     app.name_shown(name);
     let failed = model.error.is_some();
     if let Some(e) = &model.error {
-        app.show_error(Some(crate::view::facts::partial_error_text(e)));
+        app.show_error(Some(errors::partial_failure(e, name, Front::Page)));
     }
     let view = app.draw(name, model.clone(), stats, source, false);
     view.offer_scan(scan);
@@ -460,8 +466,8 @@ fn show_model(
                     view.tabs().select(crate::view::tabs::Tab::Preview, true);
                 }
             }
-            None => app.show_error(Some((
-                "The link names a tensor this model does not have".into(),
+            None => app.show_error(Some(Failure::new(
+                "The link names a tensor this model does not have",
                 format!(
                     "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
                     crate::text::escape(&t)

@@ -27,12 +27,12 @@ use web_sys::Element;
 use super::dom::{self, append, attr, el_class, el_text};
 use super::export;
 use super::http::Fetcher;
-use super::load::{self, Failure};
+use super::load;
 use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::text;
-use crate::view::facts;
+use crate::view::errors::{self, Failure, Front};
 use crate::view::fit::{Settings, QUERY_KEYS};
 use crate::view::tabs::Tab;
 
@@ -243,9 +243,9 @@ impl Widget {
         st.generation.set(g);
         st.stop();
         let Some(files) = load::local_files(&files, name) else {
-            return st.fail((
-                "Nothing to open".into(),
-                "open() takes a File or Blob, an array of them, or a FileList.".into(),
+            return st.fail(Failure::new(
+                "Nothing to open",
+                "open() takes a File or Blob, an array of them, or a FileList.",
             ));
         };
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
@@ -410,9 +410,9 @@ impl State {
     fn show_error(&self, text: Option<Failure>) {
         dom::clear(&self.error);
         dom::set_hidden(&self.error, text.is_none());
-        if let Some((headline, details)) = text {
-            append(&self.error, &el_text("strong", "error-head", &headline));
-            append(&self.error, &el_text("span", "error-detail", &details));
+        if let Some(f) = text {
+            append(&self.error, &el_text("strong", "error-head", &f.headline));
+            append(&self.error, &el_text("span", "error-detail", &f.details));
         }
     }
 
@@ -425,7 +425,7 @@ impl State {
     fn show(self: &Rc<Self>, opened: load::Opened, scan: ScanInput) {
         dom::set_hidden(&self.status, true);
         if let Some(e) = &opened.model.error {
-            self.show_error(Some(facts::partial_error_text(e)));
+            self.show_error(Some(errors::partial_failure(e, &opened.name, Front::Api)));
         }
         let failed = opened.model.error.is_some();
         *self.model_tensors.borrow_mut() = opened
@@ -561,8 +561,8 @@ impl State {
                 r.open_tensor(i);
                 self.applying.set(false);
             }
-            None => self.show_error(Some((
-                "No such tensor".into(),
+            None => self.show_error(Some(Failure::new(
+                "No such tensor",
                 format!(
                     "This model has no tensor \"{}\" (the tensor attribute).",
                     text::escape(&name)

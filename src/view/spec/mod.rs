@@ -26,19 +26,10 @@ pub use device_error::{DeviceError, DeviceInput};
 pub use devices::{ContextSpec, DeviceSpec, GpuSpec, Gpus, OptionsSpec, SizeSpec, TextSpec};
 pub use window::{Axis, RangeSpec, WindowError, WindowSpec};
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+/// The front ends, defined with the wording of every failure ([`crate::view::errors`]).
+pub use super::errors::Front;
 
-/// Where an input was given: its name in errors follows the front end (the CLI's flag, the page's
-/// box label, the JavaScript API's property path).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Front {
-    /// `weightpeek` flags: `--rows`, `--gpu`, `--ram`.
-    Cli,
-    /// The page's boxes: `rows`, `columns`, `GPU 0`, `RAM`, `KV type`.
-    Page,
-    /// The JavaScript API's arguments: `window.rows`, `devices.gpus[0]`, `options.kv`.
-    Api,
-}
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Largest integer a JavaScript number holds exactly (2^53): the most a number may be where a
 /// whole number is asked.

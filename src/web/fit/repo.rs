@@ -126,14 +126,9 @@ impl RepoFit {
                         load::read_remote(fetcher, load::counters(), &given, Some(&entry.files))
                             .await;
                     let Some(t) = w.upgrade() else { return };
-                    let m = result.map(|o| o.model).map_err(|e| {
-                        let (h, d) = load::Failure::from(e);
-                        if d.is_empty() {
-                            h
-                        } else {
-                            format!("{h}: {d}")
-                        }
-                    });
+                    let m = result
+                        .map(|o| o.model)
+                        .map_err(|e| crate::view::errors::Failure::from(e).joined());
                     if let Some(slot) = t.models.borrow_mut().get_mut(i) {
                         slot.model = Some(m);
                     }
