@@ -53,6 +53,7 @@ mod cli {
     use weightpeek::text;
     use weightpeek::view::cli as render;
     use weightpeek::view::compare::compare;
+    use weightpeek::view::errors::{self, Audience, Front};
     use weightpeek::view::export;
 
     // tests/format_texts.rs checks that this names every format of `format::registry`.
@@ -307,9 +308,14 @@ mod cli {
             .map(|i| remote_target(i, &endpoint))
             .collect::<Result<_, _>>()?;
         let opts = options_wanting(config.is_some(), wants);
+        let cli = Audience {
+            front: Front::Cli,
+            hub: &endpoint,
+            has_token: token.is_some(),
+        };
         let mut loaded = if remote.iter().all(Option::is_none) {
-            let opened =
-                block_on(read::open(&LocalOpener, inputs, opts)).map_err(|e| e.to_string())?;
+            let opened = block_on(read::open(&LocalOpener, inputs, opts))
+                .map_err(|e| errors::open_failure(&e, inputs, &cli).joined())?;
             Loaded::Local(opened)
         } else if remote.iter().all(Option::is_some) {
             let client = Client::new(endpoint.clone(), token);
@@ -374,7 +380,8 @@ mod cli {
             if let Some(paths) = listed {
                 opener = opener.with_listing(paths);
             }
-            let opened = block_on(read::open(&opener, &names, opts)).map_err(|e| e.to_string())?;
+            let opened = block_on(read::open(&opener, &names, opts))
+                .map_err(|e| errors::open_failure(&e, &names, &cli).joined())?;
             Loaded::Remote(opened)
         } else {
             return Err("give local files or URLs, not both".into());
@@ -491,11 +498,8 @@ mod cli {
         let b = open(&args.b)?;
         for (m, p) in [(&a, &args.a), (&b, &args.b)] {
             if let Some(e) = &m.error {
-                warn(&format!(
-                    "weightpeek diff: {}: the header could not be read to the end: {}",
-                    text::escape(p),
-                    text::escape(&e.to_string())
-                ));
+                let f = errors::partial_failure(e, p, Front::Cli);
+                warn(&format!("weightpeek diff: {}", text::escape(&f.joined())));
             }
         }
         let v = compare(&args.a, &a, &args.b, &b);
@@ -568,11 +572,8 @@ mod cli {
             render::summary::text(&shown_name, &model, &summary::summarize(&model), opts)
         })?;
         if let Some(e) = &model.error {
-            warn(&format!(
-                "weightpeek: {}: the header could not be read to the end: {}",
-                text::escape(&shown_name),
-                text::escape(&e.to_string())
-            ));
+            let f = errors::partial_failure(e, &shown_name, Front::Cli);
+            warn(&format!("weightpeek: {}", text::escape(&f.joined())));
         }
         Ok(if model.error.is_some() {
             ExitCode::from(1)

@@ -11,8 +11,9 @@ use weightpeek::source::block_on;
 use weightpeek::source::net::Client;
 use weightpeek::summary::fit;
 use weightpeek::view::cli as render;
+use weightpeek::view::errors::{self, Audience, Front};
 use weightpeek::view::fit as fit_view;
-use weightpeek::view::spec::{DeviceError, DeviceSpec, Front, OptionsSpec};
+use weightpeek::view::spec::{DeviceError, DeviceSpec, OptionsSpec};
 
 use clap::Parser;
 
@@ -83,6 +84,11 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
         Loaded::Remote(o) => (o.name.clone(), o.model),
         Loaded::Listing { repo, entries } => {
             let (endpoint, token) = hub_settings(args.token.as_deref())?;
+            let cli = Audience {
+                front: Front::Cli,
+                hub: &endpoint,
+                has_token: token.is_some(),
+            };
             let client = Client::new(endpoint.clone(), token);
             let ggufs: Vec<_> = entries
                 .iter()
@@ -110,7 +116,7 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
                                     options_wanting(false, fit::wants_config),
                                 ))
                                 .map(|o| o.model)
-                                .map_err(|e| e.to_string())
+                                .map_err(|e| errors::open_failure(&e, &names, &cli).joined())
                             })
                         })
                         .collect();

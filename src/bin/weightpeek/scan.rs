@@ -14,6 +14,7 @@ use weightpeek::source::file::FileSource;
 use weightpeek::source::net::NetSource;
 use weightpeek::source::{block_on_ready, ByteSource};
 use weightpeek::view::cli as render;
+use weightpeek::view::errors::{self, Front};
 
 use crate::cli::{load, print, warn, Loaded};
 
@@ -83,10 +84,11 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode, String> {
         }
     };
     if let Some(e) = &model.error {
+        let f = errors::partial_failure(e, &name, Front::Cli);
         warn(&format!(
-            "weightpeek scan: {}: the header could not be read to the end ({}); the tensors read were scanned",
-            weightpeek::text::escape(&name),
-            weightpeek::text::escape(&e.to_string())
+            "weightpeek scan: {} ({}); the tensors read were scanned",
+            weightpeek::text::escape(&f.headline),
+            weightpeek::text::escape(&f.details)
         ));
     }
     let findings = scan::findings(&scans);
