@@ -20,6 +20,8 @@
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
+//! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
+//!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
@@ -35,6 +37,7 @@ pub mod histogram;
 pub mod layer_grid;
 pub mod memory;
 pub mod metadata;
+pub mod node;
 pub mod preview;
 pub mod recipe;
 pub mod scan;
