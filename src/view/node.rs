@@ -13,6 +13,10 @@ pub struct Node {
     pub class: String,
     /// Every other attribute (`data-testid`, `title`, `aria-*`), in order.
     pub attrs: Vec<(&'static str, String)>,
+    /// Inline style properties (`background`), set through the CSSOM, which a
+    /// Content-Security-Policy without `'unsafe-inline'` styles allows. Computed values
+    /// (colours, sizes), never file text.
+    pub styles: Vec<(&'static str, String)>,
     /// The element's text content, if any.
     pub text: Option<String>,
     /// Child elements, in order (after the text).
@@ -45,6 +49,12 @@ impl Node {
     /// Sets an attribute (a plain string; never parsed as HTML).
     pub fn attr(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.attrs.push((name, value.into()));
+        self
+    }
+
+    /// Sets an inline style property (see [`Node::styles`]).
+    pub fn style(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.styles.push((name, value.into()));
         self
     }
 

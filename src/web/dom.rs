@@ -49,12 +49,16 @@ pub fn el_text(tag: &str, class: &str, text: &str) -> Element {
     e
 }
 
-/// The element for `node` and its subtree: the class, then the attributes in order, the text
+/// The element for `node` and its subtree: the class, the attributes in order, the styles, the text
 /// as text (`set_text_content`, never HTML), then the children.
 pub fn render(node: &Node) -> Element {
     let e = el_class(node.tag, &node.class);
     for (name, value) in &node.attrs {
         attr(&e, name, value);
+    }
+    if !node.styles.is_empty() {
+        let props: Vec<(&str, &str)> = node.styles.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        style(&e, &props);
     }
     if let Some(t) = &node.text {
         e.set_text_content(Some(t));

@@ -14,6 +14,7 @@ use web_sys::Element;
 
 use crate::format::ggml_type::type_tooltip;
 use crate::summary::DtypeRow;
+use crate::view::colors::with_type_tooltip;
 use crate::view::histogram::{chart, type_lines, Measure, PICK_HINT};
 
 use super::dom::{self, append, attr, el_class, el_text, svg};
@@ -269,12 +270,4 @@ fn row_label(l: &crate::view::histogram::TypeLine) -> String {
         l.bytes,
         l.bits_per_weight,
     )
-}
-
-/// `text`, then on a line of its own the block layout of type `dtype` (when it has one).
-pub(super) fn with_type_tooltip(text: &str, dtype: &str) -> String {
-    match type_tooltip(dtype) {
-        Some(t) => format!("{text}\n{t}"),
-        None => text.to_string(),
-    }
 }
