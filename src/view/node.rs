@@ -21,6 +21,8 @@ pub struct Node {
     pub text: Option<String>,
     /// Child elements, in order (after the text).
     pub children: Vec<Node>,
+    /// An SVG element (created in the SVG namespace; its class goes in as an attribute).
+    pub svg: bool,
 }
 
 /// A new element with a class (`""` for none).
@@ -28,6 +30,15 @@ pub fn el(tag: &'static str, class: &str) -> Node {
     Node {
         tag,
         class: class.to_string(),
+        ..Node::default()
+    }
+}
+
+/// A new SVG element (`svg`, `g`, `rect`, `text`, `title`).
+pub fn svg(tag: &'static str) -> Node {
+    Node {
+        tag,
+        svg: true,
         ..Node::default()
     }
 }

@@ -52,7 +52,15 @@ pub fn el_text(tag: &str, class: &str, text: &str) -> Element {
 /// The element for `node` and its subtree: the class, the attributes in order, the styles, the text
 /// as text (`set_text_content`, never HTML), then the children.
 pub fn render(node: &Node) -> Element {
-    let e = el_class(node.tag, &node.class);
+    let e = if node.svg {
+        let e = svg(node.tag);
+        if !node.class.is_empty() {
+            attr(&e, "class", &node.class);
+        }
+        e
+    } else {
+        el_class(node.tag, &node.class)
+    };
     for (name, value) in &node.attrs {
         attr(&e, name, value);
     }
