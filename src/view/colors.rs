@@ -3,6 +3,15 @@
 //! floats blue/grey, 8-bit green, 6-bit teal, 5-bit lime, 4-bit amber, 3-bit orange, 2-bit
 //! red, 1-bit pink; variants of a family get different shades.
 
+/// `text`, then on a line of its own the block layout of type `dtype` (when it has one): the
+/// tooltip of a chart bar or a layer-map cell.
+pub fn with_type_tooltip(text: &str, dtype: &str) -> String {
+    match crate::format::ggml_type::type_tooltip(dtype) {
+        Some(t) => format!("{text}\n{t}"),
+        None => text.to_string(),
+    }
+}
+
 const KNOWN: &[(&str, &str)] = &[
     ("F64", "#475569"),
     ("F32", "#94a3b8"),

@@ -1,8 +1,10 @@
 //! The dtype histogram as horizontal bars: geometry and labels for an SVG chart.
 
+use crate::format::ggml_type::type_tooltip;
 use crate::summary::DtypeRow;
 use crate::text;
-use crate::view::colors::{dtype_color, text_on};
+use crate::view::colors::{dtype_color, text_on, with_type_tooltip};
+use crate::view::node::{self, Node};
 
 /// What the bars measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -253,6 +255,196 @@ pub fn type_lines(rows: &[DtypeRow]) -> Vec<TypeLine> {
             bits_per_weight: r.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
         })
         .collect()
+}
+
+/// The card's frame: the title, the measure toggle (a button per [`Measure`], in the head when
+/// there are types), the chart box holding the empty SVG (`data-testid="dtype-histogram"`, its
+/// bars drawn by [`chart_nodes`] at the box's width), and the per-type table ([`type_table`]).
+pub fn card(rows: &[DtypeRow]) -> Node {
+    let mut card = node::card("Tensor types", "types");
+    if !rows.is_empty() {
+        card.head().push(
+            node::el("div", "toggle")
+                .attr("role", "group")
+                .attr("aria-label", "measure")
+                .children(
+                    [Measure::Bytes, Measure::Tensors]
+                        .into_iter()
+                        .map(|m| node::text("button", "", m.label()).attr("type", "button")),
+                ),
+        );
+    }
+    let body = card.body();
+    body.push(
+        node::el("div", "chart").attr("title", PICK_HINT).child(
+            node::svg("svg")
+                .testid("dtype-histogram")
+                .attr("role", "img")
+                .attr("aria-label", "tensor types"),
+        ),
+    );
+    if !rows.is_empty() {
+        body.push(node::el("div", "type-wrap").child(type_table(rows)));
+    }
+    card
+}
+
+/// The chart's SVG content: a `g` per bar (`data-dtype`, `data-count`, `data-bytes`) holding its
+/// tooltip, the type label, the bar and the value text; or "no tensors".
+pub fn chart_nodes(c: &Chart) -> Vec<Node> {
+    if c.bars.is_empty() {
+        return vec![node::svg("text")
+            .attr("x", "0")
+            .attr("y", "20")
+            .attr("class", "chart-empty")
+            .text("no tensors")];
+    }
+    let mid = c.bar_height / 2.0;
+    c.bars
+        .iter()
+        .map(|b| {
+            node::svg("g")
+                .attr("data-dtype", b.dtype.as_str())
+                .attr("data-count", b.tensors.to_string())
+                .attr("data-bytes", b.bytes.to_string())
+                .child(node::svg("title").text(with_type_tooltip(&b.title, &b.dtype)))
+                .child(
+                    node::svg("text")
+                        .attr("x", (c.bar_x - 10.0).to_string())
+                        .attr("y", (b.y + 5.0 + mid).to_string())
+                        .attr("dominant-baseline", "central")
+                        .attr("text-anchor", "end")
+                        .attr("class", "bar-label")
+                        .text(b.dtype.as_str()),
+                )
+                .child(
+                    node::svg("rect")
+                        .attr("x", c.bar_x.to_string())
+                        .attr("y", (b.y + 5.0).to_string())
+                        .attr("width", b.width.to_string())
+                        .attr("height", c.bar_height.to_string())
+                        .attr("rx", "3")
+                        .attr("fill", b.color),
+                )
+                .child(
+                    node::svg("text")
+                        .attr("x", (c.bar_x + b.width + 8.0).to_string())
+                        .attr("y", (b.y + 5.0 + mid).to_string())
+                        .attr("dominant-baseline", "central")
+                        .attr("class", "bar-value")
+                        .text(b.value_text.as_str()),
+                )
+        })
+        .collect()
+}
+
+/// The per-type figures as a table (the CLI's "types" section): a row per type (`data-pick`,
+/// a tab stop named by [`row_label`]) with its swatch, name (`data-testid="type-name"`, the
+/// block layout as tooltip), tensors, elements, bytes (exact as tooltip), bits per weight.
+pub fn type_table(rows: &[DtypeRow]) -> Node {
+    let head = node::el("tr", "").children(
+        [
+            ("type", false),
+            ("tensors", true),
+            ("elements", true),
+            ("bytes", true),
+            ("bits / weight", true),
+        ]
+        .into_iter()
+        .map(|(h, num)| node::text("th", if num { "num" } else { "" }, h)),
+    );
+    let body = type_lines(rows).into_iter().map(|l| {
+        let tip =
+            type_tooltip(&l.dtype).map_or(PICK_HINT.to_string(), |t| format!("{t}\n{PICK_HINT}"));
+        node::el("tr", "")
+            .attr("data-pick", l.dtype.as_str())
+            .attr("title", PICK_HINT)
+            .attr("tabindex", "0")
+            .attr("aria-label", row_label(&l))
+            .child(
+                node::el("td", "")
+                    .attr("title", tip)
+                    .testid("type-name")
+                    .child(node::el("span", "swatch").style("background", l.color))
+                    .child(node::text("span", "mono", &l.dtype)),
+            )
+            .child(node::text("td", "num", &l.tensors))
+            .child(node::text("td", "num", &l.elements))
+            .child(node::text("td", "num", &l.bytes).attr("title", l.bytes_exact.as_str()))
+            .child(node::text("td", "num", &l.bits_per_weight))
+    });
+    node::el("table", "type-table")
+        .child(node::el("thead", "").child(head))
+        .child(node::el("tbody", "").children(body))
+}
+
+/// The accessible name of a type row: the type's tooltip (its block layout), the row's figures
+/// and what Enter does, e.g. `Q6_K: 256 weights per block, 210 bytes per block, 6.5625 bits per
+/// weight; 9 tensors, 11,796,480 elements, 9.3 MiB, 6.562 bits per weight; Enter lists its
+/// tensors`.
+pub fn row_label(l: &TypeLine) -> String {
+    format!(
+        "{}; {} tensor{}, {} elements, {}, {} bits per weight; Enter lists its tensors",
+        type_tooltip(&l.dtype).unwrap_or_else(|| l.dtype.clone()),
+        l.tensors,
+        if l.tensors == "1" { "" } else { "s" },
+        l.elements,
+        l.bytes,
+        l.bits_per_weight,
+    )
+}
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+    use crate::source::parse_bytes;
+    use crate::summary::summarize;
+
+    #[test]
+    fn the_card_of_the_sample() {
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let s = summarize(&m);
+        let c = card(&s.dtypes);
+        assert_eq!(c.class, "card types");
+        let toggle = &c.find_class("toggle")[0];
+        let labels: Vec<_> = toggle.children.iter().map(|b| b.text_content()).collect();
+        assert_eq!(labels, ["by bytes", "by tensor count"]);
+        let svg = c.find_testid("dtype-histogram").unwrap();
+        assert!(svg.svg && svg.children.is_empty());
+        let rows = &c.find_class("type-table")[0].children[1].children;
+        let lines = type_lines(&s.dtypes);
+        assert_eq!(rows.len(), lines.len());
+        assert_eq!(rows[0].get_attr("data-pick"), Some(lines[0].dtype.as_str()));
+        assert_eq!(
+            rows[0].get_attr("aria-label"),
+            Some(row_label(&lines[0]).as_str())
+        );
+        let name = &rows[0].children[0];
+        assert_eq!(name.get_attr("data-testid"), Some("type-name"));
+        assert_eq!(name.children[1].text, Some(lines[0].dtype.clone()));
+        assert_eq!(
+            rows[0].children[3].get_attr("title"),
+            Some(lines[0].bytes_exact.as_str())
+        );
+
+        let ch = chart(&s.dtypes, Measure::Bytes, 600.0);
+        let bars = chart_nodes(&ch);
+        assert_eq!(bars.len(), ch.bars.len());
+        let g = &bars[0];
+        assert!(g.svg && g.tag == "g");
+        assert_eq!(g.get_attr("data-dtype"), Some(ch.bars[0].dtype.as_str()));
+        assert_eq!(
+            g.get_attr("data-count"),
+            Some(ch.bars[0].tensors.to_string().as_str())
+        );
+        let tags: Vec<_> = g.children.iter().map(|n| n.tag).collect();
+        assert_eq!(tags, ["title", "text", "rect", "text"]);
+        assert_eq!(g.children[2].get_attr("fill"), Some(ch.bars[0].color));
+        assert_eq!(g.children[3].text, Some(ch.bars[0].value_text.clone()));
+        let empty = chart_nodes(&chart(&[], Measure::Bytes, 600.0));
+        assert_eq!(empty[0].text.as_deref(), Some("no tensors"));
+        assert!(card(&[]).find_class("toggle").is_empty());
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! The per-layer quantisation map as a grid: one row per tensor role, one column per layer,
 //! each cell coloured by its type, with a legend.
 
+use crate::format::ggml_type::type_tooltip;
 use crate::summary::LayerMap;
 use crate::text;
-use crate::view::colors::{dtype_color, text_on};
+use crate::view::colors::{dtype_color, text_on, with_type_tooltip};
+use crate::view::node::{self, Node};
 
 /// Most layer columns drawn (real models have up to a few hundred layers); the rest are
 /// counted in [`Grid::hidden_layers`].
@@ -175,6 +177,69 @@ pub fn grid(map: &LayerMap) -> Grid {
     }
 }
 
+/// The card of `g` (`data-testid="layer-map"`): the legend (a swatch, the type with its block
+/// layout as tooltip, the cell count), the note when the map is cut, and the map in a
+/// keyboard-scrollable box: a row per role (a tab stop with `data-filter`), a cell per layer
+/// coloured by type (with `data-filter`), `cell empty` where the layer has no such tensor.
+pub fn card(g: &Grid) -> Node {
+    let mut card = node::card("Quantisation by layer", "layers").testid("layer-map");
+    let body = card.body();
+    let legend = node::el("ul", "legend").children(g.legend.iter().map(|l| {
+        let mut li = node::el("li", "")
+            .child(node::el("span", "swatch").style("background", l.color))
+            .child(node::text("span", "mono", &l.dtype));
+        if let Some(t) = type_tooltip(&l.dtype) {
+            li = li.attr("title", t);
+        }
+        li.child(node::text("span", "muted", &format!(" ×{}", l.cells)))
+    }));
+    body.push(legend);
+    if let Some(note) = g.cut_note() {
+        body.push(node::text("p", "note", &note));
+    }
+
+    let head = node::el("tr", "")
+        .child(node::text("th", "role-head", "role \\ layer"))
+        .children(g.layers.iter().map(|l| node::text("th", "layer-num", l)));
+    let rows = g.rows.iter().map(|r| {
+        // Keyboard: each role is a tab stop; Enter or Space lists its tensors.
+        let th = node::text("th", "role mono", &r.role)
+            .attr("title", format!("{} · {}", r.summary, PICK_HINT))
+            .attr("data-filter", r.filter.as_str())
+            .attr("scope", "row")
+            .attr("tabindex", "0")
+            .attr(
+                "aria-label",
+                format!("{}: {}. Enter lists its tensors", r.role, r.summary),
+            );
+        node::el("tr", "")
+            .child(th)
+            .children(r.cells.iter().map(|c| {
+                match c {
+                    Some(c) => node::text("td", "cell", &c.dtype)
+                        .attr("title", with_type_tooltip(&c.title, &c.dtype))
+                        .attr("data-filter", c.filter.as_str())
+                        .style("background", c.color)
+                        .style("color", c.ink),
+                    None => {
+                        node::el("td", "cell empty").attr("title", "no such tensor on this layer")
+                    }
+                }
+            }))
+    });
+    let table = node::el("table", "layer-map")
+        .child(node::el("thead", "").child(head))
+        .child(node::el("tbody", "").children(rows));
+    // Focusable, so the keyboard can scroll a map wider than the screen.
+    body.push(
+        node::el("div", "layer-scroll")
+            .attr("tabindex", "0")
+            .attr("aria-label", "per-layer quantisation map")
+            .child(table),
+    );
+    card
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +328,52 @@ mod tests {
     #[test]
     fn models_without_layers_give_an_empty_grid() {
         assert!(grid(&LayerMap::default()).is_empty());
+    }
+
+    #[test]
+    fn the_card_of_the_sample() {
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let g = grid(&summarize(&m).layers);
+        let c = card(&g);
+        assert_eq!(c.class, "card layers");
+        assert_eq!(c.get_attr("data-testid"), Some("layer-map"));
+        let legend = &c.find_class("legend")[0];
+        assert_eq!(legend.children.len(), g.legend.len());
+        let first = &legend.children[0];
+        assert_eq!(
+            first.children[0].styles,
+            [("background", g.legend[0].color.to_string())]
+        );
+        assert_eq!(first.children[1].text, Some(g.legend[0].dtype.clone()));
+        assert_eq!(
+            first.children[2].text,
+            Some(format!(" ×{}", g.legend[0].cells))
+        );
+        let table = &c.find_class("layer-map")[0];
+        assert_eq!(table.tag, "table");
+        let head = &table.children[0].children[0];
+        assert_eq!(head.children.len(), g.layers.len() + 1);
+        assert_eq!(head.children[0].text.as_deref(), Some("role \\ layer"));
+        let rows = &table.children[1].children;
+        assert_eq!(rows.len(), g.rows.len());
+        let role = &rows[0].children[0];
+        assert_eq!(role.text, Some(g.rows[0].role.clone()));
+        assert_eq!(
+            role.get_attr("data-filter"),
+            Some(g.rows[0].filter.as_str())
+        );
+        assert_eq!(role.get_attr("tabindex"), Some("0"));
+        assert_eq!(rows[0].children.len(), g.layers.len() + 1);
+        for (cell, want) in rows[0].children[1..].iter().zip(&g.rows[0].cells) {
+            match want {
+                Some(w) => {
+                    assert_eq!(cell.class, "cell");
+                    assert_eq!(cell.text, Some(w.dtype.clone()));
+                    assert_eq!(cell.get_attr("data-filter"), Some(w.filter.as_str()));
+                    assert_eq!(cell.styles[1], ("color", w.ink.to_string()));
+                }
+                None => assert_eq!(cell.class, "cell empty"),
+            }
+        }
     }
 }

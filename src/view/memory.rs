@@ -4,6 +4,7 @@
 use crate::format::{Model, Value};
 use crate::summary::memory::MemoryEstimate;
 use crate::text;
+use crate::view::node::{self, Node};
 
 /// Largest context the box accepts (tokens); larger entries are clamped to it.
 pub const MAX_CONTEXT: u64 = 16 * 1024 * 1024;
@@ -179,6 +180,77 @@ pub fn no_estimate_text(why: &str) -> String {
     }
 }
 
+/// The card's frame (`data-testid="memory"`): the context box (`data-testid="memory-context"`,
+/// its placeholder the model's own `context` if known), the KV type select
+/// (`data-testid="memory-kv"`, one option per [`KV_CHOICES`]), a hidden note for the context
+/// box, and the empty `div.memory-out` that [`output`] fills.
+pub fn card(context: Option<u64>) -> Node {
+    let mut input = node::el("input", "")
+        .attr("type", "text")
+        .attr("inputmode", "numeric")
+        .attr("class", "filter ctx-input")
+        .testid("memory-context")
+        .attr("aria-label", "context length in tokens")
+        .attr(
+            "title",
+            "tokens of context; blank: the model's own; 8k = 8192",
+        );
+    if let Some(c) = context {
+        input = input.attr("placeholder", c.to_string());
+    }
+    let select = node::el("select", "")
+        .attr("class", "select")
+        .testid("memory-kv")
+        .children(
+            KV_CHOICES
+                .iter()
+                .map(|(v, label)| node::text("option", "", label).attr("value", *v)),
+        );
+    let form = node::el("div", "memory-form")
+        .child(
+            node::el("label", "field")
+                .child(node::text("span", "muted", "context (tokens)"))
+                .child(input),
+        )
+        .child(
+            node::el("label", "field")
+                .child(node::text("span", "muted", "KV cache type"))
+                .child(select),
+        );
+    let mut card = node::card("Memory to run", "memory").testid("memory");
+    let body = card.body();
+    body.push(form);
+    body.push(node::el("p", "note warn").attr("hidden", ""));
+    body.push(node::el("div", "memory-out"));
+    card
+}
+
+/// What `div.memory-out` holds for an estimate: the figures of [`rows`] (the total marked),
+/// the formula and the notes; or the reason there is none ([`no_estimate_text`]).
+pub fn output<E: std::fmt::Display>(estimate: &Result<MemoryEstimate, E>) -> Vec<Node> {
+    match estimate {
+        Ok(e) => {
+            let mut dl = node::el("dl", "kv memory-figures");
+            for (k, v) in rows(e) {
+                let class = if k == "total" { "total" } else { "" };
+                dl.push(node::text("dt", "", &k));
+                dl.push(node::text("dd", class, &v));
+            }
+            vec![
+                dl,
+                node::text("p", "mono formula", &e.formula),
+                node::el("ul", "notes")
+                    .children(e.notes.iter().map(|n| node::text("li", "note", n))),
+            ]
+        }
+        Err(why) => vec![node::text(
+            "p",
+            "no-estimate",
+            &no_estimate_text(&why.to_string()),
+        )],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,5 +384,73 @@ mod tests {
             )
         );
         assert!(e.kv_full_context_bytes > e.kv_bytes);
+    }
+
+    #[test]
+    fn the_card_of_the_sample() {
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let ctx = model_context(&m);
+        let c = card(ctx);
+        assert_eq!(c.class, "card memory");
+        assert_eq!(c.get_attr("data-testid"), Some("memory"));
+        let input = c.find_testid("memory-context").unwrap();
+        assert_eq!(input.tag, "input");
+        assert_eq!(input.get_attr("class"), Some("filter ctx-input"));
+        assert_eq!(
+            input.get_attr("placeholder").map(str::to_string),
+            ctx.map(|c| c.to_string())
+        );
+        let kv = c.find_testid("memory-kv").unwrap();
+        assert_eq!(kv.children.len(), KV_CHOICES.len());
+        assert_eq!(kv.children[0].get_attr("value"), Some(KV_CHOICES[0].0));
+        assert_eq!(kv.children[0].text.as_deref(), Some(KV_CHOICES[0].1));
+        let note = &c.find_class("warn")[0];
+        assert_eq!(note.get_attr("hidden"), Some(""));
+        assert!(c.find_class("memory-out")[0].children.is_empty());
+
+        // The sample (BERT) has no KV cache: the reason, as the card says it.
+        let bert = output(&estimate(&m, None, KvType::F16));
+        assert_eq!(bert.len(), 1);
+        assert_eq!(bert[0].class, "no-estimate");
+        assert!(bert[0].text.as_deref().unwrap().starts_with("no "));
+
+        let llama = gguf(
+            &[
+                ("general.architecture", Kv::Str("llama")),
+                ("llama.block_count", Kv::U32(2)),
+                ("llama.embedding_length", Kv::U32(64)),
+                ("llama.attention.head_count", Kv::U32(4)),
+                ("llama.context_length", Kv::U32(100)),
+            ],
+            &[("t", 0, vec![8], 0)],
+        );
+        let m = parse_bytes(&llama).unwrap();
+        assert_eq!(
+            card(model_context(&m))
+                .find_testid("memory-context")
+                .unwrap()
+                .get_attr("placeholder"),
+            Some("100")
+        );
+        let e = estimate(&m, None, KvType::F16);
+        let out = output(&e);
+        let e = e.unwrap();
+        let want = rows(&e);
+        assert_eq!(out[0].class, "kv memory-figures");
+        assert_eq!(out[0].children.len(), 2 * want.len());
+        assert_eq!(out[0].children[2].text, Some(want[1].0.clone()));
+        assert_eq!(
+            out[0].children[3].text.as_deref(),
+            Some("100 tokens (256 cells)")
+        );
+        let total = out[0].children.iter().find(|n| n.class == "total").unwrap();
+        let i = want.iter().position(|(k, _)| k == "total").unwrap();
+        assert_eq!(total.text, Some(want[i].1.clone()));
+        assert_eq!(out[1].text, Some(e.formula.clone()));
+        assert_eq!(out[2].children.len(), e.notes.len());
+        assert_eq!(out[2].children[0].text, Some(e.notes[0].clone()));
+        let none = output(&Err::<MemoryEstimate, _>("no block count"));
+        assert_eq!(none[0].text.as_deref(), Some("no estimate: no block count"));
+        assert_eq!(none[0].class, "no-estimate");
     }
 }

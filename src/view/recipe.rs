@@ -5,6 +5,7 @@
 
 use crate::summary::recipe::{PatternRow, Recipe};
 use crate::text::{escape, runs, thousands};
+use crate::view::node::{self, Node};
 
 /// One line of the recipe table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +109,73 @@ pub fn view(r: &Recipe) -> RecipeView {
     }
 }
 
+/// The card (`data-testid="recipe"`): the title line, the table of patterns (each row with
+/// `data-pattern`, mixed ones highlighted) in a keyboard-scrollable box, the command
+/// (`data-testid="recipe-command"`), its note, and the provenance (`data-testid="provenance"`).
+pub fn card(r: &Recipe) -> Node {
+    let v = view(r);
+    let mut card = node::card(TITLE, "recipe").testid("recipe");
+    let body = card.body();
+    body.push(node::text("p", "muted", &v.title));
+
+    let head = node::el("tr", "").children(
+        ["pattern", "tensors", "types"]
+            .into_iter()
+            .map(|h| node::text("th", "", h)),
+    );
+    let rows = v.lines.iter().map(|l| {
+        node::el("tr", if l.mixed { "mixed" } else { "" })
+            .attr("data-pattern", l.pattern.as_str())
+            .child(node::text("td", "mono", &l.pattern))
+            .child(node::text(
+                "td",
+                "num",
+                if l.count.is_empty() { "1" } else { &l.count },
+            ))
+            .child(node::text("td", "mono recipe-types", &l.types))
+    });
+    let table = node::el("table", "type-table recipe-table")
+        .child(node::el("thead", "").child(head))
+        .child(node::el("tbody", "").children(rows));
+    // Scrolls when the recipe is long: reachable by keyboard (axe scrollable-region-focusable).
+    body.push(
+        node::el("div", "table-scroll recipe-scroll")
+            .attr("tabindex", "0")
+            .attr("aria-label", "quantisation recipe table")
+            .child(table),
+    );
+
+    body.push(node::text(
+        "h3",
+        "sub-head spaced",
+        "Reproduce with llama-quantize",
+    ));
+    body.push(
+        node::text(
+            "pre",
+            "template recipe-command",
+            &v.command.join(" \\\n    "),
+        )
+        .testid("recipe-command"),
+    );
+    if let Some(n) = &v.note {
+        body.push(node::text("p", "note", n));
+    }
+
+    body.push(node::text("h3", "sub-head spaced", "Provenance"));
+    if v.provenance.is_empty() {
+        body.push(node::text("p", "muted", NO_PROVENANCE));
+    } else {
+        let mut dl = node::el("dl", "facts recipe-provenance").testid("provenance");
+        for (k, val) in &v.provenance {
+            dl.push(node::text("dt", "mono", k));
+            dl.push(node::text("dd", "mono", val));
+        }
+        body.push(dl);
+    }
+    card
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +199,44 @@ mod tests {
             rules: vec![rule("Q4_K", &[2, 4, 5]), rule("Q6_K", &[0, 1, 3])],
         };
         assert_eq!(types_text(&row), "Q6_K in layers 0–1, 3 · Q4_K elsewhere");
+    }
+
+    #[test]
+    fn the_card_of_the_sample() {
+        let m = crate::source::parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let r = crate::summary::recipe::recipe(&m).expect("the sample has a recipe");
+        let v = view(&r);
+        let c = card(&r);
+        assert_eq!(c.class, "card recipe");
+        assert_eq!(c.get_attr("data-testid"), Some("recipe"));
+        assert_eq!(c.children[0].text_content(), TITLE);
+        let body = &c.children[1];
+        assert_eq!(body.children[0].text, Some(v.title.clone()));
+        let scroll = &body.children[1];
+        assert_eq!(scroll.get_attr("tabindex"), Some("0"));
+        let rows = &c.find_class("recipe-table")[0].children[1].children;
+        assert_eq!(rows.len(), v.lines.len());
+        assert_eq!(
+            rows[0].get_attr("data-pattern"),
+            Some(v.lines[0].pattern.as_str())
+        );
+        assert_eq!(rows[0].children[2].text, Some(v.lines[0].types.clone()));
+        let cmd = c.find_testid("recipe-command").unwrap();
+        assert_eq!(cmd.tag, "pre");
+        assert!(cmd.text.as_deref().unwrap().starts_with("llama-quantize"));
+        assert!(cmd.text.as_deref().unwrap().contains(" \\\n    "));
+        let heads: Vec<_> = c
+            .find_class("sub-head")
+            .iter()
+            .map(|h| h.text_content())
+            .collect();
+        assert_eq!(heads, ["Reproduce with llama-quantize", "Provenance"]);
+        match c.find_testid("provenance") {
+            Some(dl) => assert_eq!(dl.children.len(), 2 * v.provenance.len()),
+            None => assert_eq!(
+                body.children.last().unwrap().text.as_deref(),
+                Some(NO_PROVENANCE)
+            ),
+        }
     }
 }

@@ -11,6 +11,11 @@ use crate::check::Finding;
 use crate::preview::{exact_text, value_text_f64};
 use crate::scan::TensorScan;
 use crate::text;
+use crate::view::node::{self, Node};
+
+/// Most rows drawn, and most findings listed (a model with tens of thousands of tensors is
+/// filtered to narrow).
+pub const MAX_ROWS: usize = 1000;
 
 /// One tensor's scan as the page's table shows it. Text fields are plain text (drawn as text
 /// nodes); the numbers beside them are the sort keys.
@@ -313,6 +318,59 @@ pub fn short(v: f64) -> String {
     }
 }
 
+/// The table's row for `r` (`tr.scan-<status>` with `data-tensor`, a cell per column, numbers
+/// right-aligned), then, when it has one, its note on a row of its own (`tr.scan-note`).
+pub fn row_nodes(r: &ScanRow) -> Vec<Node> {
+    let cells = cells(r)
+        .into_iter()
+        .zip(COLUMNS)
+        .map(|(cell, (_, numeric))| node::text("td", if numeric { "num" } else { "" }, &cell));
+    let mut out = vec![node::el("tr", &format!("scan-{}", r.status))
+        .attr("data-tensor", r.name.as_str())
+        .children(cells)];
+    if !r.note.is_empty() {
+        out.push(note_row(&r.note));
+    }
+    out
+}
+
+/// The row that says `hidden` more rows were not drawn ([`MAX_ROWS`]).
+pub fn more_rows_node(hidden: usize) -> Node {
+    note_row(&format!(
+        "{} more rows: filter to narrow",
+        text::thousands(hidden as u64)
+    ))
+}
+
+fn note_row(text: &str) -> Node {
+    node::el("tr", "scan-note")
+        .child(node::text("td", "muted", text).attr("colspan", COLUMNS.len().to_string()))
+}
+
+/// The scan's findings as a section of the Checks card (`div.scan-findings`,
+/// `data-source="scan"`): a heading, "no … values" when there are none, and a `li` per finding
+/// (at most [`MAX_ROWS`]) like the card's own, with `data-severity` and `data-code`.
+pub fn findings_node(lines: &[FindingLine]) -> Node {
+    let mut section = node::el("div", "scan-findings")
+        .attr("data-source", "scan")
+        .child(node::text("h3", "", "From the scan of every weight"));
+    if lines.is_empty() {
+        section.push(node::text(
+            "p",
+            "muted",
+            "no NaN or infinite values or block scales, no all-zero or outlying tensors",
+        ));
+    }
+    let items = lines.iter().take(MAX_ROWS).map(|l| {
+        node::el("li", &format!("check check-{}", l.severity))
+            .attr("data-severity", l.severity.as_str())
+            .attr("data-code", l.code.as_str())
+            .child(node::text("span", "check-severity", &l.severity))
+            .child(node::text("span", "check-text", &l.text))
+    });
+    section.child(node::el("ul", "check-list").children(items))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,5 +486,55 @@ mod tests {
         assert_eq!(short(-2.5), "-2.50000");
         assert_eq!(short(1234.5678), "1234.57");
         assert_eq!(short(0.0), "0");
+    }
+
+    #[test]
+    fn rows_notes_and_findings_as_nodes() {
+        let r = row(3, &scan("blk.0.w\u{202e}", Some(0.25), 1));
+        let nodes = row_nodes(&r);
+        assert_eq!(nodes.len(), 1);
+        let tr = &nodes[0];
+        assert_eq!(tr.class, "scan-error");
+        assert_eq!(tr.get_attr("data-tensor"), Some(r.name.as_str()));
+        assert_eq!(tr.children.len(), COLUMNS.len());
+        assert_eq!(tr.children[0].class, "");
+        assert_eq!(tr.children[2].class, "num");
+        assert_eq!(tr.children[2].text.as_deref(), Some("4"));
+        let texts: Vec<String> = tr.children.iter().map(|c| c.text_content()).collect();
+        assert_eq!(texts, cells(&r));
+
+        let mut noted = r.clone();
+        noted.note = "not decoded: IQ2_XXS".into();
+        let nodes = row_nodes(&noted);
+        assert_eq!(nodes[1].class, "scan-note");
+        assert_eq!(nodes[1].children[0].get_attr("colspan"), Some("11"));
+        assert_eq!(nodes[1].text_content(), "not decoded: IQ2_XXS");
+        assert_eq!(
+            more_rows_node(2345).text_content(),
+            "2,345 more rows: filter to narrow"
+        );
+
+        let none = findings_node(&[]);
+        assert_eq!(none.get_attr("data-source"), Some("scan"));
+        assert_eq!(
+            none.children[0].text_content(),
+            "From the scan of every weight"
+        );
+        assert!(none.children[1].text_content().starts_with("no NaN"));
+        assert!(none.children[2].children.is_empty());
+        let f = Finding {
+            severity: crate::check::Severity::Error,
+            code: "scan-non-finite-values",
+            message: "1 NaN".into(),
+            offset: None,
+            tensor: Some("blk.0.w".into()),
+        };
+        let lines = finding_lines(&[f]);
+        let some = findings_node(&lines);
+        assert_eq!(some.children.len(), 2);
+        let li = &some.find_class("check")[0];
+        assert_eq!(li.class, "check check-error");
+        assert_eq!(li.get_attr("data-code"), Some("scan-non-finite-values"));
+        assert_eq!(li.children[1].text, Some(lines[0].text.clone()));
     }
 }

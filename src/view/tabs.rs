@@ -172,6 +172,29 @@ pub const FULL_TABS: [Tab; 5] = [
     Tab::Fit,
 ];
 
+/// What a tab says in place of its cards (`p.tab-hint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// The lean module's stand-in while the full one loads (`data-testid="lean-placeholder"`).
+    Loading,
+    /// The Preview tab before a tensor is picked.
+    PickTensor,
+    /// The Preview tab of a source whose values cannot be read.
+    NoValues,
+}
+
+/// The hint's paragraph.
+pub fn hint(h: Hint) -> crate::view::node::Node {
+    let text = |t: &str| crate::view::node::text("p", "muted tab-hint", t);
+    match h {
+        Hint::Loading => text("Loading the rest of weightpeek…").testid("lean-placeholder"),
+        Hint::PickTensor => text(
+            "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
+        ),
+        Hint::NoValues => text("Tensor values cannot be read from this source."),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,5 +291,17 @@ mod tests {
         assert_eq!(initial(&st, Some("memory")), Tab::Summary);
         assert_eq!(initial(&st, Some("nonsense")), Tab::Summary);
         assert_eq!(initial(&st, None), Tab::Summary);
+    }
+
+    #[test]
+    fn hints_are_muted_paragraphs() {
+        let l = hint(Hint::Loading);
+        assert_eq!((l.tag, l.class.as_str()), ("p", "muted tab-hint"));
+        assert_eq!(l.get_attr("data-testid"), Some("lean-placeholder"));
+        assert_eq!(l.text.as_deref(), Some("Loading the rest of weightpeek…"));
+        assert!(hint(Hint::PickTensor)
+            .text_content()
+            .starts_with("Pick a tensor"));
+        assert!(hint(Hint::NoValues).attrs.is_empty());
     }
 }

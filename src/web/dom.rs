@@ -4,6 +4,8 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement, HtmlInputElement};
 
+use crate::view::node::Node;
+
 /// The SVG namespace, for `create_element_ns`.
 pub const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
@@ -45,6 +47,54 @@ pub fn el_text(tag: &str, class: &str, text: &str) -> Element {
     let e = el_class(tag, class);
     e.set_text_content(Some(text));
     e
+}
+
+/// The element for `node` and its subtree: the class, the attributes in order, the styles, the text
+/// as text (`set_text_content`, never HTML), then the children.
+pub fn render(node: &Node) -> Element {
+    let e = if node.svg {
+        let e = svg(node.tag);
+        if !node.class.is_empty() {
+            attr(&e, "class", &node.class);
+        }
+        e
+    } else {
+        el_class(node.tag, &node.class)
+    };
+    for (name, value) in &node.attrs {
+        attr(&e, name, value);
+    }
+    if !node.styles.is_empty() {
+        let props: Vec<(&str, &str)> = node.styles.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        style(&e, &props);
+    }
+    if let Some(t) = &node.text {
+        e.set_text_content(Some(t));
+    }
+    for c in &node.children {
+        append(&e, &render(c));
+    }
+    e
+}
+
+/// The first element under `root` (or `root` itself) with `data-testid` = `id`, to attach
+/// listeners to a rendered [`Node`]. Test ids are literals of the view-models.
+pub fn find_testid(root: &Element, id: &str) -> Option<Element> {
+    if root.get_attribute("data-testid").as_deref() == Some(id) {
+        return Some(root.clone());
+    }
+    root.query_selector(&format!("[data-testid=\"{id}\"]"))
+        .ok()
+        .flatten()
+}
+
+/// The first element under `root` matching `selector` (a literal of the page's own); the card
+/// is broken without it.
+pub fn find(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("no {selector} in the card"))
 }
 
 /// A new SVG element.

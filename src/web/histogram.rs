@@ -12,11 +12,10 @@ use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::format::ggml_type::type_tooltip;
 use crate::summary::DtypeRow;
-use crate::view::histogram::{chart, type_lines, Measure, PICK_HINT};
+use crate::view::histogram::{self, chart, Measure};
 
-use super::dom::{self, append, attr, el_class, el_text, svg};
+use super::dom::{self, append, attr};
 
 struct State {
     rows: Vec<DtypeRow>,
@@ -35,34 +34,18 @@ impl HistogramView {
     /// Builds the card; call [`HistogramView::draw`] once it is in the document.
     /// `pick` is called with a type label when its bar or table row is clicked.
     pub fn new(rows: &[DtypeRow], pick: Rc<dyn Fn(&str)>) -> (Element, HistogramView) {
-        let (card, body) = dom::card("Tensor types", "types");
-        let toggle = el_class("div", "toggle");
-        attr(&toggle, "role", "group");
-        attr(&toggle, "aria-label", "measure");
-        let mut buttons = Vec::new();
-        for m in [Measure::Bytes, Measure::Tensors] {
-            let b = el_text("button", "", m.label());
-            attr(&b, "type", "button");
-            append(&toggle, &b);
-            buttons.push((m, b));
-        }
-        if !rows.is_empty() {
-            append(&dom::card_head(&card), &toggle);
-        }
-
-        let chart_box = el_class("div", "chart");
-        attr(&chart_box, "title", PICK_HINT);
-        let svg_el = svg("svg");
-        attr(&svg_el, "data-testid", "dtype-histogram");
-        attr(&svg_el, "role", "img");
-        attr(&svg_el, "aria-label", "tensor types");
-        append(&chart_box, &svg_el);
-        append(&body, &chart_box);
-        if !rows.is_empty() {
-            let wrap = el_class("div", "type-wrap");
-            append(&wrap, &type_table(rows));
-            append(&body, &wrap);
-        }
+        let card = dom::render(&histogram::card(rows));
+        let body = dom::find(&card, ".card-body");
+        let svg_el = dom::find_testid(&card, "dtype-histogram").expect("the chart");
+        let found = card.query_selector_all(".toggle button").ok();
+        let buttons: Vec<(Measure, Element)> = [Measure::Bytes, Measure::Tensors]
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                let b = found.as_ref()?.item(i as u32)?.dyn_into::<Element>().ok()?;
+                Some((m, b))
+            })
+            .collect();
 
         let state = Rc::new(RefCell::new(State {
             rows: rows.to_vec(),
@@ -162,119 +145,7 @@ fn draw(st: &State) {
     attr(svg_el, "viewBox", &format!("0 0 {} {}", c.width, c.height));
     attr(svg_el, "width", &c.width.to_string());
     attr(svg_el, "height", &c.height.to_string());
-    if c.bars.is_empty() {
-        let t = svg("text");
-        attr(&t, "x", "0");
-        attr(&t, "y", "20");
-        attr(&t, "class", "chart-empty");
-        t.set_text_content(Some("no tensors"));
-        append(svg_el, &t);
-        return;
-    }
-    let mid = c.bar_height / 2.0;
-    for b in &c.bars {
-        let g = svg("g");
-        attr(&g, "data-dtype", &b.dtype);
-        attr(&g, "data-count", &b.tensors.to_string());
-        attr(&g, "data-bytes", &b.bytes.to_string());
-        let title = svg("title");
-        title.set_text_content(Some(&with_type_tooltip(&b.title, &b.dtype)));
-        append(&g, &title);
-
-        let label = svg("text");
-        attr(&label, "x", &(c.bar_x - 10.0).to_string());
-        attr(&label, "y", &(b.y + 5.0 + mid).to_string());
-        attr(&label, "dominant-baseline", "central");
-        attr(&label, "text-anchor", "end");
-        attr(&label, "class", "bar-label");
-        label.set_text_content(Some(&b.dtype));
-        append(&g, &label);
-
-        let rect = svg("rect");
-        attr(&rect, "x", &c.bar_x.to_string());
-        attr(&rect, "y", &(b.y + 5.0).to_string());
-        attr(&rect, "width", &b.width.to_string());
-        attr(&rect, "height", &c.bar_height.to_string());
-        attr(&rect, "rx", "3");
-        attr(&rect, "fill", b.color);
-        append(&g, &rect);
-
-        let value = svg("text");
-        attr(&value, "x", &(c.bar_x + b.width + 8.0).to_string());
-        attr(&value, "y", &(b.y + 5.0 + mid).to_string());
-        attr(&value, "dominant-baseline", "central");
-        attr(&value, "class", "bar-value");
-        value.set_text_content(Some(&b.value_text));
-        append(&g, &value);
-        append(svg_el, &g);
-    }
-}
-
-/// The per-type figures as a table (the CLI's "types" section).
-fn type_table(rows: &[DtypeRow]) -> Element {
-    let table = el_class("table", "type-table");
-    let thead = dom::el("thead");
-    let tr = dom::el("tr");
-    for (h, num) in [
-        ("type", false),
-        ("tensors", true),
-        ("elements", true),
-        ("bytes", true),
-        ("bits / weight", true),
-    ] {
-        append(&tr, &el_text("th", if num { "num" } else { "" }, h));
-    }
-    append(&thead, &tr);
-    append(&table, &thead);
-    let tbody = dom::el("tbody");
-    for l in type_lines(rows) {
-        let tr = dom::el("tr");
-        attr(&tr, "data-pick", &l.dtype);
-        attr(&tr, "title", PICK_HINT);
-        attr(&tr, "tabindex", "0");
-        attr(&tr, "aria-label", &row_label(&l));
-        let td = dom::el("td");
-        let swatch = el_class("span", "swatch");
-        dom::style(&swatch, &[("background", l.color)]);
-        append(&td, &swatch);
-        append(&td, &el_text("span", "mono", &l.dtype));
-        let tip =
-            type_tooltip(&l.dtype).map_or(PICK_HINT.to_string(), |t| format!("{t}\n{PICK_HINT}"));
-        attr(&td, "title", &tip);
-        attr(&td, "data-testid", "type-name");
-        append(&tr, &td);
-        append(&tr, &el_text("td", "num", &l.tensors));
-        append(&tr, &el_text("td", "num", &l.elements));
-        let bytes = el_text("td", "num", &l.bytes);
-        attr(&bytes, "title", &l.bytes_exact);
-        append(&tr, &bytes);
-        append(&tr, &el_text("td", "num", &l.bits_per_weight));
-        append(&tbody, &tr);
-    }
-    append(&table, &tbody);
-    table
-}
-
-/// The accessible name of a type row: the type's tooltip (its block layout), the row's figures
-/// and what Enter does, e.g. `Q6_K: 256 weights per block, 210 bytes per block, 6.5625 bits per
-/// weight; 9 tensors, 11,796,480 elements, 9.3 MiB, 6.562 bits per weight; Enter lists its
-/// tensors`.
-fn row_label(l: &crate::view::histogram::TypeLine) -> String {
-    format!(
-        "{}; {} tensor{}, {} elements, {}, {} bits per weight; Enter lists its tensors",
-        type_tooltip(&l.dtype).unwrap_or_else(|| l.dtype.clone()),
-        l.tensors,
-        if l.tensors == "1" { "" } else { "s" },
-        l.elements,
-        l.bytes,
-        l.bits_per_weight,
-    )
-}
-
-/// `text`, then on a line of its own the block layout of type `dtype` (when it has one).
-pub(super) fn with_type_tooltip(text: &str, dtype: &str) -> String {
-    match type_tooltip(dtype) {
-        Some(t) => format!("{text}\n{t}"),
-        None => text.to_string(),
+    for n in histogram::chart_nodes(&c) {
+        append(svg_el, &dom::render(&n));
     }
 }

@@ -13,9 +13,9 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use crate::format::Model;
 use crate::summary::memory::{estimate, KvType};
-use crate::view::memory::{model_context, no_estimate_text, parse_context, rows, KV_CHOICES};
+use crate::view::memory::{self, model_context, parse_context};
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 
 /// Milliseconds the estimate waits for typing to pause.
 const DELAY_MS: u32 = 150;
@@ -38,46 +38,19 @@ struct Parts {
 impl MemoryCard {
     /// The card for `model` (a GGUF).
     pub fn new(model: Rc<Model>) -> (Element, MemoryCard) {
-        let (card, body) = dom::card("Memory to run", "memory");
-        attr(&card, "data-testid", "memory");
-        let form = el_class("div", "memory-form");
-        let ctx_label = el_class("label", "field");
-        append(&ctx_label, &el_text("span", "muted", "context (tokens)"));
-        let input: HtmlInputElement = dom::el("input").unchecked_into();
-        input.set_type("text");
-        attr(&input, "inputmode", "numeric");
-        attr(&input, "class", "filter ctx-input");
-        attr(&input, "data-testid", "memory-context");
-        attr(&input, "aria-label", "context length in tokens");
-        attr(
-            &input,
-            "title",
-            "tokens of context; blank: the model's own; 8k = 8192",
-        );
-        if let Some(c) = model_context(&model) {
+        let context = model_context(&model);
+        let card = dom::render(&memory::card(context));
+        let input: HtmlInputElement = dom::find_testid(&card, "memory-context")
+            .expect("the memory card has a context box")
+            .unchecked_into();
+        if let Some(c) = context {
             input.set_value(&c.to_string());
-            attr(&input, "placeholder", &c.to_string());
         }
-        append(&ctx_label, &input);
-        append(&form, &ctx_label);
-        let kv_label = el_class("label", "field");
-        append(&kv_label, &el_text("span", "muted", "KV cache type"));
-        let select: HtmlSelectElement = dom::el("select").unchecked_into();
-        attr(&select, "class", "select");
-        attr(&select, "data-testid", "memory-kv");
-        for (v, label) in KV_CHOICES {
-            let o = el_text("option", "", label);
-            attr(&o, "value", v);
-            append(&select, &o);
-        }
-        append(&kv_label, &select);
-        append(&form, &kv_label);
-        append(&body, &form);
-        let note = el_class("p", "note warn");
-        dom::set_hidden(&note, true);
-        append(&body, &note);
-        let out = el_class("div", "memory-out");
-        append(&body, &out);
+        let select: HtmlSelectElement = dom::find_testid(&card, "memory-kv")
+            .expect("the memory card has a KV select")
+            .unchecked_into();
+        let note = dom::find(&card, ".note.warn");
+        let out = dom::find(&card, ".memory-out");
 
         let parts = Rc::new(Parts {
             model,
@@ -120,7 +93,8 @@ impl Parts {
         );
         let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
         dom::clear(&self.out);
-        match estimate(&self.model, ctx.tokens, kv) {
+        let e = estimate(&self.model, ctx.tokens, kv);
+        match &e {
             Ok(e) => {
                 attr(&self.card, "data-kv-bytes", &e.kv_bytes.to_string());
                 attr(&self.card, "data-total-bytes", &e.total_bytes.to_string());
@@ -136,21 +110,8 @@ impl Parts {
                     &e.kv_full_context_bytes.to_string(),
                 );
                 let _ = self.card.remove_attribute("data-no-estimate");
-                let dl = el_class("dl", "kv memory-figures");
-                for (k, v) in rows(&e) {
-                    append(&dl, &el_text("dt", "", &k));
-                    let dd = el_text("dd", if k == "total" { "total" } else { "" }, &v);
-                    append(&dl, &dd);
-                }
-                append(&self.out, &dl);
-                append(&self.out, &el_text("p", "mono formula", &e.formula));
-                let ul = el_class("ul", "notes");
-                for n in &e.notes {
-                    append(&ul, &el_text("li", "note", n));
-                }
-                append(&self.out, &ul);
             }
-            Err(why) => {
+            Err(_) => {
                 for a in [
                     "data-kv-bytes",
                     "data-total-bytes",
@@ -161,11 +122,10 @@ impl Parts {
                     let _ = self.card.remove_attribute(a);
                 }
                 attr(&self.card, "data-no-estimate", "");
-                append(
-                    &self.out,
-                    &el_text("p", "no-estimate", &no_estimate_text(&why.to_string())),
-                );
             }
+        }
+        for n in memory::output(&e) {
+            append(&self.out, &dom::render(&n));
         }
     }
 }

@@ -5,7 +5,8 @@
 //! - [`blob`]: a `Blob` as a header-only [`crate::source::ByteSource`].
 //! - [`http`]: a remote file read with HTTP Range requests, as a `ByteSource`;
 //!   [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
-//! - [`dom`]: element-building helpers (text nodes only, never HTML).
+//! - [`dom`]: element-building helpers (text nodes only, never HTML) and `render`, which turns
+//!   a [`crate::view::node::Node`] (a card built and tested natively) into elements.
 //! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
 //!   same view), owning every listener of that view; [`address`]: the page's tab in its
 //!   address (`?tab=`, `#tab=`).

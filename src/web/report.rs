@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::format::Model;
 use crate::source::ReadStats;
 use crate::summary;
-use crate::view::tabs::{self, Tab, FULL_TABS};
+use crate::view::tabs::{self, hint, Hint, Tab, FULL_TABS};
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, attr, el_class};
@@ -53,9 +53,7 @@ pub type OnNeed = Rc<dyn Fn(Need)>;
 
 /// The lean module's stand-in for a tab's cards while the full module loads.
 fn lean_placeholder() -> Element {
-    let p = dom::el_text("p", "muted tab-hint", "Loading the rest of weightpeek…");
-    attr(&p, "data-testid", "lean-placeholder");
-    p
+    dom::render(&hint(Hint::Loading))
 }
 
 /// Everything the current model's view keeps alive.
@@ -318,14 +316,7 @@ impl Report {
                     root,
                     Rc::new(|_: Option<&str>| {}),
                 ));
-                placer.place(
-                    Tab::Preview,
-                    &dom::el_text(
-                        "p",
-                        "muted tab-hint",
-                        "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
-                    ),
-                );
+                placer.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
                 placer.place(Tab::Preview, card.element());
                 // A preview opened in a hidden tab reads its window when the tab is shown.
                 let wc = Rc::downgrade(&card);
@@ -343,14 +334,7 @@ impl Report {
                 (Some(card), open)
             }
             None => {
-                placer.place(
-                    Tab::Preview,
-                    &dom::el_text(
-                        "p",
-                        "muted tab-hint",
-                        "Tensor values cannot be read from this source.",
-                    ),
-                );
+                placer.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
                 (None, Vec::new())
             }
         };

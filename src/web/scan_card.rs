@@ -16,10 +16,7 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
 use super::dom::{self, append, attr, el_class, el_text};
 use crate::text;
-use crate::view::scan::{self as view, progress, FindingLine, ScanRow, COLUMNS};
-
-/// Most rows drawn (a model with tens of thousands of tensors is filtered to narrow).
-const MAX_ROWS: usize = 1000;
+use crate::view::scan::{self as view, progress, FindingLine, ScanRow, COLUMNS, MAX_ROWS};
 /// Rows drawn per task.
 const CHUNK_ROWS: usize = 60;
 
@@ -445,32 +442,7 @@ impl ScanCard {
         if let Ok(Some(old)) = checks.query_selector("[data-source=scan]") {
             old.remove();
         }
-        let section = el_class("div", "scan-findings");
-        attr(&section, "data-source", "scan");
-        append(
-            &section,
-            &el_text("h3", "", "From the scan of every weight"),
-        );
-        if lines.is_empty() {
-            append(
-                &section,
-                &el_text(
-                    "p",
-                    "muted",
-                    "no NaN or infinite values or block scales, no all-zero or outlying tensors",
-                ),
-            );
-        }
-        let list = el_class("ul", "check-list");
-        for l in lines.iter().take(MAX_ROWS) {
-            let li = el_class("li", &format!("check check-{}", l.severity));
-            attr(&li, "data-severity", &l.severity);
-            attr(&li, "data-code", &l.code);
-            append(&li, &el_text("span", "check-severity", &l.severity));
-            append(&li, &el_text("span", "check-text", &l.text));
-            append(&list, &li);
-        }
-        append(&section, &list);
+        let section = dom::render(&view::findings_node(lines));
         append(&checks, &section);
         // The title and colour count the header's findings and the scan's together.
         let count = |sev: &str| {
@@ -575,19 +547,8 @@ impl ScanCard {
         };
         let end = (from + CHUNK_ROWS).min(shown.len()).min(MAX_ROWS);
         for r in &shown[from.min(end)..end] {
-            let tr = el_class("tr", &format!("scan-{}", r.status));
-            attr(&tr, "data-tensor", &r.name);
-            for (k, cell) in view::cells(r).iter().enumerate() {
-                let td = el_text("td", if COLUMNS[k].1 { "num" } else { "" }, cell);
-                append(&tr, &td);
-            }
-            append(&tbody, &tr);
-            if !r.note.is_empty() {
-                let note = el_class("tr", "scan-note");
-                let td = el_text("td", "muted", &r.note);
-                attr(&td, "colspan", &COLUMNS.len().to_string());
-                append(&note, &td);
-                append(&tbody, &note);
+            for n in view::row_nodes(r) {
+                append(&tbody, &dom::render(&n));
             }
         }
         if end < shown.len().min(MAX_ROWS) {
@@ -601,18 +562,10 @@ impl ScanCard {
             return;
         }
         if shown.len() > MAX_ROWS {
-            let tr = el_class("tr", "scan-note");
-            let td = el_text(
-                "td",
-                "muted",
-                &format!(
-                    "{} more rows: filter to narrow",
-                    text::thousands((shown.len() - MAX_ROWS) as u64)
-                ),
+            append(
+                &tbody,
+                &dom::render(&view::more_rows_node(shown.len() - MAX_ROWS)),
             );
-            attr(&td, "colspan", &COLUMNS.len().to_string());
-            append(&tr, &td);
-            append(&tbody, &tr);
         }
         if let Some(t) = tbody.parent_element() {
             attr(&t, "data-drawn", &end.to_string());

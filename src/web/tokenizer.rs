@@ -15,8 +15,8 @@ use web_sys::{Element, HtmlSelectElement};
 use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::tokenizer::{
-    fact_rows, has_merge_list, special_rows, template_label, template_lines, templates_in_order,
-    MergeRows, TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
+    has_merge_list, info_nodes, template_label, template_nodes, templates_in_order, MergeRows,
+    TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
 };
 use crate::view::viewport::Viewport;
 
@@ -87,18 +87,7 @@ impl ListRows for TokenRows {
     }
 
     fn row(&self, m: &Model, pos: usize) -> Option<Element> {
-        let r = TokenRows::row(self, m, pos)?;
-        let tr = dom::el("tr");
-        attr(&tr, "data-id", &r.id.to_string());
-        append(&tr, &el_text("td", "col-id num", &r.id_text));
-        let text = el_text("td", "col-text", &r.text);
-        attr(&text, "title", &r.text);
-        append(&tr, &text);
-        let kind = el_text("td", "col-ttype", &r.kind);
-        attr(&kind, "title", &r.kind);
-        append(&tr, &kind);
-        append(&tr, &el_text("td", "col-score num", &r.score));
-        Some(tr)
+        TokenRows::row(self, m, pos).map(|r| dom::render(&r.node()))
     }
 }
 
@@ -133,20 +122,7 @@ impl ListRows for MergeRows {
     }
 
     fn row(&self, m: &Model, pos: usize) -> Option<Element> {
-        let r = MergeRows::row(self, m, pos)?;
-        let tr = dom::el("tr");
-        attr(&tr, "data-rank", &r.rank.to_string());
-        append(&tr, &el_text("td", "col-rank num", &r.rank_text));
-        for (class, text) in [
-            ("col-left", &r.left),
-            ("col-right", &r.right),
-            ("col-result", &r.result),
-        ] {
-            let td = el_text("td", class, text);
-            attr(&td, "title", text);
-            append(&tr, &td);
-        }
-        Some(tr)
+        MergeRows::row(self, m, pos).map(|r| dom::render(&r.node()))
     }
 }
 
@@ -293,39 +269,8 @@ impl TokenizerCard {
         attr(&card, "data-testid", "tokenizer");
         let mut listeners = Vec::new();
 
-        let facts = el_class("dl", "kv");
-        for (k, v) in fact_rows(info) {
-            append(&facts, &el_text("dt", "", &k));
-            append(&facts, &el_text("dd", "", &v));
-        }
-        append(&body, &facts);
-
-        let specials = special_rows(info);
-        if !specials.is_empty() {
-            append(&body, &el_text("h3", "sub-head spaced", "Special tokens"));
-            let table = el_class("table", "type-table special-table");
-            attr(&table, "data-testid", "special-tokens");
-            let thead = dom::el("thead");
-            let tr = dom::el("tr");
-            for h in ["role", "id", "text"] {
-                let th = el_text("th", "", h);
-                attr(&th, "scope", "col");
-                append(&tr, &th);
-            }
-            append(&thead, &tr);
-            append(&table, &thead);
-            let tbody = dom::el("tbody");
-            for r in specials {
-                let tr = dom::el("tr");
-                attr(&tr, "data-role", &r.role);
-                attr(&tr, "data-id", &r.id.to_string());
-                append(&tr, &el_text("td", "", &r.role));
-                append(&tr, &el_text("td", "num", &r.id_text));
-                append(&tr, &el_text("td", "mono tok-text", &r.text));
-                append(&tbody, &tr);
-            }
-            append(&table, &tbody);
-            append(&body, &table);
+        for n in info_nodes(info) {
+            append(&body, &dom::render(&n));
         }
 
         // The token list, then the merges list (BPE vocabularies).
@@ -443,13 +388,10 @@ pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindge
 
 fn draw_template(view: &Element, (name, text): &(String, String)) {
     dom::clear(view);
-    let lines = template_lines(text);
+    let lines = template_nodes(text);
     attr(view, "data-name", name);
     attr(view, "data-lines", &lines.len().to_string());
-    for (n, line) in lines {
-        let row = el_class("div", "tl");
-        append(&row, &el_text("span", "ln", &n));
-        append(&row, &el_text("span", "tx", &line));
-        append(view, &row);
+    for n in &lines {
+        append(view, &dom::render(n));
     }
 }

@@ -4,6 +4,7 @@ use crate::format::{Endian, Model};
 use crate::source::ReadStats;
 use crate::summary::{ArchCard, Summary};
 use crate::text;
+use crate::view::node::{self, Node};
 
 /// One figure of the summary card.
 #[derive(Debug, Clone, PartialEq)]
@@ -495,6 +496,60 @@ pub fn read_note(stats: &ReadStats, files: usize) -> String {
         stats.reads,
         if stats.reads == 1 { "" } else { "s" }
     )
+}
+
+/// The summary card (`data-testid="summary"`): the file `name` and [`subtitle`], the
+/// [`read_note`], then every figure of [`summary_facts`] as a `div.fact` of `dt` and
+/// `dd.fact-value` (with its `data-testid` and `data-value`) and `dd.fact-detail`.
+pub fn summary_card(name: &str, s: &Summary, model: &Model, stats: &ReadStats) -> Node {
+    let title = node::el("div", "file-title")
+        .child(node::text("h2", "file-name mono", &text::escape(name)))
+        .child(node::text("p", "file-sub", &subtitle(s)));
+    let head = node::el("header", "card-head")
+        .child(title)
+        .child(node::text(
+            "p",
+            "read-note",
+            &read_note(stats, model.parts.len().max(1)),
+        ));
+    let mut grid = node::el("dl", "facts");
+    for f in summary_facts(s, model) {
+        let mut value = node::text("dd", "fact-value", &f.text);
+        if let Some(id) = f.testid {
+            value = value.testid(id);
+            if let Some(v) = &f.value {
+                value = value.attr("data-value", v.as_str());
+            }
+        }
+        let mut item = node::el("div", "fact")
+            .child(node::text("dt", "", f.label))
+            .child(value);
+        if let Some(d) = &f.detail {
+            item.push(node::text("dd", "fact-detail", d));
+        }
+        grid.push(item);
+    }
+    node::el("section", "card summary")
+        .testid("summary")
+        .child(head)
+        .child(grid)
+}
+
+/// The architecture card (GGUF models with `general.architecture`): the architecture as a badge
+/// next to the title, then [`arch_lines`] as `dt` (the key as its tooltip) and `dd.mono`.
+pub fn arch_card(card: &ArchCard) -> Node {
+    let (title, lines) = arch_lines(card);
+    let mut section = node::card("Architecture", "arch");
+    section
+        .head()
+        .push(node::text("span", "badge mono", &title));
+    let mut dl = node::el("dl", "kv");
+    for l in lines {
+        dl.push(node::text("dt", "", &l.label).attr("title", l.key));
+        dl.push(node::text("dd", "mono", &l.value));
+    }
+    section.body().push(dl);
+    section
 }
 
 /// `Reading the header of model.gguf (241.4 MiB)…`

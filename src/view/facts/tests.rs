@@ -125,3 +125,46 @@ fn shape_note_names_the_order() {
     );
     assert_eq!(shape_toggle_label("safetensors", false), None);
 }
+
+#[test]
+fn the_summary_and_architecture_cards_of_the_sample() {
+    let m = parse_bytes(include_bytes!("../../../www/sample.gguf")).unwrap();
+    let s = summarize(&m);
+    let stats = ReadStats {
+        bytes: 2048,
+        reads: 1,
+    };
+    let c = summary_card("a\nb.gguf", &s, &m, &stats);
+    assert_eq!((c.tag, c.class.as_str()), ("section", "card summary"));
+    assert_eq!(c.get_attr("data-testid"), Some("summary"));
+    let name = &c.find_class("file-name")[0];
+    assert_eq!((name.tag, name.text.as_deref()), ("h2", Some("a\\nb.gguf")));
+    assert_eq!(c.find_class("file-sub")[0].text, Some(subtitle(&s)));
+    assert_eq!(
+        c.find_class("read-note")[0].text.as_deref(),
+        Some("read 2.0 KiB of the file in 1 slice")
+    );
+    let count = c.find_testid("tensor-count").unwrap();
+    assert_eq!((count.tag, count.class.as_str()), ("dd", "fact-value"));
+    assert_eq!(
+        count.get_attr("data-value"),
+        Some(s.tensor_count.to_string().as_str())
+    );
+    let facts = summary_facts(&s, &m);
+    let items = c.find_class("fact");
+    assert_eq!(items.len(), facts.len());
+    assert_eq!(items[0].children[0].text.as_deref(), Some(facts[0].label));
+    assert_eq!(items[0].children[2].text, facts[0].detail);
+
+    let a = arch_card(s.architecture.as_ref().unwrap());
+    assert_eq!(a.class, "card arch");
+    let (title, lines) = arch_lines(s.architecture.as_ref().unwrap());
+    assert_eq!(a.find_class("badge")[0].text, Some(title));
+    let dl = &a.find_class("kv")[0];
+    assert_eq!(dl.children.len(), 2 * lines.len());
+    assert_eq!(
+        dl.children[0].get_attr("title"),
+        Some(lines[0].key.as_str())
+    );
+    assert_eq!(dl.children[1].text, Some(lines[0].value.clone()));
+}

@@ -613,6 +613,9 @@ pub fn has_token_list(m: &Model) -> bool {
     array(m, "tokenizer.ggml.tokens").is_some_and(|a| a.elem == ValueType::String)
 }
 
+mod nodes;
+pub use nodes::{info_nodes, template_nodes};
+
 #[cfg(test)]
 mod tests;
 
