@@ -327,8 +327,17 @@ describe('scan every weight in a Web Worker (Chromium)', { timeout: 10 * 60_000 
     await page.click('[data-testid=scan-cancel]');
     await page.waitForSelector('[data-testid=scan][data-scan=cancelled]');
     // Requests for the model only: the page's service worker may still be caching the app.
+    // Cancel terminates the Worker at once; reads the browser had already sent may still reach
+    // this server a moment later on a loaded machine, so the count is taken once it has been
+    // still for 300 ms, and then must not move for 1.5 s (a scan that went on would keep asking).
     const modelRequests = () => server.requests.filter((r) => r.path.startsWith('/data/')).length;
-    const atCancel = modelRequests();
+    let atCancel = modelRequests();
+    for (const end = Date.now() + 5_000; Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 300));
+      const now = modelRequests();
+      if (now === atCancel) break;
+      atCancel = now;
+    }
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(modelRequests(), atCancel, 'no request after Cancel');
     const gemmaServed = server.requests.filter((r) => r.path.startsWith('/data/')).reduce((n, r) => n + r.bytes, 0);
