@@ -6,6 +6,7 @@
 
 use crate::format::{ArrayRef, Model, Value};
 use crate::text;
+use crate::view::node::{self, Node};
 
 /// Items of an array shown in its table row.
 pub const PREVIEW_ITEMS: u64 = 6;
@@ -224,6 +225,73 @@ impl ArrayPager {
     }
 }
 
+/// The Metadata card's frame: the title, the count (`span.count`, filled by [`count_text`]) and
+/// the key filter in its head, and the empty table (`data-testid="metadata-table"`: key, type,
+/// value) that [`row_nodes`] fills.
+pub fn card() -> Node {
+    let mut card = node::card("Metadata", "metadata");
+    card.head().push(node::el("span", "count muted"));
+    card.head()
+        .push(node::search_input("filter keys", "filter metadata keys"));
+    let head = node::el("tr", "").children(
+        [
+            ("key", "col-key"),
+            ("type", "col-vtype"),
+            ("value", "col-value"),
+        ]
+        .into_iter()
+        .map(|(h, c)| node::text("th", c, h)),
+    );
+    let table = node::el("table", "meta-table")
+        .testid("metadata-table")
+        .child(node::el("thead", "").child(head))
+        .child(node::el("tbody", ""));
+    card.body()
+        .push(node::el("div", "table-scroll meta-scroll").child(table));
+    card
+}
+
+/// The table's rows: key, type and value (`div.value-text`, a tooltip when the string was not
+/// valid UTF-8), then the "show all" control of a long string (`data-long`) and the "more items"
+/// control of a long array (`data-index`); or "no matching keys".
+pub fn row_nodes(rows: &[MetaRow]) -> Vec<Node> {
+    if rows.is_empty() {
+        return vec![node::el("tr", "")
+            .child(node::text("td", "muted", "no matching keys").attr("colspan", "3"))];
+    }
+    rows.iter()
+        .map(|r| {
+            let mut preview = node::text("div", "value-text", &r.value);
+            if r.lossy {
+                preview = preview.attr("title", "not valid UTF-8: invalid bytes shown as \u{fffd}");
+            }
+            let mut value = node::el("td", "col-value mono").child(preview);
+            if let Some(n) = r.long_chars {
+                value.push(
+                    node::text("button", "more", &long_label(n))
+                        .attr("type", "button")
+                        .attr("data-long", r.index.to_string())
+                        .attr("aria-expanded", "false"),
+                );
+            }
+            if expandable(r) {
+                let label = ArrayPager::new(r.array_len.unwrap_or(0))
+                    .more_label()
+                    .unwrap_or_default();
+                value.push(
+                    node::text("button", "more", &label)
+                        .attr("type", "button")
+                        .attr("data-index", r.index.to_string()),
+                );
+            }
+            node::el("tr", "")
+                .child(node::text("td", "col-key mono", &r.key))
+                .child(node::text("td", "col-vtype", &r.type_name))
+                .child(value)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,5 +395,51 @@ mod tests {
         assert_eq!(p.more_label(), None);
         assert_eq!(p.status(), "showing 1,000 of 1,000");
         assert!(p.next_page(a, &m.bytes).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_card_and_rows_of_the_sample() {
+        let c = card();
+        assert_eq!(c.class, "card metadata");
+        let head = &c.children[0];
+        assert_eq!(head.children[1].class, "count muted");
+        let input = &head.children[2];
+        assert_eq!(input.get_attr("type"), Some("search"));
+        assert_eq!(input.get_attr("aria-label"), Some("filter metadata keys"));
+        let table = c.find_testid("metadata-table").unwrap();
+        assert_eq!(table.children[0].text_content(), "keytypevalue");
+        assert!(table.children[1].children.is_empty());
+
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let rows = metadata_rows(&m, "");
+        let nodes = row_nodes(&rows);
+        assert_eq!(nodes.len(), m.metadata.len());
+        assert_eq!(nodes[0].children[0].text, Some(rows[0].key.clone()));
+        assert_eq!(nodes[0].children[1].text, Some(rows[0].type_name.clone()));
+        assert_eq!(
+            nodes[0].children[2].children[0].text,
+            Some(rows[0].value.clone())
+        );
+        let i = rows
+            .iter()
+            .position(expandable)
+            .expect("the sample has a long array");
+        let more = nodes[i].find_class("more");
+        assert_eq!(
+            more.last().unwrap().get_attr("data-index"),
+            Some(rows[i].index.to_string().as_str())
+        );
+        let none = row_nodes(&[]);
+        assert_eq!(none[0].text_content(), "no matching keys");
+        assert_eq!(none[0].children[0].get_attr("colspan"), Some("3"));
+
+        let mut long = rows[0].clone();
+        long.long_chars = Some(5000);
+        long.lossy = true;
+        let n = &row_nodes(&[long])[0];
+        let b = &n.find_class("more")[0];
+        assert_eq!(b.get_attr("aria-expanded"), Some("false"));
+        assert_eq!(b.text, Some(long_label(5000)));
+        assert!(n.find_class("value-text")[0].get_attr("title").is_some());
     }
 }

@@ -48,6 +48,16 @@ pub fn text(tag: &'static str, class: &str, text: &str) -> Node {
     el(tag, class).text(text)
 }
 
+/// A search box for a card's head: `type=search`, the placeholder (also its tooltip) and an
+/// accessible label, class `filter`.
+pub fn search_input(placeholder: &str, label: &str) -> Node {
+    el("input", "")
+        .attr("type", "search")
+        .attr("placeholder", placeholder)
+        .attr("aria-label", label)
+        .attr("class", "filter")
+}
+
 /// A heading + body card: `section.card.<class>` holding `header.card-head` (with the `h2`
 /// title) and `div.card-body`. Add to them with [`Node::head`] and [`Node::body`].
 pub fn card(title: &str, class: &str) -> Node {

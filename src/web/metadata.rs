@@ -7,11 +7,11 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::Element;
+use web_sys::{Element, HtmlInputElement};
 
 use crate::format::{Model, Value};
 use crate::view::metadata::{
-    count_text, expandable, full_text, long_label, metadata_rows, ArrayPager, HIDE_LONG_LABEL,
+    self, count_text, full_text, long_label, metadata_rows, ArrayPager, HIDE_LONG_LABEL,
 };
 
 use super::dom::{self, append, attr, el_class, el_text};
@@ -38,31 +38,10 @@ pub struct MetadataView {
 
 impl MetadataView {
     pub fn new(model: Rc<Model>) -> (Element, MetadataView) {
-        let (card, body) = dom::card("Metadata", "metadata");
-        let head = dom::card_head(&card);
-        let count = el_class("span", "count muted");
-        append(&head, &count);
-        let filter = dom::search_input("filter keys", "filter metadata keys");
-        append(&head, &filter);
-
-        let scroller = el_class("div", "table-scroll meta-scroll");
-        let table = el_class("table", "meta-table");
-        attr(&table, "data-testid", "metadata-table");
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        for (h, c) in [
-            ("key", "col-key"),
-            ("type", "col-vtype"),
-            ("value", "col-value"),
-        ] {
-            append(&tr, &el_text("th", c, h));
-        }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroller, &table);
-        append(&body, &scroller);
+        let card = dom::render(&metadata::card());
+        let count = dom::find(&card, ".card-head .count");
+        let filter: HtmlInputElement = dom::find(&card, ".card-head input").unchecked_into();
+        let tbody = dom::find(&card, "tbody");
 
         let state = Rc::new(RefCell::new(State {
             model,
@@ -113,48 +92,8 @@ fn render(st: &mut State, filter: &str) {
     let total = st.model.metadata.len();
     st.count
         .set_text_content(Some(&count_text(rows.len(), total)));
-    for r in &rows {
-        let tr = dom::el("tr");
-        append(&tr, &el_text("td", "col-key mono", &r.key));
-        append(&tr, &el_text("td", "col-vtype", &r.type_name));
-        let td = el_class("td", "col-value mono");
-        let preview = el_text("div", "value-text", &r.value);
-        if r.lossy {
-            attr(
-                &preview,
-                "title",
-                "not valid UTF-8: invalid bytes shown as \u{fffd}",
-            );
-        }
-        append(&td, &preview);
-        if let Some(n) = r.long_chars {
-            let b = el_text("button", "more", &long_label(n));
-            attr(&b, "type", "button");
-            attr(&b, "data-long", &r.index.to_string());
-            attr(&b, "aria-expanded", "false");
-            append(&td, &b);
-        }
-        if expandable(r) {
-            let b = el_text(
-                "button",
-                "more",
-                &ArrayPager::new(r.array_len.unwrap_or(0))
-                    .more_label()
-                    .unwrap_or_default(),
-            );
-            attr(&b, "type", "button");
-            attr(&b, "data-index", &r.index.to_string());
-            append(&td, &b);
-        }
-        append(&tr, &td);
-        append(&st.tbody, &tr);
-    }
-    if rows.is_empty() {
-        let tr = dom::el("tr");
-        let td = el_text("td", "muted", "no matching keys");
-        attr(&td, "colspan", "3");
-        append(&tr, &td);
-        append(&st.tbody, &tr);
+    for n in metadata::row_nodes(&rows) {
+        append(&st.tbody, &dom::render(&n));
     }
 }
 
