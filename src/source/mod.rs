@@ -553,6 +553,7 @@ pub fn on_thread<T: Send + 'static>(
 
 #[cfg(test)]
 mod tests {
+    use super::test_sources::Failing;
     use super::*;
 
     #[test]
@@ -577,22 +578,6 @@ mod tests {
                 b.pop();
             }
             Ok(b)
-        }
-    }
-
-    /// A source whose reads fail as a disk does.
-    struct Failing(u64);
-
-    impl ByteSource for Failing {
-        fn size(&self) -> u64 {
-            self.0
-        }
-        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-            Err(SourceError::Io {
-                offset,
-                len,
-                cause: "Input/output error (os error 5)".into(),
-            })
         }
     }
 
@@ -639,5 +624,27 @@ mod tests {
             short.to_string(),
             "read at byte 2883824: reading the file failed: asked for 262144 bytes, got 262143"
         );
+    }
+}
+
+/// Byte sources for tests of the layers above.
+#[cfg(test)]
+pub(crate) mod test_sources {
+    use super::{ByteSource, SourceError};
+
+    /// A source of `.0` bytes whose reads fail as a disk does.
+    pub(crate) struct Failing(pub u64);
+
+    impl ByteSource for Failing {
+        fn size(&self) -> u64 {
+            self.0
+        }
+        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
+            Err(SourceError::Io {
+                offset,
+                len,
+                cause: "Input/output error (os error 5)".into(),
+            })
+        }
     }
 }

@@ -237,7 +237,8 @@ mod tests {
     use crate::open::native::LocalOpener;
     use crate::open::read::{open, Options};
     use crate::source::net::Client;
-    use crate::source::{block_on, block_on_ready, parse_bytes, read_model, ByteSource};
+    use crate::source::test_sources::Failing;
+    use crate::source::{block_on, block_on_ready, parse_bytes, read_model};
     use crate::source::{ReadPolicy, SourceError};
 
     const SAMPLE: &[u8] = include_bytes!("../../www/sample.gguf");
@@ -284,22 +285,6 @@ mod tests {
             url: URL.into(),
             problem: Problem::Status(404),
             text: client.describe(&Problem::Status(404), URL),
-        }
-    }
-
-    /// A source whose reads fail as a disk does.
-    struct Failing(u64);
-
-    impl ByteSource for Failing {
-        fn size(&self) -> u64 {
-            self.0
-        }
-        async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-            Err(SourceError::Io {
-                offset,
-                len,
-                cause: "Input/output error (os error 5)".into(),
-            })
         }
     }
 

@@ -227,16 +227,14 @@ pub fn card(g: &Grid) -> Node {
                 }
             }))
     });
-    let table = node::el("table", "layer-map")
-        .child(node::el("thead", "").child(head))
-        .child(node::el("tbody", "").children(rows));
     // Focusable, so the keyboard can scroll a map wider than the screen.
-    body.push(
-        node::el("div", "layer-scroll")
-            .attr("tabindex", "0")
-            .attr("aria-label", "per-layer quantisation map")
-            .child(table),
-    );
+    body.push(node::scrolling_table(
+        "layer-scroll",
+        "per-layer quantisation map",
+        "layer-map",
+        head,
+        rows,
+    ));
     card
 }
 

@@ -299,9 +299,9 @@ mod tests {
         assert_eq!(parse_context("1.99999999999999999999k").tokens, Some(2047));
     }
 
-    #[test]
-    fn rows_and_reasons() {
-        let b = gguf(
+    /// A two-block llama header with a context of 100 tokens and one tensor.
+    fn tiny_llama() -> Vec<u8> {
+        gguf(
             &[
                 ("general.architecture", Kv::Str("llama")),
                 ("llama.block_count", Kv::U32(2)),
@@ -310,7 +310,12 @@ mod tests {
                 ("llama.context_length", Kv::U32(100)),
             ],
             &[("t", 0, vec![8], 0)],
-        );
+        )
+    }
+
+    #[test]
+    fn rows_and_reasons() {
+        let b = tiny_llama();
         let m = parse_bytes(&b).unwrap();
         assert_eq!(model_context(&m), Some(100));
         let e = estimate(&m, None, KvType::Q8_0).unwrap();
@@ -414,16 +419,7 @@ mod tests {
         assert_eq!(bert[0].class, "no-estimate");
         assert!(bert[0].text.as_deref().unwrap().starts_with("no "));
 
-        let llama = gguf(
-            &[
-                ("general.architecture", Kv::Str("llama")),
-                ("llama.block_count", Kv::U32(2)),
-                ("llama.embedding_length", Kv::U32(64)),
-                ("llama.attention.head_count", Kv::U32(4)),
-                ("llama.context_length", Kv::U32(100)),
-            ],
-            &[("t", 0, vec![8], 0)],
-        );
+        let llama = tiny_llama();
         let m = parse_bytes(&llama).unwrap();
         assert_eq!(
             card(model_context(&m))

@@ -66,6 +66,26 @@ pub fn card(title: &str, class: &str) -> Node {
         .child(el("div", "card-body"))
 }
 
+/// A table (`table.<class>` with a `thead` holding `head` and a `tbody` holding `rows`) in a
+/// `div.<scroller>` that the keyboard can reach and scroll (`tabindex="0"`, named by `label`
+/// for assistive technology: axe's scrollable-region-focusable).
+pub fn scrolling_table(
+    scroller: &str,
+    label: &str,
+    class: &str,
+    head: Node,
+    rows: impl IntoIterator<Item = Node>,
+) -> Node {
+    el("div", scroller)
+        .attr("tabindex", "0")
+        .attr("aria-label", label)
+        .child(
+            el("table", class)
+                .child(el("thead", "").child(head))
+                .child(el("tbody", "").children(rows)),
+        )
+}
+
 impl Node {
     /// Sets an attribute (a plain string; never parsed as HTML).
     pub fn attr(mut self, name: &'static str, value: impl Into<String>) -> Self {

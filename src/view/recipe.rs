@@ -134,16 +134,14 @@ pub fn card(r: &Recipe) -> Node {
             ))
             .child(node::text("td", "mono recipe-types", &l.types))
     });
-    let table = node::el("table", "type-table recipe-table")
-        .child(node::el("thead", "").child(head))
-        .child(node::el("tbody", "").children(rows));
     // Scrolls when the recipe is long: reachable by keyboard (axe scrollable-region-focusable).
-    body.push(
-        node::el("div", "table-scroll recipe-scroll")
-            .attr("tabindex", "0")
-            .attr("aria-label", "quantisation recipe table")
-            .child(table),
-    );
+    body.push(node::scrolling_table(
+        "table-scroll recipe-scroll",
+        "quantisation recipe table",
+        "type-table recipe-table",
+        head,
+        rows,
+    ));
 
     body.push(node::text(
         "h3",
