@@ -33,7 +33,12 @@ fn after_open(m: &Model, data: &[u8]) {
         let _ = block_on_ready(preview_tensor(m, &mut src, &t.name, &req));
     }
     // A NumPy structured array's fields: each one's window gathered from its elements.
-    for s in m.archive.iter().flat_map(|a| &a.structured).take(PREVIEWS) {
+    for s in m
+        .archive()
+        .into_iter()
+        .flat_map(|a| &a.structured)
+        .take(PREVIEWS)
+    {
         let Some(t) = m.tensors.get(s.tensor) else {
             continue;
         };

@@ -71,7 +71,7 @@ fn deflated_members_inflate_only_up_to_the_window() {
         .enumerate()
         .find(|(_, t)| t.name == "big")
         .unwrap();
-    let d = *m.archive.as_ref().unwrap().deflated_of(i).unwrap();
+    let d = *m.archive().unwrap().deflated_of(i).unwrap();
     assert!(d.compressed > 4 * INFLATE_READ, "{d:?}");
     assert!(listed < d.compressed / 4, "listing read {listed} bytes");
     let w = want
@@ -139,7 +139,7 @@ fn damaged_deflated_members_are_errors() {
     let Some(dir) = fixtures() else { return };
     let good = std::fs::read(dir.join("compressed.npz")).unwrap();
     let m = parse_bytes(&good).unwrap();
-    let a = m.archive.as_ref().unwrap();
+    let a = m.archive().unwrap();
     let mut errors = 0;
     for d in &a.deflated {
         for flip in [0u64, 1, d.compressed / 2, d.compressed - 1] {
@@ -199,7 +199,7 @@ fn header_forms_read_as_numpy_reads_them() {
         let t = &m.tensors[0];
         let object = w["object"].as_bool().unwrap();
         assert_eq!(
-            m.archive.as_ref().unwrap().pickles.len(),
+            m.archive().unwrap().pickles.len(),
             usize::from(object),
             "{file}"
         );
@@ -306,7 +306,7 @@ fn object_array_pickles_are_judged_as_checkpoints_are() {
         };
         let (m, src) = open_model(&dir.join(file));
         assert!(m.error.is_none(), "{file}: {:?}", m.error);
-        let a = m.archive.as_ref().unwrap();
+        let a = m.archive().unwrap();
         assert_eq!(a.pickles.len(), want.len(), "{file}");
         for (p, w) in a.pickles.iter().zip(want) {
             assert_eq!(p.name, w["name"].as_str().unwrap(), "{file}");

@@ -112,7 +112,7 @@ fn every_file_lists_the_reference_tensors_and_values() {
         let listed = src.bytes;
         // Names in order, dtypes, shapes, bytes, and the values of every previewable tensor.
         previewed += common::check_tensors(file, &m, &mut src, want);
-        let info = m.onnx.as_ref().expect("ONNX facts");
+        let info = m.onnx().expect("ONNX facts");
         for (i, (t, w)) in m.tensors.iter().zip(want).enumerate() {
             let label = format!("{file} {}", t.name);
             assert_eq!(t.elements, w["elements"].as_u64(), "{label}: elements");
@@ -842,7 +842,7 @@ fn every_storage_form_previews_the_same_values() {
     let want = doc["files"]["storage.onnx"]["tensors"].as_array().unwrap();
     let (m, mut src) = open_model(&dir.join("storage.onnx"));
     assert!(m.error.is_none(), "{:?}", m.error);
-    let info = m.onnx.as_ref().unwrap();
+    let info = m.onnx().unwrap();
     let mut kinds = BTreeMap::<String, Vec<(String, Vec<String>, Vec<String>)>>::new();
     for (i, t) in m.tensors.iter().enumerate() {
         let w = want.iter().find(|w| w["name"] == t.name.as_str()).unwrap();
@@ -933,7 +933,7 @@ fn typed_fields_that_do_not_fit_are_errors() {
 fn remote_typed_fields_read_their_span_once() {
     let Some(dir) = fixtures() else { return };
     let (m, mut src) = open_model(&dir.join("storage.onnx"));
-    let info = m.onnx.as_ref().unwrap();
+    let info = m.onnx().unwrap();
     let server = common::range_server::Server::files(&dir);
     let url = format!("{}/storage.onnx", server.url);
     let before = server.requests().len();

@@ -335,3 +335,94 @@ fn an_onnx_typed_field_is_read_once_piece_after_piece() {
         );
     }
 }
+
+/// A source that writes `read OFFSET` to a log as each read starts.
+struct Logged<'a> {
+    inner: FileSource,
+    log: &'a std::cell::RefCell<Vec<String>>,
+}
+
+impl weightpeek::source::ByteSource for Logged<'_> {
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    async fn read(
+        &mut self,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, weightpeek::source::SourceError> {
+        self.log.borrow_mut().push(format!("read {offset}"));
+        self.inner.read(offset, len).await
+    }
+}
+
+/// A tensor's next piece is asked for before the piece before it is added (a read that waits
+/// — a `Blob` slice, a Range request — runs while the scan decodes): on www/sample.gguf's
+/// largest tensor, in pieces of 4 KiB, every `added` but the last follows the next piece's
+/// `read`, and the results equal a scan in one piece.
+#[test]
+fn the_next_piece_is_read_while_the_one_before_is_added() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/sample.gguf");
+    let (model, _) = common::open_model(&path);
+    let i = (0..model.tensors.len())
+        .max_by_key(|&i| model.tensors[i].bytes.unwrap_or(0))
+        .unwrap();
+    let bytes = model.tensors[i].bytes.unwrap();
+    let log = std::cell::RefCell::new(Vec::new());
+    let mut src = Logged {
+        inner: FileSource::open(&path).unwrap(),
+        log: &log,
+    };
+    let piece = 4096;
+    let t = block_on_ready(scan::scan_tensor(&model, &mut src, i, piece, &mut |n| {
+        log.borrow_mut().push(format!("added {n}"))
+    }));
+    let log = log.into_inner();
+    let reads: Vec<usize> = (0..log.len())
+        .filter(|&k| log[k].starts_with("read"))
+        .collect();
+    let adds: Vec<usize> = (0..log.len())
+        .filter(|&k| log[k].starts_with("added"))
+        .collect();
+    assert!(
+        reads.len() >= 4,
+        "{} bytes in {piece}-byte pieces: {log:?}",
+        bytes
+    );
+    assert_eq!(reads.len(), adds.len(), "{log:?}");
+    for (k, &a) in adds.iter().enumerate() {
+        match reads.get(k + 1) {
+            Some(&r) => assert!(
+                r < a,
+                "piece {k} added before piece {} was asked: {log:?}",
+                k + 1
+            ),
+            None => assert_eq!(k, adds.len() - 1),
+        }
+    }
+    let added: u64 = log
+        .iter()
+        .filter_map(|l| l.strip_prefix("added "))
+        .map(|n| n.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(added, t.bytes_read);
+    assert_eq!(t.bytes_read, bytes);
+    let whole = block_on_ready(scan::scan_tensor(
+        &model,
+        &mut FileSource::open(&path).unwrap(),
+        i,
+        scan::PIECE_BYTES,
+        &mut |_| {},
+    ));
+    assert_eq!(t.skipped, None);
+    assert_eq!(t.bytes_read, whole.bytes_read);
+    let (a, b) = (t.values.unwrap(), whole.values.unwrap());
+    assert_eq!(
+        (a.count, a.nan, a.inf, a.zeros, a.min, a.max, a.magnitudes),
+        (b.count, b.nan, b.inf, b.zeros, b.min, b.max, b.magnitudes)
+    );
+    assert!(a.count > 0);
+    for (x, y) in [(a.mean, b.mean), (a.std, b.std)] {
+        assert!(close(x.unwrap(), y.unwrap()), "{x:?} vs {y:?}");
+    }
+}

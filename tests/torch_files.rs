@@ -63,7 +63,7 @@ fn dangerous_imports_are_errors_and_clean_files_say_so() {
     for (file, f) in doc["files"].as_object().unwrap() {
         let path = PathBuf::from(f["path"].as_str().unwrap());
         let (m, _) = open_model(&path);
-        let a = m.archive.as_ref().expect("an archive");
+        let a = m.archive().expect("an archive");
         let mut got: Vec<(String, String)> = a
             .imports()
             .map(|i| (i.module.clone(), i.name.clone()))
@@ -323,7 +323,7 @@ fn sharded_bin_checkpoints_open_as_one_model() {
         let names: Vec<&str> = m.tensors.iter().map(|t| t.name.as_str()).collect();
         let want_names: Vec<&str> = want.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names, want_names, "{given:?}");
-        assert_eq!(m.archive.as_ref().unwrap().pickles.len(), 2);
+        assert_eq!(m.archive().unwrap().pickles.len(), 2);
         assert!(
             check(m).iter().any(|f| f.code == "pickle-safe"),
             "{given:?}"

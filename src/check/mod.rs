@@ -15,7 +15,7 @@ pub mod quant;
 mod set;
 pub use set::member_word;
 
-use crate::format::{DType, Format, Model};
+use crate::format::{DType, Detail, Format, Model};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -150,11 +150,12 @@ pub fn container_findings(m: &Model) -> Vec<Finding> {
             set: None,
             // PyTorch parts: marked so the range checks know; their pickles are judged once,
             // on the merged archive, below.
-            archive: m.archive.as_ref().map(|a| crate::format::torch::Archive {
-                kind: a.kind,
-                ..Default::default()
+            detail: m.archive().map_or(Detail::None, |a| {
+                Detail::Archive(crate::format::archive::Archive {
+                    kind: a.kind,
+                    ..Default::default()
+                })
             }),
-            onnx: None,
         };
         for mut f in check_file(&part) {
             if !first || f.tensor.is_some() {
@@ -224,12 +225,9 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
         // An ONNX tensor whose values are elsewhere (a side file) or encoded (varints), or an
         // array inside a deflated zip member (`np.savez_compressed`): its offset and size are
         // not a range of this file (the member's own size is checked by its reader).
-        let elsewhere = m.onnx.as_ref().is_some_and(|o| {
+        let elsewhere = m.onnx().is_some_and(|o| {
             o.not_in_place(i).is_some() || o.external_of(i).is_some() || o.encoded_of(i).is_some()
-        }) || m
-            .archive
-            .as_ref()
-            .is_some_and(|a| a.deflated_of(i).is_some());
+        }) || m.archive().is_some_and(|a| a.deflated_of(i).is_some());
         if t.elements.is_none() {
             out.push(finding(
                 Error,
@@ -261,8 +259,7 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
                 // NumPy's dtypes (text, structured, objects, dates): named as NumPy's, with
                 // why the array is not previewed.
                 Format::Numpy => m
-                    .archive
-                    .as_ref()
+                    .archive()
                     .and_then(|a| a.not_in_place.iter().find(|(k, _)| *k == i))
                     .map_or_else(
                         || format!("NumPy dtype \"{s}\": listed, not previewed by this tool"),
@@ -330,7 +327,7 @@ fn tensors(m: &Model, out: &mut Vec<Finding>) {
             // A PyTorch file's storages are zip members or raw blocks with headers between
             // them, and views share them; an ONNX file's payloads sit between protobuf fields:
             // overlaps and gaps are normal there.
-            Some(end) if end <= m.file_size && (m.archive.is_some() || m.onnx.is_some()) => {}
+            Some(end) if end <= m.file_size && (m.archive().is_some() || m.onnx().is_some()) => {}
             Some(end) if end <= m.file_size => ranges.push((t.offset, end, &t.name)),
             Some(end) => {
                 needed_end = needed_end.max(end);

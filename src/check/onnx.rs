@@ -8,7 +8,7 @@ use crate::format::Model;
 
 /// Adds the external data findings of `m` (an ONNX model) to `out`.
 pub(super) fn external_findings(m: &Model, out: &mut Vec<Finding>) {
-    let Some(info) = &m.onnx else { return };
+    let Some(info) = m.onnx() else { return };
     let mut not_opened: Vec<(&str, u64, usize)> = Vec::new();
     for e in &info.external {
         let name = m.tensors.get(e.tensor).map(|t| t.name.as_str());

@@ -18,7 +18,7 @@ use crate::format::Model;
 /// The pickle findings of `m` (nothing for GGUF and safetensors).
 pub fn pickle_findings(m: &Model, out: &mut Vec<Finding>) {
     use Severity::*;
-    let Some(a) = &m.archive else { return };
+    let Some(a) = m.archive() else { return };
     let mut dangerous = 0usize;
     let mut unknown = 0usize;
     for p in &a.pickles {

@@ -165,8 +165,7 @@ pub(crate) fn base(format: Format, file_size: u64, bytes: Vec<u8>) -> Model {
         parts: Vec::new(),
         sidecar: Sidecar::default(),
         set: None,
-        archive: None,
-        onnx: None,
+        detail: crate::format::Detail::None,
     }
 }
 

@@ -129,12 +129,50 @@ pub struct Model {
     /// file: which were read, which are missing, which given files do not belong. `None` for
     /// a single file that is the whole model.
     pub set: Option<SetInfo>,
-    /// PyTorch files: the pickles with their imports (the safety report) and where each
-    /// tensor's storage is. `None` for GGUF and safetensors.
-    pub archive: Option<torch::Archive>,
+    /// What only this file's format knows (a pickle archive, an ONNX graph's facts); see
+    /// [`Detail`] and the accessors [`Model::archive`] and [`Model::onnx`].
+    pub detail: Detail,
+}
+
+/// The format-specific part of a [`Model`]: what one format adds to the common description
+/// (format, metadata, tensors) that the other formats have no use for.
+#[derive(Debug, Clone, Default)]
+pub enum Detail {
+    /// Nothing beyond the common description (GGUF, safetensors).
+    #[default]
+    None,
+    /// PyTorch checkpoints and NumPy files: the pickles with their imports (the safety report)
+    /// and where each tensor's storage is.
+    Archive(archive::Archive),
     /// ONNX models: opsets, where each tensor was found, and which tensors' values are not one
-    /// byte range of the file (varint-encoded, external, sparse). `None` for other formats.
-    pub onnx: Option<onnx::OnnxInfo>,
+    /// byte range of the file (varint-encoded, external, sparse).
+    Onnx(onnx::OnnxInfo),
+}
+
+impl Detail {
+    /// Takes the ONNX facts out, leaving [`Detail::None`] (none when this is not ONNX, which
+    /// is then left as it was).
+    pub fn take_onnx(&mut self) -> Option<onnx::OnnxInfo> {
+        match std::mem::take(self) {
+            Detail::Onnx(info) => Some(info),
+            other => {
+                *self = other;
+                None
+            }
+        }
+    }
+
+    /// Takes the pickle archive out, leaving [`Detail::None`] (none when there is no archive,
+    /// which is then left as it was).
+    pub fn take_archive(&mut self) -> Option<archive::Archive> {
+        match std::mem::take(self) {
+            Detail::Archive(a) => Some(a),
+            other => {
+                *self = other;
+                None
+            }
+        }
+    }
 }
 
 /// A given file that is not part of the model opened, and why.
@@ -305,6 +343,30 @@ impl ShardIndex {
 }
 
 impl Model {
+    /// The pickle archive of a PyTorch checkpoint or NumPy file; `None` for other formats.
+    pub fn archive(&self) -> Option<&archive::Archive> {
+        match &self.detail {
+            Detail::Archive(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The pickle archive, to fill in while reading (see [`Model::archive`]).
+    pub fn archive_mut(&mut self) -> Option<&mut archive::Archive> {
+        match &mut self.detail {
+            Detail::Archive(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The ONNX model's facts; `None` for other formats.
+    pub fn onnx(&self) -> Option<&onnx::OnnxInfo> {
+        match &self.detail {
+            Detail::Onnx(o) => Some(o),
+            _ => None,
+        }
+    }
+
     /// The 0-based part holding tensor `index`, for a merged model.
     pub fn part_of(&self, index: usize) -> Option<usize> {
         self.parts.iter().position(|p| p.tensors.contains(&index))
@@ -314,7 +376,7 @@ impl Model {
     /// ([`crate::open::read::Opened::sources`]): its part of a merged model, the ONNX side file
     /// opened for it, else 0 (the one file).
     pub fn source_of(&self, index: usize) -> usize {
-        if let Some(f) = self.onnx.as_ref().and_then(|o| o.side_file_of(index)) {
+        if let Some(f) = self.onnx().and_then(|o| o.side_file_of(index)) {
             return f.source;
         }
         self.part_of(index).unwrap_or(0)
@@ -323,7 +385,7 @@ impl Model {
     /// The size of the file holding tensor `index`'s data (see [`Model::source_of`]);
     /// `u64::MAX` for a remote side file whose size is not known yet.
     pub fn data_file_size(&self, index: usize) -> u64 {
-        if let Some(f) = self.onnx.as_ref().and_then(|o| o.side_file_of(index)) {
+        if let Some(f) = self.onnx().and_then(|o| o.side_file_of(index)) {
             return f.size.unwrap_or(u64::MAX);
         }
         self.part_of(index)
@@ -414,8 +476,7 @@ pub fn model_from_gguf(
         parts: Vec::new(),
         sidecar: Sidecar::default(),
         set: None,
-        archive: None,
-        onnx: None,
+        detail: Detail::None,
     }
 }
 
@@ -518,7 +579,6 @@ pub fn model_from_safetensors(h: safetensors::StHeader, bytes: Vec<u8>, file_siz
         parts: Vec::new(),
         sidecar: Sidecar::default(),
         set: None,
-        archive: None,
-        onnx: None,
+        detail: Detail::None,
     }
 }

@@ -316,7 +316,7 @@ fn part(name: String, position: u64, m: &Model, tensors: std::ops::Range<usize>)
 
 fn start(name: String, position: u64, mut m: Model) -> Model {
     prefix_findings(&mut m, &name);
-    if let Some(a) = m.archive.as_mut() {
+    if let Some(a) = m.archive_mut() {
         for p in &mut a.pickles {
             p.name = format!("{name}: {}", p.name);
         }
@@ -352,7 +352,7 @@ fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
     }
     // PyTorch parts: their pickles (each named with its file) and storages, indexes shifted
     // to the merged table (storage offsets stay within their own part, as tensor offsets do).
-    if let (Some(a), Some(b)) = (acc.archive.as_mut(), m.archive.take()) {
+    if let (Some(a), Some(b)) = (acc.archive_mut(), m.detail.take_archive()) {
         let shift = a.storages.len();
         a.storages.extend(b.storages);
         a.tensor_storage.resize(begin, None);

@@ -354,7 +354,7 @@ pub async fn open<O: Opener>(
     };
     // (The lean web module reads no ONNX: a `cfg`, as an unreachable `.await` stays linked.)
     #[cfg(feature = "full")]
-    if single && model.onnx.as_ref().is_some_and(|o| !o.external.is_empty()) {
+    if single && model.onnx().is_some_and(|o| !o.external.is_empty()) {
         let model_name = present.first().map_or("", String::as_str);
         let used = open_side_files(opener, &mut model, model_name, names, &mut sources).await;
         strays.retain(|s| !used.iter().any(|u| normal(u) == normal(&s.name)));
@@ -486,7 +486,7 @@ async fn open_side_files<O: Opener>(
     names: &[String],
     sources: &mut Vec<O::Source>,
 ) -> Vec<String> {
-    let Some(mut info) = model.onnx.take() else {
+    let Some(mut info) = model.detail.take_onnx() else {
         return Vec::new();
     };
     let dir = super::recognise::dir_prefix(model_name);
@@ -536,7 +536,7 @@ async fn open_side_files<O: Opener>(
             ),
         }
     }
-    model.onnx = Some(info);
+    model.detail = crate::format::Detail::Onnx(info);
     used
 }
 

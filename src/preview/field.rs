@@ -99,8 +99,7 @@ fn to_usize(n: u64) -> Result<usize, PreviewError> {
 /// The structured layout of tensor `index`, if it is a NumPy structured array.
 pub fn structured(model: &Model, index: usize) -> Option<&Structured> {
     model
-        .archive
-        .as_ref()
+        .archive()
         .and_then(|a| a.structured.iter().find(|s| s.tensor == index))
 }
 

@@ -126,8 +126,7 @@ impl Job {
         };
         let heat = HeatmapBuilder::new(plan.n_rows(), plan.n_cols());
         let side = model
-            .onnx
-            .as_ref()
+            .onnx()
             .and_then(|o| o.side_file_of(plan.tensor_index))
             .map(|f| {
                 let path = crate::format::onnx::side_path(&f.location);

@@ -217,12 +217,11 @@ impl Plan {
 /// not read), a PyTorch compressed storage's, a NumPy object, structured or text array's. This
 /// reason comes before any about the tensor's type ([`geometry`]).
 pub fn refusal(model: &Model, index: usize) -> Option<String> {
-    if let Some(why) = model.onnx.as_ref().and_then(|o| o.not_in_place(index)) {
+    if let Some(why) = model.onnx().and_then(|o| o.not_in_place(index)) {
         return Some(why.to_string());
     }
     model
-        .archive
-        .as_ref()
+        .archive()
         .and_then(|a| a.not_in_place.iter().find(|(i, _)| *i == index))
         .map(|(_, why)| why.clone())
 }
@@ -282,8 +281,7 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
     let t = gather.as_ref().map_or(whole, |g| &g.view);
     let g = geometry(model, t)?;
     if let Some((_, stride)) = model
-        .archive
-        .as_ref()
+        .archive()
         .and_then(|a| a.strided.iter().find(|(i, _)| *i == index))
     {
         return Err(PreviewError::Shape(format!(
@@ -311,17 +309,9 @@ pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, Pr
     // In a model merged from several files, the offset is within the tensor's own part; an
     // ONNX external tensor's, within its side file; a deflated member's, within the member
     // inflated (whose compressed bytes the window's read inflates).
-    let deflated = model
-        .archive
-        .as_ref()
-        .and_then(|a| a.deflated_of(index))
-        .copied();
+    let deflated = model.archive().and_then(|a| a.deflated_of(index)).copied();
     // An ONNX tensor in a typed field: offsets within its values decoded.
-    let encoded = model
-        .onnx
-        .as_ref()
-        .and_then(|o| o.encoded_of(index))
-        .copied();
+    let encoded = model.onnx().and_then(|o| o.encoded_of(index)).copied();
     let (mut base, file_size) = match (deflated, encoded) {
         (Some(d), _) => (d.data_start, d.size),
         (None, Some(_)) => (0, tensor_bytes),

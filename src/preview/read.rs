@@ -171,7 +171,7 @@ pub async fn member_data<S: ByteSource>(
     src: &mut S,
     index: usize,
 ) -> Result<Option<(u64, u64)>, PreviewError> {
-    let Some(a) = &model.archive else {
+    let Some(a) = model.archive() else {
         return Ok(None);
     };
     let Some(s) = a

@@ -178,7 +178,7 @@ pub fn summarize_open(m: &Model) -> Summary {
         let label = t.dtype.label();
         let el = t.elements.unwrap_or(0);
         let by = t.bytes.unwrap_or(0);
-        if m.archive.is_some() && crate::format::torch::is_optimizer_state(&t.name) {
+        if m.archive().is_some() && crate::format::torch::is_optimizer_state(&t.name) {
             optimizer.tensors += 1;
             optimizer.values = optimizer.values.saturating_add(el);
             optimizer.bytes = optimizer.bytes.saturating_add(by);
@@ -260,7 +260,7 @@ pub fn summarize_open(m: &Model) -> Summary {
             .collect(),
         warnings,
         findings,
-        pickles: m.archive.as_ref().map(|a| a.pickles.clone()),
+        pickles: m.archive().map(|a| a.pickles.clone()),
         set: m.set.clone(),
         error: m.error.as_ref().map(|e| e.to_string()),
     }

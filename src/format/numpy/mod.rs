@@ -458,7 +458,7 @@ fn fortran_warning(name: &str, h: &NpyHeader, at: u64) -> Warning {
 /// An empty NumPy model (`.npy` or `.npz`) of a file of `size` bytes.
 fn base(size: u64, bytes: Vec<u8>, kind: &'static str) -> Model {
     let mut m = super::archive::base(Format::Numpy, size, bytes);
-    m.archive = Some(Archive {
+    m.detail = crate::format::Detail::Archive(Archive {
         kind,
         ..Default::default()
     });
@@ -509,7 +509,7 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         m.warnings.push(fortran_warning("array", &h, 8));
     }
     m.tensors.push(tensor("array".into(), &h, h.data_start));
-    if let (Some(a), Some(st)) = (m.archive.as_mut(), structured_of(0, &h)) {
+    if let (Some(a), Some(st)) = (m.archive_mut(), structured_of(0, &h)) {
         a.structured.push(st);
     }
     m.header_size = h.data_start;
@@ -529,12 +529,12 @@ pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
             object::judge("array.npy".into(), bytes, h.data_start, pickle_end == size);
         m.header_size = h.data_start.saturating_add(info.len);
         object_meta(&mut m.metadata, &info);
-        if let Some(a) = m.archive.as_mut() {
+        if let Some(a) = m.archive_mut() {
             a.pickles.push(info);
         }
         m.error = err;
     }
-    if let Some(a) = m.archive.as_mut() {
+    if let Some(a) = m.archive_mut() {
         a.not_in_place.extend(refusal.take());
     }
     m.metadata_count = m.metadata.len() as u64;

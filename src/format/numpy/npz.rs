@@ -188,7 +188,7 @@ pub fn npz_step(
                 Ok((info, err)) => {
                     header = header.saturating_add(info.len);
                     object_meta(&mut m.metadata, &info);
-                    if let Some(a) = m.archive.as_mut() {
+                    if let Some(a) = m.archive_mut() {
                         a.pickles.push(info);
                     }
                     errors.extend(err);
@@ -205,7 +205,7 @@ pub fn npz_step(
                 // its window (`t.offset` is the compressed bytes' start).
                 deflated += 1;
                 t.offset = start;
-                if let Some(a) = m.archive.as_mut() {
+                if let Some(a) = m.archive_mut() {
                     a.deflated.push(crate::format::archive::DeflatedMember {
                         tensor: index,
                         start,
@@ -229,7 +229,7 @@ pub fn npz_step(
                 }
             }
         }
-        if let Some(a) = m.archive.as_mut() {
+        if let Some(a) = m.archive_mut() {
             a.not_in_place.extend(refusal.take());
             a.structured.extend(structured_of(index, &h));
         }

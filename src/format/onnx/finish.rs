@@ -278,8 +278,7 @@ impl<'a> Parser<'a> {
             parts: Vec::new(),
             sidecar: Sidecar::default(),
             set: None,
-            archive: None,
-            onnx: Some(self.info),
+            detail: crate::format::Detail::Onnx(self.info),
         }
     }
 }

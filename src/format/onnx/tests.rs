@@ -185,7 +185,7 @@ fn reads_a_small_model() {
     assert_eq!(meta_text(&m, "onnx.graph.outputs"), "y: int64[]");
     assert_eq!(meta_text(&m, "onnx.graph.nodes"), "2");
     assert_eq!(meta_text(&m, "onnx.subgraphs"), "2");
-    let info = m.onnx.as_ref().unwrap();
+    let info = m.onnx().unwrap();
     assert_eq!(info.graphs, 3);
     assert_eq!(info.nodes, 4);
     assert_eq!(info.payload_bytes, 16 + 4 + 1 + 24);
@@ -266,7 +266,7 @@ fn data_that_is_not_in_place_is_marked() {
     let b = model(&g);
     let m = read_all(&b);
     assert!(m.error.is_none(), "{:?}", m.error);
-    let info = m.onnx.as_ref().unwrap();
+    let info = m.onnx().unwrap();
     let v = &m.tensors[0];
     assert_eq!((v.bytes, v.note.as_deref()), (Some(24), None));
     // Typed fields decode to raw_data's bytes, from their span of the protobuf.
@@ -387,7 +387,7 @@ fn sparse_initializers_are_listed_not_previewed() {
     let t = &m.tensors[0];
     assert_eq!((t.name.as_str(), t.shape.as_slice()), ("s", &[3u64, 4][..]));
     assert_eq!((t.elements, t.bytes), (Some(12), Some(24)));
-    let info = m.onnx.as_ref().unwrap();
+    let info = m.onnx().unwrap();
     assert!(info.not_in_place(0).unwrap().contains("sparse"));
     assert_eq!(info.sources[0].0, TensorSource::SparseInitializer);
 }
@@ -572,10 +572,7 @@ fn deep_subgraphs_are_skipped_with_a_warning() {
     assert!(m.tensors.is_empty());
     assert_eq!(m.warnings.len(), 1, "{:?}", m.warnings);
     assert!(m.warnings[0].message.contains("deeper than 64"));
-    assert_eq!(
-        m.onnx.as_ref().unwrap().graphs,
-        1 + u64::from(MAX_GRAPH_DEPTH)
-    );
+    assert_eq!(m.onnx().unwrap().graphs, 1 + u64::from(MAX_GRAPH_DEPTH));
 }
 
 #[test]

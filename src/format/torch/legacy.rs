@@ -28,7 +28,7 @@ pub(super) fn plain_pickle(p: Pickle, buf: &[u8], size: u64) -> Model {
     );
     m.metadata_count = 1;
     m.header_size = p.end;
-    m.archive = Some(Archive {
+    m.detail = crate::format::Detail::Archive(Archive {
         kind: "pickle",
         pickles: vec![info("pickle".into(), &p, 0, None)],
         ..Default::default()
@@ -53,7 +53,7 @@ pub(super) fn tar_archive(buf: &[u8], size: u64) -> Model {
         }),
     );
     m.metadata_count = 1;
-    m.archive = Some(Archive {
+    m.detail = crate::format::Detail::Archive(Archive {
         kind: "tar",
         unchecked: vec![Unchecked {
             name: "the tar archive's members".into(),
@@ -131,7 +131,7 @@ pub fn legacy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
         archive
             .pickles
             .push(info(format!("pickle {} of 5", i + 1), &p, start, Some(&e)));
-        m.archive = Some(archive);
+        m.detail = crate::format::Detail::Archive(archive);
         m.error = Some(e);
         return Ok(m);
     }

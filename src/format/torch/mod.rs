@@ -173,7 +173,7 @@ fn model(kind: &'static str, file_size: u64, bytes: Vec<u8>, l: Listed) -> Model
     m.tensor_count = l.tensors.len() as u64;
     m.tensors = l.tensors;
     m.warnings = l.warnings;
-    m.archive = Some(l.archive);
+    m.detail = crate::format::Detail::Archive(l.archive);
     m.header_size = l.header_size;
     m
 }

@@ -94,7 +94,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
     if let Some(a) = s.alignment {
         fmt_detail.push_str(&format!(" · alignment {a}"));
     }
-    let format_text = match model.archive.as_ref().map(|a| a.kind) {
+    let format_text = match model.archive().map(|a| a.kind) {
         Some("torchscript") => "TorchScript (zip)".to_string(),
         Some("pickle") => "Python pickle".to_string(),
         Some("npz") => "NumPy (.npz)".to_string(),
@@ -213,8 +213,7 @@ pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
         out.push(quant_fact(q));
     }
     if let Some(f) = model
-        .archive
-        .as_ref()
+        .archive()
         .filter(|a| !a.pickles.is_empty() || !a.unchecked.is_empty())
         .map(pickle_fact)
     {
