@@ -18,6 +18,7 @@
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
+//! - [`fit_card`]: the settings form, the Fit card and a repo's "Will it fit?" table as nodes.
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
 //! - [`errors`]: every failure worded for its reader (the page, the element and the API, the
@@ -36,6 +37,7 @@ pub mod errors;
 pub mod export;
 pub mod facts;
 pub mod fit;
+pub mod fit_card;
 pub mod histogram;
 pub mod layer_grid;
 pub mod memory;

@@ -30,19 +30,18 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 use super::http::Fetcher;
 use super::load;
 use crate::format::Model;
 use crate::open::recognise::file_name;
 use crate::remote::hub::Repo;
 use crate::remote::shards::{Entry, EntryKind};
-use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
+use crate::summary::fit::plan;
 use crate::view::fit::{
-    self as fit_view, cli_args, device_rows, fits_name, inputs, preset_of, repo_cells, repo_rows,
-    rows, FieldError, Settings, QUERY_KEYS, REPO_COLUMNS,
+    self as fit_view, inputs, preset_of, repo_rows, FieldError, Settings, QUERY_KEYS,
 };
-use crate::view::memory::KV_CHOICES;
+use crate::view::fit_card::{self as nodes, bool_text};
 
 /// Milliseconds a recomputation waits for typing to pause.
 const DELAY_MS: u32 = 150;
@@ -56,6 +55,13 @@ type OnChange = Rc<dyn Fn()>;
 thread_local! {
     /// The page's forms (the Fit card's, the repo table's): a change in one shows in the others.
     static PAGE_FORMS: RefCell<Vec<Weak<Form>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The element with `data-testid` = `id` under `root` (one of the view's literals) as a `T`.
+fn testid<T: JsCast>(root: &Element, id: &str) -> T {
+    dom::find_testid(root, id)
+        .unwrap_or_else(|| panic!("no {id} in the card"))
+        .unchecked_into()
 }
 
 fn local() -> Option<web_sys::Storage> {
