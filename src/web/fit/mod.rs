@@ -68,25 +68,6 @@ fn local() -> Option<web_sys::Storage> {
     gloo::utils::window().local_storage().ok().flatten()
 }
 
-fn query_pairs(search: &str) -> Vec<(String, String)> {
-    web_sys::UrlSearchParams::new_with_str(search)
-        .ok()
-        .map(|p| {
-            let mut out = Vec::new();
-            for k in QUERY_KEYS {
-                for v in p.get_all(k).iter().filter_map(|v| v.as_string()) {
-                    out.push((k.to_string(), v));
-                }
-            }
-            out
-        })
-        .unwrap_or_default()
-}
-
-fn settings_of(pairs: &[(String, String)]) -> Option<Settings> {
-    Settings::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-}
-
 /// The page's settings: the address's (a shared link), else the remembered ones, else the
 /// defaults.
 pub fn page_settings() -> Settings {
@@ -94,26 +75,21 @@ pub fn page_settings() -> Settings {
         .location()
         .search()
         .unwrap_or_default();
-    settings_of(&query_pairs(&search))
+    Settings::from_query_string(&search)
         .or_else(|| {
             local()
                 .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-                .and_then(|q| settings_of(&query_pairs(&q)))
+                .and_then(|q| Settings::from_query_string(&q))
         })
         .unwrap_or_default()
 }
 
 /// Remembers `s` and puts it in the page's address (no reload, no history entry).
 fn save_page(s: &Settings) {
-    let q = s.to_query();
-    if let Ok(p) = web_sys::UrlSearchParams::new() {
-        for (k, v) in &q {
-            p.append(k, v);
-        }
-        if let Some(st) = local() {
-            let _ = st.set_item(STORAGE_KEY, &String::from(p.to_string()));
-        }
+    if let Some(st) = local() {
+        let _ = st.set_item(STORAGE_KEY, &s.to_query_string());
     }
+    let q = s.to_query();
     super::dom::edit_page_url(|u| {
         for k in QUERY_KEYS {
             u.delete(k);
