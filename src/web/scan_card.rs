@@ -2,7 +2,9 @@
 //! (www/scan-worker.js, [`super::scan`]), shows its progress (bytes done, rate, time left) with
 //! a Cancel button, then a table of per-tensor results that sorts and filters, and adds the
 //! scan's findings to the Checks card. A remote model asks first, saying how many bytes the
-//! scan downloads. Texts and rows come from [`crate::view::scan`]; nothing is computed here.
+//! scan downloads. Each state's body, the sort and the rows shown come from
+//! [`crate::view::scan_card`], the texts and rows from [`crate::view::scan`]; this file runs the
+//! Worker, reads its messages and wires the buttons.
 //!
 //! The card's state is on it as `data-scan`: `idle`, `confirm`, `running`, `done`,
 //! `cancelled`, `error` (tests wait on it).
@@ -18,6 +20,7 @@ use super::dom::{self, append, attr};
 use crate::view::node::Node;
 use crate::view::scan::{self as view, progress, FindingLine, ScanRow, MAX_ROWS};
 use crate::view::scan_card as nodes;
+
 /// What a button of the card does.
 type Then = fn(&Rc<ScanCard>);
 

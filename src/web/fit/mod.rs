@@ -10,7 +10,8 @@
 //! writes nothing. Recomputing reads nothing: the models are in memory.
 //!
 //! Files: this one (the page's settings: storage and address), `form` (the settings form),
-//! `card` (the Fit card), `repo` (the repo table).
+//! `card` (the Fit card), `repo` (the repo table). The form, the cards and their rows are
+//! built by [`crate::view::fit_card`]; these files render them and wire the listeners.
 
 mod card;
 mod form;
