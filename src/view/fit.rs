@@ -477,6 +477,26 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The settings of a query string as the page's address and `localStorage` hold it
+    /// (form-urlencoded, `gpu=24GiB&ram=64GiB`, a leading `?` ignored): [`Settings::from_query`]
+    /// of its pairs. `None` when none of [`QUERY_KEYS`] is there.
+    pub fn from_query_string(q: &str) -> Option<Settings> {
+        let q = q.strip_prefix('?').unwrap_or(q);
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(q.as_bytes())
+            .into_owned()
+            .collect();
+        Settings::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+
+    /// [`Settings::to_query`] form-urlencoded (no `?`), as `localStorage` keeps it.
+    pub fn to_query_string(&self) -> String {
+        url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(self.to_query())
+            .finish()
+    }
+}
+
 /// A box whose entry cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -617,6 +637,20 @@ mod tests {
         let e = Settings::from_query([("gpu", "24GiB, 12GiB")]).unwrap();
         assert_eq!(e.gpus, ["24GiB", "12GiB"]);
         assert_eq!(e.ram, Settings::default().ram);
+        // As the address and localStorage hold them: form-urlencoded, spaces as `+`.
+        let typed = Settings {
+            gpus: vec!["12 GB".into(), "rtx4090".into()],
+            ..Settings::default()
+        };
+        let q = typed.to_query_string();
+        assert_eq!(q, "gpu=12+GB&gpu=rtx4090&ram=16GiB&kv=f16&margin=1GiB");
+        assert_eq!(Settings::from_query_string(&format!("?{q}")), Some(typed));
+        let addr = Settings::from_query_string("?url=x&gpu=24GiB&ram=64%20GiB&gpu=8GiB").unwrap();
+        assert_eq!(
+            (addr.gpus.join(","), addr.ram.as_str()),
+            ("24GiB,8GiB".into(), "64 GiB")
+        );
+        assert_eq!(Settings::from_query_string("?url=x"), None);
     }
 
     #[test]

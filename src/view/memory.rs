@@ -251,6 +251,28 @@ pub fn output<E: std::fmt::Display>(estimate: &Result<MemoryEstimate, E>) -> Vec
     }
 }
 
+/// The card's `data-*` figures for an estimate, in the order set: `Some(value)` sets one,
+/// `None` removes it. An estimate sets `data-kv-bytes`, `data-total-bytes`,
+/// `data-weights-bytes`, `data-context` (tokens) and `data-kv-full-bytes` and removes
+/// `data-no-estimate`; none removes them and sets `data-no-estimate=""`.
+pub fn estimate_attrs<E>(
+    estimate: &Result<MemoryEstimate, E>,
+) -> Vec<(&'static str, Option<String>)> {
+    let figures = |e: Option<&MemoryEstimate>| {
+        let n = |f: fn(&MemoryEstimate) -> u64| e.map(|e| f(e).to_string());
+        vec![
+            ("data-kv-bytes", n(|e| e.kv_bytes)),
+            ("data-total-bytes", n(|e| e.total_bytes)),
+            ("data-weights-bytes", n(|e| e.weights_bytes)),
+            ("data-context", n(|e| e.context)),
+            ("data-kv-full-bytes", n(|e| e.kv_full_context_bytes)),
+        ]
+    };
+    let mut out = figures(estimate.as_ref().ok());
+    out.push(("data-no-estimate", estimate.is_err().then(String::new)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,6 +343,13 @@ mod tests {
         let e = estimate(&m, None, KvType::Q8_0).unwrap();
         let r = rows(&e);
         assert_eq!(r[1].1, "100 tokens (256 cells)");
+        let a = estimate_attrs::<String>(&Ok(e.clone()));
+        assert_eq!(a[1], ("data-total-bytes", Some(e.total_bytes.to_string())));
+        assert_eq!(a[3], ("data-context", Some("100".to_string())));
+        assert_eq!(a[5], ("data-no-estimate", None));
+        let none = estimate_attrs::<String>(&Err("x".into()));
+        assert!(none[..5].iter().all(|(_, v)| v.is_none()));
+        assert_eq!(none[5], ("data-no-estimate", Some(String::new())));
         // The CLI's --ctx 0 (the box clamps to 1): no estimate, not a 0-byte cache.
         assert!(estimate(&m, Some(0), KvType::F16)
             .unwrap_err()

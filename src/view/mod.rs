@@ -18,7 +18,9 @@
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
+//! - [`fit_card`]: the settings form, the Fit card and a repo's "Will it fit?" table as nodes.
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
+//! - [`scan_card`]: the "Scan all weights" card's bodies, sort and filter decisions.
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
 //! - [`errors`]: every failure worded for its reader (the page, the element and the API, the
 //!   CLI): opening, a header read in part, a server's answer.
@@ -36,6 +38,7 @@ pub mod errors;
 pub mod export;
 pub mod facts;
 pub mod fit;
+pub mod fit_card;
 pub mod histogram;
 pub mod layer_grid;
 pub mod memory;
@@ -44,6 +47,7 @@ pub mod node;
 pub mod preview;
 pub mod recipe;
 pub mod scan;
+pub mod scan_card;
 pub mod spec;
 pub mod stages;
 pub mod tabs;

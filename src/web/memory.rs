@@ -94,34 +94,12 @@ impl Parts {
         let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
         dom::clear(&self.out);
         let e = estimate(&self.model, ctx.tokens, kv);
-        match &e {
-            Ok(e) => {
-                attr(&self.card, "data-kv-bytes", &e.kv_bytes.to_string());
-                attr(&self.card, "data-total-bytes", &e.total_bytes.to_string());
-                attr(
-                    &self.card,
-                    "data-weights-bytes",
-                    &e.weights_bytes.to_string(),
-                );
-                attr(&self.card, "data-context", &e.context.to_string());
-                attr(
-                    &self.card,
-                    "data-kv-full-bytes",
-                    &e.kv_full_context_bytes.to_string(),
-                );
-                let _ = self.card.remove_attribute("data-no-estimate");
-            }
-            Err(_) => {
-                for a in [
-                    "data-kv-bytes",
-                    "data-total-bytes",
-                    "data-weights-bytes",
-                    "data-context",
-                    "data-kv-full-bytes",
-                ] {
-                    let _ = self.card.remove_attribute(a);
+        for (name, value) in memory::estimate_attrs(&e) {
+            match value {
+                Some(v) => attr(&self.card, name, &v),
+                None => {
+                    let _ = self.card.remove_attribute(name);
                 }
-                attr(&self.card, "data-no-estimate", "");
             }
         }
         for n in memory::output(&e) {

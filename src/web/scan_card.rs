@@ -2,7 +2,9 @@
 //! (www/scan-worker.js, [`super::scan`]), shows its progress (bytes done, rate, time left) with
 //! a Cancel button, then a table of per-tensor results that sorts and filters, and adds the
 //! scan's findings to the Checks card. A remote model asks first, saying how many bytes the
-//! scan downloads. Texts and rows come from [`crate::view::scan`]; nothing is computed here.
+//! scan downloads. Each state's body, the sort and the rows shown come from
+//! [`crate::view::scan_card`], the texts and rows from [`crate::view::scan`]; this file runs the
+//! Worker, reads its messages and wires the buttons.
 //!
 //! The card's state is on it as `data-scan`: `idle`, `confirm`, `running`, `done`,
 //! `cancelled`, `error` (tests wait on it).
@@ -14,9 +16,14 @@ use gloo::events::EventListener;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
-use super::dom::{self, append, attr, el_class, el_text};
-use crate::text;
-use crate::view::scan::{self as view, progress, FindingLine, ScanRow, COLUMNS, MAX_ROWS};
+use super::dom::{self, append, attr};
+use crate::view::node::Node;
+use crate::view::scan::{self as view, progress, FindingLine, ScanRow, MAX_ROWS};
+use crate::view::scan_card as nodes;
+
+/// What a button of the card does.
+type Then = fn(&Rc<ScanCard>);
+
 /// Rows drawn per task.
 const CHUNK_ROWS: usize = 60;
 
@@ -143,11 +150,10 @@ impl ScanCard {
         tensors: usize,
         report_root: Element,
     ) -> Rc<ScanCard> {
-        let (card, body) = dom::card("Scan all weights", "scan-card");
-        attr(&card, "data-testid", "scan");
+        let card = dom::render(&nodes::card());
         let c = Rc::new(ScanCard {
+            body: dom::find(&card, ".card-body"),
             card,
-            body,
             report_root,
             input,
             bytes,
@@ -164,106 +170,62 @@ impl ScanCard {
         &self.card
     }
 
-    fn set(&self, state: &str) {
+    /// Shows `nodes` in state `state` (`data-scan`), each of `buttons` (a `data-testid` among
+    /// them) calling its function.
+    fn show(self: &Rc<Self>, state: &str, nodes: Vec<Node>, buttons: &[(&str, Then)]) {
         attr(&self.card, "data-scan", state);
-    }
-
-    fn button(
-        self: &Rc<Self>,
-        parent: &Element,
-        label: &str,
-        testid: &str,
-        primary: bool,
-        then: fn(&Rc<ScanCard>),
-    ) {
-        let b = el_text(
-            "button",
-            if primary { "button primary" } else { "button" },
-            label,
-        );
-        attr(&b, "type", "button");
-        attr(&b, "data-testid", testid);
-        append(parent, &b);
-        let w = Rc::downgrade(self);
-        let l = EventListener::new(&b, "click", move |_| {
-            if let Some(c) = w.upgrade() {
-                then(&c);
-            }
-        });
-        self.state.borrow_mut().listeners.push(l);
+        dom::clear(&self.body);
+        self.state.borrow_mut().listeners.clear();
+        for n in &nodes {
+            append(&self.body, &dom::render(n));
+        }
+        for (id, then) in buttons {
+            let b = dom::find_testid(&self.body, id).expect("the state has its button");
+            let (w, then) = (Rc::downgrade(self), *then);
+            let l = EventListener::new(&b, "click", move |_| {
+                if let Some(c) = w.upgrade() {
+                    then(&c);
+                }
+            });
+            self.state.borrow_mut().listeners.push(l);
+        }
     }
 
     /// Before a scan: what it reads, and the button.
     fn idle(self: &Rc<Self>) {
-        self.set("idle");
-        dom::clear(&self.body);
-        self.state.borrow_mut().listeners.clear();
         let remote = self.input.host.is_some();
-        append(
-            &self.body,
-            &el_text("p", "muted", &view::intro_text(self.bytes, remote)),
-        );
-        let actions = el_class("div", "scan-actions");
-        append(&self.body, &actions);
-        let label = if remote {
-            format!(
-                "Scan all weights (downloads {})",
-                text::bytes(self.bytes.saturating_add(self.headers))
-            )
+        let n = nodes::idle(self.bytes, self.headers, remote);
+        self.show("idle", n, &[("scan-start", Self::ask_or_start)]);
+    }
+
+    /// A remote scan asks first ([`ScanCard::confirm`]); a local one starts.
+    fn ask_or_start(self: &Rc<Self>) {
+        if self.input.host.is_some() {
+            self.confirm();
         } else {
-            "Scan all weights".to_string()
-        };
-        self.button(&actions, &label, "scan-start", true, |c| {
-            if c.input.host.is_some() {
-                c.confirm();
-            } else {
-                c.start();
-            }
-        });
+            self.start();
+        }
     }
 
     /// A remote scan asks first.
     fn confirm(self: &Rc<Self>) {
-        self.set("confirm");
-        dom::clear(&self.body);
-        self.state.borrow_mut().listeners.clear();
         let host = self.input.host.as_deref().unwrap_or("the server");
-        let p = el_text(
-            "p",
-            "scan-question",
-            &view::confirm_text(self.bytes, self.headers, host),
-        );
-        attr(&p, "data-testid", "scan-question");
-        append(&self.body, &p);
-        let actions = el_class("div", "scan-actions");
-        append(&self.body, &actions);
-        self.button(&actions, "Download and scan", "scan-go", true, |c| {
-            c.start()
-        });
-        self.button(&actions, "Not now", "scan-not-now", false, |c| c.idle());
+        let n = nodes::confirm(self.bytes, self.headers, host);
+        let go: [(&str, Then); 2] = [("scan-go", Self::start), ("scan-not-now", Self::idle)];
+        self.show("confirm", n, &go);
     }
 
     /// Starts the worker and shows the progress.
     fn start(self: &Rc<Self>) {
-        dom::clear(&self.body);
-        self.state.borrow_mut().listeners.clear();
         let worker = match start_worker() {
             Ok(w) => w,
             Err(e) => return self.fail(&super::blob::js_error_text(&e)),
         };
-        self.set("running");
-        let bar = el_class("progress", "scan-bar");
-        attr(&bar, "data-testid", "scan-progress");
-        attr(&bar, "max", &self.bytes.max(1).to_string());
-        attr(&bar, "value", "0");
-        attr(&bar, "aria-label", "Scan progress");
-        let status = el_text("p", "scan-status", &progress(0, self.bytes, 0.0));
-        attr(&status, "data-testid", "scan-status");
-        append(&self.body, &bar);
-        append(&self.body, &status);
-        let actions = el_class("div", "scan-actions");
-        append(&self.body, &actions);
-        self.button(&actions, "Cancel", "scan-cancel", false, |c| c.cancel());
+        self.show(
+            "running",
+            nodes::running(self.bytes),
+            &[("scan-cancel", Self::cancel)],
+        );
         let w: Weak<ScanCard> = Rc::downgrade(self);
         let on_message = EventListener::new(&worker, "message", move |e| {
             let Some(c) = w.upgrade() else { return };
@@ -299,8 +261,8 @@ impl ScanCard {
         s.pending = None;
         s.done = 0;
         s.started = now();
-        s.status = Some(status);
-        s.bar = Some(bar);
+        s.status = dom::find_testid(&self.body, "scan-status");
+        s.bar = dom::find_testid(&self.body, "scan-progress");
     }
 
     fn message(self: &Rc<Self>, data: &JsValue) {
@@ -356,18 +318,11 @@ impl ScanCard {
 
     fn fail(self: &Rc<Self>, message: &str) {
         self.stop_worker();
-        self.set("error");
-        dom::clear(&self.body);
-        let p = el_text(
-            "p",
-            "scan-error",
-            &format!("The scan could not run: {}", text::escape(message)),
+        self.show(
+            "error",
+            nodes::failed(message),
+            &[("scan-start", Self::start)],
         );
-        attr(&p, "data-testid", "scan-status");
-        append(&self.body, &p);
-        let actions = el_class("div", "scan-actions");
-        append(&self.body, &actions);
-        self.button(&actions, "Try again", "scan-start", false, |c| c.start());
     }
 
     /// The scan ended (`lines`: its findings) or was cancelled (`None`): the summary line, the
@@ -375,50 +330,21 @@ impl ScanCard {
     fn finish(self: &Rc<Self>, lines: Option<&[FindingLine]>) {
         let t0 = now();
         self.stop_worker();
-        let (scanned, done, secs) = {
+        let line = {
             let s = self.state.borrow();
-            let scanned = s.rows.iter().filter(|r| r.status != "skipped").count();
-            (scanned, s.done, (now() - s.started) / 1e3)
+            let secs = (now() - s.started) / 1e3;
+            nodes::finished_line(lines.is_some(), &s.rows, self.tensors, s.done, secs)
         };
-        let bytes: u64 = done;
-        dom::clear(&self.body);
-        let line = match lines {
-            Some(_) => view::done_text(scanned, self.tensors, bytes, secs),
-            None => view::cancelled_text(scanned, self.tensors, bytes),
-        };
-        self.set(if lines.is_some() { "done" } else { "cancelled" });
-        let p = el_text("p", "scan-status", &line);
-        attr(&p, "data-testid", "scan-status");
-        // Said once the scan ends (the running line is not a live region: it changes 10×/s).
-        attr(&p, "role", "status");
-        append(&self.body, &p);
+        let state = if lines.is_some() { "done" } else { "cancelled" };
+        let n = nodes::finished(&line, lines);
+        self.show(state, n, &[("scan-start", Self::ask_or_start)]);
         if let Some(lines) = lines {
             self.add_findings(lines);
-            let n = lines.iter().filter(|l| l.severity != "note").count();
-            let words = match n {
-                0 => "No problems found: see the Checks card.".to_string(),
-                1 => "1 finding, listed in the Checks card.".to_string(),
-                n => format!("{n} findings, listed in the Checks card."),
-            };
-            append(&self.body, &el_text("p", "muted", &words));
         }
-        let actions = el_class("div", "scan-actions");
-        let filter = dom::search_input(
-            "Filter: name, type, nan, inf, error",
-            "Filter the scan's rows",
-        );
-        attr(&filter, "data-testid", "scan-filter");
-        append(&actions, &filter);
-        append(&self.body, &actions);
-        self.button(&actions, "Scan again", "scan-start", false, |c| {
-            if c.input.host.is_some() {
-                c.confirm();
-            } else {
-                c.start();
-            }
-        });
-        let w = Rc::downgrade(self);
-        let input: HtmlInputElement = filter.clone();
+        let filter: HtmlInputElement = dom::find_testid(&self.body, "scan-filter")
+            .expect("the results have a filter")
+            .unchecked_into();
+        let (w, input) = (Rc::downgrade(self), filter.clone());
         let l = EventListener::new(&filter, "input", move |_| {
             if let Some(c) = w.upgrade() {
                 c.state.borrow_mut().filter = input.value();
@@ -442,8 +368,7 @@ impl ScanCard {
         if let Ok(Some(old)) = checks.query_selector("[data-source=scan]") {
             old.remove();
         }
-        let section = dom::render(&view::findings_node(lines));
-        append(&checks, &section);
+        append(&checks, &dom::render(&view::findings_node(lines)));
         // The title and colour count the header's findings and the scan's together.
         let count = |sev: &str| {
             card.query_selector_all(&format!("li[data-severity={sev}]"))
@@ -455,87 +380,53 @@ impl ScanCard {
         }
         let classes = card.class_list();
         let _ = classes.remove_3("checks-clean", "checks-warning", "checks-error");
-        let worst = match counts {
-            [e, ..] if e > 0 => "checks-error",
-            [_, w, _] if w > 0 => "checks-warning",
-            _ => "checks-clean",
-        };
-        let _ = classes.add_1(worst);
+        let _ = classes.add_1(nodes::checks_class(counts));
     }
 
-    /// The results table: sortable headers (buttons, `aria-sort`), body drawn by
+    /// The results table's sortable headers (buttons, `aria-sort`); its body is drawn by
     /// [`ScanCard::draw_rows`].
     fn table(self: &Rc<Self>) {
-        let scroller = el_class("div", "table-scroll scan-scroll");
-        let table = el_class("table", "scan-table");
-        attr(&table, "data-testid", "scan-table");
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        let mut heads = Vec::new();
-        for (i, (name, numeric)) in COLUMNS.iter().enumerate() {
-            let th = el_class("th", if *numeric { "num" } else { "" });
-            attr(&th, "scope", "col");
-            let b = el_text("button", "sort", name);
-            attr(&b, "type", "button");
-            append(&th, &b);
-            append(&tr, &th);
-            heads.push(th);
+        let table = dom::find(&self.body, "table");
+        let heads = table.query_selector_all("th").expect("th is a selector");
+        let heads: Vec<Element> = (0..heads.length())
+            .filter_map(|i| heads.get(i)?.dyn_into().ok())
+            .collect();
+        for (i, th) in heads.iter().enumerate() {
             let w = Rc::downgrade(self);
-            let l = EventListener::new(&b, "click", move |_| {
+            let l = EventListener::new(&dom::find(th, "button"), "click", move |_| {
                 if let Some(c) = w.upgrade() {
-                    {
-                        let mut s = c.state.borrow_mut();
-                        // Numbers start from the largest, names from A.
-                        let first_desc = COLUMNS[i].1;
-                        s.sort = match s.sort {
-                            Some((col, d)) if col == i => Some((i, !d)),
-                            _ => Some((i, first_desc)),
-                        };
-                    }
+                    let sort = nodes::next_sort(c.state.borrow().sort, i);
+                    c.state.borrow_mut().sort = sort;
                     c.draw_rows();
                 }
             });
             self.state.borrow_mut().listeners.push(l);
         }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroller, &table);
-        append(&self.body, &scroller);
-        self.state.borrow_mut().table = Some((tbody, heads));
+        self.state.borrow_mut().table = Some((dom::find(&table, "tbody"), heads));
         self.draw_rows();
     }
 
-    /// Sorts and filters the rows and draws them: [`CHUNK_ROWS`] now, the rest in later tasks
-    /// of as many (the page stays responsive: drawing and laying out every row of a large
-    /// model at once took over 50 ms). The table says `data-drawn="N"` once all N are there.
+    /// Sorts and filters the rows ([`nodes::visible`]) and draws them: [`CHUNK_ROWS`] now, the
+    /// rest in later tasks of as many (the page stays responsive: drawing and laying out every
+    /// row of a large model at once took over 50 ms). The table says `data-drawn="N"` once all
+    /// N are there.
     fn draw_rows(self: &Rc<Self>) {
         let shown: Vec<ScanRow> = {
             let mut s = self.state.borrow_mut();
             s.pending = None;
-            let (col, desc) = s.sort.unwrap_or((usize::MAX, false));
-            view::sort(&mut s.rows, col, desc);
+            let (sort, filter) = (s.sort, s.filter.clone());
+            let shown = nodes::visible(&mut s.rows, sort, &filter);
             let Some((tbody, heads)) = &s.table else {
                 return;
             };
             for (i, th) in heads.iter().enumerate() {
-                let sort = match s.sort {
-                    Some((c, true)) if c == i => "descending",
-                    Some((c, false)) if c == i => "ascending",
-                    _ => "none",
-                };
-                attr(th, "aria-sort", sort);
+                attr(th, "aria-sort", nodes::aria_sort(sort, i));
             }
             dom::clear(tbody);
             if let Some(t) = tbody.parent_element() {
                 let _ = t.remove_attribute("data-drawn");
             }
-            s.rows
-                .iter()
-                .filter(|r| view::matches(r, &s.filter))
-                .cloned()
-                .collect()
+            shown
         };
         self.draw_from(Rc::new(shown), 0);
     }

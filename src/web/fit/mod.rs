@@ -10,7 +10,8 @@
 //! writes nothing. Recomputing reads nothing: the models are in memory.
 //!
 //! Files: this one (the page's settings: storage and address), `form` (the settings form),
-//! `card` (the Fit card), `repo` (the repo table).
+//! `card` (the Fit card), `repo` (the repo table). The form, the cards and their rows are
+//! built by [`crate::view::fit_card`]; these files render them and wire the listeners.
 
 mod card;
 mod form;
@@ -30,19 +31,18 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 use super::http::Fetcher;
 use super::load;
 use crate::format::Model;
 use crate::open::recognise::file_name;
 use crate::remote::hub::Repo;
 use crate::remote::shards::{Entry, EntryKind};
-use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
+use crate::summary::fit::plan;
 use crate::view::fit::{
-    self as fit_view, cli_args, device_rows, fits_name, inputs, preset_of, repo_cells, repo_rows,
-    rows, FieldError, Settings, QUERY_KEYS, REPO_COLUMNS,
+    self as fit_view, inputs, preset_of, repo_rows, FieldError, Settings, QUERY_KEYS,
 };
-use crate::view::memory::KV_CHOICES;
+use crate::view::fit_card::{self as nodes, bool_text};
 
 /// Milliseconds a recomputation waits for typing to pause.
 const DELAY_MS: u32 = 150;
@@ -58,27 +58,15 @@ thread_local! {
     static PAGE_FORMS: RefCell<Vec<Weak<Form>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The element with `data-testid` = `id` under `root` (one of the view's literals) as a `T`.
+fn testid<T: JsCast>(root: &Element, id: &str) -> T {
+    dom::find_testid(root, id)
+        .unwrap_or_else(|| panic!("no {id} in the card"))
+        .unchecked_into()
+}
+
 fn local() -> Option<web_sys::Storage> {
     gloo::utils::window().local_storage().ok().flatten()
-}
-
-fn query_pairs(search: &str) -> Vec<(String, String)> {
-    web_sys::UrlSearchParams::new_with_str(search)
-        .ok()
-        .map(|p| {
-            let mut out = Vec::new();
-            for k in QUERY_KEYS {
-                for v in p.get_all(k).iter().filter_map(|v| v.as_string()) {
-                    out.push((k.to_string(), v));
-                }
-            }
-            out
-        })
-        .unwrap_or_default()
-}
-
-fn settings_of(pairs: &[(String, String)]) -> Option<Settings> {
-    Settings::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// The page's settings: the address's (a shared link), else the remembered ones, else the
@@ -88,26 +76,21 @@ pub fn page_settings() -> Settings {
         .location()
         .search()
         .unwrap_or_default();
-    settings_of(&query_pairs(&search))
+    Settings::from_query_string(&search)
         .or_else(|| {
             local()
                 .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-                .and_then(|q| settings_of(&query_pairs(&q)))
+                .and_then(|q| Settings::from_query_string(&q))
         })
         .unwrap_or_default()
 }
 
 /// Remembers `s` and puts it in the page's address (no reload, no history entry).
 fn save_page(s: &Settings) {
-    let q = s.to_query();
-    if let Ok(p) = web_sys::UrlSearchParams::new() {
-        for (k, v) in &q {
-            p.append(k, v);
-        }
-        if let Some(st) = local() {
-            let _ = st.set_item(STORAGE_KEY, &String::from(p.to_string()));
-        }
+    if let Some(st) = local() {
+        let _ = st.set_item(STORAGE_KEY, &s.to_query_string());
     }
+    let q = s.to_query();
     super::dom::edit_page_url(|u| {
         for k in QUERY_KEYS {
             u.delete(k);

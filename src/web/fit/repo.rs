@@ -4,24 +4,24 @@
 use super::*;
 
 /// One GGUF model of the repo table: its entry and, once read, its header.
-pub(super) struct RepoModel {
-    pub(super) entry: Entry,
-    pub(super) model: Option<Result<Rc<Model>, String>>,
+struct RepoModel {
+    entry: Entry,
+    model: Option<Result<Rc<Model>, String>>,
 }
 
 /// A Hub repo's "Will it fit?" table: every GGUF model (a split set is one) planned on the
 /// page's devices, largest first, the pick marked. Dropping it cancels its reads.
 pub struct RepoFit {
-    pub(super) me: Weak<RepoFit>,
-    pub(super) card: Element,
-    pub(super) form: Rc<Form>,
-    pub(super) status: Element,
-    pub(super) tbody: Element,
-    pub(super) models: RefCell<Vec<RepoModel>>,
-    pub(super) next: Cell<usize>,
-    pub(super) fetchers: RefCell<Vec<Rc<Fetcher>>>,
-    pub(super) copied: Rc<RefCell<Option<Timeout>>>,
-    pub(super) row_listeners: RefCell<Vec<EventListener>>,
+    me: Weak<RepoFit>,
+    card: Element,
+    form: Rc<Form>,
+    status: Element,
+    tbody: Element,
+    models: RefCell<Vec<RepoModel>>,
+    next: Cell<usize>,
+    fetchers: RefCell<Vec<Rc<Fetcher>>>,
+    copied: Rc<RefCell<Option<Timeout>>>,
+    row_listeners: RefCell<Vec<EventListener>>,
 }
 
 impl RepoFit {
@@ -43,38 +43,10 @@ impl RepoFit {
             return None;
         }
         dom::clear(container);
-        let (card, body) = dom::card("Will it fit?", "fit repo-fit-card");
-        attr(&card, "data-testid", "repo-fit");
-        append(
-            &body,
-            &el_text(
-                "p",
-                "muted",
-                &format!(
-                    "Every GGUF model of {} on these devices, from its header alone (largest first; ★ the largest that fits).",
-                    repo.id
-                ),
-            ),
-        );
-        let form = Form::new(page_settings(), true);
-        append(&body, form.element());
-        let status = el_class("p", "muted fit-repo-status");
-        attr(&status, "role", "status");
-        attr(&status, "data-testid", "repo-fit-status");
-        append(&body, &status);
-        let scroll = el_class("div", "table-scroll");
-        let table = el_class("table", "table repo-fit-table");
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        for c in REPO_COLUMNS {
-            append(&tr, &el_text("th", "", c));
-        }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroll, &table);
-        append(&body, &scroll);
+        let card = dom::render(&nodes::repo_card(&repo.id));
+        let form = Form::attach(&card, page_settings(), true);
+        let status = testid(&card, "repo-fit-status");
+        let tbody = dom::find(&card, "tbody");
         append(container, &card);
         dom::set_hidden(container, false);
 
@@ -139,7 +111,7 @@ impl RepoFit {
         Some(t)
     }
 
-    /// Plans every model read so far and redraws the table.
+    /// Plans every model read so far and redraws the table ([`nodes::repo_row`]).
     fn draw(&self) {
         let s = self.form.settings();
         let inputs = inputs(&s);
@@ -149,104 +121,40 @@ impl RepoFit {
         );
         let models = self.models.borrow();
         let read = models.iter().filter(|m| m.model.is_some()).count();
-        self.status
-            .set_text_content(Some(&format!("{read} of {} headers read", models.len())));
+        let (line, state) = nodes::repo_status(read, models.len());
+        self.status.set_text_content(Some(&line));
         attr(&self.card, "data-read", &read.to_string());
         attr(&self.card, "data-models", &models.len().to_string());
-        attr(
-            &self.card,
-            "data-state",
-            if read == models.len() {
-                "ready"
-            } else {
-                "loading"
-            },
-        );
-        let results: Vec<(String, u64, Result<FitPlan, String>)> = models
+        attr(&self.card, "data-state", state);
+        let results: Vec<_> = models
             .iter()
             .map(|m| {
                 let file = m.entry.files.first().cloned().unwrap_or_default();
-                let plan = match (&m.model, &inputs) {
-                    (None, _) => Err(PENDING.to_string()),
-                    (Some(Err(e)), _) => Err(e.clone()),
-                    (Some(Ok(_)), Err(e)) => Err(e.message.clone()),
-                    (Some(Ok(model)), Ok(i)) => {
-                        plan(model, &file, &i.devices, &i.options).map_err(|e| e.to_string())
-                    }
-                };
+                let model = m.model.as_ref().map(|r| match r {
+                    Ok(m) => Ok(&**m),
+                    Err(e) => Err(e.as_str()),
+                });
+                let plan = nodes::repo_plan(model, &inputs, &file);
                 (m.entry.label.clone(), m.entry.size, plan)
             })
             .collect();
         drop(models);
-        let rows = repo_rows(results);
         dom::clear(&self.tbody);
         let mut ls = Vec::new();
-        for r in &rows {
-            let tr = el_class(
-                "tr",
-                if r.pick {
-                    "repo-fit-row pick"
-                } else {
-                    "repo-fit-row"
-                },
-            );
-            attr(&tr, "data-testid", "repo-fit-row");
-            attr(&tr, "data-label", &r.label);
-            attr(&tr, "data-size", &r.size.to_string());
-            attr(&tr, "data-fits", r.fits.map_or("", fits_name));
-            attr(&tr, "data-pick", if r.pick { "true" } else { "false" });
-            let pending = r.error.as_deref() == Some(PENDING);
-            attr(
-                &tr,
-                "data-state",
-                if pending {
-                    "loading"
-                } else if r.error.is_some() {
-                    "error"
-                } else {
-                    "ready"
-                },
-            );
-            if let Some(n) = r.gpu_layers {
-                attr(&tr, "data-gpu-layers", &n.to_string());
-            }
-            if let Some(c) = r.max_context_gpu {
-                attr(&tr, "data-max-context-gpu", &c.to_string());
-            }
-            for (k, cell) in repo_cells(r).into_iter().enumerate() {
-                let class = match k {
-                    0 => "col-name",
-                    1 | 3 | 4 => "num",
-                    2 => match r.fits {
-                        Some(Fits::Gpu) => "fits-gpu",
-                        Some(Fits::Offload) => "fits-offload",
-                        Some(Fits::No) => "fits-no",
-                        None => "muted",
-                    },
-                    _ => "mono fit-row-command",
-                };
-                let td = el_class("td", class);
-                if k == 0 && r.pick {
-                    let star = el_text("span", "pick-mark", "★ ");
-                    attr(&star, "title", "the largest that fits");
-                    append(&td, &star);
-                    append(&td, &el_text("span", "", &cell));
-                } else if k == 5 && r.command.is_some() {
-                    append(&td, &el_text("code", "", &cell));
-                    copy_button(&td, cell, "repo-fit-copy", &self.copied, &mut ls);
-                } else {
-                    td.set_text_content(Some(&cell));
-                }
-                append(&tr, &td);
-            }
+        for r in &repo_rows(results) {
+            let tr = dom::render(&nodes::repo_row(r));
             append(&self.tbody, &tr);
+            if let Some(c) = &r.command {
+                ls.push(wire_copy(
+                    &testid(&tr, "repo-fit-copy"),
+                    c.clone(),
+                    &self.copied,
+                ));
+            }
         }
         *self.row_listeners.borrow_mut() = ls;
     }
 }
-
-/// The verdict of a model whose header is being read.
-pub(super) const PENDING: &str = "reading the header…";
 
 impl Drop for RepoFit {
     fn drop(&mut self) {
