@@ -22,6 +22,8 @@
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
 //! - [`errors`]: every failure worded for its reader (the page, the element and the API, the
 //!   CLI): opening, a header read in part, a server's answer.
+//! - [`opening`]: opening a model in words: the file a URL names, the names and status line
+//!   while it is read, why it gave nothing.
 //! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
 //!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
@@ -41,6 +43,7 @@ pub mod layer_grid;
 pub mod memory;
 pub mod metadata;
 pub mod node;
+pub mod opening;
 pub mod preview;
 pub mod recipe;
 pub mod scan;
