@@ -179,8 +179,8 @@ mod tests {
         assert_eq!(blob_name(None, 0), "blob");
         assert_eq!(blob_name(None, 1), "blob 2");
         assert_eq!(
-            reading_status(" <m>.gguf ", None),
-            "Reading the header of &lt;m&gt;.gguf…"
+            reading_status("m\n.gguf", None),
+            "Reading the header of m\\n.gguf…"
         );
         assert_eq!(
             reading_status("m", Some((1, 2048))),
