@@ -15,6 +15,8 @@
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
 //! - [`recipe`]: the quantisation recipe (pattern rows, the llama-quantize command, provenance).
+//! - [`element`]: the `<weightpeek-view>` element's attributes: what each change does, the
+//!   first tab, the tensor to open, `data-state`.
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
@@ -34,6 +36,7 @@ pub mod cli;
 pub mod colors;
 pub mod compare;
 pub mod edit;
+pub mod element;
 pub mod errors;
 pub mod export;
 pub mod facts;
