@@ -4,10 +4,12 @@
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
 //! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
 
+use crate::format::{Model, Warning};
+use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::remote::hub::{parse_input, Target as Input};
 use crate::text;
-use crate::view::errors::Failure;
+use crate::view::errors::{open_failure, Audience, Failure};
 
 /// Why a model could not be opened: left to the full web module (the lean module only), or
 /// a failure worded for the reader.
@@ -24,6 +26,40 @@ impl LoadError {
     /// Whether the model is left to the full module.
     pub fn is_lean(&self) -> bool {
         matches!(self, LoadError::Lean)
+    }
+}
+
+impl LoadError {
+    /// Why opening the files `names` failed with `error` (`cancelled`: the opening was
+    /// cancelled, whatever the error says), worded for `to`; a lean module's refusal is
+    /// [`LoadError::Lean`].
+    pub fn of(
+        error: &OpenError,
+        cancelled: bool,
+        names: &[String],
+        to: &Audience<'_>,
+    ) -> LoadError {
+        if cancelled {
+            return LoadError::Failed(open_failure(&OpenError::Cancelled, names, to));
+        }
+        if error.is_lean() {
+            return LoadError::Lean;
+        }
+        LoadError::Failed(open_failure(error, names, to))
+    }
+}
+
+/// Warns on each file (`files`, with whether its server ignored Range) read from the start
+/// of a full download ([`NO_RANGE_WARNING`]).
+pub fn warn_no_range<'a>(model: &mut Model, files: impl IntoIterator<Item = (&'a str, bool)>) {
+    for (file, no_range) in files {
+        if no_range {
+            model.warnings.push(Warning {
+                field: file.to_string(),
+                offset: 0,
+                message: NO_RANGE_WARNING.into(),
+            });
+        }
     }
 }
 
@@ -126,6 +162,7 @@ pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the head
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view::errors::Front;
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
@@ -193,6 +230,37 @@ mod tests {
         let lean: Failure = LoadError::Lean.into();
         assert_eq!(lean.headline, "Read by the full module");
         assert!(LoadError::Lean.is_lean());
+        let to = Audience {
+            front: Front::Api,
+            hub: "https://huggingface.co",
+            has_token: false,
+        };
+        let names = s(&["m.gguf"]);
+        let e = OpenError::NothingToOpen { ignored: vec![] };
+        assert_eq!(
+            LoadError::of(&e, true, &names, &to),
+            LoadError::Failed(open_failure(&OpenError::Cancelled, &names, &to))
+        );
+        assert_eq!(
+            LoadError::of(&e, false, &names, &to),
+            LoadError::Failed(open_failure(&e, &names, &to))
+        );
+        let b = crate::view::testutil::gguf(
+            &[(
+                "general.architecture",
+                crate::view::testutil::Kv::Str("llama"),
+            )],
+            &[],
+        );
+        let mut m = crate::source::parse_bytes(&b).unwrap();
+        let before = m.warnings.len();
+        warn_no_range(&mut m, [("a", false), ("b", true)]);
+        assert_eq!(m.warnings.len(), before + 1);
+        let w = &m.warnings[before];
+        assert_eq!(
+            (w.field.as_str(), w.message.as_str()),
+            ("b", NO_RANGE_WARNING)
+        );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);
     }

@@ -23,7 +23,7 @@ use web_sys::{Blob, File, FileList};
 
 use super::blob::{js_error_text, BlobSource};
 use super::http::{Fetcher, HttpSource, Location};
-use crate::format::{Model, Warning};
+use crate::format::Model;
 use crate::open::keyed::{Key, Watch, Watchers};
 use crate::open::read::{open, OpenError, Opener, Options};
 use crate::open::urls::Urls;
@@ -31,8 +31,8 @@ use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
 use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
-use crate::view::errors::{self, Audience, Front};
-use crate::view::opening::{blob_name, NO_RANGE_WARNING};
+use crate::view::errors::{Audience, Front};
+use crate::view::opening::{blob_name, warn_no_range};
 
 pub use crate::source::http::Counters;
 pub use crate::view::opening::{display_name, url_file, url_files, LoadError};
@@ -211,18 +211,15 @@ pub async fn read_local(
 ) -> Result<Opened, LoadError> {
     let opener = LocalFiles::new(files, progress);
     let names = opener.names();
-    let o = open(&opener, &names, options()).await.map_err(|e| {
-        if e.is_lean() {
-            return LoadError::Lean;
-        }
-        // Local files are the page's words (a Blob has no Hub: the default one is named).
-        let page = Audience {
-            front: Front::Page,
-            hub: crate::remote::hub::DEFAULT_ENDPOINT,
-            has_token: false,
-        };
-        LoadError::Failed(errors::open_failure(&e, &names, &page))
-    })?;
+    // Local files are the page's words (a Blob has no Hub: the default one is named).
+    let page = Audience {
+        front: Front::Page,
+        hub: crate::remote::hub::DEFAULT_ENDPOINT,
+        has_token: false,
+    };
+    let o = open(&opener, &names, options())
+        .await
+        .map_err(|e| LoadError::of(&e, false, &names, &page))?;
     let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
     let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
         Some(b) => Box::new(BlobSource::new(b.clone(), Box::new(|_| {}))),
@@ -368,25 +365,9 @@ async fn read_header(
 ) -> Result<Header, LoadError> {
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    let result = open(&opener, &names, options()).await;
-    let mut o = match result {
-        Err(_) if fetcher.is_cancelled() => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &OpenError::Cancelled,
-                &names,
-                &fetcher.audience(),
-            )))
-        }
-        Err(e) if e.is_lean() => return Err(LoadError::Lean),
-        Err(e) => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &e,
-                &names,
-                &fetcher.audience(),
-            )))
-        }
-        Ok(o) => o,
-    };
+    let mut o = open(&opener, &names, options())
+        .await
+        .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
     // The file of each source: the merged model's parts, or the one file.
     let files: Vec<String> = if o.model.parts.is_empty() {
         vec![o.name.clone()]
@@ -394,15 +375,11 @@ async fn read_header(
         o.model.parts.iter().map(|p| p.name.clone()).collect()
     };
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
-    for (file, at) in files.iter().zip(&located) {
-        if at.no_range {
-            o.model.warnings.push(Warning {
-                field: file.clone(),
-                offset: 0,
-                message: NO_RANGE_WARNING.into(),
-            });
-        }
-    }
+    let flags = files
+        .iter()
+        .zip(&located)
+        .map(|(f, at)| (f.as_str(), at.no_range));
+    warn_no_range(&mut o.model, flags);
     // The header reads' sources end here (a no-Range download is aborted when its source is
     // dropped); previews reopen the files by location.
     drop(o.sources);
@@ -479,11 +456,8 @@ pub async fn read_shared(
         Ok(h) => h,
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &OpenError::Cancelled,
-                &names,
-                &own.audience(),
-            )));
+            let e = OpenError::Cancelled;
+            return Err(LoadError::of(&e, true, &names, &own.audience()));
         }
     };
     drop(on_progress);
