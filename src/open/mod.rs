@@ -6,6 +6,7 @@
 //! byte sources (Blob, fetch, file, HTTP).
 #![forbid(unsafe_code)]
 
+pub mod keyed;
 pub mod merge;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;

@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ureq::{Agent, Body, ResponseExt};
+use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
-    range_len, retry_delay_ms, token_allowed, FirstAnswer, FirstBody, Plan, Problem, RangeFile,
-    MAX_WHOLE_FILE, READ_TIMEOUT_MS,
+    accept, content_length, retry_delay_ms, token_allowed, Body, FirstAnswer, FirstBody, Forward,
+    Plan, Problem, RangeFile, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
 
@@ -82,7 +82,7 @@ impl Client {
         &self,
         url: &str,
         range: Option<(u64, u64)>,
-    ) -> Result<ureq::http::Response<Body>, Problem> {
+    ) -> Result<ureq::http::Response<Body_>, Problem> {
         let mut tries = 0u32;
         loop {
             tries += 1;
@@ -100,7 +100,7 @@ impl Client {
         &self,
         url: &str,
         range: Option<(u64, u64)>,
-    ) -> Result<ureq::http::Response<Body>, Problem> {
+    ) -> Result<ureq::http::Response<Body_>, Problem> {
         let mut req = self.agent.get(url);
         if let Some((a, b)) = range {
             req = req.header("Range", &format!("bytes={a}-{b}"));
@@ -114,14 +114,7 @@ impl Client {
         }
         self.requests.fetch_add(1, Ordering::Relaxed);
         let resp = req.call().map_err(|e| self.call_problem(e, range))?;
-        let status = resp.status().as_u16();
-        if status != 200 && status != 206 {
-            return Err(Problem::Status(status));
-        }
-        let ctype = header(&resp, "content-type");
-        if ctype.to_ascii_lowercase().starts_with("text/html") {
-            return Err(Problem::Html);
-        }
+        accept(resp.status().as_u16(), &header(&resp, "content-type"))?;
         Ok(resp)
     }
 
@@ -146,20 +139,34 @@ impl Client {
     pub fn get_all(&self, url: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
         let cap = cap.min(MAX_WHOLE_FILE);
         let resp = self.get(url, None).map_err(|p| self.error(p, url))?;
-        if content_length(&resp).is_some_and(|n| n > cap) {
-            return Err(self.error(Problem::TooLarge(cap), url));
-        }
-        let mut out = Vec::new();
-        let got = resp
-            .into_body()
-            .into_reader()
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut out);
-        self.bytes.fetch_add(out.len() as u64, Ordering::Relaxed);
-        match got {
-            Err(e) => Err(self.error(Problem::Network(e.to_string()), url)),
-            Ok(n) if n as u64 > cap => Err(self.error(Problem::TooLarge(cap), url)),
-            Ok(_) => Ok(out),
+        let body = Body::whole(content_length(&header(&resp, "content-length")), cap)
+            .map_err(|p| self.error(p, url))?;
+        self.read_body(resp, body, None)
+            .map_err(|p| self.error(p, url))
+    }
+
+    /// Reads `body` from `resp` chunk by chunk as the core's [`Body`] judges it (`range`: the
+    /// range it answers, for a timeout's words).
+    fn read_body(
+        &self,
+        resp: ureq::http::Response<Body_>,
+        mut body: Body,
+        range: Option<(u64, u64)>,
+    ) -> Result<Vec<u8>, Problem> {
+        let mut reader = resp.into_body().into_reader();
+        let mut chunk = vec![0u8; CHUNK];
+        loop {
+            let n = match reader.read(&mut chunk) {
+                Ok(0) => return body.finish(),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if is_timeout(&e) && range.is_some() => {
+                    return Err(body.stalled(self.timeout_ms))
+                }
+                Err(e) => return Err(body.cut(e.to_string(), false)),
+            };
+            self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+            body.push(&chunk[..n])?;
         }
     }
 
@@ -188,7 +195,7 @@ impl Client {
         let answer = FirstAnswer {
             status: resp.status().as_u16(),
             content_range: &content_range,
-            content_length: content_length(&resp),
+            content_length: content_length(&header(&resp, "content-length")),
             final_url: &final_url,
         };
         let (file, body) = RangeFile::opened(
@@ -207,7 +214,7 @@ impl Client {
             FirstBody::Stream { len } => {
                 let mut stream = Stream {
                     reader: resp.into_body().into_reader(),
-                    pos: 0,
+                    forward: Forward::new(),
                 };
                 let first = stream_read(self, &mut stream, 0, len)?;
                 src.stream = Some(stream);
@@ -222,44 +229,16 @@ impl Client {
     /// short or cut off; more: refused at the first byte past it).
     fn body(
         &self,
-        resp: ureq::http::Response<Body>,
+        resp: ureq::http::Response<Body_>,
         range: (u64, u64),
     ) -> Result<Vec<u8>, Problem> {
-        let expect = range_len(range).ok_or(Problem::TooLarge(u64::MAX))?;
-        let coding = header(&resp, "content-encoding");
-        if !coding.trim().is_empty() && !coding.trim().eq_ignore_ascii_case("identity") {
-            return Err(Problem::Encoded { range, coding });
-        }
-        let cap = usize::try_from(expect).map_err(|_| Problem::TooLarge(expect))?;
-        let mut out: Vec<u8> = Vec::new();
-        out.try_reserve_exact(cap)
-            .map_err(|_| Problem::TooLarge(expect))?;
-        let got = resp
-            .into_body()
-            .into_reader()
-            .take(expect.saturating_add(1))
-            .read_to_end(&mut out);
-        self.bytes.fetch_add(out.len() as u64, Ordering::Relaxed);
-        match got {
-            Err(e) if is_timeout(&e) => Err(Problem::Stalled {
-                range: Some(range),
-                got: out.len() as u64,
-                timeout_ms: self.timeout_ms,
-            }),
-            Err(e) => Err(Problem::Cut {
-                range,
-                got: out.len() as u64,
-                why: e.to_string(),
-            }),
-            Ok(n) if n > cap => Err(Problem::Excess { range }),
-            Ok(n) if n < cap => Err(Problem::Short {
-                range,
-                got: n as u64,
-            }),
-            Ok(_) => Ok(out),
-        }
+        let body = Body::range(range, &header(&resp, "content-encoding"))?;
+        self.read_body(resp, body, Some(range))
     }
 }
+
+/// Bytes read from a body at once.
+const CHUNK: usize = 64 << 10;
 
 fn is_timeout(e: &std::io::Error) -> bool {
     matches!(
@@ -268,7 +247,7 @@ fn is_timeout(e: &std::io::Error) -> bool {
     )
 }
 
-fn header(resp: &ureq::http::Response<Body>, name: &str) -> String {
+fn header(resp: &ureq::http::Response<Body_>, name: &str) -> String {
     resp.headers()
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -276,38 +255,28 @@ fn header(resp: &ureq::http::Response<Body>, name: &str) -> String {
         .to_string()
 }
 
-fn content_length(resp: &ureq::http::Response<Body>) -> Option<u64> {
-    header(resp, "content-length").trim().parse().ok()
-}
-
-/// A server without Range support: its one body, read forward only.
+/// A server without Range support: its one body, read forward only ([`Forward`]).
 struct Stream {
     reader: ureq::BodyReader<'static>,
-    /// File offset of the next byte of `reader`.
-    pos: u64,
+    forward: Forward,
 }
 
 /// `len` bytes at `offset` from a forward-only body (the core has checked `offset` is not
-/// behind it and the cap, [`RangeFile::plan`]): the bytes before `offset` are skipped, not kept.
+/// behind it and the cap, [`RangeFile::plan`]): the bytes before `offset` are dropped.
 fn stream_read(client: &Client, s: &mut Stream, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-    let end = offset.saturating_add(len);
-    let skip = offset.saturating_sub(s.pos);
-    let skipped = std::io::copy(&mut (&mut s.reader).take(skip), &mut std::io::sink())
-        .map_err(|e| Problem::Network(e.to_string()))?;
-    let mut out = Vec::new();
-    let got = (&mut s.reader).take(len).read_to_end(&mut out);
-    client
-        .bytes
-        .fetch_add(skipped.saturating_add(out.len() as u64), Ordering::Relaxed);
-    got.map_err(|e| Problem::Network(e.to_string()))?;
-    s.pos = offset.saturating_add(out.len() as u64);
-    if skipped < skip || (out.len() as u64) < len {
-        return Err(Problem::BadAnswer(format!(
-            "the download ended at byte {}, before byte {end}",
-            s.pos
-        )));
+    s.forward.ask(offset, len)?;
+    let mut chunk = vec![0u8; CHUNK];
+    while s.forward.wants_more() {
+        let n = match s.reader.read(&mut chunk) {
+            Ok(0) => return Err(s.forward.ended()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Problem::Network(e.to_string())),
+        };
+        client.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        s.forward.push(&chunk[..n]);
     }
-    Ok(out)
+    Ok(s.forward.take())
 }
 
 /// A remote file read by range (see the module documentation): the core's [`RangeFile`]

@@ -15,6 +15,8 @@
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
 //! - [`recipe`]: the quantisation recipe (pattern rows, the llama-quantize command, provenance).
+//! - [`element`]: the `<weightpeek-view>` element's attributes: what each change does, the
+//!   first tab, the tensor to open, `data-state`.
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
@@ -24,6 +26,8 @@
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
 //! - [`errors`]: every failure worded for its reader (the page, the element and the API, the
 //!   CLI): opening, a header read in part, a server's answer.
+//! - [`opening`]: opening a model in words: the file a URL names, the names and status line
+//!   while it is read, why it gave nothing.
 //! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
 //!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
@@ -34,6 +38,7 @@ pub mod cli;
 pub mod colors;
 pub mod compare;
 pub mod edit;
+pub mod element;
 pub mod errors;
 pub mod export;
 pub mod facts;
@@ -44,6 +49,7 @@ pub mod layer_grid;
 pub mod memory;
 pub mod metadata;
 pub mod node;
+pub mod opening;
 pub mod preview;
 pub mod recipe;
 pub mod scan;

@@ -22,58 +22,20 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, File, FileList};
 
 use super::blob::{js_error_text, BlobSource};
-use super::http::{Counter, Fetcher, HttpSource, Location};
-use crate::format::{Model, Warning};
+use super::http::{Fetcher, HttpSource, Location};
+use crate::format::Model;
+use crate::open::keyed::{Key, Watch, Watchers};
 use crate::open::read::{open, OpenError, Opener, Options};
-use crate::open::recognise::{self, file_name, Target};
 use crate::open::urls::Urls;
-use crate::remote::hub::{parse_input, Target as Input};
 use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
-use crate::source::http::Problem;
+use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
-use crate::view::errors::{self, Audience, Failure, Front};
+use crate::view::errors::{Audience, Front};
+use crate::view::opening::{blob_name, warn_no_range};
 
-/// Why a model could not be opened by this module: left to the full module (the lean web
-/// module only), or a failure worded for the reader.
-#[derive(Debug, Clone)]
-pub enum LoadError {
-    /// A format the lean web module leaves to the full one ([`OpenError::is_lean`]): the
-    /// element then loads the full module, which reads it.
-    Lean,
-    /// The failure, as [`errors::open_failure`] words it.
-    Failed(Failure),
-}
-
-impl LoadError {
-    /// Whether the model is left to the full module.
-    pub fn is_lean(&self) -> bool {
-        matches!(self, LoadError::Lean)
-    }
-}
-
-impl From<Failure> for LoadError {
-    fn from(f: Failure) -> LoadError {
-        LoadError::Failed(f)
-    }
-}
-
-impl From<LoadError> for Failure {
-    /// The words for the reader (a lean module's refusal says who reads the file).
-    fn from(e: LoadError) -> Failure {
-        match e {
-            LoadError::Lean => Failure::new(
-                "Read by the full module",
-                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.",
-            ),
-            LoadError::Failed(f) => f,
-        }
-    }
-}
-
-/// Per-file request and byte counters of one opening, by file name, in the order the files
-/// were first asked for.
-pub type Counters = Rc<RefCell<Vec<(String, Rc<Counter>)>>>;
+pub use crate::source::http::Counters;
+pub use crate::view::opening::{display_name, url_file, url_files, LoadError};
 
 /// A model that was opened: its display name, the model (possibly with a parse error after
 /// what was read; [`Model::set`] says how complete a set is), what reading it cost, and a
@@ -99,31 +61,6 @@ fn options() -> Options {
     }
 }
 
-/// The name to show while files named `names` are being opened, before anything is read,
-/// as [`crate::open::read::open`] will name the result: the model file, the index,
-/// `first part (N parts)`, or the part itself when it is the only one to be read (`alone`:
-/// local files, where nothing beside the files given is found).
-pub fn display_name(names: &[String], alone: bool) -> String {
-    match recognise::plan(names).target {
-        Target::Single(n) | Target::Index(n) => n,
-        Target::Parts { names: parts, .. } => {
-            let given: Vec<&String> = names
-                .iter()
-                .filter(|n| parts.iter().any(|p| file_name(p) == file_name(n)))
-                .collect();
-            match given.as_slice() {
-                [one] if alone => one.to_string(),
-                _ => format!(
-                    "{} ({} parts)",
-                    parts.first().map(String::as_str).unwrap_or(""),
-                    parts.len()
-                ),
-            }
-        }
-        Target::Nothing => names.first().cloned().unwrap_or_default(),
-    }
-}
-
 /// `src` (trimmed) resolved against the page's base URL, so relative URLs work as in
 /// `<img src>` (the element's `src`, the API's sources); unchanged when it cannot be.
 pub fn resolve_url(src: &str) -> String {
@@ -137,44 +74,9 @@ pub fn resolve_url(src: &str) -> String {
         .unwrap_or_else(|| src.to_string())
 }
 
-/// The file `text` names (a Hub URL in any of its forms, or any `http(s)` file URL) as
-/// (name, URL): the name is the path in the repository, or the URL's last segment. A
-/// repository id is refused here: the element, the API and Compare need a file.
-/// Errors: the text is not a URL of a file.
-pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
-    match parse_input(text, endpoint) {
-        Err(e) => Err(Failure::new("This is not something to open", e.0)),
-        Ok(Input::Repo(repo)) => Err(Failure::new(
-            format!("{} is a repository, not a file", repo.id),
-            "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL.",
-        )),
-        Ok(Input::File { url, path, .. }) => {
-            let name = path.unwrap_or_else(|| file_name(&url).to_string());
-            Ok((name, url))
-        }
-    }
-}
-
-/// URLs given together (the API's array) as (name, URL), each named by its last segment.
-pub fn url_files(urls: &[String]) -> Vec<(String, String)> {
-    urls.iter()
-        .map(|u| (file_name(u).to_string(), u.clone()))
-        .collect()
-}
-
 /// Empty counters for one opening.
 pub fn counters() -> Counters {
     Rc::new(RefCell::new(Vec::new()))
-}
-
-/// The counter of `name` in `counters`, added when it is new.
-fn counter_of(counters: &Counters, name: &str) -> Rc<Counter> {
-    if let Some((_, c)) = counters.borrow().iter().find(|(n, _)| n == name) {
-        return c.clone();
-    }
-    let c = Rc::new(Counter::default());
-    counters.borrow_mut().push((name.to_string(), c.clone()));
-    c
 }
 
 /// Local files given together, by name (a `File`'s own name). Nothing beside them can be
@@ -274,13 +176,7 @@ impl Opener for LocalFiles {
 pub fn local_files(value: &JsValue, name: Option<String>) -> Option<Vec<(String, Blob)>> {
     let named = |v: &JsValue, i: usize| -> Option<(String, Blob)> {
         let blob = v.dyn_ref::<Blob>()?.clone();
-        let own = v.dyn_ref::<File>().map(File::name);
-        let n = match (own, i) {
-            (Some(n), _) => n,
-            (None, 0) => "blob".to_string(),
-            (None, i) => format!("blob {}", i.saturating_add(1)),
-        };
-        Some((n, blob))
+        Some((blob_name(v.dyn_ref::<File>().map(File::name), i), blob))
     };
     let list: Vec<(String, Blob)> = if let Some(b) = value.dyn_ref::<Blob>() {
         let n = name
@@ -315,18 +211,15 @@ pub async fn read_local(
 ) -> Result<Opened, LoadError> {
     let opener = LocalFiles::new(files, progress);
     let names = opener.names();
-    let o = open(&opener, &names, options()).await.map_err(|e| {
-        if e.is_lean() {
-            return LoadError::Lean;
-        }
-        // Local files are the page's words (a Blob has no Hub: the default one is named).
-        let page = Audience {
-            front: Front::Page,
-            hub: crate::remote::hub::DEFAULT_ENDPOINT,
-            has_token: false,
-        };
-        LoadError::Failed(errors::open_failure(&e, &names, &page))
-    })?;
+    // Local files are the page's words (a Blob has no Hub: the default one is named).
+    let page = Audience {
+        front: Front::Page,
+        hub: crate::remote::hub::DEFAULT_ENDPOINT,
+        has_token: false,
+    };
+    let o = open(&opener, &names, options())
+        .await
+        .map_err(|e| LoadError::of(&e, false, &names, &page))?;
     let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
     let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
         Some(b) => Box::new(BlobSource::new(b.clone(), Box::new(|_| {}))),
@@ -428,13 +321,8 @@ impl Opener for RemoteFiles {
     /// then).
     async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
-        let at = Location {
-            url: url.clone(),
-            direct: url.clone(),
-            size: u64::MAX,
-            no_range: false,
-        };
-        HttpSource::reopen(self.fetcher.clone(), &at).map_err(|p| self.error(p, &url))
+        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url))
+            .map_err(|p| self.error(p, &url))
     }
 }
 
@@ -477,25 +365,9 @@ async fn read_header(
 ) -> Result<Header, LoadError> {
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    let result = open(&opener, &names, options()).await;
-    let mut o = match result {
-        Err(_) if fetcher.is_cancelled() => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &OpenError::Cancelled,
-                &names,
-                &fetcher.audience(),
-            )))
-        }
-        Err(e) if e.is_lean() => return Err(LoadError::Lean),
-        Err(e) => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &e,
-                &names,
-                &fetcher.audience(),
-            )))
-        }
-        Ok(o) => o,
-    };
+    let mut o = open(&opener, &names, options())
+        .await
+        .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
     // The file of each source: the merged model's parts, or the one file.
     let files: Vec<String> = if o.model.parts.is_empty() {
         vec![o.name.clone()]
@@ -503,15 +375,11 @@ async fn read_header(
         o.model.parts.iter().map(|p| p.name.clone()).collect()
     };
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
-    for (file, at) in files.iter().zip(&located) {
-        if at.no_range {
-            o.model.warnings.push(Warning {
-                field: file.clone(),
-                offset: 0,
-                message: "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled".into(),
-            });
-        }
-    }
+    let flags = files
+        .iter()
+        .zip(&located)
+        .map(|(f, at)| (f.as_str(), at.no_range));
+    warn_no_range(&mut o.model, flags);
     // The header reads' sources end here (a no-Range download is aborted when its source is
     // dropped); previews reopen the files by location.
     drop(o.sources);
@@ -528,44 +396,11 @@ async fn read_header(
 /// (Gemma 3 270M's: 6.8 MB parsed into its metadata and tensor table).
 const KEPT_HEADERS: usize = 4;
 
-/// What names one shared reading: the files given (name, resolved URL) and, with a token,
-/// the token and the endpoint it goes to (another token may see another answer: a gated
-/// repository). Without a token the endpoint changes no request (the URLs are resolved), so
-/// an element and an API call on one URL share whatever endpoint each was given.
-#[derive(PartialEq)]
-struct Key {
-    given: Vec<(String, String)>,
-    token: Option<(String, String)>,
-}
-
 /// Told the request counters of a shared reading after every request start and received
 /// chunk (a status line: "N requests, X received").
-pub type OnProgress = Rc<dyn Fn(&Counters)>;
+pub type OnProgress = Watch<Counters>;
 
-/// A consumer's [`OnProgress`], not kept alive by the reading.
-type WeakProgress = std::rc::Weak<dyn Fn(&Counters)>;
-
-/// The consumers' progress displays of one shared reading, and its counters.
-struct Watchers {
-    counters: Counters,
-    /// Held by each consumer while it waits (a consumer gone is skipped).
-    listeners: RefCell<Vec<WeakProgress>>,
-}
-
-impl Watchers {
-    fn notify(&self) {
-        let live: Vec<OnProgress> = {
-            let mut l = self.listeners.borrow_mut();
-            l.retain(|w| w.strong_count() > 0);
-            l.iter().filter_map(std::rc::Weak::upgrade).collect()
-        };
-        for f in live {
-            f(&self.counters);
-        }
-    }
-}
-
-type Readings = crate::open::shared::Readings<Key, Rc<Header>, LoadError, Rc<Watchers>>;
+type Readings = crate::open::shared::Readings<Key, Rc<Header>, LoadError, Rc<Watchers<Counters>>>;
 
 thread_local! {
     /// The page's shared readings of remote headers (the element's and the API's).
@@ -588,25 +423,19 @@ pub async fn read_shared(
     given: Vec<(String, String)>,
     on_progress: OnProgress,
 ) -> Result<Opened, LoadError> {
-    let key = Key {
-        given: given.clone(),
-        token: own.token.clone().map(|t| (own.endpoint.clone(), t)),
-    };
+    let key = Key::new(&given, &own.endpoint, own.token.as_deref());
     let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let join = READINGS.with(|r| {
         r.join(key, move || {
-            let watchers = Rc::new(Watchers {
-                counters: counters(),
-                listeners: RefCell::new(Vec::new()),
-            });
+            let watchers = Rc::new(Watchers::new(counters()));
             let w = watchers.clone();
             let fetcher = Rc::new(Fetcher::new_embedded(
                 endpoint,
                 token,
                 Box::new(move || w.notify()),
             ));
-            let (f, c) = (fetcher.clone(), watchers.counters.clone());
+            let (f, c) = (fetcher.clone(), watchers.state.clone());
             crate::open::shared::Start {
                 context: watchers,
                 reading: Box::pin(
@@ -617,12 +446,7 @@ pub async fn read_shared(
         })
     });
     let mut ticket = join.ticket;
-    {
-        let mut listeners = ticket.context().listeners.borrow_mut();
-        // (Consumers gone are dropped here too: a kept reading is never told again.)
-        listeners.retain(|w| w.strong_count() > 0);
-        listeners.push(Rc::downgrade(&on_progress));
-    }
+    ticket.context().watch(&on_progress);
     if let Some(driver) = join.driver {
         wasm_bindgen_futures::spawn_local(driver);
     }
@@ -632,11 +456,8 @@ pub async fn read_shared(
         Ok(h) => h,
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
-            return Err(LoadError::Failed(errors::open_failure(
-                &OpenError::Cancelled,
-                &names,
-                &own.audience(),
-            )));
+            let e = OpenError::Cancelled;
+            return Err(LoadError::of(&e, true, &names, &own.audience()));
         }
     };
     drop(on_progress);
@@ -664,17 +485,16 @@ fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
 fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactory {
     let fetcher = opening.child();
     Rc::new(move |part| {
-        match located.get(part) {
-        None => unreadable(0, "the file holding this tensor was not read"),
-        Some(l) if l.no_range => unreadable(
-            l.size,
-            "this server ignores Range requests: previewing a tensor would download the file up to it",
-        ),
-        Some(l) => match HttpSource::reopen(fetcher.clone(), l) {
+        let Some(l) = located.get(part) else {
+            return unreadable(0, "the file holding this tensor was not read");
+        };
+        if let Err(why) = l.previewable() {
+            return unreadable(l.size, why);
+        }
+        match HttpSource::reopen(fetcher.clone(), l) {
             Ok(src) => Box::new(src),
             Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
-        },
-    }
+        }
     })
 }
 
@@ -683,9 +503,7 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
 /// the model, whose `bytes` are those read from offset 0)`. `None` when this module has no
 /// such reading, it failed, or its server ignores Range (its stream is gone).
 pub async fn header_prefix(url: &str) -> Option<(Location, Rc<Model>)> {
-    let ticket = READINGS.with(|r| {
-        r.join_existing(|k| k.given.len() == 1 && k.given.first().is_some_and(|(_, u)| u == url))
-    })?;
+    let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
     let header = ticket.await.ok()?;
     match header.located.as_slice() {
         [one] if !one.no_range && header.model.parts.is_empty() => {

@@ -31,9 +31,10 @@ use super::load;
 use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
-use crate::text;
+use crate::source::http::totals;
+use crate::view::element::{Attributes, DataState, TensorAction};
 use crate::view::errors::{self, Failure, Front};
-use crate::view::fit::{Settings, QUERY_KEYS};
+use crate::view::opening::reading_status;
 use crate::view::tabs::Tab;
 
 thread_local! {
@@ -70,19 +71,9 @@ struct State {
     fetcher: RefCell<Option<Rc<Fetcher>>>,
     report: RefCell<Option<Report>>,
     model_tensors: RefCell<Vec<String>>,
-    tab: RefCell<Option<String>>,
-    tensor: RefCell<Option<String>>,
-    /// The tensor whose preview is open now (by the attribute or by the reader).
-    shown_tensor: Rc<RefCell<Option<String>>>,
-    /// The tensor attribute was last set by the reader opening a preview (not by the page):
-    /// a new `src` drops it rather than look for that tensor in another model.
-    tensor_from_reader: Rc<Cell<bool>>,
-    /// Set while the tensor attribute itself opens a preview (so it is not the reader's).
-    applying: Rc<Cell<bool>>,
-    filter: RefCell<String>,
+    /// The attributes and what they ask ([`Attributes`]).
+    attrs: Rc<RefCell<Attributes>>,
     endpoint: RefCell<String>,
-    /// The Fit attributes given: (name, value).
-    fit: RefCell<Vec<(&'static str, String)>>,
     /// An export asked for before the model was shown ([`Widget::export`]).
     export: RefCell<Option<export::Kind>>,
     /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
@@ -92,7 +83,7 @@ struct State {
     /// [`Widget::wake`].
     quiet: RefCell<Option<js_sys::Function>>,
     /// The last state set (shown on the element when a quiet view wakes).
-    last_state: RefCell<String>,
+    last_state: Cell<DataState>,
     /// The view was replaced ([`Widget::retire`]): dropping it leaves the element's state.
     retired: Cell<bool>,
 }
@@ -116,9 +107,9 @@ impl Widget {
     pub fn wake(&self) {
         let st = &self.state;
         if st.quiet.borrow_mut().take().is_some() {
-            let state = st.last_state.borrow().clone();
-            if st.host.get_attribute("data-state").as_deref() != Some(state.as_str()) {
-                st.set_state(&state);
+            let state = st.last_state.get();
+            if st.host.get_attribute("data-state").as_deref() != Some(state.name()) {
+                st.set_state(state);
             }
         }
     }
@@ -153,21 +144,15 @@ impl Widget {
             fetcher: RefCell::new(None),
             report: RefCell::new(None),
             model_tensors: RefCell::new(Vec::new()),
-            tab: RefCell::new(None),
-            tensor: RefCell::new(None),
-            shown_tensor: Rc::new(RefCell::new(None)),
-            tensor_from_reader: Rc::new(Cell::new(false)),
-            applying: Rc::new(Cell::new(false)),
-            filter: RefCell::new(String::new()),
+            attrs: Rc::default(),
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
-            fit: RefCell::new(Vec::new()),
             export: RefCell::new(None),
             reader_tensor: RefCell::new(None),
             quiet: RefCell::new(quiet),
-            last_state: RefCell::new(String::new()),
+            last_state: Cell::new(DataState::Idle),
             retired: Cell::new(false),
         });
-        state.set_state("idle");
+        state.set_state(DataState::Idle);
         Widget { state }
     }
 
@@ -177,12 +162,11 @@ impl Widget {
         let g = st.generation.get() + 1;
         st.generation.set(g);
         st.stop();
-        if st.tensor_from_reader.replace(false) {
-            st.tensor.borrow_mut().take();
+        if st.attrs.borrow_mut().new_model() {
             let _ = st.host.remove_attribute("tensor");
         }
         let Some(src) = src.filter(|s| !s.trim().is_empty()) else {
-            st.set_state("idle");
+            st.set_state(DataState::Idle);
             return;
         };
         let url = load::resolve_url(&src);
@@ -191,11 +175,8 @@ impl Widget {
             Ok(f) => f,
             Err(e) => return st.fail(e),
         };
-        st.show_status(&format!(
-            "Reading the header of {}…",
-            text::escape(src.trim())
-        ));
-        st.set_state("loading");
+        st.show_status(&reading_status(src.trim(), None));
+        st.set_state(DataState::Loading);
         // Told the shared reading's counters (other elements and API calls on the same file
         // may be waiting for it too).
         let progress: load::OnProgress = {
@@ -204,15 +185,8 @@ impl Widget {
                 let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) else {
                     return;
                 };
-                let c = counters.borrow();
-                let requests: u32 = c.iter().map(|(_, c)| c.requests.get()).sum();
-                let bytes: u64 = c.iter().map(|(_, c)| c.bytes.get()).sum();
-                st.show_status(&format!(
-                    "Reading the header of {}… {requests} request{}, {} received",
-                    text::escape(name.trim()),
-                    if requests == 1 { "" } else { "s" },
-                    text::bytes(bytes)
-                ));
+                let counts = totals(&counters.borrow());
+                st.show_status(&reading_status(name.trim(), Some(counts)));
             })
         };
         let scan = ScanInput::remote(std::slice::from_ref(&file.1), &endpoint, None);
@@ -249,11 +223,8 @@ impl Widget {
             ));
         };
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-        st.show_status(&format!(
-            "Reading the header of {}…",
-            text::escape(&load::display_name(&names, true))
-        ));
-        st.set_state("loading");
+        st.show_status(&reading_status(&load::display_name(&names, true), None));
+        st.set_state(DataState::Loading);
         let w = Rc::downgrade(st);
         let scan = ScanInput::local(&files);
         wasm_bindgen_futures::spawn_local(async move {
@@ -270,44 +241,32 @@ impl Widget {
 
     /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
     pub fn set_tab(&self, name: Option<String>) {
-        *self.state.tab.borrow_mut() = name;
+        self.state.attrs.borrow_mut().tab = name;
         self.state.apply_tab();
     }
 
     /// Opens the preview of the tensor named `name` once the model is shown.
     pub fn set_tensor(&self, name: Option<String>) {
-        // The echo of the reader's own choice (the attribute following the preview) changes
-        // nothing; anything else is the page's.
-        if name != *self.state.shown_tensor.borrow() {
-            self.state.tensor_from_reader.set(false);
-        }
-        *self.state.tensor.borrow_mut() = name.filter(|n| !n.is_empty());
+        self.state.attrs.borrow_mut().set_tensor(name);
         self.state.apply_tensor();
         self.state.apply_tab();
     }
 
     /// Filters the tensor table by `text` (as typed into its search box).
     pub fn set_filter(&self, text: Option<String>) {
-        *self.state.filter.borrow_mut() = text.unwrap_or_default();
+        let text = text.unwrap_or_default();
+        self.state.attrs.borrow_mut().filter = text.clone();
         if let Some(r) = self.state.report.borrow().as_ref() {
-            r.set_filter(&self.state.filter.borrow());
+            r.set_filter(&text);
         }
     }
 
     /// A Fit attribute (`gpu`, `ram`, `ctx`, `kv`, `margin`; others are ignored) set to
     /// `value` (`None`: removed, its default again); the Fit tab plans again.
     pub fn set_fit(&self, name: &str, value: Option<String>) {
-        let Some(key) = QUERY_KEYS.into_iter().find(|k| *k == name) else {
-            return;
-        };
-        {
-            let mut f = self.state.fit.borrow_mut();
-            f.retain(|(k, _)| *k != key);
-            if let Some(v) = value {
-                f.push((key, v));
-            }
+        if self.state.attrs.borrow_mut().set_fit(name, value) {
+            self.state.apply_fit();
         }
-        self.state.apply_fit();
     }
 
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
@@ -364,7 +323,7 @@ impl Drop for Widget {
         // Nothing is loading any more (the element was removed), unless another view took
         // this one's place.
         if !st.retired.get() {
-            st.set_state("idle");
+            st.set_state(DataState::Idle);
         }
     }
 }
@@ -372,7 +331,7 @@ impl Drop for Widget {
 impl State {
     /// Cancels the opening (and its previews) and forgets the view.
     fn stop(&self) {
-        self.shown_tensor.borrow_mut().take();
+        self.attrs.borrow_mut().stopped();
         if let Some(f) = self.fetcher.borrow_mut().take() {
             f.cancel();
         }
@@ -383,15 +342,16 @@ impl State {
         dom::set_hidden(&self.status, true);
     }
 
-    fn set_state(&self, state: &str) {
-        *self.last_state.borrow_mut() = state.to_string();
+    fn set_state(&self, state: DataState) {
+        self.last_state.set(state);
         let quiet = self.quiet.borrow().clone();
         if let Some(f) = quiet {
-            if state == "ready" || state == "error" {
-                let _ = f.call1(&JsValue::NULL, &state.into());
+            if state.settled() {
+                let _ = f.call1(&JsValue::NULL, &state.name().into());
             }
             return;
         }
+        let state = state.name();
         attr(&self.host, "data-state", state);
         let init = web_sys::CustomEventInit::new();
         init.set_bubbles(true);
@@ -419,7 +379,7 @@ impl State {
     fn fail(&self, e: Failure) {
         dom::set_hidden(&self.status, true);
         self.show_error(Some(e));
-        self.set_state("error");
+        self.set_state(DataState::Error);
     }
 
     fn show(self: &Rc<Self>, opened: load::Opened, scan: ScanInput) {
@@ -440,7 +400,7 @@ impl State {
             opened.model,
             &opened.stats,
             Some(opened.source),
-            Layout::Element(self.first_tab()),
+            Layout::Element(self.attrs.borrow().first_tab()),
         );
         // The Checks tab offers the scan of every weight (a remote model asks first).
         report.offer_scan(scan);
@@ -451,13 +411,9 @@ impl State {
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
-        let (host, shown) = (self.host.clone(), self.shown_tensor.clone());
-        let (by_reader, applying) = (self.tensor_from_reader.clone(), self.applying.clone());
+        let (host, attrs) = (self.host.clone(), self.attrs.clone());
         report.on_preview(Rc::new(move |name: Option<&str>| {
-            *shown.borrow_mut() = name.map(str::to_string);
-            if !applying.get() {
-                by_reader.set(true);
-            }
+            attrs.borrow_mut().previewed(name);
             match name {
                 Some(n) => attr(&host, "tensor", n),
                 // The report then shows the table, on the row ([`Report::on_preview`]).
@@ -466,7 +422,7 @@ impl State {
                 }
             }
         }));
-        let filter = self.filter.borrow().clone();
+        let filter = self.attrs.borrow().filter.clone();
         if !filter.is_empty() {
             report.set_filter(&filter);
         }
@@ -493,7 +449,11 @@ impl State {
         self.apply_fit();
         self.apply_tensor();
         self.apply_tab();
-        self.set_state(if failed { "error" } else { "ready" });
+        self.set_state(if failed {
+            DataState::Error
+        } else {
+            DataState::Ready
+        });
         self.apply_reader_tensor();
         let asked = self.export.borrow_mut().take();
         if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
@@ -515,23 +475,13 @@ impl State {
         }
     }
 
-    /// The tab asked for; without one, Preview when a tensor is named, else Summary.
-    fn first_tab(&self) -> Tab {
-        match (self.tab.borrow().as_deref(), self.tensor.borrow().is_some()) {
-            (Some(t), _) => Tab::parse(t).unwrap_or(Tab::Summary),
-            (None, true) => Tab::Preview,
-            (None, false) => Tab::Summary,
-        }
-    }
-
     /// The Fit attributes' settings into the Fit card.
     fn apply_fit(&self) {
         // (No Fit card in the lean module: the full one reads the attributes again.)
         if !crate::FULL {
             return;
         }
-        let s = Settings::from_query(self.fit.borrow().iter().map(|(k, v)| (*k, v.as_str())))
-            .unwrap_or_default();
+        let s = self.attrs.borrow().fit_settings();
         if let Some(r) = self.report.borrow().as_ref() {
             r.set_fit_settings(s);
         }
@@ -539,35 +489,28 @@ impl State {
 
     fn apply_tab(&self) {
         if let Some(r) = self.report.borrow().as_ref() {
-            r.tabs().select(self.first_tab(), false);
+            let tab = self.attrs.borrow().first_tab();
+            r.tabs().select(tab, false);
         }
     }
 
     fn apply_tensor(&self) {
-        let Some(name) = self.tensor.borrow().clone() else {
-            return;
-        };
-        if self.shown_tensor.borrow().as_deref() == Some(name.as_str()) {
-            return;
-        }
         let report = self.report.borrow();
         let Some(r) = report.as_ref() else { return };
-        let found = self.model_tensors.borrow().iter().position(|t| *t == name);
-        match found {
-            Some(i) => {
+        let action = self
+            .attrs
+            .borrow()
+            .tensor_action(&self.model_tensors.borrow());
+        match action {
+            TensorAction::Keep => {}
+            TensorAction::Open(i) => {
                 // A message about an earlier, missing tensor no longer applies.
                 self.show_error(None);
-                self.applying.set(true);
+                self.attrs.borrow_mut().applying = true;
                 r.open_tensor(i);
-                self.applying.set(false);
+                self.attrs.borrow_mut().applying = false;
             }
-            None => self.show_error(Some(Failure::new(
-                "No such tensor",
-                format!(
-                    "This model has no tensor \"{}\" (the tensor attribute).",
-                    text::escape(&name)
-                ),
-            ))),
+            TensorAction::Missing(f) => self.show_error(Some(f)),
         }
     }
 }

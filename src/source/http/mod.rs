@@ -1,13 +1,18 @@
 //! The HTTP Range core both remote sources use (the browser's `fetch` source in `web/http.rs`
 //! and the native one in [`super::net`]), without I/O and tested natively: the reader's
 //! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
-//! CDN URL), the `Content-Range` checks, which origin may receive the access token, retries and
+//! CDN URL), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:
+//! cancellation, counters), the `Content-Range` checks, which origin may receive the access token, retries and
 //! the read timeout, and what each failure means for the person (likely cause and what to do).
 
 use url::Url;
 
+pub mod body;
 pub mod reader;
-pub use reader::{FirstAnswer, FirstBody, Plan, RangeFile};
+pub mod session;
+pub use body::{accept, content_length, Body, Forward};
+pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
+pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters};
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the

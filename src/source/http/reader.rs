@@ -66,6 +66,41 @@ pub enum Plan {
     },
 }
 
+/// Where an opened remote file lives, to read more of it later (tensor previews) with a new
+/// reader ([`RangeFile::at`]) without asking for its size again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The URL as opened (a Hub `resolve/` URL, or any URL).
+    pub url: String,
+    /// The final URL after the first answer's redirects (the CDN), where reads go.
+    pub direct: String,
+    /// The file's size, from the first answer (`u64::MAX` while unknown).
+    pub size: u64,
+    /// The server ignored Range (answered 200 with the whole body).
+    pub no_range: bool,
+}
+
+impl Location {
+    /// A file not asked anything yet: its size unknown, reads going to `url` itself.
+    pub fn unread(url: &str) -> Location {
+        Location {
+            url: url.to_string(),
+            direct: url.to_string(),
+            size: u64::MAX,
+            no_range: false,
+        }
+    }
+
+    /// Whether a tensor of this file can be previewed. Errors (why not, as a sentence's
+    /// details): its server ignores Range, so a preview would download the file up to it.
+    pub fn previewable(&self) -> Result<(), &'static str> {
+        if self.no_range {
+            return Err("this server ignores Range requests: previewing a tensor would download the file up to it");
+        }
+        Ok(())
+    }
+}
+
 /// What the reader of one remote file knows (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeFile {
@@ -156,6 +191,21 @@ impl RangeFile {
             no_range,
             stream_at: None,
         }
+    }
+
+    /// Where this file lives ([`Location`]).
+    pub fn location(&self) -> Location {
+        Location {
+            url: self.url.clone(),
+            direct: self.direct.clone(),
+            size: self.size,
+            no_range: self.no_range,
+        }
+    }
+
+    /// [`RangeFile::reopened`] at `at`.
+    pub fn at(at: &Location) -> RangeFile {
+        RangeFile::reopened(&at.url, &at.direct, at.size, at.no_range)
     }
 
     /// A reader of a file whose first bytes another reader already holds (the web build's
@@ -502,6 +552,16 @@ mod tests {
         );
         let mut g = RangeFile::reopened(HUB, HUB, 5000, true);
         assert!(matches!(g.plan(0, 4), Err(Problem::BadAnswer(_))));
+        let at = f.location();
+        assert_eq!(
+            (at.direct.as_str(), at.size, at.no_range),
+            (CDN, 5000, false)
+        );
+        assert_eq!(RangeFile::at(&at), f);
+        assert_eq!(g.location().previewable(), Err("this server ignores Range requests: previewing a tensor would download the file up to it"));
+        assert_eq!(at.previewable(), Ok(()));
+        let u = Location::unread("https://h/x");
+        assert_eq!(RangeFile::at(&u), RangeFile::unopened("https://h/x"));
         let mut h = RangeFile::with_first(HUB, CDN, 5000, vec![7; 8]);
         assert_eq!(h.plan(2, 4), Ok(Plan::Held(2..6)));
         assert_eq!(h.first(), &[7; 8]);

@@ -1,0 +1,253 @@
+//! The `<weightpeek-view>` element's attributes as plain state, without the DOM: what each
+//! attribute change does (a new `src` reloads and drops a tensor the reader chose; `tab`,
+//! `tensor`, `filter` and the Fit attributes only change the view shown), which tab is
+//! first, which tensor's preview to open, and the element's `data-state` values.
+//! `src/web/widget.rs` keeps one [`Attributes`] and carries out what it says.
+
+use crate::text;
+use crate::view::errors::Failure;
+use crate::view::fit::{Settings, QUERY_KEYS};
+use crate::view::tabs::Tab;
+
+/// The element's `data-state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataState {
+    /// Nothing to show (no `src`, or the element was removed).
+    Idle,
+    /// A header is being read.
+    Loading,
+    /// The model is shown.
+    Ready,
+    /// It failed (or was read only in part).
+    Error,
+}
+
+impl DataState {
+    /// The attribute's value (and the `weightpeek-state` event's detail).
+    pub fn name(self) -> &'static str {
+        match self {
+            DataState::Idle => "idle",
+            DataState::Loading => "loading",
+            DataState::Ready => "ready",
+            DataState::Error => "error",
+        }
+    }
+
+    /// Whether a view being made to take another's place reports this state (it settled).
+    pub fn settled(self) -> bool {
+        matches!(self, DataState::Ready | DataState::Error)
+    }
+}
+
+/// What to do about the `tensor` attribute once a model is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TensorAction {
+    /// Nothing (no tensor named, or its preview is shown already).
+    Keep,
+    /// Open the preview of the model's tensor at this index.
+    Open(usize),
+    /// The model has no such tensor: show this.
+    Missing(Failure),
+}
+
+/// The attributes given and what the view shows of them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Attributes {
+    /// `tab`, as given.
+    pub tab: Option<String>,
+    /// `tensor`, as given (never empty).
+    tensor: Option<String>,
+    /// The tensor whose preview is open now (by the attribute or by the reader).
+    shown: Option<String>,
+    /// The tensor attribute was last set by the reader opening a preview: a new `src` drops
+    /// it rather than look for that tensor in another model.
+    from_reader: bool,
+    /// The `tensor` attribute is opening a preview now (so it is not the reader's).
+    pub applying: bool,
+    /// `filter`, as given.
+    pub filter: String,
+    /// The Fit attributes given: (name, value).
+    fit: Vec<(&'static str, String)>,
+}
+
+impl Attributes {
+    /// A new `src` (or files): the view shown is gone. Returns whether the `tensor`
+    /// attribute must be removed (the reader had chosen it in the model before).
+    pub fn new_model(&mut self) -> bool {
+        self.shown = None;
+        let drop = std::mem::take(&mut self.from_reader);
+        if drop {
+            self.tensor = None;
+        }
+        drop
+    }
+
+    /// The view was stopped: no preview is shown.
+    pub fn stopped(&mut self) {
+        self.shown = None;
+    }
+
+    /// `tensor` set to `name`: the echo of the reader's own choice changes nothing; anything
+    /// else is the page's.
+    pub fn set_tensor(&mut self, name: Option<String>) {
+        if name != self.shown {
+            self.from_reader = false;
+        }
+        self.tensor = name.filter(|n| !n.is_empty());
+    }
+
+    /// The preview of `name` was opened (or closed: `None`), by the attribute while
+    /// [`Attributes::applying`], else by the reader.
+    pub fn previewed(&mut self, name: Option<&str>) {
+        self.shown = name.map(str::to_string);
+        if !self.applying {
+            self.from_reader = true;
+        }
+    }
+
+    /// The tab to show: the one asked for; without one, Preview when a tensor is named, else
+    /// Summary (also for an unknown name).
+    pub fn first_tab(&self) -> Tab {
+        match (self.tab.as_deref(), self.tensor.is_some()) {
+            (Some(t), _) => Tab::parse(t).unwrap_or(Tab::Summary),
+            (None, true) => Tab::Preview,
+            (None, false) => Tab::Summary,
+        }
+    }
+
+    /// What to do about `tensor` in a model whose tensors are named `tensors`.
+    pub fn tensor_action(&self, tensors: &[String]) -> TensorAction {
+        let Some(name) = self.tensor.as_deref() else {
+            return TensorAction::Keep;
+        };
+        if self.shown.as_deref() == Some(name) {
+            return TensorAction::Keep;
+        }
+        match tensors.iter().position(|t| t == name) {
+            Some(i) => TensorAction::Open(i),
+            None => TensorAction::Missing(Failure::new(
+                "No such tensor",
+                format!(
+                    "This model has no tensor \"{}\" (the tensor attribute).",
+                    text::escape(name)
+                ),
+            )),
+        }
+    }
+
+    /// A Fit attribute set to `value` (`None`: removed). Returns whether `name` is one
+    /// ([`QUERY_KEYS`]); others are ignored.
+    pub fn set_fit(&mut self, name: &str, value: Option<String>) -> bool {
+        let Some(key) = QUERY_KEYS.into_iter().find(|k| *k == name) else {
+            return false;
+        };
+        self.fit.retain(|(k, _)| *k != key);
+        if let Some(v) = value {
+            self.fit.push((key, v));
+        }
+        true
+    }
+
+    /// The Fit card's settings from the Fit attributes (the defaults when none is given or
+    /// they do not read).
+    pub fn fit_settings(&self) -> Settings {
+        Settings::from_query(self.fit.iter().map(|(k, v)| (*k, v.as_str()))).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["a.weight".into(), "b.weight".into()]
+    }
+
+    #[test]
+    fn the_first_tab_is_the_one_asked_else_preview_for_a_tensor_else_summary() {
+        let mut a = Attributes::default();
+        assert_eq!(a.first_tab(), Tab::Summary);
+        a.set_tensor(Some("b.weight".into()));
+        assert_eq!(a.first_tab(), Tab::Preview);
+        a.tab = Some("checks".into());
+        assert_eq!(a.first_tab(), Tab::Checks);
+        a.tab = Some("nope".into());
+        assert_eq!(a.first_tab(), Tab::Summary);
+        a.set_tensor(Some(String::new()));
+        a.tab = None;
+        assert_eq!(a.first_tab(), Tab::Summary);
+    }
+
+    #[test]
+    fn a_named_tensor_is_opened_once_or_said_missing() {
+        let mut a = Attributes::default();
+        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        a.set_tensor(Some("b.weight".into()));
+        assert_eq!(a.tensor_action(&names()), TensorAction::Open(1));
+        a.applying = true;
+        a.previewed(Some("b.weight"));
+        a.applying = false;
+        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        a.set_tensor(Some("c\n".into()));
+        let TensorAction::Missing(f) = a.tensor_action(&names()) else {
+            panic!("c is no tensor of the model")
+        };
+        assert_eq!(f.headline, "No such tensor");
+        assert_eq!(
+            f.details,
+            "This model has no tensor \"c\\n\" (the tensor attribute)."
+        );
+    }
+
+    #[test]
+    fn a_new_src_drops_the_readers_tensor_but_keeps_the_pages() {
+        let mut a = Attributes::default();
+        // The page's tensor stays for the next model.
+        a.set_tensor(Some("a.weight".into()));
+        a.applying = true;
+        a.previewed(Some("a.weight"));
+        a.applying = false;
+        assert!(!a.new_model());
+        assert_eq!(a.tensor_action(&names()), TensorAction::Open(0));
+        // The reader's choice, and its echo in the attribute, are dropped.
+        a.previewed(Some("b.weight"));
+        a.set_tensor(Some("b.weight".into()));
+        assert!(a.new_model());
+        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        assert_eq!(a.first_tab(), Tab::Summary);
+        // The page naming another tensor after the reader's makes it the page's.
+        a.previewed(Some("b.weight"));
+        a.set_tensor(Some("a.weight".into()));
+        assert!(!a.new_model());
+    }
+
+    #[test]
+    fn only_fit_attributes_change_the_fit_settings() {
+        let mut a = Attributes::default();
+        assert!(!a.set_fit("height", Some("300".into())));
+        assert_eq!(a.fit_settings(), Settings::default());
+        assert!(a.set_fit("ctx", Some("8192".into())));
+        let s = a.fit_settings();
+        assert_ne!(s, Settings::default());
+        assert_eq!(
+            s,
+            Settings::from_query([("ctx", "8192")]).unwrap_or_default()
+        );
+        assert!(a.set_fit("ctx", None));
+        assert_eq!(a.fit_settings(), Settings::default());
+    }
+
+    #[test]
+    fn data_states_have_their_names_and_settle_when_done() {
+        let all = [
+            DataState::Idle,
+            DataState::Loading,
+            DataState::Ready,
+            DataState::Error,
+        ];
+        let names: Vec<_> = all.iter().map(|s| s.name()).collect();
+        assert_eq!(names, ["idle", "loading", "ready", "error"]);
+        let settled: Vec<_> = all.iter().map(|s| s.settled()).collect();
+        assert_eq!(settled, [false, false, true, true]);
+    }
+}

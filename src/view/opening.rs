@@ -1,0 +1,267 @@
+//! Opening a model, as the page, the element and the API say it, without the browser: which
+//! file a pasted or attribute URL names ([`url_file`]), the name shown while files are read
+//! ([`display_name`]), names of unnamed Blobs ([`blob_name`]), the status line of a header
+//! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
+//! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
+
+use crate::format::{Model, Warning};
+use crate::open::read::OpenError;
+use crate::open::recognise::{self, file_name, Target};
+use crate::remote::hub::{parse_input, Target as Input};
+use crate::text;
+use crate::view::errors::{open_failure, Audience, Failure};
+
+/// Why a model could not be opened: left to the full web module (the lean module only), or
+/// a failure worded for the reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// A format the lean web module leaves to the full one
+    /// ([`crate::open::read::OpenError::is_lean`]): the element then loads the full module.
+    Lean,
+    /// The failure, as [`crate::view::errors::open_failure`] words it.
+    Failed(Failure),
+}
+
+impl LoadError {
+    /// Whether the model is left to the full module.
+    pub fn is_lean(&self) -> bool {
+        matches!(self, LoadError::Lean)
+    }
+}
+
+impl LoadError {
+    /// Why opening the files `names` failed with `error` (`cancelled`: the opening was
+    /// cancelled, whatever the error says), worded for `to`; a lean module's refusal is
+    /// [`LoadError::Lean`].
+    pub fn of(
+        error: &OpenError,
+        cancelled: bool,
+        names: &[String],
+        to: &Audience<'_>,
+    ) -> LoadError {
+        if cancelled {
+            return LoadError::Failed(open_failure(&OpenError::Cancelled, names, to));
+        }
+        if error.is_lean() {
+            return LoadError::Lean;
+        }
+        LoadError::Failed(open_failure(error, names, to))
+    }
+}
+
+/// Warns on each file (`files`, with whether its server ignored Range) read from the start
+/// of a full download ([`NO_RANGE_WARNING`]).
+pub fn warn_no_range<'a>(model: &mut Model, files: impl IntoIterator<Item = (&'a str, bool)>) {
+    for (file, no_range) in files {
+        if no_range {
+            model.warnings.push(Warning {
+                field: file.to_string(),
+                offset: 0,
+                message: NO_RANGE_WARNING.into(),
+            });
+        }
+    }
+}
+
+impl From<Failure> for LoadError {
+    fn from(f: Failure) -> LoadError {
+        LoadError::Failed(f)
+    }
+}
+
+impl From<LoadError> for Failure {
+    /// The words for the reader (a lean module's refusal says who reads the file).
+    fn from(e: LoadError) -> Failure {
+        match e {
+            LoadError::Lean => Failure::new(
+                "Read by the full module",
+                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.",
+            ),
+            LoadError::Failed(f) => f,
+        }
+    }
+}
+
+/// The name to show while files named `names` are being opened, before anything is read,
+/// as [`crate::open::read::open`] will name the result: the model file, the index,
+/// `first part (N parts)`, or the part itself when it is the only one to be read (`alone`:
+/// local files, where nothing beside the files given is found).
+pub fn display_name(names: &[String], alone: bool) -> String {
+    match recognise::plan(names).target {
+        Target::Single(n) | Target::Index(n) => n,
+        Target::Parts { names: parts, .. } => {
+            let given: Vec<&String> = names
+                .iter()
+                .filter(|n| parts.iter().any(|p| file_name(p) == file_name(n)))
+                .collect();
+            match given.as_slice() {
+                [one] if alone => one.to_string(),
+                _ => format!(
+                    "{} ({} parts)",
+                    parts.first().map(String::as_str).unwrap_or(""),
+                    parts.len()
+                ),
+            }
+        }
+        Target::Nothing => names.first().cloned().unwrap_or_default(),
+    }
+}
+
+/// The file `text` names (a Hub URL in any of its forms, or any `http(s)` file URL) as
+/// (name, URL): the name is the path in the repository, or the URL's last segment. A
+/// repository id is refused here: the element, the API and Compare need a file.
+/// Errors: the text is not a URL of a file.
+pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
+    match parse_input(text, endpoint) {
+        Err(e) => Err(Failure::new("This is not something to open", e.0)),
+        Ok(Input::Repo(repo)) => Err(Failure::new(
+            format!("{} is a repository, not a file", repo.id),
+            "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL.",
+        )),
+        Ok(Input::File { url, path, .. }) => {
+            let name = path.unwrap_or_else(|| file_name(&url).to_string());
+            Ok((name, url))
+        }
+    }
+}
+
+/// URLs given together (the API's array) as (name, URL), each named by its last segment.
+pub fn url_files(urls: &[String]) -> Vec<(String, String)> {
+    urls.iter()
+        .map(|u| (file_name(u).to_string(), u.clone()))
+        .collect()
+}
+
+/// The name of the `i`-th (from 0) of Blobs given together: its own (a `File`'s), else
+/// `blob`, `blob 2`, …
+pub fn blob_name(own: Option<String>, i: usize) -> String {
+    match (own, i) {
+        (Some(n), _) => n,
+        (None, 0) => "blob".to_string(),
+        (None, i) => format!("blob {}", i.saturating_add(1)),
+    }
+}
+
+/// The status line while the header of `name` (control characters made visible) is read; with `counts` (requests, bytes
+/// received) once requests were made.
+pub fn reading_status(name: &str, counts: Option<(u32, u64)>) -> String {
+    let name = text::escape(name);
+    match counts {
+        None => format!("Reading the header of {name}…"),
+        Some((requests, bytes)) => format!(
+            "Reading the header of {name}… {requests} request{}, {} received",
+            if requests == 1 { "" } else { "s" },
+            text::bytes(bytes)
+        ),
+    }
+}
+
+/// The warning on a file whose server ignores Range.
+pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::errors::Front;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn display_names_say_the_model_the_index_or_the_set() {
+        assert_eq!(display_name(&s(&["m.gguf"]), true), "m.gguf");
+        let part = "m-00001-of-00003.gguf";
+        assert_eq!(
+            display_name(&s(&[part]), false),
+            format!("{part} (3 parts)")
+        );
+        assert_eq!(display_name(&s(&[part]), true), part);
+        assert_eq!(
+            display_name(&s(&["model.safetensors.index.json", "config.json"]), true),
+            "model.safetensors.index.json"
+        );
+        assert_eq!(display_name(&s(&["notes.txt"]), true), "notes.txt");
+        assert_eq!(display_name(&[], true), "");
+    }
+
+    #[test]
+    fn a_url_names_a_file_a_repository_does_not() {
+        let hub = "https://huggingface.co";
+        assert_eq!(
+            url_file("https://example.com/d/m.gguf?x=1", hub).unwrap(),
+            ("m.gguf".into(), "https://example.com/d/m.gguf?x=1".into())
+        );
+        let (name, url) = url_file("https://huggingface.co/o/m/blob/main/sub/m.gguf", hub).unwrap();
+        assert_eq!(name, "sub/m.gguf");
+        assert_eq!(url, "https://huggingface.co/o/m/resolve/main/sub/m.gguf");
+        let repo = url_file("o/m", hub).unwrap_err();
+        assert_eq!(repo.headline, "o/m is a repository, not a file");
+        assert_eq!(
+            url_file("  ", hub).unwrap_err().headline,
+            "This is not something to open"
+        );
+        assert_eq!(
+            url_files(&s(&["https://h/a/x.gguf", "https://h/b/y.gguf"])),
+            [
+                ("x.gguf".to_string(), "https://h/a/x.gguf".to_string()),
+                ("y.gguf".to_string(), "https://h/b/y.gguf".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn blobs_statuses_and_refusals_have_their_words() {
+        assert_eq!(blob_name(Some("a.gguf".into()), 3), "a.gguf");
+        assert_eq!(blob_name(None, 0), "blob");
+        assert_eq!(blob_name(None, 1), "blob 2");
+        assert_eq!(
+            reading_status("m\n.gguf", None),
+            "Reading the header of m\\n.gguf…"
+        );
+        assert_eq!(
+            reading_status("m", Some((1, 2048))),
+            format!(
+                "Reading the header of m… 1 request, {} received",
+                text::bytes(2048)
+            )
+        );
+        assert!(reading_status("m", Some((2, 0))).contains("2 requests"));
+        let lean: Failure = LoadError::Lean.into();
+        assert_eq!(lean.headline, "Read by the full module");
+        assert!(LoadError::Lean.is_lean());
+        let to = Audience {
+            front: Front::Api,
+            hub: "https://huggingface.co",
+            has_token: false,
+        };
+        let names = s(&["m.gguf"]);
+        let e = OpenError::NothingToOpen { ignored: vec![] };
+        assert_eq!(
+            LoadError::of(&e, true, &names, &to),
+            LoadError::Failed(open_failure(&OpenError::Cancelled, &names, &to))
+        );
+        assert_eq!(
+            LoadError::of(&e, false, &names, &to),
+            LoadError::Failed(open_failure(&e, &names, &to))
+        );
+        let b = crate::view::testutil::gguf(
+            &[(
+                "general.architecture",
+                crate::view::testutil::Kv::Str("llama"),
+            )],
+            &[],
+        );
+        let mut m = crate::source::parse_bytes(&b).unwrap();
+        let before = m.warnings.len();
+        warn_no_range(&mut m, [("a", false), ("b", true)]);
+        assert_eq!(m.warnings.len(), before + 1);
+        let w = &m.warnings[before];
+        assert_eq!(
+            (w.field.as_str(), w.message.as_str()),
+            ("b", NO_RANGE_WARNING)
+        );
+        let f = Failure::new("a", "b");
+        assert_eq!(Failure::from(LoadError::from(f.clone())), f);
+    }
+}
