@@ -318,7 +318,7 @@ mod cli {
                 .map_err(|e| errors::open_failure(&e, inputs, &cli).joined())?;
             Loaded::Local(opened)
         } else if remote.iter().all(Option::is_some) {
-            let client = Client::new(endpoint.clone(), token);
+            let client = Client::new(endpoint.clone(), token, weightpeek::view::errors::cli_words);
             // The files a repository listing names, when one was read.
             let mut listed: Option<Vec<String>> = None;
             let mut given: Vec<(String, String)> = Vec::new();

@@ -23,10 +23,17 @@ use super::http::{
 };
 use super::{ByteSource, SourceError};
 
+/// A problem reading a URL in words, `headline: details`: (problem, url, the Hub endpoint,
+/// whether a token was set).
+pub type Words = fn(&Problem, &str, &str, bool) -> String;
+
 /// Settings shared by every request of one run: the Hub endpoint (the only origin that gets
 /// the token), the token, and counters of requests made and body bytes received.
 pub struct Client {
     agent: Agent,
+    /// How a problem reads for the person running it (the CLI's words,
+    /// `view::errors::cli_words`): the source layer says what went wrong, not in which words.
+    words: Words,
     /// The Hub endpoint (`https://huggingface.co`, or `HF_ENDPOINT`).
     pub endpoint: String,
     token: Option<String>,
@@ -38,8 +45,9 @@ pub struct Client {
 }
 
 impl Client {
-    /// A client for `endpoint` with an optional access token.
-    pub fn new(endpoint: String, token: Option<String>) -> Arc<Client> {
+    /// A client for `endpoint` with an optional access token, whose failures read as `words`
+    /// words them.
+    pub fn new(endpoint: String, token: Option<String>, words: Words) -> Arc<Client> {
         let timeout = Duration::from_millis(u64::from(READ_TIMEOUT_MS));
         let agent: Agent = Agent::config_builder()
             .http_status_as_error(false)
@@ -54,6 +62,7 @@ impl Client {
             .into();
         Arc::new(Client {
             agent,
+            words,
             endpoint,
             token: token.filter(|t| !t.is_empty()),
             timeout_ms: READ_TIMEOUT_MS,
@@ -64,8 +73,7 @@ impl Client {
 
     /// `problem` reading `url`, as one sentence (headline: likely cause and remedy).
     pub fn describe(&self, problem: &Problem, url: &str) -> String {
-        let (h, d) = problem.describe_cli(url, &self.endpoint, self.token.is_some());
-        format!("{h}: {d}")
+        (self.words)(problem, url, &self.endpoint, self.token.is_some())
     }
 
     fn error(&self, problem: Problem, url: &str) -> SourceError {

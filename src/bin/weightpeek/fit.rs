@@ -89,7 +89,7 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
                 hub: &endpoint,
                 has_token: token.is_some(),
             };
-            let client = Client::new(endpoint.clone(), token);
+            let client = Client::new(endpoint.clone(), token, weightpeek::view::errors::cli_words);
             let ggufs: Vec<_> = entries
                 .iter()
                 .filter(|e| matches!(e.kind, EntryKind::Gguf | EntryKind::GgufSplit))

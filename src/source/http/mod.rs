@@ -104,11 +104,6 @@ impl Watchdog {
     }
 }
 
-/// Inclusive byte range `a-b` as text.
-fn span(r: (u64, u64)) -> String {
-    format!("bytes {}-{}", r.0, r.1)
-}
-
 /// Length of the inclusive range `a-b` (None when b < a or it overflows).
 pub fn range_len(r: (u64, u64)) -> Option<u64> {
     r.1.checked_sub(r.0)?.checked_add(1)
@@ -306,162 +301,6 @@ pub enum Problem {
     },
 }
 
-impl Problem {
-    /// As [`Problem::describe`], for the `<weightpeek-view>` element and the JavaScript API,
-    /// which have no Settings box and no repository picker: the remedies name what those
-    /// offer instead (the API's `token` option, a file's download URL).
-    pub fn describe_embedded(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
-        let hub_origin = origin_of(hub).unwrap_or_else(|| hub.to_string());
-        match self {
-            Problem::Status(s @ (401 | 403)) if !has_token => (
-                format!("Access refused (HTTP {s}) for {url}"),
-                format!("The file is probably in a gated or private repository: the JavaScript API reads it with an access token (the `token` option, sent only to {hub_origin}); the element reads public files only."),
-            ),
-            Problem::Status(404) => (
-                format!("Not found (HTTP 404): {url}"),
-                "The file path or the revision is probably wrong: check the file name and branch in the URL (a Hugging Face file URL looks like https://huggingface.co/owner/repo/resolve/main/model.gguf).".into(),
-            ),
-            Problem::Html => (
-                "This is a web page, not a model file".into(),
-                format!("{url} answered with HTML: probably a page URL. Use the file's download link (…/resolve/…)."),
-            ),
-            Problem::Offline => (
-                format!("You are offline: {url} cannot be read"),
-                "The browser reports no network connection; the model file is read from its server, so it shows once the network is back.".into(),
-            ),
-            _ => self.describe(url, hub, has_token),
-        }
-    }
-
-    /// As [`Problem::describe`], for the command line: the remedies name its options and
-    /// environment (`--token` or `HF_TOKEN`, `HF_ENDPOINT`, a repo id) instead of the page's
-    /// controls, and a network failure gives the client's own reason.
-    pub fn describe_cli(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
-        let hub_origin = origin_of(hub).unwrap_or_else(|| hub.to_string());
-        match self {
-            Problem::Status(s @ (401 | 403)) if !has_token => (
-                format!("Access refused (HTTP {s}) for {url}"),
-                format!("The repository is probably gated or private: accept its licence on the Hub, create an access token with read access, and pass it with --token or HF_TOKEN (it is sent only to {hub_origin}; HF_ENDPOINT sets the Hub)."),
-            ),
-            Problem::Status(s @ (401 | 403)) => (
-                format!("Access refused (HTTP {s}) for {url}"),
-                format!("The token was not accepted: check that it is valid, has read access, and that you accepted the model's licence on its page. It is sent only to {hub_origin}."),
-            ),
-            Problem::Status(404) => (
-                format!("Not found (HTTP 404): {url}"),
-                "The file path or the revision is probably wrong: check the name and branch, or give just the repo id (owner/name) to list its model files.".into(),
-            ),
-            Problem::Html => (
-                "This is a web page, not a model file".into(),
-                format!("{url} answered with HTML: probably a page URL. Use the file's download link (…/resolve/…), or the repo id to list its files."),
-            ),
-            Problem::Network(why) => (
-                format!("The request to {url} failed without an answer"),
-                format!("{why}. The address or port may be wrong, or the server or network is down."),
-            ),
-            Problem::RedirectFailed(why) => (
-                format!("Following the redirects of {url} failed"),
-                format!("{why}: most likely a redirect loop."),
-            ),
-            _ => self.describe(url, hub, has_token),
-        }
-    }
-
-    /// (headline, details: likely cause and what to do) for the error box. `url` is what was
-    /// read, `hub` the configured Hub endpoint, `has_token` whether a token was set.
-    pub fn describe(&self, url: &str, hub: &str, has_token: bool) -> (String, String) {
-        let hub_origin = origin_of(hub).unwrap_or_else(|| hub.to_string());
-        match self {
-            Problem::Status(s @ (401 | 403)) => (
-                format!("Access refused (HTTP {s}) for {url}"),
-                if has_token {
-                    format!("The repository is gated or private and the token was not accepted: check that it is valid, has read access, and that you accepted the model's licence on its page. The token is sent only to {hub_origin}.")
-                } else {
-                    format!("The repository is probably gated or private: accept its licence on the Hub, create an access token with read access, and enter it under Settings. The token is sent only to {hub_origin}.")
-                },
-            ),
-            Problem::Status(404) => (
-                format!("Not found (HTTP 404): {url}"),
-                "The file path or the revision is probably wrong: check the name and branch, or paste just the repo id (owner/name) to pick from its files.".into(),
-            ),
-            Problem::Status(416) => (
-                format!("The server refused the byte range (HTTP 416) for {url}"),
-                "The file is probably empty or shorter than it should be; check that the URL points at the model file itself.".into(),
-            ),
-            Problem::Status(s) if *s >= 500 => (
-                format!("The server failed (HTTP {s}) for {url}"),
-                format!("Tried {TRIES} times (waiting {} ms, then {} ms); the server kept failing. A problem on the server's side: try again later.", RETRY_DELAYS_MS[0], RETRY_DELAYS_MS[1]),
-            ),
-            Problem::Status(s) => (
-                format!("The server answered HTTP {s} for {url}"),
-                "This is not a model file answer; check the URL.".into(),
-            ),
-            Problem::Html => (
-                "This is a web page, not a model file".into(),
-                format!("{url} answered with HTML: a page URL was probably pasted. Use the file's download link (…/resolve/…), or paste the repo id to pick a file."),
-            ),
-            Problem::Network(why) => (
-                format!("The request to {url} failed without an answer"),
-                format!("The browser does not tell the page why ({why}). Usually: the server does not allow other sites to read it (no CORS headers such as Access-Control-Allow-Origin), the address or port is wrong, the server or network is down, or an extension or firewall blocked it."),
-            ),
-            Problem::Offline => (
-                format!("You are offline: {url} cannot be read"),
-                "The browser reports no network connection. Remote models need the network; local files still open (drop them or choose them), since the page works offline after its first visit.".into(),
-            ),
-            Problem::Cancelled => ("Cancelled".into(), "Loading was stopped; nothing more is read.".into()),
-            Problem::RangeMismatch { asked, got } => (
-                format!("The server sent other bytes than asked for {url}"),
-                format!("Asked for bytes {}-{}, got Content-Range \"{got}\". The server or a proxy on the way mishandles Range requests.", asked.0, asked.1),
-            ),
-            Problem::BadAnswer(why) => (
-                format!("The server's answer for {url} cannot be used"),
-                why.clone(),
-            ),
-            Problem::Short { range, got } => (
-                format!("The download of {} of {url} ended early", span(*range)),
-                format!("Received {got} of the {} bytes asked: the server sent fewer bytes than announced, or the connection was closed. Try again; if it persists, the server or a proxy mishandles Range requests.", range_len(*range).unwrap_or(0)),
-            ),
-            Problem::Cut { range, got, why } => (
-                format!("The download of {} of {url} was cut off", span(*range)),
-                format!("The connection failed after {got} of the {} bytes asked ({why}): the server closed it mid-transfer or sent fewer bytes than announced. Try again.", range_len(*range).unwrap_or(0)),
-            ),
-            Problem::Excess { range } => (
-                format!("The server sent more bytes than asked for {url}"),
-                format!("Asked for {} ({} bytes); the answer carried more, so it was stopped and not used. The server or a proxy mishandles Range requests.", span(*range), range_len(*range).unwrap_or(0)),
-            ),
-            Problem::Stalled { range, got, timeout_ms } => (
-                format!("Timed out reading {url}{}", range.map(|r| format!(" ({})", span(r))).unwrap_or_default()),
-                format!("No progress for {} s (less than {MIN_PROGRESS_BYTES} bytes arrived in that time; {got} bytes received): the server is stalled or extremely slow. Stopped; try again later.", fmt_secs(*timeout_ms)),
-            ),
-            Problem::RedirectFailed(why) => (
-                format!("Following the redirects of {url} failed"),
-                format!("The address answers with a redirect, and the browser gave up following it ({why}). Most likely a redirect loop (browsers stop after 20 redirects), or the redirect leads to a server that does not allow other sites to read it (no CORS headers)."),
-            ),
-            Problem::RangeRefused { range, why } => (
-                format!("The browser refused the server's answer to a byte range of {url}"),
-                format!("Asked for {}; the request failed ({why}), while the same URL without a Range header answers. Most likely the server compressed the byte range (Content-Encoding: gzip; the browser refuses to decode a compressed range), or a proxy breaks ranged answers. Nothing of it was used; the server should not compress Range answers.", span(*range)),
-            ),
-            Problem::Encoded { range, coding } => (
-                format!("The server compressed a byte range of {url} (Content-Encoding: {coding})"),
-                format!("Asked for {}; with a content coding, Content-Range counts compressed bytes while the browser hands over decompressed ones, so no offset can be trusted and nothing was used. The server should not compress Range answers (model files do not compress anyway).", span(*range)),
-            ),
-            Problem::TooLarge(n) => (
-                "The header (or index) is too large to read".into(),
-                format!("It would take more than {n} bytes; this tool stops there so a model is never downloaded by accident."),
-            ),
-        }
-    }
-}
-
-/// Milliseconds as seconds for messages: "30", "2.5".
-fn fmt_secs(ms: u32) -> String {
-    if ms % 1000 == 0 {
-        (ms / 1000).to_string()
-    } else {
-        format!("{}", f64::from(ms) / 1000.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,52 +395,6 @@ mod tests {
     }
 
     #[test]
-    fn messages_name_cause_and_remedy() {
-        let (h, d) = Problem::Status(401).describe("u", "https://huggingface.co/", false);
-        assert!(h.contains("401") && d.contains("token") && d.contains("https://huggingface.co"));
-        let (_, d) =
-            Problem::Network("TypeError: Failed to fetch".into()).describe("u", "h", false);
-        assert!(d.contains("CORS"));
-        assert!(Problem::Html
-            .describe("u", "h", false)
-            .1
-            .contains("page URL"));
-        let (h, d) = Problem::Offline.describe("https://h/m.gguf", "h", false);
-        assert!(h.contains("offline") && h.contains("https://h/m.gguf"));
-        assert!(d.contains("local files still open"), "{d}");
-    }
-
-    #[test]
-    fn embedded_messages_do_not_point_at_the_page_controls() {
-        let page_words = ["Settings", "paste", "pick"];
-        let problems = [
-            Problem::Status(401),
-            Problem::Status(403),
-            Problem::Status(404),
-            Problem::Status(416),
-            Problem::Status(503),
-            Problem::Html,
-            Problem::Network("TypeError: Failed to fetch".into()),
-            Problem::Offline,
-        ];
-        for p in &problems {
-            for token in [false, true] {
-                let (h, d) = p.describe_embedded("u", "https://huggingface.co", token);
-                for w in page_words {
-                    assert!(!h.contains(w) && !d.contains(w), "{p:?}: {h} {d}");
-                }
-            }
-        }
-        let (h, d) = Problem::Status(401).describe_embedded("u", "https://huggingface.co", false);
-        assert!(h.contains("401") && d.contains("`token` option") && d.contains("huggingface.co"));
-        // The page keeps its own wording.
-        assert!(Problem::Status(401)
-            .describe("u", "h", false)
-            .1
-            .contains("Settings"));
-    }
-
-    #[test]
     fn retries_only_5xx_three_tries_with_backoff() {
         let p = Problem::Status(503);
         assert_eq!(retry_delay_ms(1, &p), Some(250));
@@ -616,7 +409,6 @@ mod tests {
             .count() as u32
             + 1;
         assert_eq!(tries, TRIES);
-        assert!(p.describe("u", "h", false).1.contains("Tried 3 times"));
     }
 
     #[test]
@@ -640,59 +432,11 @@ mod tests {
         assert_eq!(w.remaining_ms(4000.0), 2900);
         w.on_bytes(4000.0, u64::MAX);
         w.on_bytes(4000.0, u64::MAX);
-        let (h, d) = Problem::Stalled {
-            range: Some((0, 9)),
-            got: 12,
-            timeout_ms: 2500,
-        }
-        .describe("http://x/m.gguf", "h", false);
-        assert!(
-            h.contains("http://x/m.gguf") && h.contains("bytes 0-9"),
-            "{h}"
-        );
-        assert!(d.contains("2.5 s") && d.contains("12 bytes"), "{d}");
     }
 
     #[test]
-    fn body_messages_name_url_and_range() {
-        let (h, d) = Problem::Short {
-            range: (100, 199),
-            got: 50,
-        }
-        .describe("http://x/m", "h", false);
-        assert!(
-            h.contains("bytes 100-199") && h.contains("http://x/m") && d.contains("50 of the 100")
-        );
-        let (h, d) = Problem::Cut {
-            range: (0, 9),
-            got: 3,
-            why: "TypeError".into(),
-        }
-        .describe("http://x/m", "h", false);
-        assert!(h.contains("cut off") && h.contains("bytes 0-9") && d.contains("3 of the 10"));
-        let (_, d) = Problem::Excess {
-            range: (0, u64::MAX),
-        }
-        .describe("u", "h", false);
-        assert!(d.contains("bytes 0-18446744073709551615 (0 bytes)"), "{d}");
-        assert!(Problem::RedirectFailed("TypeError".into())
-            .describe("u", "h", false)
-            .1
-            .contains("redirect loop"));
-        let (h, d) = Problem::RangeRefused {
-            range: (0, 9),
-            why: "TypeError".into(),
-        }
-        .describe("http://x/m", "h", false);
-        assert!(
-            h.contains("http://x/m") && d.contains("bytes 0-9") && d.contains("Content-Encoding")
-        );
-        let (h, _) = Problem::Encoded {
-            range: (0, 9),
-            coding: "gzip".into(),
-        }
-        .describe("u", "h", false);
-        assert!(h.contains("gzip"));
+    fn range_lengths() {
+        assert_eq!(range_len((0, 9)), Some(10));
         assert_eq!(range_len((5, 4)), None);
         assert_eq!(range_len((0, u64::MAX)), None);
     }

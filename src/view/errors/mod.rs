@@ -14,6 +14,8 @@
 //! quotes the error's own text; the page's box says what kind of problem it is; the element and
 //! the API name no page controls), the difference is one `match` on [`Front`] here.
 
+mod http;
+
 use std::fmt;
 
 use crate::format::{Error, ErrorKind};
@@ -74,7 +76,7 @@ impl fmt::Display for Failure {
 }
 
 impl From<(String, String)> for Failure {
-    /// A `(headline, details)` pair, as [`Problem::describe`] gives it.
+    /// A `(headline, details)` pair, as the words of an HTTP problem ([`http`]) are.
     fn from((headline, details): (String, String)) -> Failure {
         Failure { headline, details }
     }
@@ -97,11 +99,19 @@ pub struct Audience<'a> {
 /// its `--token`, `HF_TOKEN` and `HF_ENDPOINT` (and a network failure's own reason).
 pub fn http_failure(problem: &Problem, url: &str, to: &Audience<'_>) -> Failure {
     match to.front {
-        Front::Page => problem.describe(url, to.hub, to.has_token),
-        Front::Api => problem.describe_embedded(url, to.hub, to.has_token),
-        Front::Cli => problem.describe_cli(url, to.hub, to.has_token),
+        Front::Page => http::page(problem, url, to.hub, to.has_token),
+        Front::Api => http::embedded(problem, url, to.hub, to.has_token),
+        Front::Cli => http::cli(problem, url, to.hub, to.has_token),
     }
     .into()
+}
+
+/// `problem` reading `url` in the CLI's words, as one line (`headline: details`): what the
+/// CLI's reader (`source::net::Client`) says of a failed read. `hub`: the Hub endpoint;
+/// `has_token`: whether a token was set.
+pub fn cli_words(problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+    let (h, d) = http::cli(problem, url, hub, has_token);
+    format!("{h}: {d}")
 }
 
 /// At most this many file names are listed in one message; the rest are counted.
@@ -241,7 +251,7 @@ mod tests {
     use crate::source::{block_on, block_on_ready, parse_bytes, read_model};
     use crate::source::{ReadPolicy, SourceError};
 
-    const SAMPLE: &[u8] = include_bytes!("../../www/sample.gguf");
+    const SAMPLE: &[u8] = include_bytes!("../../../www/sample.gguf");
     const HUB: &str = "https://huggingface.co";
     const URL: &str = "https://huggingface.co/o/r/resolve/main/x.gguf";
 
@@ -280,7 +290,7 @@ mod tests {
 
     /// A 404 as the CLI's reader (`source::net`) makes it.
     fn http_404() -> SourceError {
-        let client = Client::new(HUB.into(), None);
+        let client = Client::new(HUB.into(), None, cli_words);
         SourceError::Http {
             url: URL.into(),
             problem: Problem::Status(404),
