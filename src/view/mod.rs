@@ -5,7 +5,9 @@
 //! - [`facts`]: the summary card's figures and the architecture card's lines.
 //! - [`metadata`]: metadata table rows and on-demand paging through large arrays.
 //! - [`tensors`]: the tensor table: filter, sort, cell text.
+//! - [`tensor_card`]: the tensor table card's frame and rows as nodes.
 //! - [`viewport`]: which rows of a virtualised table to render for a scroll position.
+//! - [`virtual_body`]: a virtualised table's frame and the body rows drawn for a window.
 //! - [`histogram`]: the dtype bar chart's geometry.
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
@@ -47,9 +49,11 @@ pub mod scan;
 pub mod spec;
 pub mod stages;
 pub mod tabs;
+pub mod tensor_card;
 pub mod tensors;
 pub mod tokenizer;
 pub mod viewport;
+pub mod virtual_body;
 
 #[cfg(test)]
 mod pipeline_tests;
