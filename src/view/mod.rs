@@ -12,6 +12,8 @@
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
 //! - [`preview`]: the tensor preview panel's statistic rows, histogram bars, scale labels.
+//! - [`preview_card`]: the preview card's statistics, histogram, heatmap frame and values
+//!   table as nodes.
 //! - [`export`]: the summary as JSON (the CLI's `--json`), the tensor CSV and the Markdown
 //!   report, for download.
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
@@ -44,6 +46,7 @@ pub mod memory;
 pub mod metadata;
 pub mod node;
 pub mod preview;
+pub mod preview_card;
 pub mod recipe;
 pub mod scan;
 pub mod spec;
