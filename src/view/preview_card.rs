@@ -4,8 +4,151 @@
 
 use crate::dequant::Exact;
 use crate::preview::{exact_raw, Heatmap, Preview};
+use crate::view::colors::{dtype_color, text_on};
 use crate::view::node::{self, Node};
 use crate::view::preview as pv;
+
+/// The note under the title: `shape [4096, 32000] · a row is …` (what a row of the window is,
+/// when the tensor has a window geometry: GGUF's first dimension for a ggml type, else the last).
+pub fn shape_note(shape: &[u64], geometry: bool, ggml: bool) -> String {
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+    let row = match (geometry, ggml) {
+        (false, _) => "",
+        (true, true) => "a row is ne0, GGUF's first (contiguous) dimension",
+        (true, false) => "a row is the last dimension",
+    };
+    format!("shape [{}] · {row}", dims.join(", "))
+}
+
+/// A window box (`data-testid="preview-rows"` / `preview-cols`), `A..B`, titled `title`.
+fn range_input(name: &str, title: &str) -> Node {
+    node::el("input", "range-input mono")
+        .attr("type", "text")
+        .testid(&format!("preview-{name}"))
+        .attr("title", title)
+        .attr("aria-label", title)
+        .attr("spellcheck", "false")
+        .attr("placeholder", "A..B")
+}
+
+/// A labelled control of the window form (`label.range`).
+fn labelled(label: &str, control: Node) -> Node {
+    node::el("label", "range")
+        .child(node::text("span", "muted", label))
+        .child(control)
+}
+
+/// The card's head and body for a tensor (appended to the emptied `section.card.preview`):
+/// the head holds the `title`, the `dtype` chip and the close button; the body the
+/// `shape_note`, the window form (a structured array's field menu `preview-field` when
+/// `fields` is not empty, `chosen` selected; the rows and columns boxes; Show
+/// (`preview-apply`), First rows; the hidden per-block scales toggle), the window line, the
+/// bytes read line (`preview-bytes-read`), the status line (reading), the hidden error
+/// (`preview-error`, an alert) and the empty `div.preview-content` for [`content`].
+pub fn panel(
+    title: &str,
+    dtype: &str,
+    shape_note: &str,
+    fields: &[pv::FieldOption],
+    chosen: Option<&str>,
+) -> [Node; 2] {
+    let bg = dtype_color(dtype);
+    let head = node::el("header", "card-head")
+        .child(node::text("h2", "preview-title", title))
+        .child(
+            node::text("span", "chip", dtype)
+                .style("background", bg)
+                .style("color", text_on(bg)),
+        )
+        .child(
+            node::text("button", "link", "close")
+                .attr("type", "button")
+                .attr("aria-label", "close the preview"),
+        );
+    let mut controls = node::el("div", "preview-controls");
+    if !fields.is_empty() {
+        let options = fields.iter().map(|f| {
+            let mut o = node::text("option", "", &f.label).attr("value", f.name.as_str());
+            if !f.enabled {
+                o = o.attr("disabled", "");
+            }
+            if Some(f.name.as_str()) == chosen {
+                o = o.attr("selected", "");
+            }
+            o
+        });
+        let select = node::el("select", "")
+            .testid("preview-field")
+            .attr("aria-label", "the structured array's field to preview")
+            .children(options);
+        controls.push(labelled("field", select));
+    }
+    let controls = controls
+        .child(labelled(
+            "rows",
+            range_input("rows", "rows A..B (end exclusive)"),
+        ))
+        .child(labelled(
+            "columns",
+            range_input("cols", "columns A..B within a row (a crop)"),
+        ))
+        .child(
+            node::text("button", "button", "Show")
+                .attr("type", "button")
+                .testid("preview-apply"),
+        )
+        .child(node::text("button", "button", "First rows").attr("type", "button"))
+        .child(
+            node::el("label", "scales-toggle")
+                .attr("hidden", "")
+                .child(
+                    node::el("input", "")
+                        .attr("type", "checkbox")
+                        .testid("preview-scales-toggle"),
+                )
+                .child(node::text("span", "", "per-block scales")),
+        );
+    let body = node::el("div", "card-body")
+        .child(node::el("p", "note preview-window").child(node::text("span", "", shape_note)))
+        .child(controls)
+        .child(node::el("p", "preview-window-line"))
+        .child(node::el("p", "muted").testid("preview-bytes-read"))
+        .child(node::text(
+            "p",
+            "status-line muted",
+            "Reading the window's bytes…",
+        ))
+        .child(
+            node::el("div", "error preview-error")
+                .testid("preview-error")
+                .attr("role", "alert")
+                .attr("hidden", ""),
+        )
+        .child(node::el("div", "preview-content"));
+    [head, body]
+}
+
+/// What `div.preview-content` holds for a finished preview: the note of an empty window
+/// (`preview-empty`) alone; else the note on complex values if any, the statistics beside the
+/// histogram (`div.preview-top`), the heatmap figure (its canvas painted by the page) and the
+/// first values.
+pub fn content(p: &Preview) -> Vec<Node> {
+    if let Some(empty) = pv::empty_text(p) {
+        return vec![node::text("p", "note", &empty).testid("preview-empty")];
+    }
+    let mut out: Vec<Node> = pv::values_note(p)
+        .map(|t| node::text("p", "note", t))
+        .into_iter()
+        .collect();
+    out.push(
+        node::el("div", "preview-top")
+            .child(stats(p))
+            .child(histogram(p)),
+    );
+    out.push(heatmap_figure());
+    out.push(values_table(p));
+    out
+}
 
 /// The statistics (`dl.preview-stats`, `data-testid="preview-stats"`): a `div.stat` per
 /// [`pv::stat_rows`] row with `data-stat` and `data-value`, its label and text.
@@ -192,6 +335,74 @@ mod tests {
         assert_eq!(rows[5].children[3].class, "mono num");
         let th = &table.children[1].children[0].children;
         assert_eq!((th[3].class.as_str(), th[0].class.as_str()), ("num", ""));
+    }
+
+    #[test]
+    fn the_panel_and_its_content() {
+        let fields = [
+            pv::FieldOption {
+                name: "x".into(),
+                label: "x (<f4)".into(),
+                enabled: true,
+            },
+            pv::FieldOption {
+                name: "s".into(),
+                label: "s (<U3, not previewed)".into(),
+                enabled: false,
+            },
+        ];
+        let [head, body] = panel("a['x']", "F32", "shape [2] · ", &fields, Some("x"));
+        assert_eq!(head.children[0].text.as_deref(), Some("a['x']"));
+        assert_eq!(
+            head.children[1].styles[0],
+            ("background", dtype_color("F32").into())
+        );
+        assert_eq!(
+            head.children[2].get_attr("aria-label"),
+            Some("close the preview")
+        );
+        let select = body.find_testid("preview-field").unwrap();
+        assert_eq!(select.children[0].get_attr("selected"), Some(""));
+        assert_eq!(select.children[1].get_attr("disabled"), Some(""));
+        assert_eq!(select.children[1].get_attr("selected"), None);
+        let rows = body.find_testid("preview-rows").unwrap();
+        assert_eq!(rows.get_attr("title"), Some("rows A..B (end exclusive)"));
+        assert_eq!(rows.get_attr("placeholder"), Some("A..B"));
+        assert_eq!(
+            body.find_class("scales-toggle")[0].get_attr("hidden"),
+            Some("")
+        );
+        assert_eq!(
+            body.find_testid("preview-error").unwrap().get_attr("role"),
+            Some("alert")
+        );
+        assert_eq!(body.children.last().unwrap().class, "preview-content");
+        let [_, plain] = panel("w", "F32", "", &[], None);
+        assert!(plain.find_testid("preview-field").is_none());
+        assert_eq!(plain.children[1].children.len(), 5);
+
+        assert_eq!(
+            shape_note(&[32, 2], true, true),
+            "shape [32, 2] · a row is ne0, GGUF's first (contiguous) dimension"
+        );
+        assert_eq!(
+            shape_note(&[3], true, false),
+            "shape [3] · a row is the last dimension"
+        );
+        assert_eq!(shape_note(&[0, 4], false, false), "shape [0, 4] · ");
+
+        let p = zeros();
+        let parts = content(&p);
+        let classes: Vec<_> = parts.iter().map(|n| n.class.as_str()).collect();
+        assert_eq!(
+            classes,
+            ["preview-top", "preview-heat", "preview-values table-scroll"]
+        );
+        let mut empty = p.clone();
+        empty.stats.count = 0;
+        let parts = content(&empty);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].get_attr("data-testid"), Some("preview-empty"));
     }
 
     #[test]
