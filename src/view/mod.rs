@@ -5,11 +5,15 @@
 //! - [`facts`]: the summary card's figures and the architecture card's lines.
 //! - [`metadata`]: metadata table rows and on-demand paging through large arrays.
 //! - [`tensors`]: the tensor table: filter, sort, cell text.
+//! - [`tensor_card`]: the tensor table card's frame and rows as nodes.
 //! - [`viewport`]: which rows of a virtualised table to render for a scroll position.
+//! - [`virtual_body`]: a virtualised table's frame and the body rows drawn for a window.
 //! - [`histogram`]: the dtype bar chart's geometry.
 //! - [`layer_grid`]: the per-layer quantisation map as a grid with a legend.
 //! - [`colors`]: one colour per tensor type, shared by the chart and the map.
 //! - [`preview`]: the tensor preview panel's statistic rows, histogram bars, scale labels.
+//! - [`preview_card`]: the preview card's statistics, histogram, heatmap frame and values
+//!   table as nodes.
 //! - [`export`]: the summary as JSON (the CLI's `--json`), the tensor CSV and the Markdown
 //!   report, for download.
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
@@ -51,15 +55,18 @@ pub mod metadata;
 pub mod node;
 pub mod opening;
 pub mod preview;
+pub mod preview_card;
 pub mod recipe;
 pub mod scan;
 pub mod scan_card;
 pub mod spec;
 pub mod stages;
 pub mod tabs;
+pub mod tensor_card;
 pub mod tensors;
 pub mod tokenizer;
 pub mod viewport;
+pub mod virtual_body;
 
 #[cfg(test)]
 mod pipeline_tests;

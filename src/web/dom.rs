@@ -159,18 +159,6 @@ pub fn search_input(placeholder: &str, label: &str) -> HtmlInputElement {
     input
 }
 
-/// The spacer row of a virtualised table: `height` px standing in for the rows not drawn above
-/// or below the visible window, across `columns` columns, hidden from screen readers.
-pub fn spacer_row(height: f64, columns: usize) -> Element {
-    let tr = el_class("tr", "spacer");
-    attr(&tr, "aria-hidden", "true");
-    let td = el("td");
-    attr(&td, "colspan", &columns.to_string());
-    style(&td, &[("height", &format!("{height}px"))]);
-    append(&tr, &td);
-    tr
-}
-
 /// Whether `e` lives in a shadow root (an embedded `<weightpeek-view>`), where scrolling it into
 /// view would scroll the host page.
 pub fn in_shadow_root(e: &Element) -> bool {

@@ -23,17 +23,14 @@ use web_sys::{
     ImageData,
 };
 
-use crate::dequant::Exact;
 use crate::format::Model;
-use crate::preview::{
-    self, exact_raw, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest,
-};
+use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest};
 use crate::source::boxed::{BoxedSource, SourceFactory};
-use crate::view::colors::{dtype_color, text_on};
 use crate::view::preview as pv;
+use crate::view::preview_card as pc;
 use crate::view::spec::{Front, RangeSpec, WindowSpec};
 
-use super::dom::{self, append, attr, el_class, el_text, SVG_NS};
+use super::dom::{self, append, attr, el_class};
 
 /// Longest stretch of decoding between two yields to the event loop, in milliseconds.
 pub const SLICE_MS: f64 = 8.0;
@@ -190,23 +187,34 @@ fn open_panel(
     }
     let _ = card.remove_attribute("data-render-ms");
 
-    let head = el_class("header", "card-head");
-    let title = pv::title(&t.name, req.field.as_deref());
-    append(&head, &el_text("h2", "preview-title", &title));
-    let chip = el_text("span", "chip", &shown.dtype.label());
-    let bg = dtype_color(&shown.dtype.label());
-    dom::style(&chip, &[("background", bg), ("color", text_on(bg))]);
-    append(&head, &chip);
-    let close = el_text("button", "link", "close");
-    attr(&close, "type", "button");
-    attr(&close, "aria-label", "close the preview");
-    append(&head, &close);
-    append(card, &head);
-    let body = el_class("div", "card-body");
-    append(card, &body);
-
-    let shape: Vec<String> = shown.shape.iter().map(u64::to_string).collect();
     let g_info = preview::target_geometry(&model, index, req.field.as_deref());
+    let note = pc::shape_note(
+        &shown.shape,
+        g_info.is_ok(),
+        matches!(shown.dtype, crate::format::DType::Ggml(_)),
+    );
+    let title = pv::title(&t.name, req.field.as_deref());
+    for n in pc::panel(
+        &title,
+        &shown.dtype.label(),
+        &note,
+        &fields,
+        req.field.as_deref(),
+    ) {
+        append(card, &dom::render(&n));
+    }
+    let find = |sel: &str| dom::find(card, sel);
+    let input =
+        |id: &str| -> HtmlInputElement { find(&format!("[data-testid={id}]")).unchecked_into() };
+    let close = find("header button");
+    let field_in: Option<HtmlSelectElement> =
+        dom::find_testid(card, "preview-field").map(JsCast::unchecked_into);
+    let (rows_in, cols_in) = (input("preview-rows"), input("preview-cols"));
+    let (show, reset) = (
+        find("[data-testid=preview-apply]"),
+        find(".preview-controls > button + button"),
+    );
+    let error = find("[data-testid=preview-error]");
     let mut listeners = Vec::new();
     {
         let card = card.clone();
@@ -228,77 +236,6 @@ fn open_panel(
             });
         }));
     }
-
-    let note = el_class("p", "note preview-window");
-    append(
-        &note,
-        &el_text(
-            "span",
-            "",
-            &format!(
-                "shape [{}] · {}",
-                shape.join(", "),
-                match &g_info {
-                    Ok(_) => match &shown.dtype {
-                        crate::format::DType::Ggml(_) =>
-                            "a row is ne0, GGUF's first (contiguous) dimension",
-                        _ => "a row is the last dimension",
-                    },
-                    Err(_) => "",
-                }
-            ),
-        ),
-    );
-    append(&body, &note);
-
-    // Window controls: rows A..B and columns A..B (a crop), filled in once planned.
-    let controls = el_class("div", "preview-controls");
-    let field_in = (!fields.is_empty()).then(|| field_select(&fields, req.field.as_deref()));
-    if let Some(sel) = &field_in {
-        let l = el_class("label", "range");
-        append(&l, &el_text("span", "muted", "field"));
-        append(&l, sel);
-        append(&controls, &l);
-    }
-    let rows_in = range_input("rows", "rows A..B (end exclusive)");
-    let cols_in = range_input("cols", "columns A..B within a row (a crop)");
-    let show = el_text("button", "button", "Show");
-    attr(&show, "type", "button");
-    attr(&show, "data-testid", "preview-apply");
-    let reset = el_text("button", "button", "First rows");
-    attr(&reset, "type", "button");
-    for (label, input) in [("rows", &rows_in), ("columns", &cols_in)] {
-        let l = el_class("label", "range");
-        append(&l, &el_text("span", "muted", label));
-        append(&l, input);
-        append(&controls, &l);
-    }
-    append(&controls, &show);
-    append(&controls, &reset);
-    let scales_label = el_class("label", "scales-toggle");
-    let scales_box: HtmlInputElement = dom::el("input").unchecked_into();
-    scales_box.set_type("checkbox");
-    attr(&scales_box, "data-testid", "preview-scales-toggle");
-    append(&scales_label, &scales_box);
-    append(&scales_label, &el_text("span", "", "per-block scales"));
-    dom::set_hidden(&scales_label, true);
-    append(&controls, &scales_label);
-    append(&body, &controls);
-
-    let window_line = el_class("p", "preview-window-line");
-    append(&body, &window_line);
-    let bytes_line = el_class("p", "muted");
-    attr(&bytes_line, "data-testid", "preview-bytes-read");
-    append(&body, &bytes_line);
-    let status = el_text("p", "status-line muted", "Reading the window's bytes…");
-    append(&body, &status);
-    let error = el_class("div", "error preview-error");
-    attr(&error, "data-testid", "preview-error");
-    attr(&error, "role", "alert");
-    dom::set_hidden(&error, true);
-    append(&body, &error);
-    let content = el_class("div", "preview-content");
-    append(&body, &content);
 
     // Apply / reset / Enter in a range box re-open the panel on the new window.
     let reopen = {
@@ -391,15 +328,15 @@ fn open_panel(
 
     let els = Els {
         card: card.clone(),
-        window_line,
-        bytes_line,
-        status,
+        window_line: find(".preview-window-line"),
+        bytes_line: find("[data-testid=preview-bytes-read]"),
+        status: find(".status-line"),
         error,
-        content,
+        content: find(".preview-content"),
         rows_in,
         cols_in,
-        scales_label,
-        scales_box,
+        scales_label: find(".scales-toggle"),
+        scales_box: input("preview-scales-toggle"),
     };
     let slot = Rc::new(RefCell::new(listeners));
     let gen = generation.clone();
@@ -459,41 +396,6 @@ struct Els {
     cols_in: HtmlInputElement,
     scales_label: Element,
     scales_box: HtmlInputElement,
-}
-
-/// The field menu of a structured array ([`pv::field_options`]), `chosen` selected.
-fn field_select(options: &[pv::FieldOption], chosen: Option<&str>) -> HtmlSelectElement {
-    let sel: HtmlSelectElement = dom::el("select").unchecked_into();
-    attr(&sel, "data-testid", "preview-field");
-    attr(
-        &sel,
-        "aria-label",
-        "the structured array's field to preview",
-    );
-    for f in options {
-        let o = el_text("option", "", &f.label);
-        attr(&o, "value", &f.name);
-        if !f.enabled {
-            attr(&o, "disabled", "");
-        }
-        if Some(f.name.as_str()) == chosen {
-            attr(&o, "selected", "");
-        }
-        append(&sel, &o);
-    }
-    sel
-}
-
-fn range_input(name: &str, title: &str) -> HtmlInputElement {
-    let i: HtmlInputElement = dom::el("input").unchecked_into();
-    i.set_type("text");
-    attr(&i, "class", "range-input mono");
-    attr(&i, "data-testid", &format!("preview-{name}"));
-    attr(&i, "title", title);
-    attr(&i, "aria-label", title);
-    attr(&i, "spellcheck", "false");
-    attr(&i, "placeholder", "A..B");
-    i
 }
 
 fn show_error(els: &Els, text: &str) {
@@ -577,47 +479,16 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     dom::clear(&els.content);
     let mut listeners = Vec::new();
     dom::set_hidden(&els.scales_label, true);
-    if let Some(empty) = pv::empty_text(p) {
-        let note = el_text("p", "note", &empty);
-        attr(&note, "data-testid", "preview-empty");
-        append(&els.content, &note);
+    for n in pc::content(p) {
+        append(&els.content, &dom::render(&n));
+    }
+    let Some(canvas) = dom::find_testid(&els.content, "preview-heatmap") else {
         return listeners;
-    }
-    if let Some(text) = pv::values_note(p) {
-        append(&els.content, &el_text("p", "note", text));
-    }
-
-    let top = el_class("div", "preview-top");
-    let stats = el_class("dl", "preview-stats");
-    attr(&stats, "data-testid", "preview-stats");
-    for row in pv::stat_rows(&p.stats) {
-        let item = el_class("div", "stat");
-        attr(&item, "data-stat", row.key);
-        attr(&item, "data-value", &row.raw);
-        append(&item, &el_text("dt", "", row.label));
-        append(&item, &el_text("dd", "mono", &row.text));
-        append(&stats, &item);
-    }
-    append(&top, &stats);
-    append(&top, &histogram_figure(p));
-    append(&els.content, &top);
-
-    let heat_fig = el_class("figure", "preview-heat");
-    let title = el_text("figcaption", "fig-title", "Heatmap of the window");
-    append(&heat_fig, &title);
-    let canvas: HtmlCanvasElement = dom::el("canvas").unchecked_into();
-    attr(&canvas, "data-testid", "preview-heatmap");
-    append(&heat_fig, &canvas);
-    let legend = el_class("div", "heat-legend");
-    let bar = el_class("div", "heat-bar");
-    dom::style(&bar, &[("background", &Heatmap::css_gradient())]);
-    let labels = el_class("div", "heat-labels mono");
-    let note = el_class("p", "note");
-    append(&legend, &bar);
-    append(&legend, &labels);
-    append(&heat_fig, &legend);
-    append(&heat_fig, &note);
-    append(&els.content, &heat_fig);
+    };
+    let canvas: HtmlCanvasElement = canvas.unchecked_into();
+    let title = dom::find(&els.content, ".preview-heat > figcaption");
+    let labels = dom::find(&els.content, ".heat-labels");
+    let note = dom::find(&els.content, ".preview-heat > p.note");
     paint_heatmap(&canvas, &p.heatmap, &labels, &note, None);
 
     dom::set_hidden(&els.scales_label, p.block_scales.is_none());
@@ -627,8 +498,6 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
         let sc = scales.heatmap.clone();
         let caption = pv::scales_caption(scales);
         let b = els.scales_box.clone();
-        let (canvas, labels, note, title) =
-            (canvas.clone(), labels.clone(), note.clone(), title.clone());
         listeners.push(EventListener::new(&els.scales_box, "change", move |_| {
             if b.checked() {
                 title.set_text_content(Some("Per-block scales"));
@@ -639,11 +508,11 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
             }
         }));
     }
-
-    append(&els.content, &values_table(p));
     listeners
 }
 
+/// Paints heatmap `h` on `canvas` (one pixel per cell, shown at [`pc::heat_css`]) and fills
+/// the legend's `labels` and the `note` (after the scales' `caption`).
 fn paint_heatmap(
     canvas: &HtmlCanvasElement,
     h: &Heatmap,
@@ -654,21 +523,10 @@ fn paint_heatmap(
     let (w, hgt) = (h.cols as u32, h.rows as u32);
     canvas.set_width(w);
     canvas.set_height(hgt);
-    // Shown with the window's own aspect ratio (rows : columns of values, not of cells), at
-    // most 640 CSS px on the longer side, never thinner than 48 px.
-    let (gr, gc) = (h.grid_rows.max(1) as f64, h.grid_cols.max(1) as f64);
-    let scale = 640.0 / gr.max(gc);
-    let css_w = (gc * scale).clamp(160.0, 640.0);
-    let css_h = (gr * scale).clamp(48.0, 640.0);
     // The height follows the width (aspect-ratio), so a narrow screen shrinks the canvas
     // (max-width: 100% in the stylesheet) without distorting it.
-    dom::style(
-        canvas,
-        &[
-            ("width", &format!("{css_w:.0}px")),
-            ("aspect-ratio", &format!("{css_w:.0} / {css_h:.0}")),
-        ],
-    );
+    let (css_w, aspect) = pc::heat_css(h);
+    dom::style(canvas, &[("width", &css_w), ("aspect-ratio", &aspect)]);
     attr(canvas, "data-cells", &format!("{hgt}x{w}"));
     attr(canvas, "data-limit", &format!("{:?}", h.limit));
     let ctx = canvas
@@ -684,124 +542,10 @@ fn paint_heatmap(
         ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(hgt));
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
-    let (l, text) = pv::heatmap_legend(h);
+    let (spans, text) = pc::heat_labels(h, caption);
     dom::clear(labels);
-    for s in l {
-        append(labels, &el_text("span", "", &s));
+    for s in &spans {
+        append(labels, &dom::render(s));
     }
-    let text = match caption {
-        Some(c) => format!("{c}; {text}"),
-        None => text,
-    };
     note.set_text_content(Some(&text));
-}
-
-fn histogram_figure(p: &Preview) -> Element {
-    let fig = el_class("figure", "preview-hist");
-    append(
-        &fig,
-        &el_text(
-            "figcaption",
-            "fig-title",
-            &format!(
-                "Histogram ({} bins, finite values)",
-                p.histogram.counts.len()
-            ),
-        ),
-    );
-    let (w, h) = (480.0, 140.0);
-    let svg = dom::svg("svg");
-    attr(&svg, "data-testid", "preview-histogram");
-    attr(&svg, "viewBox", &format!("0 0 {w} {h}"));
-    attr(&svg, "preserveAspectRatio", "none");
-    attr(&svg, "role", "img");
-    attr(&svg, "aria-label", "histogram of the window's values");
-    let bars = pv::histogram_bars(&p.histogram, w, h);
-    if let Some((_, Some(z), _)) = pv::histogram_axis(&p.histogram) {
-        let line = dom::svg("line");
-        let x = format!("{:.2}", z * w);
-        attr(&line, "x1", &x);
-        attr(&line, "x2", &x);
-        attr(&line, "y1", "0");
-        attr(&line, "y2", &h.to_string());
-        attr(&line, "class", "zero");
-        append(&svg, &line);
-    }
-    for b in bars {
-        let r = dom::svg("rect");
-        attr(&r, "x", &format!("{:.2}", b.x));
-        attr(&r, "y", &format!("{:.2}", b.y));
-        attr(&r, "width", &format!("{:.2}", (b.w - 0.5).max(0.5)));
-        attr(&r, "height", &format!("{:.2}", b.h));
-        attr(&r, "data-count", &b.count.to_string());
-        let t = dom::document()
-            .create_element_ns(Some(SVG_NS), "title")
-            .ok();
-        if let Some(t) = t {
-            t.set_text_content(Some(&b.title));
-            append(&r, &t);
-        }
-        append(&svg, &r);
-    }
-    append(&fig, &svg);
-    if let Some((lo, zero, hi)) = pv::histogram_axis(&p.histogram) {
-        let axis = el_class("div", "hist-axis mono");
-        append(&axis, &el_text("span", "", &lo));
-        if let Some(z) = zero {
-            let zl = el_text("span", "zero", "0");
-            dom::style(&zl, &[("left", &format!("{:.1}%", z * 100.0))]);
-            append(&axis, &zl);
-        }
-        append(&axis, &el_text("span", "", &hi));
-        append(&fig, &axis);
-    } else {
-        append(&fig, &el_text("p", "muted", "no finite values"));
-    }
-    fig
-}
-
-fn values_table(p: &Preview) -> Element {
-    let wrap = el_class("div", "preview-values table-scroll");
-    // Scrolls sideways on a narrow window: reachable by keyboard (axe
-    // scrollable-region-focusable).
-    attr(&wrap, "tabindex", "0");
-    attr(&wrap, "aria-label", "first values");
-    let table = el_class("table", "values-table");
-    attr(&table, "data-testid", "preview-values");
-    let cap = el_text(
-        "caption",
-        "fig-title",
-        &format!("First {} values", p.first_values.len()),
-    );
-    append(&table, &cap);
-    let thead = dom::el("thead");
-    let tr = dom::el("tr");
-    for h in ["index", "row", "column", "value"] {
-        let th = el_text("th", if h == "value" { "num" } else { "" }, h);
-        attr(&th, "scope", "col");
-        append(&tr, &th);
-    }
-    append(&thead, &tr);
-    append(&table, &thead);
-    let tbody = dom::el("tbody");
-    for v in &p.first_values {
-        let tr = dom::el("tr");
-        attr(&tr, "data-index", &v.index.to_string());
-        if let Exact::F32(x) = v.value {
-            attr(&tr, "data-bits", &x.to_bits().to_string());
-        }
-        attr(&tr, "data-value", &exact_raw(v.value));
-        for (text, class) in [
-            (v.index.to_string(), "mono muted"),
-            (v.row.to_string(), "mono"),
-            (v.col.to_string(), "mono"),
-            (v.text.clone(), "mono num"),
-        ] {
-            append(&tr, &el_text("td", class, &text));
-        }
-        append(&tbody, &tr);
-    }
-    append(&table, &tbody);
-    append(&wrap, &table);
-    wrap
 }

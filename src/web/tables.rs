@@ -13,14 +13,15 @@ use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
-use crate::format::ggml_type::type_tooltip;
 use crate::summary::TensorRow;
-use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::{shape_order_note, shape_toggle_label};
-use crate::view::tensors::{Column, TensorTable, FILTER_HINT};
+use crate::view::node::Node;
+use crate::view::tensor_card;
+use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::{nav_target, Viewport, Window};
+use crate::view::virtual_body::body_rows;
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 
 /// Milliseconds the filter waits for typing to pause before filtering a big table.
 const FILTER_DELAY_MS: u32 = 120;
@@ -68,7 +69,7 @@ impl VirtualBody {
         force: bool,
         min_view: f64,
         empty: &str,
-        mut row: impl FnMut(usize) -> Option<Element>,
+        mut row: impl FnMut(usize) -> Option<Node>,
     ) -> bool {
         // Until the reader scrolls the table, resizes the window or shows its tab, its draws
         // happen while the view of a model is being built: reading a height or a scroll
@@ -108,7 +109,7 @@ impl VirtualBody {
         top: f64,
         view_h: f64,
         empty: &str,
-        row: &mut impl FnMut(usize) -> Option<Element>,
+        row: &mut impl FnMut(usize) -> Option<Node>,
     ) -> bool {
         let w = Viewport::TABLE.window(rows, top, view_h);
         if !force && self.drawn == Some(w) {
@@ -123,24 +124,8 @@ impl VirtualBody {
             attr(&table, "aria-rowcount", &(rows + 1).to_string());
         }
         dom::clear(&self.tbody);
-        append(&self.tbody, &dom::spacer_row(w.top, self.columns));
-        for pos in w.start..w.end {
-            if let Some(tr) = row(pos) {
-                if pos % 2 == 1 {
-                    tr.class_list().add_1("odd").ok();
-                }
-                attr(&tr, "aria-rowindex", &(pos + 2).to_string());
-                attr(&tr, "tabindex", if pos == self.focus { "0" } else { "-1" });
-                append(&self.tbody, &tr);
-            }
-        }
-        append(&self.tbody, &dom::spacer_row(w.bottom, self.columns));
-        if rows == 0 {
-            let tr = dom::el("tr");
-            let td = el_text("td", "muted empty-row", empty);
-            attr(&td, "colspan", &self.columns.to_string());
-            append(&tr, &td);
-            append(&self.tbody, &tr);
+        for n in body_rows(&w, rows, self.columns, self.focus, empty, row) {
+            append(&self.tbody, &dom::render(&n));
         }
         if had_focus {
             match self.row_element(self.focus) {
@@ -385,87 +370,28 @@ impl TensorTableView {
     ) -> (Element, TensorTableView) {
         let tensor_table = TensorTable::with_parts(rows, part_names);
         let columns = tensor_table.columns();
-        let (card, body) = dom::card("Tensors", "tensors");
-        let head = dom::card_head(&card);
-        let count = el_class("span", "count muted");
-        append(&head, &count);
-        let filter = dom::search_input("filter by name or type", "filter tensors by name or type");
-        attr(&filter, "title", FILTER_HINT);
-        append(&head, &filter);
-        let note = el_class("p", "note");
-        let note_text = el_text("span", "", shape_order_note(format, false));
-        append(&note, &note_text);
-        let shape_button = shape_toggle_label(format, false).map(|label| {
-            let b = el_text("button", "link", label);
-            attr(&b, "type", "button");
-            append(&note, &b);
-            b
-        });
-        append(&body, &note);
-        if (tensor_table.total() as u64) < announced {
-            append(
-                &body,
-                &el_text(
-                    "p",
-                    "note warn",
-                    &crate::view::tensors::partial_text(tensor_table.total(), announced),
-                ),
-            );
-        }
-
-        let scroller = el_class("div", "table-scroll tensor-scroll");
-        attr(&scroller, "tabindex", "0");
-        attr(&scroller, "aria-label", "tensor table");
-        let with_parts = columns.contains(&Column::Part);
-        let table = el_class(
-            "table",
-            if with_parts {
-                "tensor-table with-parts"
-            } else {
-                "tensor-table"
-            },
-        );
-        attr(&table, "data-testid", "tensor-table");
-        let colgroup = dom::el("colgroup");
-        for &c in &columns {
-            append(&colgroup, &el_class("col", c.class()));
-        }
-        append(&table, &colgroup);
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        attr(&tr, "aria-rowindex", "1");
-        let mut headers = Vec::new();
-        for &c in &columns {
-            let th = el_class(
-                "th",
-                &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
-            );
-            attr(&th, "scope", "col");
-            let b = el_class("button", "sort");
-            attr(&b, "type", "button");
-            append(&th, &b);
-            append(&tr, &th);
-            headers.push((c, th));
-        }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroller, &table);
-        append(&body, &scroller);
-
+        let card = dom::render(&tensor_card::card(&tensor_table, format, announced));
+        let filter: HtmlInputElement = dom::find(&card, "input.filter").unchecked_into();
+        let note_text = dom::find(&card, "p.note > span");
+        let shape_button = card.query_selector("p.note > button").ok().flatten();
+        let scroller = dom::find(&card, ".tensor-scroll");
+        let ths = card.query_selector_all("thead th").ok();
+        let headers: Vec<(Column, Element)> = columns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &c)| Some((c, ths.as_ref()?.item(i as u32)?.dyn_into().ok()?)))
+            .collect();
         let state = Rc::new(RefCell::new(State {
             table: tensor_table,
             card: card.clone(),
             input: filter.clone(),
-            body: VirtualBody::new(scroller.clone(), tbody, columns.len()),
+            body: VirtualBody::new(scroller.clone(), dom::find(&card, "tbody"), columns.len()),
             headers: headers.clone(),
-            count,
+            count: dom::find(&card, ".count"),
             openable: false,
             selected: None,
             columns,
         }));
-        state.borrow().update_headers();
 
         let mut listeners = virtual_listeners(&state);
         for (c, th) in headers {
@@ -628,59 +554,10 @@ impl State {
             ..
         } = self;
         let drew = body.draw(table.len(), force, window_h, "no matching tensors", |pos| {
-            let tr = row(table, *openable, columns, pos)?;
-            if selected.is_some() && table.file_index(pos) == *selected {
-                attr(&tr, "aria-selected", "true");
-                tr.class_list().add_1("selected").ok();
-            }
-            Some(tr)
+            tensor_card::row(table, *openable, columns, *selected, pos)
         });
         if drew {
             count.set_text_content(Some(&table.count_text()));
         }
     }
-}
-
-/// The tensor row at visible position `pos` (the body adds its place and tabindex).
-fn row(table: &TensorTable, openable: bool, columns: &[Column], pos: usize) -> Option<Element> {
-    let cells = table.cells(pos)?;
-    let r = table.row(pos)?;
-    let tr = dom::el("tr");
-    if openable {
-        if let Some(i) = table.file_index(pos) {
-            attr(&tr, "data-file-index", &i.to_string());
-            attr(&tr, "title", "click or press Enter to preview the values");
-            tr.class_list().add_1("openable").ok();
-        }
-    }
-    for (c, text) in Column::ALL.iter().zip(cells) {
-        if !columns.contains(c) {
-            continue;
-        }
-        let td = el_class(
-            "td",
-            &format!("{}{}", c.class(), if c.numeric() { " num" } else { "" }),
-        );
-        if *c == Column::Type {
-            let chip = el_text("span", "chip", &text);
-            let bg = dtype_color(&r.dtype);
-            dom::style(&chip, &[("background", bg), ("color", text_on(bg))]);
-            append(&td, &chip);
-        } else {
-            td.set_text_content(Some(&text));
-        }
-        if let Some(t) = table.title(pos, *c) {
-            attr(&td, "title", &t);
-        } else if *c == Column::Type {
-            // Block size, bytes per block and bits per weight of the type.
-            if let Some(t) = type_tooltip(&r.dtype) {
-                attr(&td, "title", &t);
-            }
-        }
-        if *c == Column::Name && r.note.is_some() {
-            td.class_list().add_1("has-note").ok();
-        }
-        append(&tr, &td);
-    }
-    Some(tr)
 }

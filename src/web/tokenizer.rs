@@ -10,17 +10,18 @@ use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Element, HtmlSelectElement};
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
+use crate::view::node::Node;
 use crate::view::tokenizer::{
-    has_merge_list, info_nodes, template_label, template_nodes, templates_in_order, MergeRows,
-    TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
+    has_merge_list, info_nodes, list_nodes, template_nodes, template_parts, templates_in_order,
+    ListTexts, MergeRows, TokenRows, MERGE_LIST, TOKEN_LIST,
 };
 use crate::view::viewport::Viewport;
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 use super::tables::{virtual_listeners, Virtual, VirtualBody};
 
 /// Milliseconds the search waits for typing to pause.
@@ -32,99 +33,36 @@ fn now() -> f64 {
 
 /// What a searchable list of the card lists (the token list, the merges list).
 trait ListRows {
-    /// Heading, search box placeholder (and tooltip), its accessible label, the `data-testid`
-    /// of the search box and of the table, the table's class, the accessible name of its
-    /// (focusable) scroll container, what an empty search says.
+    /// Its texts and columns.
     const TEXTS: ListTexts;
-    /// Columns: (header, class of the cells; its first word is the `<col>` class).
-    const COLUMNS: &'static [(&'static str, &'static str)];
     fn len(&self) -> usize;
     fn count_text(&self) -> String;
     fn set_query(&mut self, m: &Model, q: &str);
     /// The row at list position `pos`, decoded now (the body adds its place and tabindex).
-    fn row(&self, m: &Model, pos: usize) -> Option<Element>;
+    fn row(&self, m: &Model, pos: usize) -> Option<Node>;
 }
 
-struct ListTexts {
-    head: &'static str,
-    hint: &'static str,
-    label: &'static str,
-    search_id: &'static str,
-    table_id: &'static str,
-    class: &'static str,
-    scroll_label: &'static str,
-    empty: &'static str,
-}
-
-impl ListRows for TokenRows {
-    const TEXTS: ListTexts = ListTexts {
-        head: "Tokens",
-        hint: SEARCH_HINT,
-        label: "search tokens by text or #id",
-        search_id: "token-search",
-        table_id: "token-list",
-        class: "token-scroll",
-        scroll_label: "token list",
-        empty: "no matching tokens",
+macro_rules! list_rows {
+    ($rows:ident, $texts:ident) => {
+        impl ListRows for $rows {
+            const TEXTS: ListTexts = $texts;
+            fn len(&self) -> usize {
+                $rows::len(self)
+            }
+            fn count_text(&self) -> String {
+                $rows::count_text(self)
+            }
+            fn set_query(&mut self, m: &Model, q: &str) {
+                $rows::set_query(self, m, q);
+            }
+            fn row(&self, m: &Model, pos: usize) -> Option<Node> {
+                $rows::row(self, m, pos).map(|r| r.node())
+            }
+        }
     };
-    const COLUMNS: &'static [(&'static str, &'static str)] = &[
-        ("id", "col-id num"),
-        ("text", "col-text"),
-        ("type", "col-ttype"),
-        ("score", "col-score num"),
-    ];
-
-    fn len(&self) -> usize {
-        TokenRows::len(self)
-    }
-
-    fn count_text(&self) -> String {
-        TokenRows::count_text(self)
-    }
-
-    fn set_query(&mut self, m: &Model, q: &str) {
-        TokenRows::set_query(self, m, q);
-    }
-
-    fn row(&self, m: &Model, pos: usize) -> Option<Element> {
-        TokenRows::row(self, m, pos).map(|r| dom::render(&r.node()))
-    }
 }
-
-impl ListRows for MergeRows {
-    const TEXTS: ListTexts = ListTexts {
-        head: "Merges",
-        hint: MERGE_SEARCH_HINT,
-        label: "search merges by text or #rank",
-        search_id: "merge-search",
-        table_id: "merge-list",
-        class: "merge-scroll",
-        scroll_label: "merges list",
-        empty: "no matching merges",
-    };
-    const COLUMNS: &'static [(&'static str, &'static str)] = &[
-        ("rank", "col-rank num"),
-        ("left", "col-left"),
-        ("right", "col-right"),
-        ("result", "col-result"),
-    ];
-
-    fn len(&self) -> usize {
-        MergeRows::len(self)
-    }
-
-    fn count_text(&self) -> String {
-        MergeRows::count_text(self)
-    }
-
-    fn set_query(&mut self, m: &Model, q: &str) {
-        MergeRows::set_query(self, m, q);
-    }
-
-    fn row(&self, m: &Model, pos: usize) -> Option<Element> {
-        MergeRows::row(self, m, pos).map(|r| dom::render(&r.node()))
-    }
-}
+list_rows!(TokenRows, TOKEN_LIST);
+list_rows!(MergeRows, MERGE_LIST);
 
 struct ListState<R> {
     model: Rc<Model>,
@@ -174,44 +112,15 @@ struct List<R> {
 impl<R: ListRows + 'static> List<R> {
     /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
     fn new(body: &Element, model: Rc<Model>, make: impl FnOnce(&Model) -> R) -> List<R> {
-        let t = &R::TEXTS;
-        let head = el_class("div", "sub-row");
-        append(&head, &el_text("h3", "sub-head", t.head));
-        let count = el_class("span", "count muted");
-        append(&head, &count);
-        let search = dom::search_input(t.hint, t.label);
-        attr(&search, "title", t.hint);
-        attr(&search, "data-testid", t.search_id);
-        append(&head, &search);
+        let [head, frame] = list_nodes(&R::TEXTS);
+        let head = dom::render(&head);
+        let scroller = dom::render(&frame);
         append(body, &head);
-
-        let scroller = el_class("div", &format!("table-scroll {}", t.class));
-        attr(&scroller, "tabindex", "0");
-        attr(&scroller, "aria-label", t.scroll_label);
-        let table = el_class("table", "tensor-table token-table");
-        attr(&table, "data-testid", t.table_id);
-        let colgroup = dom::el("colgroup");
-        for (_, class) in R::COLUMNS {
-            append(
-                &colgroup,
-                &el_class("col", class.split(' ').next().unwrap_or("")),
-            );
-        }
-        append(&table, &colgroup);
-        let thead = dom::el("thead");
-        let tr = dom::el("tr");
-        attr(&tr, "aria-rowindex", "1");
-        for (h, class) in R::COLUMNS {
-            let th = el_text("th", class, h);
-            attr(&th, "scope", "col");
-            append(&tr, &th);
-        }
-        append(&thead, &tr);
-        append(&table, &thead);
-        let tbody = dom::el("tbody");
-        append(&table, &tbody);
-        append(&scroller, &table);
         append(body, &scroller);
+        let count = dom::find(&head, ".count");
+        let search: HtmlInputElement = dom::find(&head, "input").unchecked_into();
+        let table = dom::find(&scroller, "table");
+        let tbody = dom::find(&table, "tbody");
 
         let t0 = now();
         let rows = make(&model);
@@ -219,7 +128,7 @@ impl<R: ListRows + 'static> List<R> {
         let state = Rc::new(RefCell::new(ListState {
             model,
             rows,
-            body: VirtualBody::new(scroller, tbody, R::COLUMNS.len()),
+            body: VirtualBody::new(scroller, tbody, R::TEXTS.columns.len()),
             count,
         }));
         let mut listeners = virtual_listeners(&state);
@@ -284,39 +193,13 @@ impl TokenizerCard {
             // The default first (shown, selected), then the named variants in file order.
             let templates: Rc<Vec<(String, String)>> =
                 Rc::new(templates_in_order(&info.chat_templates));
-            let bar = el_class("div", "sub-row");
-            append(&bar, &el_text("h3", "sub-head", "Chat template"));
-            let select: HtmlSelectElement = dom::el("select").unchecked_into();
-            attr(&select, "class", "select");
-            attr(&select, "aria-label", "chat template variant");
-            attr(&select, "data-testid", "chat-template-select");
-            for (i, (name, text)) in templates.iter().enumerate() {
-                let o = el_text("option", "", &template_label(name, text));
-                attr(&o, "value", &i.to_string());
-                append(&select, &o);
-            }
-            dom::set_hidden(&select, templates.len() < 2);
-            append(&bar, &select);
-            if templates.len() == 1 {
-                let (name, text) = &templates[0];
-                append(
-                    &bar,
-                    &el_text("span", "muted count", &template_label(name, text)),
-                );
-            }
-            let copy = el_text("button", "button small", "Copy");
-            attr(&copy, "type", "button");
-            attr(&copy, "data-testid", "chat-template-copy");
-            attr(&copy, "title", "copy the template text to the clipboard");
-            append(&bar, &copy);
-            let status = el_class("span", "muted copy-status");
-            attr(&status, "aria-live", "polite");
-            append(&bar, &status);
+            let [bar, view] = template_parts(&templates);
+            let (bar, view) = (dom::render(&bar), dom::render(&view));
             append(&body, &bar);
-            let view = el_class("div", "template");
-            attr(&view, "data-testid", "chat-template");
-            attr(&view, "tabindex", "0");
             append(&body, &view);
+            let select: HtmlSelectElement = dom::find(&bar, "select").unchecked_into();
+            let copy = dom::find(&bar, "button");
+            let status = dom::find(&bar, ".copy-status");
             draw_template(&view, &templates[0]);
 
             let (t2, v2, sel2) = (templates.clone(), view.clone(), select.clone());

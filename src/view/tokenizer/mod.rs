@@ -614,7 +614,9 @@ pub fn has_token_list(m: &Model) -> bool {
 }
 
 mod nodes;
-pub use nodes::{info_nodes, template_nodes};
+pub use nodes::{
+    info_nodes, list_nodes, template_nodes, template_parts, ListTexts, MERGE_LIST, TOKEN_LIST,
+};
 
 #[cfg(test)]
 mod tests;

@@ -2,9 +2,144 @@
 //! the token and merges lists, and a chat template's numbered lines. All file text goes in as
 //! text (already escaped by the rows).
 
-use super::{fact_rows, special_rows, template_lines, MergeRow, TokenRow};
+use super::{
+    fact_rows, special_rows, template_label, template_lines, MergeRow, TokenRow, MERGE_SEARCH_HINT,
+    SEARCH_HINT,
+};
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::node::{self, Node};
+use crate::view::virtual_body;
+
+/// What one searchable list of the card (the tokens, the merges) says and how it is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListTexts {
+    /// Its heading.
+    pub head: &'static str,
+    /// The search box's placeholder and tooltip.
+    pub hint: &'static str,
+    /// The search box's accessible label.
+    pub label: &'static str,
+    /// The search box's `data-testid`.
+    pub search_id: &'static str,
+    /// The table's `data-testid`.
+    pub table_id: &'static str,
+    /// The scroll container's class (after `table-scroll`).
+    pub class: &'static str,
+    /// The accessible name of the (focusable) scroll container.
+    pub scroll_label: &'static str,
+    /// What an empty search says.
+    pub empty: &'static str,
+    /// Columns: (header, class of the cells; its first word is the `<col>` class).
+    pub columns: &'static [(&'static str, &'static str)],
+}
+
+/// The token list.
+pub const TOKEN_LIST: ListTexts = ListTexts {
+    head: "Tokens",
+    hint: SEARCH_HINT,
+    label: "search tokens by text or #id",
+    search_id: "token-search",
+    table_id: "token-list",
+    class: "token-scroll",
+    scroll_label: "token list",
+    empty: "no matching tokens",
+    columns: &[
+        ("id", "col-id num"),
+        ("text", "col-text"),
+        ("type", "col-ttype"),
+        ("score", "col-score num"),
+    ],
+};
+
+/// The merges list.
+pub const MERGE_LIST: ListTexts = ListTexts {
+    head: "Merges",
+    hint: MERGE_SEARCH_HINT,
+    label: "search merges by text or #rank",
+    search_id: "merge-search",
+    table_id: "merge-list",
+    class: "merge-scroll",
+    scroll_label: "merges list",
+    empty: "no matching merges",
+    columns: &[
+        ("rank", "col-rank num"),
+        ("left", "col-left"),
+        ("right", "col-right"),
+        ("result", "col-result"),
+    ],
+};
+
+/// A list's head (`div.sub-row`: the heading, an empty `span.count`, the search box) and its
+/// virtualised table's frame (an empty body, rows drawn by `TokenRow::node` /
+/// `MergeRow::node` for the rows in view).
+pub fn list_nodes(t: &ListTexts) -> [Node; 2] {
+    let head = node::el("div", "sub-row")
+        .child(node::text("h3", "sub-head", t.head))
+        .child(node::el("span", "count muted"))
+        .child(
+            node::search_input(t.hint, t.label)
+                .attr("title", t.hint)
+                .testid(t.search_id),
+        );
+    let cols: Vec<&str> = t
+        .columns
+        .iter()
+        .map(|(_, c)| c.split(' ').next().unwrap_or(""))
+        .collect();
+    let ths = t
+        .columns
+        .iter()
+        .map(|(h, c)| node::text("th", c, h).attr("scope", "col"));
+    let frame = virtual_body::frame(
+        t.class,
+        t.scroll_label,
+        "tensor-table token-table",
+        t.table_id,
+        &cols,
+        ths,
+    );
+    [head, frame]
+}
+
+/// The chat template bar and viewer for `templates` (non-empty, in [`super::templates_in_order`]):
+/// `div.sub-row` with the heading, the variant menu (`data-testid="chat-template-select"`,
+/// option values the indexes; hidden for one template, whose label is then shown as text), the
+/// Copy button (`chat-template-copy`) and the polite copy status (`span.copy-status`); then the
+/// empty, focusable viewer `div.template` (`chat-template`) the page fills with
+/// [`template_nodes`].
+pub fn template_parts(templates: &[(String, String)]) -> [Node; 2] {
+    let options = templates.iter().enumerate().map(|(i, (name, text))| {
+        node::text("option", "", &template_label(name, text)).attr("value", i.to_string())
+    });
+    let mut select = node::el("select", "select")
+        .attr("aria-label", "chat template variant")
+        .testid("chat-template-select");
+    if templates.len() < 2 {
+        select = select.attr("hidden", "");
+    }
+    let mut bar = node::el("div", "sub-row")
+        .child(node::text("h3", "sub-head", "Chat template"))
+        .child(select.children(options));
+    if let [(name, text)] = templates {
+        bar.push(node::text(
+            "span",
+            "muted count",
+            &template_label(name, text),
+        ));
+    }
+    let bar = bar
+        .child(
+            node::text("button", "button small", "Copy")
+                .attr("type", "button")
+                .testid("chat-template-copy")
+                .attr("title", "copy the template text to the clipboard"),
+        )
+        .child(node::el("span", "muted copy-status").attr("aria-live", "polite"));
+    let view = node::el("div", "template")
+        .testid("chat-template")
+        .attr("tabindex", "0");
+    [bar, view]
+}
 
 /// The card's first parts: the facts (`dl.kv`), then, when the file names special tokens, their
 /// heading and table (`data-testid="special-tokens"`, each row with `data-role` and `data-id`).
@@ -128,6 +263,46 @@ mod tests {
             ["col-id num", "col-text", "col-ttype", "col-score num"]
         );
         assert_eq!(tr.children[1].get_attr("title"), Some(row.text.as_str()));
+    }
+
+    #[test]
+    fn list_frames_and_the_template_bar() {
+        let [head, frame] = list_nodes(&MERGE_LIST);
+        assert_eq!(head.children[0].text.as_deref(), Some("Merges"));
+        let search = &head.children[2];
+        assert_eq!(search.get_attr("data-testid"), Some("merge-search"));
+        assert_eq!(search.get_attr("placeholder"), Some(MERGE_SEARCH_HINT));
+        assert_eq!(search.get_attr("title"), Some(MERGE_SEARCH_HINT));
+        assert_eq!(frame.class, "table-scroll merge-scroll");
+        let table = frame.find_testid("merge-list").unwrap();
+        assert_eq!(table.class, "tensor-table token-table");
+        assert_eq!(table.children[0].children[0].class, "col-rank");
+        let th = &table.children[1].children[0].children[0];
+        assert_eq!(
+            (th.class.as_str(), th.text.as_deref()),
+            ("col-rank num", Some("rank"))
+        );
+
+        let one = [("default".to_string(), "a\nb".to_string())];
+        let [bar, view] = template_parts(&one);
+        let select = bar.find_testid("chat-template-select").unwrap();
+        assert_eq!(select.get_attr("hidden"), Some(""));
+        assert_eq!(select.children[0].get_attr("value"), Some("0"));
+        assert_eq!(
+            bar.find_class("count")[0].text_content(),
+            "default (2 lines)"
+        );
+        assert_eq!(view.get_attr("data-testid"), Some("chat-template"));
+        let two = [one[0].clone(), ("tool_use".to_string(), "x".to_string())];
+        let [bar, _] = template_parts(&two);
+        let select = bar.find_testid("chat-template-select").unwrap();
+        assert_eq!(select.get_attr("hidden"), None);
+        assert_eq!(select.children[1].text_content(), "tool_use (1 line)");
+        assert!(bar.find_class("count").is_empty());
+        assert_eq!(
+            bar.find_class("copy-status")[0].get_attr("aria-live"),
+            Some("polite")
+        );
     }
 
     #[test]

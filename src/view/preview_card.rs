@@ -1,0 +1,456 @@
+//! The tensor preview card's drawn parts as [`Node`]s: the statistics list, the histogram
+//! figure (its SVG bars and axis), the heatmap figure around the canvas the page paints, and
+//! the first values table. Numbers and text come from [`crate::view::preview`].
+
+use crate::dequant::Exact;
+use crate::preview::{exact_raw, Heatmap, Preview};
+use crate::view::colors::{dtype_color, text_on};
+use crate::view::node::{self, Node};
+use crate::view::preview as pv;
+
+/// The note under the title: `shape [4096, 32000] · a row is …` (what a row of the window is,
+/// when the tensor has a window geometry: GGUF's first dimension for a ggml type, else the last).
+pub fn shape_note(shape: &[u64], geometry: bool, ggml: bool) -> String {
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+    let row = match (geometry, ggml) {
+        (false, _) => "",
+        (true, true) => "a row is ne0, GGUF's first (contiguous) dimension",
+        (true, false) => "a row is the last dimension",
+    };
+    format!("shape [{}] · {row}", dims.join(", "))
+}
+
+/// A window box (`data-testid="preview-rows"` / `preview-cols`), `A..B`, titled `title`.
+fn range_input(name: &str, title: &str) -> Node {
+    node::el("input", "range-input mono")
+        .attr("type", "text")
+        .testid(&format!("preview-{name}"))
+        .attr("title", title)
+        .attr("aria-label", title)
+        .attr("spellcheck", "false")
+        .attr("placeholder", "A..B")
+}
+
+/// A labelled control of the window form (`label.range`).
+fn labelled(label: &str, control: Node) -> Node {
+    node::el("label", "range")
+        .child(node::text("span", "muted", label))
+        .child(control)
+}
+
+/// The card's head and body for a tensor (appended to the emptied `section.card.preview`):
+/// the head holds the `title`, the `dtype` chip and the close button; the body the
+/// `shape_note`, the window form (a structured array's field menu `preview-field` when
+/// `fields` is not empty, `chosen` selected; the rows and columns boxes; Show
+/// (`preview-apply`), First rows; the hidden per-block scales toggle), the window line, the
+/// bytes read line (`preview-bytes-read`), the status line (reading), the hidden error
+/// (`preview-error`, an alert) and the empty `div.preview-content` for [`content`].
+pub fn panel(
+    title: &str,
+    dtype: &str,
+    shape_note: &str,
+    fields: &[pv::FieldOption],
+    chosen: Option<&str>,
+) -> [Node; 2] {
+    let bg = dtype_color(dtype);
+    let head = node::el("header", "card-head")
+        .child(node::text("h2", "preview-title", title))
+        .child(
+            node::text("span", "chip", dtype)
+                .style("background", bg)
+                .style("color", text_on(bg)),
+        )
+        .child(
+            node::text("button", "link", "close")
+                .attr("type", "button")
+                .attr("aria-label", "close the preview"),
+        );
+    let mut controls = node::el("div", "preview-controls");
+    if !fields.is_empty() {
+        let options = fields.iter().map(|f| {
+            let mut o = node::text("option", "", &f.label).attr("value", f.name.as_str());
+            if !f.enabled {
+                o = o.attr("disabled", "");
+            }
+            if Some(f.name.as_str()) == chosen {
+                o = o.attr("selected", "");
+            }
+            o
+        });
+        let select = node::el("select", "")
+            .testid("preview-field")
+            .attr("aria-label", "the structured array's field to preview")
+            .children(options);
+        controls.push(labelled("field", select));
+    }
+    let controls = controls
+        .child(labelled(
+            "rows",
+            range_input("rows", "rows A..B (end exclusive)"),
+        ))
+        .child(labelled(
+            "columns",
+            range_input("cols", "columns A..B within a row (a crop)"),
+        ))
+        .child(
+            node::text("button", "button", "Show")
+                .attr("type", "button")
+                .testid("preview-apply"),
+        )
+        .child(node::text("button", "button", "First rows").attr("type", "button"))
+        .child(
+            node::el("label", "scales-toggle")
+                .attr("hidden", "")
+                .child(
+                    node::el("input", "")
+                        .attr("type", "checkbox")
+                        .testid("preview-scales-toggle"),
+                )
+                .child(node::text("span", "", "per-block scales")),
+        );
+    let body = node::el("div", "card-body")
+        .child(node::el("p", "note preview-window").child(node::text("span", "", shape_note)))
+        .child(controls)
+        .child(node::el("p", "preview-window-line"))
+        .child(node::el("p", "muted").testid("preview-bytes-read"))
+        .child(node::text(
+            "p",
+            "status-line muted",
+            "Reading the window's bytes…",
+        ))
+        .child(
+            node::el("div", "error preview-error")
+                .testid("preview-error")
+                .attr("role", "alert")
+                .attr("hidden", ""),
+        )
+        .child(node::el("div", "preview-content"));
+    [head, body]
+}
+
+/// What `div.preview-content` holds for a finished preview: the note of an empty window
+/// (`preview-empty`) alone; else the note on complex values if any, the statistics beside the
+/// histogram (`div.preview-top`), the heatmap figure (its canvas painted by the page) and the
+/// first values.
+pub fn content(p: &Preview) -> Vec<Node> {
+    if let Some(empty) = pv::empty_text(p) {
+        return vec![node::text("p", "note", &empty).testid("preview-empty")];
+    }
+    let mut out: Vec<Node> = pv::values_note(p)
+        .map(|t| node::text("p", "note", t))
+        .into_iter()
+        .collect();
+    out.push(
+        node::el("div", "preview-top")
+            .child(stats(p))
+            .child(histogram(p)),
+    );
+    out.push(heatmap_figure());
+    out.push(values_table(p));
+    out
+}
+
+/// The statistics (`dl.preview-stats`, `data-testid="preview-stats"`): a `div.stat` per
+/// [`pv::stat_rows`] row with `data-stat` and `data-value`, its label and text.
+pub fn stats(p: &Preview) -> Node {
+    node::el("dl", "preview-stats")
+        .testid("preview-stats")
+        .children(pv::stat_rows(&p.stats).into_iter().map(|r| {
+            node::el("div", "stat")
+                .attr("data-stat", r.key)
+                .attr("data-value", r.raw)
+                .child(node::text("dt", "", r.label))
+                .child(node::text("dd", "mono", &r.text))
+        }))
+}
+
+/// The histogram figure: its caption, the SVG (`data-testid="preview-histogram"`, 480 × 140
+/// user units: the zero line when 0 is inside, a `rect` per bin with `data-count` and its
+/// range as tooltip) and the axis labels, or "no finite values".
+pub fn histogram(p: &Preview) -> Node {
+    let (w, h) = (480.0, 140.0);
+    let caption = format!(
+        "Histogram ({} bins, finite values)",
+        p.histogram.counts.len()
+    );
+    let axis = pv::histogram_axis(&p.histogram);
+    let mut svg = node::svg("svg")
+        .testid("preview-histogram")
+        .attr("viewBox", format!("0 0 {w} {h}"))
+        .attr("preserveAspectRatio", "none")
+        .attr("role", "img")
+        .attr("aria-label", "histogram of the window's values");
+    if let Some((_, Some(z), _)) = &axis {
+        let x = format!("{:.2}", z * w);
+        svg.push(
+            node::svg("line")
+                .attr("x1", x.clone())
+                .attr("x2", x)
+                .attr("y1", "0")
+                .attr("y2", h.to_string())
+                .attr("class", "zero"),
+        );
+    }
+    let bars = pv::histogram_bars(&p.histogram, w, h).into_iter().map(|b| {
+        node::svg("rect")
+            .attr("x", format!("{:.2}", b.x))
+            .attr("y", format!("{:.2}", b.y))
+            .attr("width", format!("{:.2}", (b.w - 0.5).max(0.5)))
+            .attr("height", format!("{:.2}", b.h))
+            .attr("data-count", b.count.to_string())
+            .child(node::svg("title").text(b.title))
+    });
+    let fig = node::el("figure", "preview-hist")
+        .child(node::text("figcaption", "fig-title", &caption))
+        .child(svg.children(bars));
+    match axis {
+        Some((lo, zero, hi)) => {
+            let mut a = node::el("div", "hist-axis mono").child(node::text("span", "", &lo));
+            if let Some(z) = zero {
+                a.push(node::text("span", "zero", "0").style("left", format!("{:.1}%", z * 100.0)));
+            }
+            fig.child(a.child(node::text("span", "", &hi)))
+        }
+        None => fig.child(node::text("p", "muted", "no finite values")),
+    }
+}
+
+/// The heatmap figure: its caption (`figcaption.fig-title`), the canvas the page paints
+/// (`data-testid="preview-heatmap"`), the colour legend (`div.heat-bar` with the scale's
+/// gradient, `div.heat-labels` filled by [`heat_labels`]) and an empty note.
+pub fn heatmap_figure() -> Node {
+    node::el("figure", "preview-heat")
+        .child(node::text(
+            "figcaption",
+            "fig-title",
+            "Heatmap of the window",
+        ))
+        .child(node::el("canvas", "").testid("preview-heatmap"))
+        .child(
+            node::el("div", "heat-legend")
+                .child(node::el("div", "heat-bar").style("background", Heatmap::css_gradient()))
+                .child(node::el("div", "heat-labels mono")),
+        )
+        .child(node::el("p", "note"))
+}
+
+/// The legend's labels (a `span` each) and the note under the heatmap `h` (prefixed by
+/// `caption`, the block scales' caption, when it shows them).
+pub fn heat_labels(h: &Heatmap, caption: Option<&str>) -> (Vec<Node>, String) {
+    let (labels, text) = pv::heatmap_legend(h);
+    let text = match caption {
+        Some(c) => format!("{c}; {text}"),
+        None => text,
+    };
+    (
+        labels.iter().map(|l| node::text("span", "", l)).collect(),
+        text,
+    )
+}
+
+/// The canvas's CSS size for `h`: the window's own aspect ratio (rows : columns of values),
+/// at most 640 CSS px on the longer side, between 160 and 640 px wide and 48 and 640 px tall:
+/// (`width`, `aspect-ratio`) style values.
+pub fn heat_css(h: &Heatmap) -> (String, String) {
+    let (gr, gc) = (h.grid_rows.max(1) as f64, h.grid_cols.max(1) as f64);
+    let scale = 640.0 / gr.max(gc);
+    let css_w = (gc * scale).clamp(160.0, 640.0);
+    let css_h = (gr * scale).clamp(48.0, 640.0);
+    (format!("{css_w:.0}px"), format!("{css_w:.0} / {css_h:.0}"))
+}
+
+/// The first values (`table.values-table`, `data-testid="preview-values"`, in a keyboard
+/// scrollable `div.preview-values`): a row per value with `data-index`, `data-bits` (an f32's
+/// bits) and `data-value` (exact), its index, row, column and text.
+pub fn values_table(p: &Preview) -> Node {
+    let head =
+        node::el("tr", "").children(["index", "row", "column", "value"].map(|h| {
+            node::text("th", if h == "value" { "num" } else { "" }, h).attr("scope", "col")
+        }));
+    let rows = p.first_values.iter().map(|v| {
+        let mut tr = node::el("tr", "").attr("data-index", v.index.to_string());
+        if let Exact::F32(x) = v.value {
+            tr = tr.attr("data-bits", x.to_bits().to_string());
+        }
+        tr.attr("data-value", exact_raw(v.value)).children(
+            [
+                (v.index.to_string(), "mono muted"),
+                (v.row.to_string(), "mono"),
+                (v.col.to_string(), "mono"),
+                (v.text.clone(), "mono num"),
+            ]
+            .map(|(t, c)| node::text("td", c, &t)),
+        )
+    });
+    node::el("div", "preview-values table-scroll")
+        .attr("tabindex", "0")
+        .attr("aria-label", "first values")
+        .child(
+            node::el("table", "values-table")
+                .testid("preview-values")
+                .child(node::text(
+                    "caption",
+                    "fig-title",
+                    &format!("First {} values", p.first_values.len()),
+                ))
+                .child(node::el("thead", "").child(head))
+                .child(node::el("tbody", "").children(rows)),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preview::{heatmap_of, preview_tensor, stats_of, WindowRequest};
+    use crate::source::{block_on_ready, parse_bytes, MemSource};
+    use crate::view::testutil::gguf;
+
+    fn zeros() -> Preview {
+        // An F32 tensor of 2 rows × 4 values, zero-filled.
+        let b = gguf(&[], &[("w", 0, vec![4, 2], 32)]);
+        let m = parse_bytes(&b).unwrap();
+        let req = WindowRequest::default();
+        block_on_ready(preview_tensor(&m, &mut MemSource::new(&b), "w", &req)).unwrap()
+    }
+
+    #[test]
+    fn stats_and_values_carry_raw_numbers() {
+        let p = zeros();
+        let s = stats(&p);
+        assert_eq!(s.get_attr("data-testid"), Some("preview-stats"));
+        assert_eq!(s.children.len(), pv::stat_rows(&p.stats).len());
+        assert_eq!(s.children[0].get_attr("data-stat"), Some("count"));
+        assert_eq!(s.children[0].get_attr("data-value"), Some("8"));
+        assert_eq!(s.children[0].children[1].class, "mono");
+        let v = values_table(&p);
+        assert_eq!(v.get_attr("aria-label"), Some("first values"));
+        let table = v.find_testid("preview-values").unwrap();
+        assert_eq!(table.children[0].text.as_deref(), Some("First 8 values"));
+        let rows = &table.children[2].children;
+        assert_eq!(rows.len(), 8);
+        assert_eq!(rows[5].get_attr("data-index"), Some("5"));
+        assert_eq!(rows[5].get_attr("data-bits"), Some("0"));
+        assert_eq!(rows[5].children[1].text.as_deref(), Some("1"));
+        assert_eq!(rows[5].children[2].text.as_deref(), Some("1"));
+        assert_eq!(rows[5].children[3].class, "mono num");
+        let th = &table.children[1].children[0].children;
+        assert_eq!((th[3].class.as_str(), th[0].class.as_str()), ("num", ""));
+    }
+
+    #[test]
+    fn the_panel_and_its_content() {
+        let fields = [
+            pv::FieldOption {
+                name: "x".into(),
+                label: "x (<f4)".into(),
+                enabled: true,
+            },
+            pv::FieldOption {
+                name: "s".into(),
+                label: "s (<U3, not previewed)".into(),
+                enabled: false,
+            },
+        ];
+        let [head, body] = panel("a['x']", "F32", "shape [2] · ", &fields, Some("x"));
+        assert_eq!(head.children[0].text.as_deref(), Some("a['x']"));
+        assert_eq!(
+            head.children[1].styles[0],
+            ("background", dtype_color("F32").into())
+        );
+        assert_eq!(
+            head.children[2].get_attr("aria-label"),
+            Some("close the preview")
+        );
+        let select = body.find_testid("preview-field").unwrap();
+        assert_eq!(select.children[0].get_attr("selected"), Some(""));
+        assert_eq!(select.children[1].get_attr("disabled"), Some(""));
+        assert_eq!(select.children[1].get_attr("selected"), None);
+        let rows = body.find_testid("preview-rows").unwrap();
+        assert_eq!(rows.get_attr("title"), Some("rows A..B (end exclusive)"));
+        assert_eq!(rows.get_attr("placeholder"), Some("A..B"));
+        assert_eq!(
+            body.find_class("scales-toggle")[0].get_attr("hidden"),
+            Some("")
+        );
+        assert_eq!(
+            body.find_testid("preview-error").unwrap().get_attr("role"),
+            Some("alert")
+        );
+        assert_eq!(body.children.last().unwrap().class, "preview-content");
+        let [_, plain] = panel("w", "F32", "", &[], None);
+        assert!(plain.find_testid("preview-field").is_none());
+        assert_eq!(plain.children[1].children.len(), 5);
+
+        assert_eq!(
+            shape_note(&[32, 2], true, true),
+            "shape [32, 2] · a row is ne0, GGUF's first (contiguous) dimension"
+        );
+        assert_eq!(
+            shape_note(&[3], true, false),
+            "shape [3] · a row is the last dimension"
+        );
+        assert_eq!(shape_note(&[0, 4], false, false), "shape [0, 4] · ");
+
+        let p = zeros();
+        let parts = content(&p);
+        let classes: Vec<_> = parts.iter().map(|n| n.class.as_str()).collect();
+        assert_eq!(
+            classes,
+            ["preview-top", "preview-heat", "preview-values table-scroll"]
+        );
+        let mut empty = p.clone();
+        empty.stats.count = 0;
+        let parts = content(&empty);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].get_attr("data-testid"), Some("preview-empty"));
+    }
+
+    #[test]
+    fn the_histogram_figure() {
+        let mut p = zeros();
+        let (s, h) = stats_of(&[1.0, -3.0, 0.0, 1e-9]);
+        (p.stats, p.histogram) = (s, h);
+        let fig = histogram(&p);
+        let svg = fig.find_testid("preview-histogram").unwrap();
+        assert!(svg.svg);
+        assert_eq!(svg.get_attr("viewBox"), Some("0 0 480 140"));
+        let line = &svg.children[0];
+        assert_eq!(line.tag, "line");
+        assert_eq!(line.get_attr("x1"), Some("360.00"));
+        let rects: Vec<_> = svg.children.iter().filter(|n| n.tag == "rect").collect();
+        assert_eq!(rects.len(), p.histogram.counts.len());
+        let total: u64 = rects
+            .iter()
+            .map(|r| r.get_attr("data-count").unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, 4);
+        assert_eq!(rects[0].children[0].tag, "title");
+        let axis = &fig.find_class("hist-axis")[0];
+        assert_eq!(axis.text_content(), "-301");
+        assert_eq!(axis.children[1].styles[0], ("left", "75.0%".to_string()));
+        p.histogram.edges.clear();
+        p.histogram.counts.clear();
+        let empty = histogram(&p);
+        assert_eq!(empty.children[2].text.as_deref(), Some("no finite values"));
+    }
+
+    #[test]
+    fn the_heatmap_frame_labels_and_size() {
+        let f = heatmap_figure();
+        assert_eq!(f.find_testid("preview-heatmap").unwrap().tag, "canvas");
+        assert_eq!(
+            f.find_class("heat-bar")[0].styles[0],
+            ("background", Heatmap::css_gradient())
+        );
+        let v: Vec<f32> = (0..640).map(|i| i as f32).collect();
+        let h = heatmap_of(&v, 1, 640);
+        let (labels, note) = heat_labels(&h, Some("scales"));
+        assert_eq!(labels.len(), 3);
+        assert_eq!(labels[1].text.as_deref(), Some("0"));
+        assert!(note.starts_with("scales; one row of 640 values"), "{note}");
+        // 25 lines of 26: nearly square.
+        assert_eq!(heat_css(&h), ("640px".into(), "640 / 615".into()));
+        let wide = heatmap_of(&vec![1.0f32; 2 * 1024], 2, 1024);
+        assert_eq!(heat_css(&wide), ("640px".into(), "640 / 48".into()));
+    }
+}

@@ -1,0 +1,210 @@
+//! The tensor table card as [`Node`]s: its frame (the count, the filter box, the shape-order
+//! note with its toggle, the note on a table cut short, the sortable headers and an empty
+//! virtualised body) and one row of the body for a list position, which the page draws for
+//! the rows in view ([`crate::view::virtual_body::body_rows`]).
+
+use crate::format::ggml_type::type_tooltip;
+use crate::view::colors::{dtype_color, text_on};
+use crate::view::facts::{shape_order_note, shape_toggle_label};
+use crate::view::node::{self, Node};
+use crate::view::tensors::{partial_text, Column, TensorTable, FILTER_HINT};
+use crate::view::virtual_body;
+
+/// A column's cell class: `col-name`, plus `num` for a numeric column.
+fn cell_class(c: Column) -> String {
+    format!("{}{}", c.class(), if c.numeric() { " num" } else { "" })
+}
+
+/// The card (`section.card.tensors`): the head's count (`span.count`) and filter box
+/// (`input.filter`, [`FILTER_HINT`] as tooltip); in the body the shape note (`p.note`: its
+/// text in a `span`, and for GGUF the order toggle, a `button.link`), a warning when fewer
+/// than the `announced` tensors were read, and the table (`data-testid="tensor-table"`) in
+/// `div.tensor-scroll`, a header per column of `table` (`th` with `aria-sort` holding
+/// `button.sort`), its body empty. Shapes as stored (not reversed).
+pub fn card(table: &TensorTable, format: &str, announced: u64) -> Node {
+    let columns = table.columns();
+    let mut card = node::card("Tensors", "tensors");
+    card.head()
+        .push(node::text("span", "count muted", &table.count_text()));
+    card.head().push(
+        node::search_input("filter by name or type", "filter tensors by name or type")
+            .attr("title", FILTER_HINT),
+    );
+    let mut note =
+        node::el("p", "note").child(node::text("span", "", shape_order_note(format, false)));
+    if let Some(label) = shape_toggle_label(format, false) {
+        note.push(node::text("button", "link", label).attr("type", "button"));
+    }
+    let body = card.body();
+    body.push(note);
+    if (table.total() as u64) < announced {
+        body.push(node::text(
+            "p",
+            "note warn",
+            &partial_text(table.total(), announced),
+        ));
+    }
+    let class = if columns.contains(&Column::Part) {
+        "tensor-table with-parts"
+    } else {
+        "tensor-table"
+    };
+    let cols: Vec<&str> = columns.iter().map(|c| c.class()).collect();
+    let head = columns.iter().map(|&c| {
+        node::el("th", &cell_class(c))
+            .attr("scope", "col")
+            .attr("aria-sort", table.aria_sort(c))
+            .child(node::text("button", "sort", &table.header(c)).attr("type", "button"))
+    });
+    body.push(virtual_body::frame(
+        "tensor-scroll",
+        "tensor table",
+        class,
+        "tensor-table",
+        &cols,
+        head,
+    ));
+    card
+}
+
+/// The row at list position `pos` (the body adds its place, stripe and tab stop): a cell per
+/// column of `columns` (the type as a coloured chip with its block layout as tooltip; the name
+/// cell `has-note` when the tensor has a note). `openable` rows carry `data-file-index` and
+/// class `openable`; the row of the tensor `selected` (a file index) is `aria-selected`.
+pub fn row(
+    table: &TensorTable,
+    openable: bool,
+    columns: &[Column],
+    selected: Option<usize>,
+    pos: usize,
+) -> Option<Node> {
+    let cells = table.cells(pos)?;
+    let r = table.row(pos)?;
+    let file_index = table.file_index(pos);
+    let mut tr = node::el("tr", "");
+    let mut classes = Vec::new();
+    if let (true, Some(i)) = (openable, file_index) {
+        tr = tr
+            .attr("data-file-index", i.to_string())
+            .attr("title", "click or press Enter to preview the values");
+        classes.push("openable");
+    }
+    if selected.is_some() && file_index == selected {
+        tr = tr.attr("aria-selected", "true");
+        classes.push("selected");
+    }
+    tr.class = classes.join(" ");
+    for (&c, text) in Column::ALL.iter().zip(cells) {
+        if !columns.contains(&c) {
+            continue;
+        }
+        let mut class = cell_class(c);
+        if c == Column::Name && r.note.is_some() {
+            class.push_str(" has-note");
+        }
+        let mut td = node::el("td", &class);
+        if c == Column::Type {
+            let bg = dtype_color(&r.dtype);
+            td.push(
+                node::text("span", "chip", &text)
+                    .style("background", bg)
+                    .style("color", text_on(bg)),
+            );
+        } else {
+            td = td.text(text);
+        }
+        // Else the type's block size, bytes per block and bits per weight.
+        let title = table.title(pos, c).or_else(|| {
+            (c == Column::Type)
+                .then(|| type_tooltip(&r.dtype))
+                .flatten()
+        });
+        if let Some(t) = title {
+            td = td.attr("title", t);
+        }
+        tr.push(td);
+    }
+    Some(tr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::TensorRow;
+
+    fn rows() -> Vec<TensorRow> {
+        let t = |name: &str, dtype: &str, note: Option<&str>| TensorRow {
+            name: name.into(),
+            dtype: dtype.into(),
+            shape: vec![4, 2],
+            elements: Some(8),
+            offset: 32,
+            bytes: Some(32),
+            note: note.map(str::to_string),
+            part: None,
+        };
+        vec![
+            t("a.weight", "Q4_K", None),
+            t("b.weight", "F32", Some("out of the file")),
+        ]
+    }
+
+    #[test]
+    fn the_card_frame() {
+        let table = TensorTable::new(rows());
+        let c = card(&table, "gguf", 3);
+        assert_eq!(c.class, "card tensors");
+        assert_eq!(c.find_class("count")[0].text.as_deref(), Some("2 tensors"));
+        let filter = c.descendants().into_iter().find(|n| n.tag == "input");
+        assert_eq!(filter.unwrap().get_attr("title"), Some(FILTER_HINT));
+        let note = &c.find_class("note")[0];
+        assert_eq!(note.children[1].text.as_deref(), Some("show PyTorch order"));
+        assert_eq!(
+            c.find_class("warn")[0].text.as_deref(),
+            Some("The header announces 3 tensors; 2 were read before the error.")
+        );
+        let t = c.find_testid("tensor-table").unwrap();
+        assert_eq!(t.class, "tensor-table");
+        let ths = &t.children[1].children[0].children;
+        assert_eq!(ths.len(), 7);
+        assert_eq!(ths[0].get_attr("aria-sort"), Some("ascending"));
+        assert_eq!(ths[0].children[0].text.as_deref(), Some("# ▲"));
+        assert_eq!(ths[4].class, "col-elements num");
+        assert_eq!(ths[4].get_attr("aria-sort"), Some("none"));
+        let st = card(&table, "safetensors", 2);
+        assert_eq!(st.find_class("note")[0].children.len(), 1);
+        assert!(st.find_class("warn").is_empty());
+    }
+
+    #[test]
+    fn rows_are_chips_titles_and_marks() {
+        let table = TensorTable::new(rows());
+        let cols = table.columns();
+        let plain = row(&table, false, &cols, None, 0).unwrap();
+        assert_eq!(plain.class, "");
+        assert_eq!(plain.get_attr("data-file-index"), None);
+        assert_eq!(plain.children.len(), 7);
+        let chip = &plain.children[2].children[0];
+        assert_eq!(chip.class, "chip");
+        assert_eq!(chip.text.as_deref(), Some("Q4_K"));
+        assert_eq!(
+            chip.styles[0],
+            ("background", dtype_color("Q4_K").to_string())
+        );
+        assert_eq!(
+            plain.children[2].get_attr("title"),
+            type_tooltip("Q4_K").as_deref()
+        );
+        assert_eq!(plain.children[5].get_attr("title"), Some("32 bytes"));
+        let open = row(&table, true, &cols, Some(1), 1).unwrap();
+        assert_eq!(open.class, "openable selected");
+        assert_eq!(open.get_attr("data-file-index"), Some("1"));
+        assert_eq!(open.get_attr("aria-selected"), Some("true"));
+        assert_eq!(open.children[1].class, "col-name has-note");
+        assert_eq!(
+            open.children[1].get_attr("title"),
+            Some("b.weight\nout of the file")
+        );
+        assert!(row(&table, true, &cols, None, 2).is_none());
+    }
+}
