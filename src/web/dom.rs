@@ -2,7 +2,7 @@
 //! `set_text_content`; nothing here parses HTML.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlElement, HtmlInputElement};
+use web_sys::{Document, Element, HtmlElement};
 
 use crate::view::node::Node;
 
@@ -146,17 +146,6 @@ pub fn card(title: &str, class: &str) -> (Element, Element) {
 /// The header element of a card made by [`card`] (for extra controls next to the title).
 pub fn card_head(card: &Element) -> Element {
     card.first_element_child().expect("card has a head")
-}
-
-/// A search box for a card's head: `type=search`, the placeholder (also its tooltip) and an
-/// accessible label.
-pub fn search_input(placeholder: &str, label: &str) -> HtmlInputElement {
-    let input: HtmlInputElement = el("input").unchecked_into();
-    input.set_type("search");
-    input.set_placeholder(placeholder);
-    attr(&input, "aria-label", label);
-    attr(&input, "class", "filter");
-    input
 }
 
 /// Whether `e` lives in a shadow root (an embedded `<weightpeek-view>`), where scrolling it into
