@@ -8,6 +8,7 @@ use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
 use crate::summary::diff::{diff, first_by_name, Diff};
 use crate::text::{self, escape};
+use crate::view::node::{self, el, Node};
 
 /// Rows of a list shown before "Show all".
 pub const LIST_CAP: usize = 40;
@@ -404,6 +405,168 @@ pub fn files_line(view: &CompareView, b_read: u64, b_size: u64) -> String {
         text::bytes(b_read),
         text::bytes(b_size)
     )
+}
+
+/// A table of the Compare card (or the editor): `div.table-scroll.compare-scroll.<class>-scroll`
+/// holding `table.compare-table.<class>` with one `th[scope=col]` per heading and `rows` in its
+/// `tbody`.
+pub fn table(class: &str, heads: &[&str], rows: impl IntoIterator<Item = Node>) -> Node {
+    let head = el("tr", "").children(
+        heads
+            .iter()
+            .map(|h| node::text("th", "", h).attr("scope", "col")),
+    );
+    el(
+        "div",
+        &format!("table-scroll compare-scroll {class}-scroll"),
+    )
+    .child(
+        el("table", &format!("compare-table {class}"))
+            .child(el("thead", "").child(head))
+            .child(el("tbody", "").children(rows)),
+    )
+}
+
+/// A `tr` of a difference list (`data-kind` = [`Kind::code`], `data-name` = the name as
+/// stored): the kind's badge, the name, A's side and B's side, as text.
+pub fn row_node(r: &Row) -> Node {
+    el("tr", "")
+        .attr("data-kind", r.kind.code())
+        .attr("data-name", &r.raw)
+        .child(el("td", "col-kind").child(node::text(
+            "span",
+            &format!("kind kind-{}", r.kind.code()),
+            r.kind.label(),
+        )))
+        .child(node::text("td", "col-name mono", &r.name))
+        .child(node::text("td", "col-a mono", &r.a))
+        .child(node::text("td", "col-b mono", &r.b))
+}
+
+/// A list section (metadata, tensors, recipe patterns): the `h3` heading, then `p` "none", or
+/// the table (`data-testid` = `testid`, `data-total` = every row) of the first [`LIST_CAP`]
+/// rows followed by a "Show all N" button (`button.more.compare-more`) when there are more;
+/// the page appends the rest ([`hidden_rows`]) on its click.
+pub fn row_list(title: &str, testid: &str, rows: &[Row]) -> Vec<Node> {
+    let mut out = vec![node::text("h3", "compare-h", title)];
+    if rows.is_empty() {
+        out.push(node::text("p", "muted compare-none", "none"));
+        return out;
+    }
+    let (shown, more) = capped(rows, false);
+    out.push(
+        table(
+            "compare-rows",
+            &["", "name", "A", "B"],
+            shown.iter().map(row_node),
+        )
+        .testid(testid)
+        .attr("data-total", rows.len().to_string()),
+    );
+    if let Some(label) = more {
+        out.push(node::text("button", "more compare-more", &label).attr("type", "button"));
+    }
+    out
+}
+
+/// The rows of a list that [`row_list`] leaves for "Show all" (empty when it shows them all).
+pub fn hidden_rows(rows: &[Row]) -> &[Row] {
+    rows.get(LIST_CAP..).unwrap_or_default()
+}
+
+/// A bits-per-weight value for a `data-*` attribute: the number as Rust prints it, empty for
+/// none.
+fn num(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// The note under the files line when B could not be read to the end (`None` when it was).
+pub fn partial_note(b: &Model) -> Option<String> {
+    b.error.as_ref().map(|e| {
+        format!(
+            "B could not be read to the end ({}); what was read is compared.",
+            escape(&e.to_string())
+        )
+    })
+}
+
+/// The Compare card (`data-testid="compare-card"`) for `view` against B (`b`, of which
+/// `b_read` of `b_size` bytes were read): the counts, whole-file bits per weight, B's bytes
+/// read and header size as `data-*`; "Download JSON" (`compare-json`) and "Close"
+/// (`compare-close`) in its head; the summary line, the files line, [`partial_note`], the
+/// bits-per-weight table by role (`compare-roles`) and the three difference lists
+/// (`compare-keys`, `compare-tensors`, `compare-recipe`).
+pub fn card(view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> Node {
+    let c = &view.counts;
+    let mut card = node::card("Compare", "compare-card").testid("compare-card");
+    for (k, v) in [
+        ("data-in-both", c.in_both),
+        ("data-only-a", c.only_a),
+        ("data-only-b", c.only_b),
+        ("data-changed", c.changed),
+        ("data-keys-added", c.keys_added),
+        ("data-keys-removed", c.keys_removed),
+        ("data-keys-changed", c.keys_changed),
+    ] {
+        card = card.attr(k, v.to_string());
+    }
+    card = card
+        .attr("data-bpw-a", num(view.bpw.0))
+        .attr("data-bpw-b", num(view.bpw.1))
+        .attr("data-b-bytes-read", b_read.to_string())
+        .attr("data-b-header", b.header_size.to_string());
+    card.head().push(
+        el("div", "exports")
+            .child(
+                node::text("button", "button small", "Download JSON")
+                    .attr("type", "button")
+                    .testid("compare-json")
+                    .attr(
+                        "title",
+                        "the differences as `weightpeek diff A B --json` prints them",
+                    ),
+            )
+            .child(
+                node::text("button", "button small compare-close", "Close")
+                    .attr("type", "button")
+                    .testid("compare-close")
+                    .attr("aria-label", "Close the comparison"),
+            ),
+    );
+    let body = card.body();
+    body.push(node::text("p", "compare-summary", &view.summary).testid("compare-summary"));
+    body.push(node::text(
+        "p",
+        "muted compare-files",
+        &files_line(view, b_read, b_size),
+    ));
+    if let Some(n) = partial_note(b) {
+        body.push(node::text("p", "note warn", &n));
+    }
+    body.push(node::text("h3", "compare-h", "Bits per weight by role"));
+    let roles = view.roles.iter().map(|r| {
+        el("tr", if r.changed { "changed" } else { "" })
+            .attr("data-role", &r.raw)
+            .attr("data-a", num(r.a))
+            .attr("data-b", num(r.b))
+            .child(node::text("td", "col-name mono", &r.role))
+            .child(node::text("td", "num", &r.a_text))
+            .child(node::text("td", "num", &r.b_text))
+            .child(node::text("td", "num delta", &r.delta_text))
+    });
+    body.push(table("compare-roles", &["role", "A", "B", "B − A"], roles).testid("compare-roles"));
+    for (title, id, rows) in [
+        ("Metadata differences", "compare-keys", &view.keys),
+        ("Tensor differences", "compare-tensors", &view.tensors),
+        (
+            "Quantisation recipe differences",
+            "compare-recipe",
+            &view.recipe,
+        ),
+    ] {
+        body.children.extend(row_list(title, id, rows));
+    }
+    card
 }
 
 #[cfg(test)]

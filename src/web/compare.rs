@@ -13,7 +13,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, Element, HtmlInputElement};
 
-use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
+use super::dom::{self, append, by_id, set_body_data};
 use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::App;
@@ -203,217 +203,52 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         return;
     };
     let view = vm::compare(&name_a, &model_a, &opened.name, &opened.model);
-    let note = opened.model.error.as_ref().map(|e| {
-        format!(
-            "B could not be read to the end ({}); what was read is compared.",
-            text::escape(&e.to_string())
-        )
-    });
     let card = draw(
         &app.report_root,
         &view,
         &opened.model,
         opened.stats.bytes,
         size,
-        note,
     );
     status("", Some("ready"));
     card.element.scroll_into_view();
     CARD.with(|c| *c.borrow_mut() = Some(card));
 }
 
-pub(super) fn table(class: &str, heads: &[&str]) -> (Element, Element) {
-    let wrap = el_class(
-        "div",
-        &format!("table-scroll compare-scroll {class}-scroll"),
-    );
-    let t = el_class("table", &format!("compare-table {class}"));
-    let thead = dom::el("thead");
-    let tr = dom::el("tr");
-    for h in heads {
-        let th = el_text("th", "", h);
-        attr(&th, "scope", "col");
-        append(&tr, &th);
-    }
-    append(&thead, &tr);
-    append(&t, &thead);
-    let body = dom::el("tbody");
-    append(&t, &body);
-    append(&wrap, &t);
-    (wrap, body)
-}
-
-/// A list section (metadata or tensors): heading, capped rows, "Show all" button.
-pub(super) fn row_list(
-    parent: &Element,
-    title: &str,
-    testid: &str,
-    rows: Rc<Vec<Row>>,
-    ls: &mut Vec<EventListener>,
-) {
-    let head = el_text("h3", "compare-h", title);
-    append(parent, &head);
-    if rows.is_empty() {
-        append(parent, &el_text("p", "muted compare-none", "none"));
+/// Wires the "Show all" button that [`vm::row_list`] put after the list `testid` under `root`
+/// (if any): a click appends the rows it left out and removes the button.
+pub(super) fn show_all(root: &Element, testid: &str, rows: &[Row], ls: &mut Vec<EventListener>) {
+    let rest = vm::hidden_rows(rows).to_vec();
+    let Some(wrap) = dom::find_testid(root, testid).filter(|_| !rest.is_empty()) else {
         return;
-    }
-    let (wrap, body) = table("compare-rows", &["", "name", "A", "B"]);
-    attr(&wrap, "data-testid", testid);
-    attr(&wrap, "data-total", &rows.len().to_string());
-    append(parent, &wrap);
-    let fill = {
-        let rows = rows.clone();
-        move |body: &Element, all: bool| -> Option<String> {
-            dom::clear(body);
-            let (shown, more) = vm::capped(&rows, all);
-            for r in shown {
-                let tr = dom::el("tr");
-                attr(&tr, "data-kind", r.kind.code());
-                attr(&tr, "data-name", &r.raw);
-                let badge = el_text(
-                    "span",
-                    &format!("kind kind-{}", r.kind.code()),
-                    r.kind.label(),
-                );
-                let td = el_class("td", "col-kind");
-                append(&td, &badge);
-                append(&tr, &td);
-                append(&tr, &el_text("td", "col-name mono", &r.name));
-                append(&tr, &el_text("td", "col-a mono", &r.a));
-                append(&tr, &el_text("td", "col-b mono", &r.b));
-                append(body, &tr);
-            }
-            more
-        }
     };
-    if let Some(label) = fill(&body, false) {
-        let more = el_text("button", "more compare-more", &label);
-        attr(&more, "type", "button");
-        append(parent, &more);
-        let m = more.clone();
-        ls.push(EventListener::new(&more, "click", move |_| {
-            fill(&body, true);
-            m.remove();
-        }));
-    }
+    let (body, more) = (dom::find(&wrap, "tbody"), wrap.next_element_sibling());
+    let Some(more) = more else { return };
+    let m = more.clone();
+    ls.push(EventListener::new(&more, "click", move |_| {
+        for r in &rest {
+            append(&body, &dom::render(&vm::row_node(r)));
+        }
+        m.remove();
+    }));
 }
 
-fn num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
-}
-
-fn draw(
-    root: &Element,
-    view: &CompareView,
-    b: &Model,
-    b_read: u64,
-    b_size: u64,
-    note: Option<String>,
-) -> CompareCard {
+fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> CompareCard {
     // A card replaced by this one goes first (its Drop removes its element).
     CARD.with(|c| c.borrow_mut().take());
+    let card = dom::render(&vm::card(view, b, b_read, b_size));
     let mut ls = Vec::new();
-    let (card, body) = dom::card("Compare", "compare-card");
-    attr(&card, "data-testid", "compare-card");
-    let c = &view.counts;
-    for (k, v) in [
-        ("in-both", c.in_both),
-        ("only-a", c.only_a),
-        ("only-b", c.only_b),
-        ("changed", c.changed),
-        ("keys-added", c.keys_added),
-        ("keys-removed", c.keys_removed),
-        ("keys-changed", c.keys_changed),
-    ] {
-        attr(&card, &format!("data-{k}"), &v.to_string());
-    }
-    attr(&card, "data-bpw-a", &num(view.bpw.0));
-    attr(&card, "data-bpw-b", &num(view.bpw.1));
-    attr(&card, "data-b-bytes-read", &b_read.to_string());
-    attr(&card, "data-b-header", &b.header_size.to_string());
-    let head = dom::card_head(&card);
-    let actions = el_class("div", "exports");
-    let download = el_text("button", "button small", "Download JSON");
-    attr(&download, "type", "button");
-    attr(&download, "data-testid", "compare-json");
-    attr(
-        &download,
-        "title",
-        "the differences as `weightpeek diff A B --json` prints them",
-    );
-    append(&actions, &download);
-    let close = el_text("button", "button small compare-close", "Close");
-    attr(&close, "type", "button");
-    attr(&close, "data-testid", "compare-close");
-    attr(&close, "aria-label", "Close the comparison");
-    append(&actions, &close);
-    append(&head, &actions);
-
-    let summary = el_text("p", "compare-summary", &view.summary);
-    attr(&summary, "data-testid", "compare-summary");
-    append(&body, &summary);
-    append(
-        &body,
-        &el_text(
-            "p",
-            "muted compare-files",
-            &vm::files_line(view, b_read, b_size),
-        ),
-    );
-    if let Some(n) = note {
-        append(&body, &el_text("p", "note warn", &n));
-    }
-
-    append(
-        &body,
-        &el_text("h3", "compare-h", "Bits per weight by role"),
-    );
-    let (wrap, tbody) = table("compare-roles", &["role", "A", "B", "B − A"]);
-    attr(&wrap, "data-testid", "compare-roles");
-    for r in &view.roles {
-        let tr = dom::el("tr");
-        if r.changed {
-            tr.set_class_name("changed");
-        }
-        attr(&tr, "data-role", &r.raw);
-        attr(&tr, "data-a", &num(r.a));
-        attr(&tr, "data-b", &num(r.b));
-        append(&tr, &el_text("td", "col-name mono", &r.role));
-        append(&tr, &el_text("td", "num", &r.a_text));
-        append(&tr, &el_text("td", "num", &r.b_text));
-        append(&tr, &el_text("td", "num delta", &r.delta_text));
-        append(&tbody, &tr);
-    }
-    append(&body, &wrap);
-
-    row_list(
-        &body,
-        "Metadata differences",
-        "compare-keys",
-        Rc::new(view.keys.clone()),
-        &mut ls,
-    );
-    row_list(
-        &body,
-        "Tensor differences",
-        "compare-tensors",
-        Rc::new(view.tensors.clone()),
-        &mut ls,
-    );
-    row_list(
-        &body,
-        "Quantisation recipe differences",
-        "compare-recipe",
-        Rc::new(view.recipe.clone()),
-        &mut ls,
-    );
-
+    show_all(&card, "compare-keys", &view.keys, &mut ls);
+    show_all(&card, "compare-tensors", &view.tensors, &mut ls);
+    show_all(&card, "compare-recipe", &view.recipe, &mut ls);
     let saver = super::export::Download::default();
     let json = view.json.clone();
     let file = vm::diff_file_name(&view.names.0, &view.names.1);
+    let download = dom::find(&card, "[data-testid=compare-json]");
     ls.push(EventListener::new(&download, "click", move |_| {
         saver.save(&json, "application/json", &file);
     }));
+    let close = dom::find(&card, "[data-testid=compare-close]");
     ls.push(EventListener::new(&close, "click", |_| {
         CARD.with(|c| c.borrow_mut().take());
         status("", None);
