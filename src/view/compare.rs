@@ -407,6 +407,27 @@ pub fn files_line(view: &CompareView, b_read: u64, b_size: u64) -> String {
     )
 }
 
+/// The status line's message when "Compare with another file…" is used with no model shown.
+pub const NO_MODEL: &str = "Open a model first, then compare another file with it.";
+
+/// The status line's message when the model shown was closed while B was being read.
+pub const MODEL_GONE: &str = "The model to compare with is no longer shown.";
+
+/// The status line while the header of the file at `url` (as typed) is read.
+pub fn reading_text(url: &str) -> String {
+    format!("Reading the header of {}…", escape(url.trim()))
+}
+
+/// The status line's class for `state` (`body[data-compare]`: `loading`, `ready`, `error`,
+/// none): `compare-status warn` for an error, else `compare-status muted`.
+pub fn status_class(state: Option<&str>) -> &'static str {
+    if state == Some("error") {
+        "compare-status warn"
+    } else {
+        "compare-status muted"
+    }
+}
+
 /// A table of the Compare card (or the editor): `div.table-scroll.compare-scroll.<class>-scroll`
 /// holding `table.compare-table.<class>` with one `th[scope=col]` per heading and `rows` in its
 /// `tbody`.

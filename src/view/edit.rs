@@ -174,6 +174,13 @@ pub fn element_text(m: &Model, key: &str, index: u64) -> Option<String> {
     input_text(&v)
 }
 
+/// What the element editor's value input shows when `typed` is typed as the index of array
+/// `key`: that element's value ([`element_text`]), empty for no such element or index.
+pub fn element_at(m: &Model, key: &str, typed: &str) -> String {
+    let n = typed.parse::<u64>().ok();
+    n.and_then(|n| element_text(m, key, n)).unwrap_or_default()
+}
+
 /// The key of the chat template, which the editor always offers (adding it when absent).
 pub const TEMPLATE_KEY: &str = "tokenizer.chat_template";
 
@@ -330,7 +337,6 @@ impl EditForm {
     /// review or save. Errors (the status line's words) when the index is not a number.
     pub fn set_element(&mut self, key: &str, index: &str, value: &str) -> Result<(), &'static str> {
         let n = index
-            .trim()
             .parse::<u64>()
             .map_err(|_| "Type the element's index (0, 1, …) first.")?;
         self.elements.push((key.to_string(), n, value.to_string()));

@@ -18,7 +18,6 @@ use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
-use crate::text;
 use crate::view::compare::{self as vm, CompareView, Row};
 use crate::view::errors::Failure;
 use crate::view::facts;
@@ -26,23 +25,23 @@ use crate::view::facts;
 thread_local! {
     /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
     /// or the next model is opened.
-    static CARD: RefCell<Option<CompareCard>> = const { RefCell::new(None) };
+    static CARD: RefCell<Option<Placed>> = const { RefCell::new(None) };
     /// Bumped for every comparison started; a read that finishes after a newer one is dropped.
     static RUN: Cell<u64> = const { Cell::new(0) };
     /// The remote reading in progress (cancelled by the next comparison or a new model).
     static FETCHER: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
 }
 
-/// What the card keeps alive.
-struct CompareCard {
-    element: Element,
-    /// Its "Download JSON" listener holds the card's [`super::export::Download`].
-    _listeners: Vec<EventListener>,
+/// A card on the page and its listeners (the Compare card's "Download JSON" listener holds its
+/// [`super::export::Download`]); dropping it removes the card.
+pub(super) struct Placed {
+    pub card: Element,
+    pub _listeners: Vec<EventListener>,
 }
 
-impl Drop for CompareCard {
+impl Drop for Placed {
     fn drop(&mut self) {
-        self.element.remove();
+        self.card.remove();
     }
 }
 
@@ -64,11 +63,7 @@ fn input(id: &str) -> HtmlInputElement {
 fn status(text: &str, state: Option<&str>) {
     let el = by_id("compare-status");
     el.set_text_content(Some(text));
-    el.set_class_name(if state == Some("error") {
-        "compare-status warn"
-    } else {
-        "compare-status muted"
-    });
+    el.set_class_name(vm::status_class(state));
     match state {
         Some(s) => set_body_data("compare", s),
         None => {
@@ -141,10 +136,7 @@ fn compare_url(app: &Rc<App>, text: String) {
         }
     };
     let Some(run) = begin(app) else { return };
-    status(
-        &format!("Reading the header of {}…", text::escape(text.trim())),
-        Some("loading"),
-    );
+    status(&vm::reading_text(&text), Some("loading"));
     let fetcher = Rc::new(Fetcher::new(ep, super::remote::token(), Box::new(|| {})));
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
@@ -162,10 +154,7 @@ fn compare_url(app: &Rc<App>, text: String) {
 /// Starts a comparison: `None` (and a message) when no model is shown.
 fn begin(app: &Rc<App>) -> Option<u64> {
     if app.view.borrow().is_none() {
-        status(
-            "Open a model first, then compare another file with it.",
-            Some("error"),
-        );
+        status(vm::NO_MODEL, Some("error"));
         return None;
     }
     if let Some(f) = FETCHER.with(|f| f.borrow_mut().take()) {
@@ -196,10 +185,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         .as_ref()
         .map(|v| (v.shown().0.to_string(), v.shown().1.clone()));
     let Some((name_a, model_a)) = shown else {
-        status(
-            "The model to compare with is no longer shown.",
-            Some("error"),
-        );
+        status(vm::MODEL_GONE, Some("error"));
         return;
     };
     let view = vm::compare(&name_a, &model_a, &opened.name, &opened.model);
@@ -211,7 +197,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         size,
     );
     status("", Some("ready"));
-    card.element.scroll_into_view();
+    card.card.scroll_into_view();
     CARD.with(|c| *c.borrow_mut() = Some(card));
 }
 
@@ -233,7 +219,7 @@ pub(super) fn show_all(root: &Element, testid: &str, rows: &[Row], ls: &mut Vec<
     }));
 }
 
-fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> CompareCard {
+fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> Placed {
     // A card replaced by this one goes first (its Drop removes its element).
     CARD.with(|c| c.borrow_mut().take());
     let card = dom::render(&vm::card(view, b, b_read, b_size));
@@ -256,8 +242,8 @@ fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64)
 
     // At the top of the report, above the model's own cards.
     let _ = root.insert_before(&card, root.first_child().as_ref());
-    CompareCard {
-        element: card,
+    Placed {
+        card,
         _listeners: ls,
     }
 }

@@ -15,44 +15,18 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Blob, BlobPropertyBag, Element, HtmlAnchorElement, HtmlInputElement, HtmlSelectElement,
-    HtmlTextAreaElement, Url,
-};
+use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 
+use super::compare::Placed;
 use super::dom::{self, append, attr, set_body_data};
 use crate::edit::{plan, Plan};
 use crate::format::Model;
 use crate::view::edit::{self as vm, EditForm};
 
 thread_local! {
-    /// The card of the model shown now; dropped (with its listeners) when the next model opens.
-    static PANEL: RefCell<Option<EditCard>> = const { RefCell::new(None) };
-}
-
-/// The card and what it keeps alive.
-struct EditCard {
-    element: Element,
-    state: Rc<State>,
-    _listeners: Vec<EventListener>,
-}
-
-impl Drop for EditCard {
-    fn drop(&mut self) {
-        self.element.remove();
-        if let Some(u) = self.state.last_url.borrow_mut().take() {
-            let _ = Url::revoke_object_url(&u);
-        }
-    }
-}
-
-/// One key's inputs.
-#[derive(Default)]
-struct KeyInputs {
-    /// The value's input or textarea (`None` for arrays).
-    value: Option<Element>,
-    /// The "remove" checkbox (`None` for the chat template offered to a file without one).
-    delete: Option<HtmlInputElement>,
+    /// The card of the model shown now and its state; dropped (the card removed, with its
+    /// listeners) when the next model opens.
+    static PANEL: RefCell<Option<(Placed, Rc<State>)>> = const { RefCell::new(None) };
 }
 
 /// Everything the listeners share.
@@ -61,10 +35,10 @@ struct State {
     model: Rc<Model>,
     file: Blob,
     form: RefCell<EditForm>,
-    inputs: RefCell<Vec<KeyInputs>>,
+    /// The card (the editor's inputs are found in it, [`EditForm::input_order`]).
     card: Element,
-    /// The object URL of the last save (revoked by the next one or when the card goes).
-    last_url: RefCell<Option<String>>,
+    /// The saves (the last one's object URL revoked by the next one or when the card goes).
+    download: super::export::Download,
     /// The open editor's listeners (built on "Open the editor").
     editor_listeners: RefCell<Vec<EventListener>>,
     /// The last review's "Show all" listeners (replaced by the next review).
@@ -103,73 +77,58 @@ pub(super) fn show(root: &Element, name: &str, model: Rc<Model>, file: Blob) {
         form: RefCell::new(EditForm::new(&model)),
         model,
         file,
-        inputs: RefCell::new(Vec::new()),
         card: card.clone(),
-        last_url: RefCell::new(None),
+        download: Default::default(),
         editor_listeners: RefCell::new(Vec::new()),
         review_listeners: RefCell::new(Vec::new()),
     });
-    let open = part(&card, "edit-open");
-    let s = Rc::downgrade(&state);
-    let (o, a, ed) = (
-        open.clone(),
+    let (a, ed) = (
         dom::find(&card, ".card-head .exports"),
         dom::find(&card, ".edit-editor"),
     );
-    let mut ls = vec![EventListener::new(&open, "click", move |_| {
-        let Some(s) = s.upgrade() else { return };
-        o.remove();
-        dom::set_hidden(&a, false);
-        build_editor(&s, &ed);
-        set_body_data("edit", "open");
-    })];
-    let s = Rc::downgrade(&state);
-    ls.push(EventListener::new(
-        &part(&card, "edit-review"),
-        "click",
-        move |_| {
-            if let Some(p) = s.upgrade().and_then(|s| make_plan(&s).map(|p| (s, p))) {
-                draw_review(&p.0, &p.1);
+    let open = part(&card, "edit-open");
+    let ls = vec![
+        on(&card, "edit-open", &state, move |s| {
+            open.remove();
+            dom::set_hidden(&a, false);
+            build_editor(s, &ed);
+            set_body_data("edit", "open");
+        }),
+        on(&card, "edit-review", &state, |s| {
+            if let Some(p) = make_plan(s) {
+                draw_review(s, &p);
                 set_body_data("edit", "reviewed");
             }
-        },
-    ));
-    let s = Rc::downgrade(&state);
-    ls.push(EventListener::new(
-        &part(&card, "edit-save"),
-        "click",
-        move |_| {
-            if let Some(s) = s.upgrade() {
-                save(&s);
-            }
-        },
-    ));
+        }),
+        on(&card, "edit-save", &state, |s| save(s)),
+    ];
     append(root, &card);
-    PANEL.with(|p| {
-        *p.borrow_mut() = Some(EditCard {
-            element: card,
-            state,
-            _listeners: ls,
-        })
-    });
+    let placed = Placed {
+        card,
+        _listeners: ls,
+    };
+    PANEL.with(|p| *p.borrow_mut() = Some((placed, state)));
 }
 
-/// The text of an input or textarea (`None` for other elements).
-fn value_of(e: &Element) -> Option<String> {
-    if let Some(a) = e.dyn_ref::<HtmlTextAreaElement>() {
-        Some(a.value())
-    } else {
-        e.dyn_ref::<HtmlInputElement>().map(HtmlInputElement::value)
-    }
+/// A click listener on the element `id` under `root` that calls `f` while the card lives.
+fn on(root: &Element, id: &str, s: &Rc<State>, f: impl Fn(&Rc<State>) + 'static) -> EventListener {
+    let w = Rc::downgrade(s);
+    EventListener::new(&part(root, id), "click", move |_| {
+        if let Some(s) = w.upgrade() {
+            f(&s);
+        }
+    })
 }
 
-/// Sets the text of an input or textarea.
+/// The text of an input or textarea (its `value` property).
+fn value_of(e: &Element) -> String {
+    let v = js_sys::Reflect::get(e, &"value".into());
+    v.ok().and_then(|v| v.as_string()).unwrap_or_default()
+}
+
+/// Sets the text of an input or textarea (its `value` property; text, never markup).
 fn set_value(e: &Element, v: &str) {
-    if let Some(a) = e.dyn_ref::<HtmlTextAreaElement>() {
-        a.set_value(v);
-    } else if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
-        i.set_value(v);
-    }
+    let _ = js_sys::Reflect::set(e, &"value".into(), &v.into());
 }
 
 /// Builds the editor ([`vm::editor`]) into `into`, puts the keys' values in its inputs and
@@ -179,17 +138,15 @@ fn build_editor(s: &Rc<State>, into: &Element) {
     for n in vm::editor(&form) {
         append(into, &dom::render(&n));
     }
-    let (values, deletes) = form.input_order();
-    let mut inputs: Vec<KeyInputs> = form.keys.iter().map(|_| KeyInputs::default()).collect();
-    for (&i, e) in values.iter().zip(all(into, vm::VALUE_SELECTOR)) {
+    for (&i, e) in form
+        .input_order()
+        .0
+        .iter()
+        .zip(all(into, vm::VALUE_SELECTOR))
+    {
         set_value(&e, &form.keys[i].value);
-        inputs[i].value = Some(e);
-    }
-    for (&i, e) in deletes.iter().zip(all(into, vm::DELETE_SELECTOR)) {
-        inputs[i].delete = e.dyn_into().ok();
     }
     drop(form);
-    *s.inputs.borrow_mut() = inputs;
     let mut ls = Vec::new();
     // Each textarea's line-number gutter kept in step with it (as it is typed in and scrolled).
     for wrap in all(into, ".edit-area") {
@@ -198,7 +155,7 @@ fn build_editor(s: &Rc<State>, into: &Element) {
         };
         let (g2, a2) = (g.clone(), a.clone());
         ls.push(EventListener::new(&a, "input", move |_| {
-            g2.set_text_content(Some(&vm::line_numbers(&value_of(&a2).unwrap_or_default())));
+            g2.set_text_content(Some(&vm::line_numbers(&value_of(&a2))));
             g2.set_scroll_top(a2.scroll_top());
         }));
         let a2 = a.clone();
@@ -209,26 +166,22 @@ fn build_editor(s: &Rc<State>, into: &Element) {
     for line in all(into, ".edit-element") {
         element_editor(s, &line, &mut ls);
     }
-    let w = Rc::downgrade(s);
     let [key, ty, value] =
         ["edit-add-key", "edit-add-type", "edit-add-value"].map(|id| part(into, id));
-    ls.push(EventListener::new(
-        &part(into, "edit-add"),
-        "click",
-        move |_| {
-            let Some(s) = w.upgrade() else { return };
-            let (k, v) = (
-                value_of(&key).unwrap_or_default(),
-                value_of(&value).unwrap_or_default(),
-            );
-            let t = ty.unchecked_ref::<HtmlSelectElement>().value();
-            match s.form.borrow_mut().add_key(&k, &t, &v) {
-                Ok(()) => [&key, &value].map(|e| set_value(e, "")),
-                Err(e) => return say(&s, e, true),
-            };
-            draw_pending(&s);
-        },
-    ));
+    ls.push(on(into, "edit-add", s, move |s| {
+        let added = s
+            .form
+            .borrow_mut()
+            .add_key(&value_of(&key), &value_of(&ty), &value_of(&value));
+        match added {
+            Ok(()) => {
+                set_value(&key, "");
+                set_value(&value, "");
+                draw_pending(s);
+            }
+            Err(e) => say(s, e, true),
+        }
+    }));
     *s.editor_listeners.borrow_mut() = ls;
 }
 
@@ -242,28 +195,20 @@ fn element_editor(s: &Rc<State>, line: &Element, ls: &mut Vec<EventListener>) {
         .unwrap_or_default();
     let (w, i, v, k) = (Rc::downgrade(s), index.clone(), value.clone(), key.clone());
     ls.push(EventListener::new(&index, "input", move |_| {
-        let Some(s) = w.upgrade() else { return };
-        let n = value_of(&i).and_then(|t| t.parse::<u64>().ok());
-        let t = n.and_then(|n| vm::element_text(&s.model, &k, n));
-        set_value(&v, &t.unwrap_or_default());
+        if let Some(s) = w.upgrade() {
+            set_value(&v, &vm::element_at(&s.model, &k, &value_of(&i)));
+        }
     }));
-    let w = Rc::downgrade(s);
-    ls.push(EventListener::new(
-        &dom::find(line, "button"),
-        "click",
-        move |_| {
-            let Some(s) = w.upgrade() else { return };
-            let (i, v) = (
-                value_of(&index).unwrap_or_default(),
-                value_of(&value).unwrap_or_default(),
-            );
-            let set = s.form.borrow_mut().set_element(&key, &i, &v);
-            match set {
-                Ok(()) => draw_pending(&s),
-                Err(e) => say(&s, e, true),
-            }
-        },
-    ));
+    ls.push(on(line, "edit-element-set", s, move |s| {
+        let set = s
+            .form
+            .borrow_mut()
+            .set_element(&key, &value_of(&index), &value_of(&value));
+        match set {
+            Ok(()) => draw_pending(s),
+            Err(e) => say(s, e, true),
+        }
+    }));
 }
 
 /// The element edits and added keys waiting for the next review or save.
@@ -284,15 +229,16 @@ fn say(s: &State, text: &str, error: bool) {
     }
 }
 
-/// Reads the inputs into the form.
+/// Reads the editor's inputs into the form.
 fn read_inputs(s: &State) {
-    let inputs = s.inputs.borrow();
     let mut form = s.form.borrow_mut();
-    for (k, i) in form.keys.iter_mut().zip(inputs.iter()) {
-        if let Some(v) = i.value.as_ref().and_then(value_of) {
-            k.value = v;
-        }
-        k.delete = i.delete.as_ref().is_some_and(HtmlInputElement::checked);
+    let (values, deletes) = form.input_order();
+    for (&i, e) in values.iter().zip(all(&s.card, vm::VALUE_SELECTOR)) {
+        form.keys[i].value = value_of(&e);
+    }
+    form.keys.iter_mut().for_each(|k| k.delete = false);
+    for (&i, e) in deletes.iter().zip(all(&s.card, vm::DELETE_SELECTOR)) {
+        form.keys[i].delete = e.unchecked_ref::<HtmlInputElement>().checked();
     }
 }
 
@@ -337,42 +283,21 @@ fn save(s: &State) {
     if p.data_len > 0 {
         // Blob sizes are integers below 2^53.
         match s.file.slice_with_f64(p.data_offset as f64) {
-            Ok(data) => {
-                parts.push(&data);
-            }
+            Ok(data) => parts.push(&data),
             Err(e) => {
-                say(
-                    s,
-                    &format!(
-                        "Cannot read the data section: {}",
-                        super::blob::js_error_text(&e)
-                    ),
-                    true,
-                );
-                return;
+                let e = super::blob::js_error_text(&e);
+                return say(s, &format!("Cannot read the data section: {e}"), true);
             }
-        }
+        };
     }
     let opts = BlobPropertyBag::new();
     opts.set_type("application/octet-stream");
-    let Ok(blob) = Blob::new_with_blob_sequence_and_options(&parts, &opts) else {
-        say(s, "The browser could not make the file.", true);
-        return;
-    };
-    drop(parts);
-    drop(header);
-    let Ok(href) = Url::create_object_url_with_blob(&blob) else {
-        say(s, "The browser could not make the file.", true);
-        return;
-    };
-    if let Some(old) = s.last_url.borrow_mut().replace(href.clone()) {
-        let _ = Url::revoke_object_url(&old);
-    }
+    let blob = Blob::new_with_blob_sequence_and_options(&parts, &opts);
+    drop((parts, header));
     let file = vm::edited_file_name(&s.name);
-    let a: HtmlAnchorElement = dom::el("a").unchecked_into();
-    a.set_href(&href);
-    a.set_download(&file);
-    a.click();
+    if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
+        return say(s, "The browser could not make the file.", true);
+    }
     attr(&s.card, "data-header-bytes", &p.header.len().to_string());
     attr(&s.card, "data-data-offset", &p.data_offset.to_string());
     attr(&s.card, "data-file-size", &p.file_size().to_string());

@@ -30,11 +30,15 @@ impl Download {
         let opts = BlobPropertyBag::new();
         opts.set_type(media);
         let parts = Array::of1(&JsValue::from_str(text));
-        let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) else {
-            return;
-        };
-        let Ok(href) = Url::create_object_url_with_blob(&blob) else {
-            return;
+        if let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) {
+            self.save_blob(&blob, file);
+        }
+    }
+
+    /// Downloads `blob` as a file named `file`; `false` when the browser gives it no URL.
+    pub fn save_blob(&self, blob: &Blob, file: &str) -> bool {
+        let Ok(href) = Url::create_object_url_with_blob(blob) else {
+            return false;
         };
         if let Some(old) = self.last.borrow_mut().replace(href.clone()) {
             let _ = Url::revoke_object_url(&old);
@@ -43,6 +47,7 @@ impl Download {
         a.set_href(&href);
         a.set_download(file);
         a.click();
+        true
     }
 }
 
