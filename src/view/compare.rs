@@ -747,4 +747,61 @@ mod tests {
         assert_eq!(capped(&rows, true).0.len(), 100);
         assert_eq!(capped(&rows[..3], false), (&rows[..3], None));
     }
+
+    #[test]
+    fn the_card_and_its_lists() {
+        let (a, b) = pair();
+        let v = compare("a.gguf", &a, "b.gguf", &b);
+        let c = card(&v, &b, 1000, 2048);
+        assert_eq!(c.get_attr("data-testid"), Some("compare-card"));
+        assert_eq!(c.get_attr("data-keys-changed"), Some("2"));
+        assert_eq!(c.get_attr("data-only-b"), Some("1"));
+        assert_eq!(c.get_attr("data-b-bytes-read"), Some("1000"));
+        assert_eq!(
+            c.get_attr("data-b-header"),
+            Some(b.header_size.to_string().as_str())
+        );
+        assert_eq!(
+            c.find_testid("compare-summary").unwrap().text_content(),
+            v.summary
+        );
+        let roles = c.find_testid("compare-roles").unwrap();
+        let down = roles
+            .descendants()
+            .into_iter()
+            .find(|n| n.get_attr("data-role") == Some("ffn_down.weight"))
+            .unwrap();
+        assert_eq!(down.class, "changed");
+        assert_eq!(down.get_attr("data-a"), Some("4.5"));
+        assert_eq!(down.text_content(), "ffn_down.weight4.5008.500+4.000");
+        let tensors = c.find_testid("compare-tensors").unwrap();
+        assert_eq!(tensors.get_attr("data-total"), Some("4"));
+        assert_eq!(tensors.find_class("kind").len(), 4);
+        assert!(c.find_class("compare-more").is_empty());
+        assert!(c.find_class("note").is_empty(), "B was read to the end");
+        // Lists longer than the cap show LIST_CAP rows and "Show all".
+        let rows: Vec<Row> = (0..LIST_CAP + 5)
+            .map(|i| Row {
+                kind: Kind::OnlyA,
+                name: format!("t{i}"),
+                raw: format!("t{i}"),
+                a: "F32 [4]".into(),
+                b: "–".into(),
+            })
+            .collect();
+        let list = row_list("T", "x", &rows);
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[1].find_class("col-name").len(), LIST_CAP);
+        assert_eq!(list[2].text_content(), format!("Show all {}", LIST_CAP + 5));
+        assert_eq!(hidden_rows(&rows).len(), 5);
+        assert_eq!(hidden_rows(&rows[..3]).len(), 0);
+        let none = row_list("T", "x", &[]);
+        assert_eq!(none[1].text_content(), "none");
+        assert_eq!(
+            reading_text(" https://x/a\u{7} "),
+            "Reading the header of https://x/a\\u{7}…"
+        );
+        assert_eq!(status_class(Some("error")), "compare-status warn");
+        assert_eq!(status_class(None), "compare-status muted");
+    }
 }

@@ -453,4 +453,27 @@ mod tests {
             "a_b_c__.gguf.weightpeek.json"
         );
     }
+
+    #[test]
+    fn kinds_name_their_buttons_and_files() {
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        for (k, id) in [
+            (Kind::Json, "export-json"),
+            (Kind::Csv, "export-csv"),
+            (Kind::Markdown, "export-markdown"),
+        ] {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+            let b = k.button();
+            assert_eq!(b.get_attr("data-testid"), Some(id));
+            assert_eq!(b.get_attr("type"), Some("button"));
+            assert!(b.get_attr("title").unwrap().contains("weightpeek --"));
+        }
+        assert_eq!(Kind::parse("xml"), None);
+        assert_eq!(Kind::Csv.file_name("m.gguf"), "m.gguf.weightpeek.csv");
+        assert_eq!(Kind::Markdown.media_type(), "text/markdown");
+        let s = summarize(&m);
+        assert_eq!(Kind::Json.text("s.gguf", &m), summary_json(&m, &s));
+        assert_eq!(Kind::Csv.text("s.gguf", &m), tensors_csv(&s));
+        assert!(Kind::Markdown.text("s.gguf", &m).starts_with("# s.gguf\n"));
+    }
 }
