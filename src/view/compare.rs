@@ -8,6 +8,7 @@ use crate::format::ggml_type::file_type_name;
 use crate::format::{Model, Value};
 use crate::summary::diff::{diff, first_by_name, Diff};
 use crate::text::{self, escape};
+use crate::view::node::{self, el, Node};
 
 /// Rows of a list shown before "Show all".
 pub const LIST_CAP: usize = 40;
@@ -406,6 +407,189 @@ pub fn files_line(view: &CompareView, b_read: u64, b_size: u64) -> String {
     )
 }
 
+/// The status line's message when "Compare with another file…" is used with no model shown.
+pub const NO_MODEL: &str = "Open a model first, then compare another file with it.";
+
+/// The status line's message when the model shown was closed while B was being read.
+pub const MODEL_GONE: &str = "The model to compare with is no longer shown.";
+
+/// The status line while the header of the file at `url` (as typed) is read.
+pub fn reading_text(url: &str) -> String {
+    format!("Reading the header of {}…", escape(url.trim()))
+}
+
+/// The status line's class for `state` (`body[data-compare]`: `loading`, `ready`, `error`,
+/// none): `compare-status warn` for an error, else `compare-status muted`.
+pub fn status_class(state: Option<&str>) -> &'static str {
+    if state == Some("error") {
+        "compare-status warn"
+    } else {
+        "compare-status muted"
+    }
+}
+
+/// A table of the Compare card (or the editor): `div.table-scroll.compare-scroll.<class>-scroll`
+/// holding `table.compare-table.<class>` with one `th[scope=col]` per heading and `rows` in its
+/// `tbody`.
+pub fn table(class: &str, heads: &[&str], rows: impl IntoIterator<Item = Node>) -> Node {
+    let head = el("tr", "").children(
+        heads
+            .iter()
+            .map(|h| node::text("th", "", h).attr("scope", "col")),
+    );
+    el(
+        "div",
+        &format!("table-scroll compare-scroll {class}-scroll"),
+    )
+    .child(
+        el("table", &format!("compare-table {class}"))
+            .child(el("thead", "").child(head))
+            .child(el("tbody", "").children(rows)),
+    )
+}
+
+/// A `tr` of a difference list (`data-kind` = [`Kind::code`], `data-name` = the name as
+/// stored): the kind's badge, the name, A's side and B's side, as text.
+pub fn row_node(r: &Row) -> Node {
+    el("tr", "")
+        .attr("data-kind", r.kind.code())
+        .attr("data-name", &r.raw)
+        .child(el("td", "col-kind").child(node::text(
+            "span",
+            &format!("kind kind-{}", r.kind.code()),
+            r.kind.label(),
+        )))
+        .child(node::text("td", "col-name mono", &r.name))
+        .child(node::text("td", "col-a mono", &r.a))
+        .child(node::text("td", "col-b mono", &r.b))
+}
+
+/// A list section (metadata, tensors, recipe patterns): the `h3` heading, then `p` "none", or
+/// the table (`data-testid` = `testid`, `data-total` = every row) of the first [`LIST_CAP`]
+/// rows followed by a "Show all N" button (`button.more.compare-more`) when there are more;
+/// the page appends the rest ([`hidden_rows`]) on its click.
+pub fn row_list(title: &str, testid: &str, rows: &[Row]) -> Vec<Node> {
+    let mut out = vec![node::text("h3", "compare-h", title)];
+    if rows.is_empty() {
+        out.push(node::text("p", "muted compare-none", "none"));
+        return out;
+    }
+    let (shown, more) = capped(rows, false);
+    out.push(
+        table(
+            "compare-rows",
+            &["", "name", "A", "B"],
+            shown.iter().map(row_node),
+        )
+        .testid(testid)
+        .attr("data-total", rows.len().to_string()),
+    );
+    if let Some(label) = more {
+        out.push(node::text("button", "more compare-more", &label).attr("type", "button"));
+    }
+    out
+}
+
+/// The rows of a list that [`row_list`] leaves for "Show all" (empty when it shows them all).
+pub fn hidden_rows(rows: &[Row]) -> &[Row] {
+    rows.get(LIST_CAP..).unwrap_or_default()
+}
+
+/// A bits-per-weight value for a `data-*` attribute: the number as Rust prints it, empty for
+/// none.
+fn num(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// The note under the files line when B could not be read to the end (`None` when it was).
+pub fn partial_note(b: &Model) -> Option<String> {
+    b.error.as_ref().map(|e| {
+        format!(
+            "B could not be read to the end ({}); what was read is compared.",
+            escape(&e.to_string())
+        )
+    })
+}
+
+/// The Compare card (`data-testid="compare-card"`) for `view` against B (`b`, of which
+/// `b_read` of `b_size` bytes were read): the counts, whole-file bits per weight, B's bytes
+/// read and header size as `data-*`; "Download JSON" (`compare-json`) and "Close"
+/// (`compare-close`) in its head; the summary line, the files line, [`partial_note`], the
+/// bits-per-weight table by role (`compare-roles`) and the three difference lists
+/// (`compare-keys`, `compare-tensors`, `compare-recipe`).
+pub fn card(view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> Node {
+    let c = &view.counts;
+    let mut card = node::card("Compare", "compare-card").testid("compare-card");
+    for (k, v) in [
+        ("data-in-both", c.in_both),
+        ("data-only-a", c.only_a),
+        ("data-only-b", c.only_b),
+        ("data-changed", c.changed),
+        ("data-keys-added", c.keys_added),
+        ("data-keys-removed", c.keys_removed),
+        ("data-keys-changed", c.keys_changed),
+    ] {
+        card = card.attr(k, v.to_string());
+    }
+    card = card
+        .attr("data-bpw-a", num(view.bpw.0))
+        .attr("data-bpw-b", num(view.bpw.1))
+        .attr("data-b-bytes-read", b_read.to_string())
+        .attr("data-b-header", b.header_size.to_string());
+    card.head().push(
+        el("div", "exports")
+            .child(
+                node::text("button", "button small", "Download JSON")
+                    .attr("type", "button")
+                    .testid("compare-json")
+                    .attr(
+                        "title",
+                        "the differences as `weightpeek diff A B --json` prints them",
+                    ),
+            )
+            .child(
+                node::text("button", "button small compare-close", "Close")
+                    .attr("type", "button")
+                    .testid("compare-close")
+                    .attr("aria-label", "Close the comparison"),
+            ),
+    );
+    let body = card.body();
+    body.push(node::text("p", "compare-summary", &view.summary).testid("compare-summary"));
+    body.push(node::text(
+        "p",
+        "muted compare-files",
+        &files_line(view, b_read, b_size),
+    ));
+    if let Some(n) = partial_note(b) {
+        body.push(node::text("p", "note warn", &n));
+    }
+    body.push(node::text("h3", "compare-h", "Bits per weight by role"));
+    let roles = view.roles.iter().map(|r| {
+        el("tr", if r.changed { "changed" } else { "" })
+            .attr("data-role", &r.raw)
+            .attr("data-a", num(r.a))
+            .attr("data-b", num(r.b))
+            .child(node::text("td", "col-name mono", &r.role))
+            .child(node::text("td", "num", &r.a_text))
+            .child(node::text("td", "num", &r.b_text))
+            .child(node::text("td", "num delta", &r.delta_text))
+    });
+    body.push(table("compare-roles", &["role", "A", "B", "B − A"], roles).testid("compare-roles"));
+    for (title, id, rows) in [
+        ("Metadata differences", "compare-keys", &view.keys),
+        ("Tensor differences", "compare-tensors", &view.tensors),
+        (
+            "Quantisation recipe differences",
+            "compare-recipe",
+            &view.recipe,
+        ),
+    ] {
+        body.children.extend(row_list(title, id, rows));
+    }
+    card
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,5 +746,62 @@ mod tests {
         );
         assert_eq!(capped(&rows, true).0.len(), 100);
         assert_eq!(capped(&rows[..3], false), (&rows[..3], None));
+    }
+
+    #[test]
+    fn the_card_and_its_lists() {
+        let (a, b) = pair();
+        let v = compare("a.gguf", &a, "b.gguf", &b);
+        let c = card(&v, &b, 1000, 2048);
+        assert_eq!(c.get_attr("data-testid"), Some("compare-card"));
+        assert_eq!(c.get_attr("data-keys-changed"), Some("2"));
+        assert_eq!(c.get_attr("data-only-b"), Some("1"));
+        assert_eq!(c.get_attr("data-b-bytes-read"), Some("1000"));
+        assert_eq!(
+            c.get_attr("data-b-header"),
+            Some(b.header_size.to_string().as_str())
+        );
+        assert_eq!(
+            c.find_testid("compare-summary").unwrap().text_content(),
+            v.summary
+        );
+        let roles = c.find_testid("compare-roles").unwrap();
+        let down = roles
+            .descendants()
+            .into_iter()
+            .find(|n| n.get_attr("data-role") == Some("ffn_down.weight"))
+            .unwrap();
+        assert_eq!(down.class, "changed");
+        assert_eq!(down.get_attr("data-a"), Some("4.5"));
+        assert_eq!(down.text_content(), "ffn_down.weight4.5008.500+4.000");
+        let tensors = c.find_testid("compare-tensors").unwrap();
+        assert_eq!(tensors.get_attr("data-total"), Some("4"));
+        assert_eq!(tensors.find_class("kind").len(), 4);
+        assert!(c.find_class("compare-more").is_empty());
+        assert!(c.find_class("note").is_empty(), "B was read to the end");
+        // Lists longer than the cap show LIST_CAP rows and "Show all".
+        let rows: Vec<Row> = (0..LIST_CAP + 5)
+            .map(|i| Row {
+                kind: Kind::OnlyA,
+                name: format!("t{i}"),
+                raw: format!("t{i}"),
+                a: "F32 [4]".into(),
+                b: "–".into(),
+            })
+            .collect();
+        let list = row_list("T", "x", &rows);
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[1].find_class("col-name").len(), LIST_CAP);
+        assert_eq!(list[2].text_content(), format!("Show all {}", LIST_CAP + 5));
+        assert_eq!(hidden_rows(&rows).len(), 5);
+        assert_eq!(hidden_rows(&rows[..3]).len(), 0);
+        let none = row_list("T", "x", &[]);
+        assert_eq!(none[1].text_content(), "none");
+        assert_eq!(
+            reading_text(" https://x/a\u{7} "),
+            "Reading the header of https://x/a\\u{7}…"
+        );
+        assert_eq!(status_class(Some("error")), "compare-status warn");
+        assert_eq!(status_class(None), "compare-status muted");
     }
 }

@@ -7,6 +7,7 @@
 use crate::format::Model;
 use crate::summary::Summary;
 use crate::text;
+use crate::view::node::{self, Node};
 
 /// The `metadata` array of the JSON export: keys containing `query` (ignoring case; empty = all).
 pub fn metadata_json(m: &Model, query: &str) -> serde_json::Value {
@@ -215,6 +216,91 @@ fn export_file_name(name: &str, ext: &str) -> String {
     format!("{clean}.weightpeek.{ext}")
 }
 
+/// What a download button of the summary card exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The summary and metadata as JSON.
+    Json,
+    /// The tensor table as CSV.
+    Csv,
+    /// The Markdown report.
+    Markdown,
+}
+
+impl Kind {
+    /// The export's name in the element's `weightpeek-need-full` event and
+    /// `Widget::export` (`json`, `csv`, `markdown`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Json => "json",
+            Kind::Csv => "csv",
+            Kind::Markdown => "markdown",
+        }
+    }
+
+    /// The kind named `name` ([`Kind::name`]).
+    pub fn parse(name: &str) -> Option<Kind> {
+        [Kind::Json, Kind::Csv, Kind::Markdown]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+
+    /// The file's media type (`application/json`, `text/csv`, `text/markdown`).
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Kind::Json => "application/json",
+            Kind::Csv => "text/csv",
+            Kind::Markdown => "text/markdown",
+        }
+    }
+
+    /// The download's file name for a model shown as `name` (`<name>.weightpeek.<ext>`).
+    pub fn file_name(self, name: &str) -> String {
+        match self {
+            Kind::Json => json_file_name(name),
+            Kind::Csv => csv_file_name(name),
+            Kind::Markdown => markdown_file_name(name),
+        }
+    }
+
+    /// The file's text for model `m` shown as `name` (as the CLI's `--json`, `--csv`,
+    /// `--markdown` print it).
+    pub fn text(self, name: &str, m: &Model) -> String {
+        let s = crate::summary::summarize(m);
+        match self {
+            Kind::Json => summary_json(m, &s),
+            Kind::Csv => tensors_csv(&s),
+            Kind::Markdown => markdown(name, &s, m),
+        }
+    }
+
+    /// The button (`button.button.small`, `data-testid` `export-json` / `-csv` / `-markdown`,
+    /// its tooltip naming the CLI option that prints the same file).
+    pub fn button(self) -> Node {
+        let (label, tip, testid) = match self {
+            Kind::Json => (
+                "Download JSON",
+                "the summary, metadata and tensor list, as `weightpeek --json` prints them",
+                "export-json",
+            ),
+            Kind::Csv => (
+                "Download CSV",
+                "the tensor table as CSV, as `weightpeek --csv` prints it",
+                "export-csv",
+            ),
+            Kind::Markdown => (
+                "Download Markdown",
+                "a Markdown report (summary, types, per-layer map), as `weightpeek --markdown` prints it",
+                "export-markdown",
+            ),
+        };
+        node::text("button", "button small", label)
+            .attr("type", "button")
+            .attr("title", tip)
+            .testid(testid)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,5 +452,28 @@ mod tests {
             json_file_name("a/b\\c:\n.gguf"),
             "a_b_c__.gguf.weightpeek.json"
         );
+    }
+
+    #[test]
+    fn kinds_name_their_buttons_and_files() {
+        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        for (k, id) in [
+            (Kind::Json, "export-json"),
+            (Kind::Csv, "export-csv"),
+            (Kind::Markdown, "export-markdown"),
+        ] {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+            let b = k.button();
+            assert_eq!(b.get_attr("data-testid"), Some(id));
+            assert_eq!(b.get_attr("type"), Some("button"));
+            assert!(b.get_attr("title").unwrap().contains("weightpeek --"));
+        }
+        assert_eq!(Kind::parse("xml"), None);
+        assert_eq!(Kind::Csv.file_name("m.gguf"), "m.gguf.weightpeek.csv");
+        assert_eq!(Kind::Markdown.media_type(), "text/markdown");
+        let s = summarize(&m);
+        assert_eq!(Kind::Json.text("s.gguf", &m), summary_json(&m, &s));
+        assert_eq!(Kind::Csv.text("s.gguf", &m), tensors_csv(&s));
+        assert!(Kind::Markdown.text("s.gguf", &m).starts_with("# s.gguf\n"));
     }
 }

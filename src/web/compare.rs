@@ -13,12 +13,11 @@ use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, Element, HtmlInputElement};
 
-use super::dom::{self, append, attr, by_id, el_class, el_text, set_body_data};
+use super::dom::{self, append, by_id, set_body_data};
 use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
-use crate::text;
 use crate::view::compare::{self as vm, CompareView, Row};
 use crate::view::errors::Failure;
 use crate::view::facts;
@@ -26,23 +25,23 @@ use crate::view::facts;
 thread_local! {
     /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
     /// or the next model is opened.
-    static CARD: RefCell<Option<CompareCard>> = const { RefCell::new(None) };
+    static CARD: RefCell<Option<Placed>> = const { RefCell::new(None) };
     /// Bumped for every comparison started; a read that finishes after a newer one is dropped.
     static RUN: Cell<u64> = const { Cell::new(0) };
     /// The remote reading in progress (cancelled by the next comparison or a new model).
     static FETCHER: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
 }
 
-/// What the card keeps alive.
-struct CompareCard {
-    element: Element,
-    /// Its "Download JSON" listener holds the card's [`super::export::Download`].
-    _listeners: Vec<EventListener>,
+/// A card on the page and its listeners (the Compare card's "Download JSON" listener holds its
+/// [`super::export::Download`]); dropping it removes the card.
+pub(super) struct Placed {
+    pub card: Element,
+    pub _listeners: Vec<EventListener>,
 }
 
-impl Drop for CompareCard {
+impl Drop for Placed {
     fn drop(&mut self) {
-        self.element.remove();
+        self.card.remove();
     }
 }
 
@@ -64,11 +63,7 @@ fn input(id: &str) -> HtmlInputElement {
 fn status(text: &str, state: Option<&str>) {
     let el = by_id("compare-status");
     el.set_text_content(Some(text));
-    el.set_class_name(if state == Some("error") {
-        "compare-status warn"
-    } else {
-        "compare-status muted"
-    });
+    el.set_class_name(vm::status_class(state));
     match state {
         Some(s) => set_body_data("compare", s),
         None => {
@@ -141,10 +136,7 @@ fn compare_url(app: &Rc<App>, text: String) {
         }
     };
     let Some(run) = begin(app) else { return };
-    status(
-        &format!("Reading the header of {}…", text::escape(text.trim())),
-        Some("loading"),
-    );
+    status(&vm::reading_text(&text), Some("loading"));
     let fetcher = Rc::new(Fetcher::new(ep, super::remote::token(), Box::new(|| {})));
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
@@ -162,10 +154,7 @@ fn compare_url(app: &Rc<App>, text: String) {
 /// Starts a comparison: `None` (and a message) when no model is shown.
 fn begin(app: &Rc<App>) -> Option<u64> {
     if app.view.borrow().is_none() {
-        status(
-            "Open a model first, then compare another file with it.",
-            Some("error"),
-        );
+        status(vm::NO_MODEL, Some("error"));
         return None;
     }
     if let Some(f) = FETCHER.with(|f| f.borrow_mut().take()) {
@@ -196,224 +185,56 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         .as_ref()
         .map(|v| (v.shown().0.to_string(), v.shown().1.clone()));
     let Some((name_a, model_a)) = shown else {
-        status(
-            "The model to compare with is no longer shown.",
-            Some("error"),
-        );
+        status(vm::MODEL_GONE, Some("error"));
         return;
     };
     let view = vm::compare(&name_a, &model_a, &opened.name, &opened.model);
-    let note = opened.model.error.as_ref().map(|e| {
-        format!(
-            "B could not be read to the end ({}); what was read is compared.",
-            text::escape(&e.to_string())
-        )
-    });
     let card = draw(
         &app.report_root,
         &view,
         &opened.model,
         opened.stats.bytes,
         size,
-        note,
     );
     status("", Some("ready"));
-    card.element.scroll_into_view();
+    card.card.scroll_into_view();
     CARD.with(|c| *c.borrow_mut() = Some(card));
 }
 
-pub(super) fn table(class: &str, heads: &[&str]) -> (Element, Element) {
-    let wrap = el_class(
-        "div",
-        &format!("table-scroll compare-scroll {class}-scroll"),
-    );
-    let t = el_class("table", &format!("compare-table {class}"));
-    let thead = dom::el("thead");
-    let tr = dom::el("tr");
-    for h in heads {
-        let th = el_text("th", "", h);
-        attr(&th, "scope", "col");
-        append(&tr, &th);
-    }
-    append(&thead, &tr);
-    append(&t, &thead);
-    let body = dom::el("tbody");
-    append(&t, &body);
-    append(&wrap, &t);
-    (wrap, body)
-}
-
-/// A list section (metadata or tensors): heading, capped rows, "Show all" button.
-pub(super) fn row_list(
-    parent: &Element,
-    title: &str,
-    testid: &str,
-    rows: Rc<Vec<Row>>,
-    ls: &mut Vec<EventListener>,
-) {
-    let head = el_text("h3", "compare-h", title);
-    append(parent, &head);
-    if rows.is_empty() {
-        append(parent, &el_text("p", "muted compare-none", "none"));
+/// Wires the "Show all" button that [`vm::row_list`] put after the list `testid` under `root`
+/// (if any): a click appends the rows it left out and removes the button.
+pub(super) fn show_all(root: &Element, testid: &str, rows: &[Row], ls: &mut Vec<EventListener>) {
+    let rest = vm::hidden_rows(rows).to_vec();
+    let Some(wrap) = dom::find_testid(root, testid).filter(|_| !rest.is_empty()) else {
         return;
-    }
-    let (wrap, body) = table("compare-rows", &["", "name", "A", "B"]);
-    attr(&wrap, "data-testid", testid);
-    attr(&wrap, "data-total", &rows.len().to_string());
-    append(parent, &wrap);
-    let fill = {
-        let rows = rows.clone();
-        move |body: &Element, all: bool| -> Option<String> {
-            dom::clear(body);
-            let (shown, more) = vm::capped(&rows, all);
-            for r in shown {
-                let tr = dom::el("tr");
-                attr(&tr, "data-kind", r.kind.code());
-                attr(&tr, "data-name", &r.raw);
-                let badge = el_text(
-                    "span",
-                    &format!("kind kind-{}", r.kind.code()),
-                    r.kind.label(),
-                );
-                let td = el_class("td", "col-kind");
-                append(&td, &badge);
-                append(&tr, &td);
-                append(&tr, &el_text("td", "col-name mono", &r.name));
-                append(&tr, &el_text("td", "col-a mono", &r.a));
-                append(&tr, &el_text("td", "col-b mono", &r.b));
-                append(body, &tr);
-            }
-            more
-        }
     };
-    if let Some(label) = fill(&body, false) {
-        let more = el_text("button", "more compare-more", &label);
-        attr(&more, "type", "button");
-        append(parent, &more);
-        let m = more.clone();
-        ls.push(EventListener::new(&more, "click", move |_| {
-            fill(&body, true);
-            m.remove();
-        }));
-    }
+    let (body, more) = (dom::find(&wrap, "tbody"), wrap.next_element_sibling());
+    let Some(more) = more else { return };
+    let m = more.clone();
+    ls.push(EventListener::new(&more, "click", move |_| {
+        for r in &rest {
+            append(&body, &dom::render(&vm::row_node(r)));
+        }
+        m.remove();
+    }));
 }
 
-fn num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
-}
-
-fn draw(
-    root: &Element,
-    view: &CompareView,
-    b: &Model,
-    b_read: u64,
-    b_size: u64,
-    note: Option<String>,
-) -> CompareCard {
+fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64) -> Placed {
     // A card replaced by this one goes first (its Drop removes its element).
     CARD.with(|c| c.borrow_mut().take());
+    let card = dom::render(&vm::card(view, b, b_read, b_size));
     let mut ls = Vec::new();
-    let (card, body) = dom::card("Compare", "compare-card");
-    attr(&card, "data-testid", "compare-card");
-    let c = &view.counts;
-    for (k, v) in [
-        ("in-both", c.in_both),
-        ("only-a", c.only_a),
-        ("only-b", c.only_b),
-        ("changed", c.changed),
-        ("keys-added", c.keys_added),
-        ("keys-removed", c.keys_removed),
-        ("keys-changed", c.keys_changed),
-    ] {
-        attr(&card, &format!("data-{k}"), &v.to_string());
-    }
-    attr(&card, "data-bpw-a", &num(view.bpw.0));
-    attr(&card, "data-bpw-b", &num(view.bpw.1));
-    attr(&card, "data-b-bytes-read", &b_read.to_string());
-    attr(&card, "data-b-header", &b.header_size.to_string());
-    let head = dom::card_head(&card);
-    let actions = el_class("div", "exports");
-    let download = el_text("button", "button small", "Download JSON");
-    attr(&download, "type", "button");
-    attr(&download, "data-testid", "compare-json");
-    attr(
-        &download,
-        "title",
-        "the differences as `weightpeek diff A B --json` prints them",
-    );
-    append(&actions, &download);
-    let close = el_text("button", "button small compare-close", "Close");
-    attr(&close, "type", "button");
-    attr(&close, "data-testid", "compare-close");
-    attr(&close, "aria-label", "Close the comparison");
-    append(&actions, &close);
-    append(&head, &actions);
-
-    let summary = el_text("p", "compare-summary", &view.summary);
-    attr(&summary, "data-testid", "compare-summary");
-    append(&body, &summary);
-    append(
-        &body,
-        &el_text(
-            "p",
-            "muted compare-files",
-            &vm::files_line(view, b_read, b_size),
-        ),
-    );
-    if let Some(n) = note {
-        append(&body, &el_text("p", "note warn", &n));
-    }
-
-    append(
-        &body,
-        &el_text("h3", "compare-h", "Bits per weight by role"),
-    );
-    let (wrap, tbody) = table("compare-roles", &["role", "A", "B", "B − A"]);
-    attr(&wrap, "data-testid", "compare-roles");
-    for r in &view.roles {
-        let tr = dom::el("tr");
-        if r.changed {
-            tr.set_class_name("changed");
-        }
-        attr(&tr, "data-role", &r.raw);
-        attr(&tr, "data-a", &num(r.a));
-        attr(&tr, "data-b", &num(r.b));
-        append(&tr, &el_text("td", "col-name mono", &r.role));
-        append(&tr, &el_text("td", "num", &r.a_text));
-        append(&tr, &el_text("td", "num", &r.b_text));
-        append(&tr, &el_text("td", "num delta", &r.delta_text));
-        append(&tbody, &tr);
-    }
-    append(&body, &wrap);
-
-    row_list(
-        &body,
-        "Metadata differences",
-        "compare-keys",
-        Rc::new(view.keys.clone()),
-        &mut ls,
-    );
-    row_list(
-        &body,
-        "Tensor differences",
-        "compare-tensors",
-        Rc::new(view.tensors.clone()),
-        &mut ls,
-    );
-    row_list(
-        &body,
-        "Quantisation recipe differences",
-        "compare-recipe",
-        Rc::new(view.recipe.clone()),
-        &mut ls,
-    );
-
+    show_all(&card, "compare-keys", &view.keys, &mut ls);
+    show_all(&card, "compare-tensors", &view.tensors, &mut ls);
+    show_all(&card, "compare-recipe", &view.recipe, &mut ls);
     let saver = super::export::Download::default();
     let json = view.json.clone();
     let file = vm::diff_file_name(&view.names.0, &view.names.1);
+    let download = dom::find(&card, "[data-testid=compare-json]");
     ls.push(EventListener::new(&download, "click", move |_| {
         saver.save(&json, "application/json", &file);
     }));
+    let close = dom::find(&card, "[data-testid=compare-close]");
     ls.push(EventListener::new(&close, "click", |_| {
         CARD.with(|c| c.borrow_mut().take());
         status("", None);
@@ -421,8 +242,8 @@ fn draw(
 
     // At the top of the report, above the model's own cards.
     let _ = root.insert_before(&card, root.first_child().as_ref());
-    CompareCard {
-        element: card,
+    Placed {
+        card,
         _listeners: ls,
     }
 }

@@ -15,46 +15,18 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Blob, BlobPropertyBag, Element, HtmlAnchorElement, HtmlInputElement, HtmlSelectElement,
-    HtmlTextAreaElement, Url,
-};
+use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 
-use super::dom::{self, append, attr, el_class, el_text, set_body_data};
-use crate::edit::{plan, spec::type_named, Plan};
+use super::compare::Placed;
+use super::dom::{self, append, attr, set_body_data};
+use crate::edit::{plan, Plan};
 use crate::format::Model;
-use crate::text::escape;
-use crate::view::edit::{
-    edited_file_name, element_text, line_numbers, review, EditForm, Editor, TEMPLATE_KEY,
-};
+use crate::view::edit::{self as vm, EditForm};
 
 thread_local! {
-    /// The card of the model shown now; dropped (with its listeners) when the next model opens.
-    static PANEL: RefCell<Option<EditCard>> = const { RefCell::new(None) };
-}
-
-/// The card and what it keeps alive.
-struct EditCard {
-    element: Element,
-    state: Rc<State>,
-    _listeners: Vec<EventListener>,
-}
-
-impl Drop for EditCard {
-    fn drop(&mut self) {
-        self.element.remove();
-        if let Some(u) = self.state.last_url.borrow_mut().take() {
-            let _ = Url::revoke_object_url(&u);
-        }
-    }
-}
-
-/// One key's inputs.
-struct KeyInputs {
-    /// The value's input or textarea (`None` for arrays).
-    value: Option<Element>,
-    /// The "remove" checkbox (`None` for the chat template offered to a file without one).
-    delete: Option<HtmlInputElement>,
+    /// The card of the model shown now and its state; dropped (the card removed, with its
+    /// listeners) when the next model opens.
+    static PANEL: RefCell<Option<(Placed, Rc<State>)>> = const { RefCell::new(None) };
 }
 
 /// Everything the listeners share.
@@ -63,15 +35,10 @@ struct State {
     model: Rc<Model>,
     file: Blob,
     form: RefCell<EditForm>,
-    inputs: RefCell<Vec<KeyInputs>>,
-    /// Where the review is drawn, the status line, and the list of pending element edits and
-    /// added keys.
-    review: Element,
-    status: Element,
-    pending: Element,
+    /// The card (the editor's inputs are found in it, [`EditForm::input_order`]).
     card: Element,
-    /// The object URL of the last save (revoked by the next one or when the card goes).
-    last_url: RefCell<Option<String>>,
+    /// The saves (the last one's object URL revoked by the next one or when the card goes).
+    download: super::export::Download,
     /// The open editor's listeners (built on "Open the editor").
     editor_listeners: RefCell<Vec<EventListener>>,
     /// The last review's "Show all" listeners (replaced by the next review).
@@ -84,437 +51,194 @@ pub(super) fn forget() {
     dom::body().dataset().delete("edit");
 }
 
+/// The element of the card with `data-testid` = `id` (a literal of [`vm::card`] or
+/// [`vm::editor`]); the card is broken without it.
+fn part(card: &Element, id: &str) -> Element {
+    dom::find(card, &format!("[data-testid={id}]"))
+}
+
+/// Every element under `root` matching `selector`, in document order.
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let Ok(list) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into().ok())
+        .collect()
+}
+
 /// Adds the "Edit header" card for `model` (a local GGUF file read to the end, `file`) at the
 /// end of `root`. The editor itself is built when the person opens it.
 pub(super) fn show(root: &Element, name: &str, model: Rc<Model>, file: Blob) {
     forget();
-    let (card, body) = dom::card("Edit header", "edit-card");
-    attr(&card, "data-testid", "edit-card");
-    let head = dom::card_head(&card);
-    let actions = el_class("div", "exports");
-    let review_btn = button(
-        "Review changes",
-        "edit-review",
-        "what the edits change, and the checks of the result",
-    );
-    let save_btn = button(
-        "Save edited file",
-        "edit-save",
-        "downloads the new header followed by this file's data section, unchanged",
-    );
-    append(&actions, &review_btn);
-    append(&actions, &save_btn);
-    append(&head, &actions);
-    dom::set_hidden(&actions, true);
-    append(
-        &body,
-        &el_text(
-            "p",
-            "muted edit-intro",
-            "Change, add or remove metadata keys (chat template, special token ids, token types, any value) and save a new file: the new header followed by this file's data section, unchanged. Nothing is uploaded, and the data section is never copied into memory.",
-        ),
-    );
-    let open = button("Open the editor", "edit-open", "");
-    append(&body, &open);
-    let editor = el_class("div", "edit-editor");
-    append(&body, &editor);
-    let pending = el_class("ul", "edit-pending");
-    attr(&pending, "data-testid", "edit-pending");
-    let status = el_class("p", "edit-status muted");
-    attr(&status, "data-testid", "edit-status");
-    attr(&status, "role", "status");
-    let review_el = el_class("div", "edit-review-out");
-    attr(&review_el, "data-testid", "edit-review-out");
+    let card = dom::render(&vm::card());
     let state = Rc::new(State {
         name: name.to_string(),
         form: RefCell::new(EditForm::new(&model)),
         model,
         file,
-        inputs: RefCell::new(Vec::new()),
-        review: review_el.clone(),
-        status: status.clone(),
-        pending: pending.clone(),
         card: card.clone(),
-        last_url: RefCell::new(None),
+        download: Default::default(),
         editor_listeners: RefCell::new(Vec::new()),
         review_listeners: RefCell::new(Vec::new()),
     });
-    let mut ls = Vec::new();
-    {
-        let s = Rc::downgrade(&state);
-        let (o, a, ed) = (open.clone(), actions.clone(), editor.clone());
-        let (p, st, rv) = (pending.clone(), status.clone(), review_el.clone());
-        ls.push(EventListener::new(&open, "click", move |_| {
-            let Some(s) = s.upgrade() else { return };
-            o.remove();
+    let (a, ed) = (
+        dom::find(&card, ".card-head .exports"),
+        dom::find(&card, ".edit-editor"),
+    );
+    let open = part(&card, "edit-open");
+    let ls = vec![
+        on(&card, "edit-open", &state, move |s| {
+            open.remove();
             dom::set_hidden(&a, false);
-            build_editor(&s, &ed);
-            append(&ed, &p);
-            append(&ed, &st);
-            append(&ed, &rv);
+            build_editor(s, &ed);
             set_body_data("edit", "open");
-        }));
-    }
-    {
-        let s = Rc::downgrade(&state);
-        ls.push(EventListener::new(&review_btn, "click", move |_| {
-            if let Some(s) = s.upgrade() {
-                if let Some(p) = make_plan(&s) {
-                    draw_review(&s, &p);
-                    set_body_data("edit", "reviewed");
-                }
+        }),
+        on(&card, "edit-review", &state, |s| {
+            if let Some(p) = make_plan(s) {
+                draw_review(s, &p);
+                set_body_data("edit", "reviewed");
             }
-        }));
-    }
-    {
-        let s = Rc::downgrade(&state);
-        ls.push(EventListener::new(&save_btn, "click", move |_| {
-            if let Some(s) = s.upgrade() {
-                save(&s);
-            }
-        }));
-    }
+        }),
+        on(&card, "edit-save", &state, |s| save(s)),
+    ];
     append(root, &card);
-    PANEL.with(|p| {
-        *p.borrow_mut() = Some(EditCard {
-            element: card,
-            state,
-            _listeners: ls,
-        })
-    });
+    let placed = Placed {
+        card,
+        _listeners: ls,
+    };
+    PANEL.with(|p| *p.borrow_mut() = Some((placed, state)));
 }
 
-fn button(label: &str, testid: &str, tip: &str) -> Element {
-    let b = el_text("button", "button small", label);
-    attr(&b, "type", "button");
-    attr(&b, "data-testid", testid);
-    if !tip.is_empty() {
-        attr(&b, "title", tip);
-    }
-    b
+/// A click listener on the element `id` under `root` that calls `f` while the card lives.
+fn on(root: &Element, id: &str, s: &Rc<State>, f: impl Fn(&Rc<State>) + 'static) -> EventListener {
+    let w = Rc::downgrade(s);
+    EventListener::new(&part(root, id), "click", move |_| {
+        if let Some(s) = w.upgrade() {
+            f(&s);
+        }
+    })
 }
 
-/// A textarea with a line-number gutter kept in step with it (as it is typed in and scrolled).
-fn numbered_area(value: &str, testid: &str, ls: &mut Vec<EventListener>) -> (Element, Element) {
-    let wrap = el_class("div", "edit-area");
-    let gutter = el_text("pre", "edit-lines mono", &line_numbers(value));
-    attr(&gutter, "aria-hidden", "true");
-    let area: HtmlTextAreaElement = dom::el("textarea").unchecked_into();
-    area.set_class_name("edit-text mono");
-    area.set_value(value);
-    area.set_rows(value.split('\n').count().clamp(4, 18) as u32);
-    attr(&area, "spellcheck", "false");
-    attr(&area, "wrap", "off");
-    attr(&area, "data-testid", testid);
-    let area: Element = area.unchecked_into();
-    append(&wrap, &gutter);
-    append(&wrap, &area);
-    let (g, a) = (gutter.clone(), area.clone());
-    ls.push(EventListener::new(&area, "input", move |_| {
-        let v = a.unchecked_ref::<HtmlTextAreaElement>().value();
-        g.set_text_content(Some(&line_numbers(&v)));
-        g.set_scroll_top(a.scroll_top());
-    }));
-    let (g, a) = (gutter, area.clone());
-    ls.push(EventListener::new(&area, "scroll", move |_| {
-        g.set_scroll_top(a.scroll_top());
-    }));
-    (wrap, area)
+/// The text of an input or textarea (its `value` property).
+fn value_of(e: &Element) -> String {
+    let v = js_sys::Reflect::get(e, &"value".into());
+    v.ok().and_then(|v| v.as_string()).unwrap_or_default()
 }
 
-fn text_input(value: &str, label: &str) -> HtmlInputElement {
-    let i: HtmlInputElement = dom::el("input").unchecked_into();
-    i.set_type("text");
-    i.set_value(value);
-    i.set_class_name("edit-input mono");
-    attr(&i, "spellcheck", "false");
-    attr(&i, "autocomplete", "off");
-    attr(&i, "aria-label", label);
-    i
+/// Sets the text of an input or textarea (its `value` property; text, never markup).
+fn set_value(e: &Element, v: &str) {
+    let _ = js_sys::Reflect::set(e, &"value".into(), &v.into());
 }
 
-/// Builds the editor: the chat template, the table of keys, the element and add-key forms.
+/// Builds the editor ([`vm::editor`]) into `into`, puts the keys' values in its inputs and
+/// wires the line numbers, the element editors and the add-key form.
 fn build_editor(s: &Rc<State>, into: &Element) {
-    let mut ls = Vec::new();
     let form = s.form.borrow();
-    let mut inputs = Vec::with_capacity(form.keys.len());
-
-    // The chat template first: the reason most people open the editor.
-    let t_index = form.keys.iter().position(|k| k.key == TEMPLATE_KEY);
-    let head = el_text("h3", "compare-h", "Chat template (tokenizer.chat_template)");
-    append(into, &head);
-    if let Some(k) = t_index.map(|i| &form.keys[i]) {
-        if k.original.is_none() {
-            append(
-                into,
-                &el_text(
-                    "p",
-                    "muted edit-note",
-                    "This file has no chat template: one written here is added.",
-                ),
-            );
-        }
-        let (wrap, _) = numbered_area(&k.value, "edit-template", &mut ls);
-        append(into, &wrap);
+    for n in vm::editor(&form) {
+        append(into, &dom::render(&n));
     }
-
-    append(into, &el_text("h3", "compare-h", "Metadata"));
-    let (wrap, body) = super::compare::table("edit-keys", &["key", "type", "value", "remove"]);
-    attr(&wrap, "data-testid", "edit-keys");
-    append(into, &wrap);
-    for (i, k) in form.keys.iter().enumerate() {
-        if Some(i) == t_index {
-            // Drawn above; its removal box sits in the table with the others.
-            let area = into
-                .query_selector("[data-testid=edit-template]")
-                .ok()
-                .flatten();
-            let delete = k.original.is_some().then(|| checkbox(&k.key));
-            if let Some(d) = &delete {
-                let tr = row(&k.key, k.ty);
-                append(&tr, &el_text("td", "muted", "(above)"));
-                let td = el_class("td", "col-remove");
-                append(&td, d);
-                append(&tr, &td);
-                append(&body, &tr);
-            }
-            inputs.push(KeyInputs {
-                value: area,
-                delete,
-            });
-            continue;
-        }
-        let tr = row(&k.key, k.ty);
-        let td = el_class("td", "col-value");
-        let value = match &k.editor {
-            Editor::Line(v) => {
-                let input = text_input(v, &format!("value of {}", escape(&k.key)));
-                attr(&input, "data-key", &k.key);
-                append(&td, &input);
-                Some(input.unchecked_into::<Element>())
-            }
-            Editor::Area(v) => {
-                let (wrap, area) = numbered_area(v, "edit-area", &mut ls);
-                attr(&area, "data-key", &k.key);
-                append(&td, &wrap);
-                Some(area)
-            }
-            Editor::Elements { elem, len } => {
-                element_editor(s, &td, &k.key, *elem, *len, &mut ls);
-                None
-            }
-        };
-        append(&tr, &td);
-        let delete = checkbox(&k.key);
-        let rm = el_class("td", "col-remove");
-        append(&rm, &delete);
-        append(&tr, &rm);
-        append(&body, &tr);
-        inputs.push(KeyInputs {
-            value,
-            delete: Some(delete),
-        });
+    for (&i, e) in form
+        .input_order()
+        .0
+        .iter()
+        .zip(all(into, vm::VALUE_SELECTOR))
+    {
+        set_value(&e, &form.keys[i].value);
     }
     drop(form);
-    *s.inputs.borrow_mut() = inputs;
-    add_key_form(s, into, &mut ls);
+    let mut ls = Vec::new();
+    // Each textarea's line-number gutter kept in step with it (as it is typed in and scrolled).
+    for wrap in all(into, ".edit-area") {
+        let (Some(g), Some(a)) = (wrap.first_element_child(), wrap.last_element_child()) else {
+            continue;
+        };
+        let (g2, a2) = (g.clone(), a.clone());
+        ls.push(EventListener::new(&a, "input", move |_| {
+            g2.set_text_content(Some(&vm::line_numbers(&value_of(&a2))));
+            g2.set_scroll_top(a2.scroll_top());
+        }));
+        let a2 = a.clone();
+        ls.push(EventListener::new(&a, "scroll", move |_| {
+            g.set_scroll_top(a2.scroll_top());
+        }));
+    }
+    for line in all(into, ".edit-element") {
+        element_editor(s, &line, &mut ls);
+    }
+    let [key, ty, value] =
+        ["edit-add-key", "edit-add-type", "edit-add-value"].map(|id| part(into, id));
+    ls.push(on(into, "edit-add", s, move |s| {
+        let added = s
+            .form
+            .borrow_mut()
+            .add_key(&value_of(&key), &value_of(&ty), &value_of(&value));
+        match added {
+            Ok(()) => {
+                set_value(&key, "");
+                set_value(&value, "");
+                draw_pending(s);
+            }
+            Err(e) => say(s, e, true),
+        }
+    }));
     *s.editor_listeners.borrow_mut() = ls;
 }
 
-fn row(key: &str, ty: &str) -> Element {
-    let tr = dom::el("tr");
-    attr(&tr, "data-key", key);
-    append(&tr, &el_text("td", "col-name mono", &escape(key)));
-    append(&tr, &el_text("td", "col-type mono", ty));
-    tr
-}
-
-fn checkbox(key: &str) -> HtmlInputElement {
-    let c: HtmlInputElement = dom::el("input").unchecked_into();
-    c.set_type("checkbox");
-    attr(&c, "aria-label", &format!("remove {}", escape(key)));
-    attr(&c, "data-remove", key);
-    c
-}
-
-/// "element #[index] = [value] [Set]" for an array; the value input shows the element's
-/// current value when an index is typed.
-fn element_editor(
-    s: &Rc<State>,
-    td: &Element,
-    key: &str,
-    elem: crate::format::ValueType,
-    len: u64,
-    ls: &mut Vec<EventListener>,
-) {
-    let line = el_class("div", "edit-element");
-    append(
-        &line,
-        &el_text(
-            "span",
-            "muted",
-            &format!(
-                "{} × {} · element",
-                elem.name(),
-                crate::text::thousands(len)
-            ),
-        ),
-    );
-    let index: HtmlInputElement = dom::el("input").unchecked_into();
-    index.set_type("number");
-    index.set_min("0");
-    index.set_max(&len.saturating_sub(1).to_string());
-    index.set_class_name("edit-index mono");
-    attr(&index, "aria-label", &format!("element of {}", escape(key)));
-    attr(&index, "data-element-index", key);
-    let value = text_input("", &format!("new value of the element of {}", escape(key)));
-    attr(&value, "data-element-value", key);
-    let set = button("Set", "edit-element-set", "");
-    attr(&set, "data-key", key);
-    append(&line, &index);
-    append(&line, &el_text("span", "muted", "="));
-    append(&line, &value);
-    append(&line, &set);
-    append(td, &line);
-    {
-        let (w, i, v, k) = (
-            Rc::downgrade(s),
-            index.clone(),
-            value.clone(),
-            key.to_string(),
-        );
-        ls.push(EventListener::new(&index, "input", move |_| {
-            let Some(s) = w.upgrade() else { return };
-            let t = i
-                .value()
-                .parse::<u64>()
-                .ok()
-                .and_then(|n| element_text(&s.model, &k, n));
-            v.set_value(&t.unwrap_or_default());
-        }));
-    }
-    let (w, i, v, k) = (Rc::downgrade(s), index, value, key.to_string());
-    ls.push(EventListener::new(&set, "click", move |_| {
-        let Some(s) = w.upgrade() else { return };
-        match i.value().parse::<u64>() {
-            Ok(n) => {
-                s.form.borrow_mut().elements.push((k.clone(), n, v.value()));
-                draw_pending(&s);
-            }
-            Err(_) => say(&s, "Type the element's index (0, 1, …) first.", true),
+/// Wires an element editor (`div.edit-element` of [`vm::editor`]): typing an index shows that
+/// element's current value; "Set" adds the edit to the pending list.
+fn element_editor(s: &Rc<State>, line: &Element, ls: &mut Vec<EventListener>) {
+    let index = dom::find(line, "input[data-element-index]");
+    let value = dom::find(line, "input[data-element-value]");
+    let key = index
+        .get_attribute("data-element-index")
+        .unwrap_or_default();
+    let (w, i, v, k) = (Rc::downgrade(s), index.clone(), value.clone(), key.clone());
+    ls.push(EventListener::new(&index, "input", move |_| {
+        if let Some(s) = w.upgrade() {
+            set_value(&v, &vm::element_at(&s.model, &k, &value_of(&i)));
         }
     }));
-}
-
-/// Key, type ("from the value" or one of GGUF's), value, "Add".
-fn add_key_form(s: &Rc<State>, into: &Element, ls: &mut Vec<EventListener>) {
-    append(into, &el_text("h3", "compare-h", "Add a key"));
-    let line = el_class("div", "edit-add");
-    let key = text_input("", "new key");
-    key.set_placeholder("key (e.g. tokenizer.ggml.eot_token_id)");
-    attr(&key, "data-testid", "edit-add-key");
-    let ty: HtmlSelectElement = dom::el("select").unchecked_into();
-    attr(&ty, "aria-label", "type of the new key");
-    attr(&ty, "data-testid", "edit-add-type");
-    for t in [
-        "from the value",
-        "UINT32",
-        "INT32",
-        "UINT64",
-        "INT64",
-        "FLOAT32",
-        "FLOAT64",
-        "BOOL",
-        "STRING",
-        "UINT8",
-        "INT8",
-        "UINT16",
-        "INT16",
-    ] {
-        let o = el_text("option", "", t);
-        attr(&o, "value", t);
-        append(&ty, &o);
-    }
-    let value = text_input("", "value of the new key");
-    value.set_placeholder("value");
-    attr(&value, "data-testid", "edit-add-value");
-    let add = button("Add", "edit-add", "");
-    append(&line, &key);
-    append(&line, &ty);
-    append(&line, &value);
-    append(&line, &add);
-    append(into, &line);
-    let w = Rc::downgrade(s);
-    ls.push(EventListener::new(&add, "click", move |_| {
-        let Some(s) = w.upgrade() else { return };
-        let k = key.value();
-        if k.is_empty() {
-            say(&s, "Type the new key's name first.", true);
-            return;
+    ls.push(on(line, "edit-element-set", s, move |s| {
+        let set = s
+            .form
+            .borrow_mut()
+            .set_element(&key, &value_of(&index), &value_of(&value));
+        match set {
+            Ok(()) => draw_pending(s),
+            Err(e) => say(s, e, true),
         }
-        let t = type_named(&ty.value());
-        s.form.borrow_mut().added.push((k, t, value.value()));
-        key.set_value("");
-        value.set_value("");
-        draw_pending(&s);
     }));
 }
 
 /// The element edits and added keys waiting for the next review or save.
 fn draw_pending(s: &State) {
-    dom::clear(&s.pending);
-    let form = s.form.borrow();
-    for (k, i, v) in &form.elements {
-        append(
-            &s.pending,
-            &el_text("li", "mono", &format!("{}[{i}] = {}", escape(k), escape(v))),
-        );
-    }
-    for (k, t, v) in &form.added {
-        let ty = t.map_or("", |t| t.name());
-        append(
-            &s.pending,
-            &el_text(
-                "li",
-                "mono",
-                &format!(
-                    "+ {}{}{ty} = {}",
-                    escape(k),
-                    if ty.is_empty() { "" } else { ":" },
-                    escape(v)
-                ),
-            ),
-        );
+    let pending = part(&s.card, "edit-pending");
+    dom::clear(&pending);
+    for n in vm::pending_items(&s.form.borrow()) {
+        append(&pending, &dom::render(&n));
     }
 }
 
 fn say(s: &State, text: &str, error: bool) {
-    s.status.set_text_content(Some(text));
-    s.status.set_class_name(if error {
-        "edit-status warn"
-    } else {
-        "edit-status muted"
-    });
+    let status = part(&s.card, "edit-status");
+    status.set_text_content(Some(text));
+    status.set_class_name(&vm::status_class(error));
     if error {
         set_body_data("edit", "error");
     }
 }
 
-/// Reads the inputs into the form.
+/// Reads the editor's inputs into the form.
 fn read_inputs(s: &State) {
-    let inputs = s.inputs.borrow();
     let mut form = s.form.borrow_mut();
-    for (k, i) in form.keys.iter_mut().zip(inputs.iter()) {
-        if let Some(v) = &i.value {
-            k.value = if let Some(a) = v.dyn_ref::<HtmlTextAreaElement>() {
-                a.value()
-            } else if let Some(t) = v.dyn_ref::<HtmlInputElement>() {
-                t.value()
-            } else {
-                k.value.clone()
-            };
-        }
-        k.delete = i.delete.as_ref().is_some_and(HtmlInputElement::checked);
+    let (values, deletes) = form.input_order();
+    for (&i, e) in values.iter().zip(all(&s.card, vm::VALUE_SELECTOR)) {
+        form.keys[i].value = value_of(&e);
+    }
+    form.keys.iter_mut().for_each(|k| k.delete = false);
+    for (&i, e) in deletes.iter().zip(all(&s.card, vm::DELETE_SELECTOR)) {
+        form.keys[i].delete = e.unchecked_ref::<HtmlInputElement>().checked();
     }
 }
 
@@ -531,68 +255,21 @@ fn make_plan(s: &State) -> Option<Plan> {
     }
 }
 
-/// Draws what the plan changes: the changes, the sizes, the metadata differences and the
-/// checks of the result.
+/// Draws what the plan changes ([`vm::review_out`]) in the review's place, keeping the element.
 fn draw_review(s: &State, p: &Plan) {
-    let out = edited_file_name(&s.name);
-    let r = review(&s.name, &s.model, &out, p);
-    dom::clear(&s.review);
-    let c = &r.compare.counts;
-    attr(&s.review, "data-changes", &r.changes.len().to_string());
-    attr(&s.review, "data-keys-added", &c.keys_added.to_string());
-    attr(&s.review, "data-keys-removed", &c.keys_removed.to_string());
-    attr(&s.review, "data-keys-changed", &c.keys_changed.to_string());
-    attr(
-        &s.review,
-        "data-tensors-changed",
-        &(c.changed + c.only_a + c.only_b).to_string(),
-    );
-    say(
-        s,
-        &if r.changes.is_empty() {
-            "No changes: the saved file would be this file, byte for byte.".to_string()
-        } else {
-            format!("{} change(s); {}", r.changes.len(), r.sizes)
-        },
-        false,
-    );
-    for n in &r.notes {
-        append(&s.review, &el_text("p", "note warn", n));
+    let r = vm::review(&s.name, &s.model, &vm::edited_file_name(&s.name), p);
+    let out = part(&s.card, "edit-review-out");
+    let n = vm::review_out(&r);
+    for (k, v) in &n.attrs {
+        attr(&out, k, v);
     }
-    append(&s.review, &el_text("h3", "compare-h", "Changes"));
-    let (wrap, body) = super::compare::table("edit-changes", &["", "key", "before", "after"]);
-    attr(&wrap, "data-testid", "edit-changes");
-    for ch in &r.changes {
-        let tr = dom::el("tr");
-        attr(&tr, "data-kind", ch.kind);
-        attr(&tr, "data-name", &ch.raw);
-        let td = el_class("td", "col-kind");
-        append(
-            &td,
-            &el_text("span", &format!("kind kind-{}", ch.kind), ch.kind),
-        );
-        append(&tr, &td);
-        append(&tr, &el_text("td", "col-name mono", &ch.name));
-        append(&tr, &el_text("td", "col-a mono", &ch.before));
-        append(&tr, &el_text("td", "col-b mono", &ch.after));
-        append(&body, &tr);
+    say(s, &vm::review_status(&r), false);
+    dom::clear(&out);
+    for c in &n.children {
+        append(&out, &dom::render(c));
     }
-    append(&s.review, &wrap);
-    append(
-        &s.review,
-        &el_text("p", "compare-summary", &r.compare.summary),
-    );
     let mut ls = Vec::new();
-    super::compare::row_list(
-        &s.review,
-        "Metadata differences (this file → the edited file)",
-        "edit-diff",
-        Rc::new(r.compare.keys.clone()),
-        &mut ls,
-    );
-    let checks = super::checks::checks_card(&r.findings);
-    attr(&checks, "data-testid", "edit-checks");
-    append(&s.review, &checks);
+    super::compare::show_all(&out, "edit-diff", &r.compare.keys, &mut ls);
     // The "Show all" listeners live until the next review (or the card goes).
     *s.review_listeners.borrow_mut() = ls;
 }
@@ -606,54 +283,24 @@ fn save(s: &State) {
     if p.data_len > 0 {
         // Blob sizes are integers below 2^53.
         match s.file.slice_with_f64(p.data_offset as f64) {
-            Ok(data) => {
-                parts.push(&data);
-            }
+            Ok(data) => parts.push(&data),
             Err(e) => {
-                say(
-                    s,
-                    &format!(
-                        "Cannot read the data section: {}",
-                        super::blob::js_error_text(&e)
-                    ),
-                    true,
-                );
-                return;
+                let e = super::blob::js_error_text(&e);
+                return say(s, &format!("Cannot read the data section: {e}"), true);
             }
-        }
+        };
     }
     let opts = BlobPropertyBag::new();
     opts.set_type("application/octet-stream");
-    let Ok(blob) = Blob::new_with_blob_sequence_and_options(&parts, &opts) else {
-        say(s, "The browser could not make the file.", true);
-        return;
-    };
-    drop(parts);
-    drop(header);
-    let Ok(href) = Url::create_object_url_with_blob(&blob) else {
-        say(s, "The browser could not make the file.", true);
-        return;
-    };
-    if let Some(old) = s.last_url.borrow_mut().replace(href.clone()) {
-        let _ = Url::revoke_object_url(&old);
+    let blob = Blob::new_with_blob_sequence_and_options(&parts, &opts);
+    drop((parts, header));
+    let file = vm::edited_file_name(&s.name);
+    if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
+        return say(s, "The browser could not make the file.", true);
     }
-    let file = edited_file_name(&s.name);
-    let a: HtmlAnchorElement = dom::el("a").unchecked_into();
-    a.set_href(&href);
-    a.set_download(&file);
-    a.click();
     attr(&s.card, "data-header-bytes", &p.header.len().to_string());
     attr(&s.card, "data-data-offset", &p.data_offset.to_string());
     attr(&s.card, "data-file-size", &p.file_size().to_string());
-    say(
-        s,
-        &format!(
-            "Saved {} ({} bytes): the new header ({} bytes) and this file's data section.",
-            escape(&file),
-            crate::text::thousands(p.file_size()),
-            crate::text::thousands(p.header.len() as u64)
-        ),
-        false,
-    );
+    say(s, &vm::saved_text(&file, &p), false);
     set_body_data("edit", "saved");
 }
