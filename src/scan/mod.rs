@@ -9,8 +9,7 @@
 //! previews read (GGUF, safetensors, PyTorch, NumPy, ONNX; big-endian GGUF; stored zip
 //! members) is read the same way, and the values are the previews' (and the references').
 //!
-//! Memory: two pieces' bytes (one read while the one before is added; at most
-//! [`PIECE_BYTES`] together, [`piece_bytes_for`]) and one run of
+//! Memory: one piece's bytes (at most [`PIECE_BYTES`] by default) and one run of
 //! [`RUN_VALUES`] decoded values; nothing is sized by the tensor or the file.
 #![forbid(unsafe_code)]
 
@@ -42,10 +41,9 @@ pub const PIECE_BYTES: u64 = 16 << 20;
 pub const RUN_VALUES: usize = 1 << 14;
 
 /// The piece size each of `threads` threads uses so that together they hold at most
-/// [`PIECE_BYTES`] (at least 1 MiB a piece): each holds two pieces, one read while the one
-/// before it is added ([`scan_tensor`]).
+/// [`PIECE_BYTES`] (at least 1 MiB each).
 pub fn piece_bytes_for(threads: usize) -> u64 {
-    (PIECE_BYTES / (threads.max(1) as u64).saturating_mul(2)).max(1 << 20)
+    (PIECE_BYTES / threads.max(1) as u64).max(1 << 20)
 }
 
 /// What a scan found in one tensor (JSON both ways: the page's Workers send it to the one that
@@ -394,46 +392,21 @@ pub async fn scan_tensor<S: ByteSource>(
     };
     // A deflated .npz member is inflated once, piece after piece.
     let mut carry = preview::Carry::default();
-    // The next piece is read while the one before it is added: a read that waits (a `Blob`
-    // slice, an HTTP Range request) runs while this thread decodes. Two pieces are held then.
-    let mut held: Option<(Plan, Vec<u8>, Range<u64>)> = None;
-    let mut windows = windows.into_iter();
-    loop {
-        let next = windows.next();
-        let (src, carry) = (&mut *src, &mut carry);
-        let read = async move {
-            let Some(req) = next else {
-                return Ok(None);
-            };
-            let rows = req.rows.clone().unwrap_or(0..0);
-            let step = async {
-                let plan = preview::plan(model, index, &req)?;
-                let mut plan = preview::relocate(plan, moved)?;
-                let bytes = preview::read_next_window(src, &mut plan, carry).await?;
-                Ok::<_, PreviewError>((plan, bytes))
-            };
-            step.await
-                .map(|(plan, bytes)| Some((plan, bytes, rows.clone())))
-                .map_err(|e| (e, rows))
+    for req in windows {
+        let step = async {
+            let plan = preview::plan(model, index, &req)?;
+            let mut plan = preview::relocate(plan, moved)?;
+            let bytes = preview::read_next_window(src, &mut plan, &mut carry).await?;
+            scanner.add(&plan, &bytes)?;
+            Ok::<u64, PreviewError>(bytes.len() as u64)
         };
-        let last = held.take();
-        let add = async {
-            let Some((plan, bytes, rows)) = last else {
-                return Ok(());
-            };
-            scanner.add(&plan, &bytes).map_err(|e| (e, rows))?;
-            progress(bytes.len() as u64);
-            Ok(())
-        };
-        // `join` polls the read first: it is under way before the add runs.
-        let (read, added) = futures_util::future::join(read, add).await;
-        match added.and(read) {
-            Ok(Some(piece)) => held = Some(piece),
-            Ok(None) => break,
+        match step.await {
+            Ok(n) => progress(n),
             // Nothing read yet (the tensor lies past the end of the file, say): not scanned.
-            Err((e, _)) if scanner.out.bytes_read == 0 => return skipped(model, index, &e),
-            Err((e, rows)) => {
+            Err(e) if scanner.out.bytes_read == 0 => return skipped(model, index, &e),
+            Err(e) => {
                 let mut out = scanner.finish();
+                let rows = req.rows.unwrap_or(0..0);
                 out.skipped = Some(format!("stopped at rows {}..{}: {e}", rows.start, rows.end));
                 out.failed = is_failure(&e);
                 return out;
