@@ -5,7 +5,7 @@
 //! from [`crate::view::fit`]; the page renders these and wires the listeners.
 
 use crate::format::Model;
-use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
+use crate::summary::fit::{plan, FitError, FitPlan, Fits, PRESETS};
 use crate::view::fit::{
     cli_args, device_rows, fits_name, repo_cells, rows, verdict_line, FieldError, Inputs, RepoRow,
     Settings, REPO_COLUMNS,
@@ -365,18 +365,41 @@ pub fn repo_status(read: usize, models: usize) -> (String, &'static str) {
     )
 }
 
-/// The plan of one repo model `file`: [`PENDING`] while its header is read (`model` `None`),
-/// its read error, the settings' error, or the plan's own error in words.
+/// Why a repo model has no plan (yet); its `Display` is the row's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RepoPlanError {
+    /// Its header is being read: [`PENDING`].
+    Pending,
+    /// Its header could not be read: why, as the reader said it.
+    Unreadable(String),
+    /// The settings are wrong: the field's message.
+    Settings(String),
+    /// The planner could not plan it.
+    Plan(FitError),
+}
+
+impl std::fmt::Display for RepoPlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RepoPlanError::Pending => f.write_str(PENDING),
+            RepoPlanError::Unreadable(why) | RepoPlanError::Settings(why) => f.write_str(why),
+            RepoPlanError::Plan(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// The plan of one repo model `file`: [`RepoPlanError::Pending`] while its header is read
+/// (`model` `None`), its read error, the settings' error, or the plan's own error.
 pub fn repo_plan(
     model: Option<Result<&Model, &str>>,
     inputs: &Result<Inputs, FieldError>,
     file: &str,
-) -> Result<FitPlan, String> {
+) -> Result<FitPlan, RepoPlanError> {
     match (model, inputs) {
-        (None, _) => Err(PENDING.to_string()),
-        (Some(Err(e)), _) => Err(e.to_string()),
-        (Some(Ok(_)), Err(e)) => Err(e.message.clone()),
-        (Some(Ok(m)), Ok(i)) => plan(m, file, &i.devices, &i.options).map_err(|e| e.to_string()),
+        (None, _) => Err(RepoPlanError::Pending),
+        (Some(Err(e)), _) => Err(RepoPlanError::Unreadable(e.to_string())),
+        (Some(Ok(_)), Err(e)) => Err(RepoPlanError::Settings(e.message.clone())),
+        (Some(Ok(m)), Ok(i)) => plan(m, file, &i.devices, &i.options).map_err(RepoPlanError::Plan),
     }
 }
 
@@ -574,9 +597,18 @@ mod tests {
         let i = inputs(&Settings::default());
         let ok = repo_plan(Some(Ok(&m)), &i, "a.gguf");
         assert!(ok.is_ok());
-        assert_eq!(repo_plan(None, &i, "b.gguf").unwrap_err(), PENDING);
+        assert_eq!(
+            repo_plan(None, &i, "b.gguf").unwrap_err().to_string(),
+            PENDING
+        );
         assert_eq!(
             repo_plan(Some(Err("404")), &i, "c.gguf").unwrap_err(),
+            RepoPlanError::Unreadable("404".into())
+        );
+        assert_eq!(
+            repo_plan(Some(Err("404")), &i, "c.gguf")
+                .unwrap_err()
+                .to_string(),
             "404"
         );
         let bad = inputs(&Settings {
@@ -584,13 +616,19 @@ mod tests {
             ..Settings::default()
         });
         assert_eq!(
-            repo_plan(Some(Ok(&m)), &bad, "a.gguf").unwrap_err(),
+            repo_plan(Some(Ok(&m)), &bad, "a.gguf")
+                .unwrap_err()
+                .to_string(),
             bad.clone().unwrap_err().message
         );
         let rows = repo_rows(vec![
             ("a".to_string(), 10, ok),
             ("b".to_string(), 20, repo_plan(None, &i, "b.gguf")),
-            ("c".to_string(), 5, Err("404".to_string())),
+            (
+                "c".to_string(),
+                5,
+                Err(RepoPlanError::Unreadable("404".into())),
+            ),
         ]);
         let trs: Vec<Node> = rows.iter().map(repo_row).collect();
         let states: Vec<_> = trs
