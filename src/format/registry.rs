@@ -54,6 +54,9 @@ pub struct FormatInfo {
     /// Its header reader, at the file's start; `None` in a build that does not read it (the
     /// lean web module reads GGUF and safetensors only: [`crate::FULL`]).
     pub reader: fn() -> Option<Box<dyn Reader>>,
+    /// Whether the lean web module reads it too (its `reader` is there in every build); the
+    /// others are left to the full module.
+    pub lean: bool,
 }
 
 /// Every format read, in the order texts name them. (PyTorch's `.bin` is also what other tools
@@ -64,43 +67,49 @@ pub const FORMATS: [FormatInfo; 6] = [
         label: "GGUF",
         extensions: &[".gguf"],
         reader: gguf_reader,
+        lean: true,
     },
     FormatInfo {
         format: Format::Safetensors,
         label: "safetensors",
         extensions: &[".safetensors"],
         reader: safetensors_reader,
+        lean: true,
     },
     FormatInfo {
         format: Format::Pytorch,
         label: "PyTorch",
         extensions: &[".pt", ".pth", ".bin", ".ckpt", ".jit"],
         reader: zip_reader,
+        lean: false,
     },
     FormatInfo {
         format: Format::PytorchLegacy,
         label: "PyTorch",
         extensions: &[".pt", ".pth", ".bin", ".tar"],
         reader: legacy_reader,
+        lean: false,
     },
     FormatInfo {
         format: Format::Numpy,
         label: "NumPy",
         extensions: &[".npy", ".npz"],
         reader: npy_reader,
+        lean: false,
     },
     FormatInfo {
         format: Format::Onnx,
         label: "ONNX",
         extensions: &[".onnx"],
         reader: onnx_reader,
+        lean: false,
     },
 ];
 
-/// The formats' names once each, in order: `["GGUF", "safetensors", "PyTorch", "NumPy", "ONNX"]`.
-pub fn labels() -> Vec<&'static str> {
+/// The names of the formats `keep` keeps, once each, in order.
+fn labels_of(keep: impl Fn(&FormatInfo) -> bool) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
-    for f in &FORMATS {
+    for f in FORMATS.iter().filter(|f| keep(f)) {
         if !out.contains(&f.label) {
             out.push(f.label);
         }
@@ -108,13 +117,28 @@ pub fn labels() -> Vec<&'static str> {
     out
 }
 
-/// `GGUF, safetensors, PyTorch, NumPy and ONNX` (with `joiner` as the last word: "and", "or").
-pub fn labels_text(joiner: &str) -> String {
-    let l = labels();
+/// `a, b and c` of `labels` (with `joiner` as the last word: "and", "or").
+fn join_labels(l: &[&str], joiner: &str) -> String {
     match l.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} {joiner} {last}", rest.join(", ")),
         _ => l.join(""),
     }
+}
+
+/// The formats' names once each, in order: `["GGUF", "safetensors", "PyTorch", "NumPy", "ONNX"]`.
+pub fn labels() -> Vec<&'static str> {
+    labels_of(|_| true)
+}
+
+/// `GGUF, safetensors, PyTorch, NumPy and ONNX` (with `joiner` as the last word: "and", "or").
+pub fn labels_text(joiner: &str) -> String {
+    join_labels(&labels(), joiner)
+}
+
+/// `PyTorch, NumPy and ONNX` (with `joiner` as the last word): the formats the lean web module
+/// leaves to the full one ([`FormatInfo::lean`]).
+pub fn full_only_labels_text(joiner: &str) -> String {
+    join_labels(&labels_of(|f| !f.lean), joiner)
 }
 
 /// Every file name ending read, once each, in order (`.gguf`, `.safetensors`, `.pt`, …).
@@ -182,5 +206,20 @@ mod tests {
         assert_eq!(format_of_name("w.npz"), Some(Format::Numpy));
         assert!(!has_model_extension("README.md"));
         assert!(accept(true).starts_with(".gguf,.safetensors,.pt,"));
+        assert_eq!(full_only_labels_text("and"), "PyTorch, NumPy and ONNX");
+    }
+
+    /// A format the lean module reads has its reader in every build; the others only in the
+    /// full one.
+    #[test]
+    fn the_lean_flag_says_which_readers_every_build_has() {
+        for f in &FORMATS {
+            assert_eq!(
+                (f.reader)().is_some(),
+                f.lean || crate::FULL,
+                "{:?}",
+                f.format
+            );
+        }
     }
 }

@@ -6,7 +6,9 @@
 
 use serde::Serialize;
 
-use crate::summary::fit::{self, devices, DeviceUse, Devices, FitOptions, FitPlan, Fits, Runtime};
+use crate::summary::fit::{
+    self, devices, DeviceUse, Devices, FitError, FitOptions, FitPlan, Fits, Runtime,
+};
 use crate::text;
 use crate::view::memory::parse_context;
 use crate::view::spec::{
@@ -224,6 +226,32 @@ pub fn device_rows(p: &FitPlan) -> Vec<DeviceRow> {
         .collect()
 }
 
+/// The verdict of a model whose header is being read.
+pub const PENDING: &str = "reading the header…";
+
+/// Why a repo model has no plan (yet); its `Display` is the row's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RepoPlanError {
+    /// Its header is being read: [`PENDING`].
+    Pending,
+    /// Its header could not be read: why, as the reader said it.
+    Unreadable(String),
+    /// The settings are wrong: the field's message.
+    Settings(String),
+    /// The planner could not plan it.
+    Plan(FitError),
+}
+
+impl std::fmt::Display for RepoPlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RepoPlanError::Pending => f.write_str(PENDING),
+            RepoPlanError::Unreadable(why) | RepoPlanError::Settings(why) => f.write_str(why),
+            RepoPlanError::Plan(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 /// One model of a repository against the devices.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RepoRow {
@@ -245,6 +273,10 @@ pub struct RepoRow {
     pub command: Option<String>,
     /// Why there is no plan.
     pub error: Option<String>,
+    /// Whether its header is still being read (the page's table fills as headers arrive; not
+    /// in the CLI's JSON).
+    #[serde(skip)]
+    pub pending: bool,
     /// The one to pick: the largest that fits fully on the GPUs, else the largest that fits.
     pub pick: bool,
 }
@@ -252,9 +284,7 @@ pub struct RepoRow {
 /// The repo table from each model's (label, size, plan or error): largest first, the pick
 /// marked. An error is any failure of the model's row (not read yet, unreadable, no plan),
 /// shown in its own words.
-pub fn repo_rows<E: std::fmt::Display>(
-    models: Vec<(String, u64, Result<FitPlan, E>)>,
-) -> Vec<RepoRow> {
+pub fn repo_rows(models: Vec<(String, u64, Result<FitPlan, RepoPlanError>)>) -> Vec<RepoRow> {
     let mut rows: Vec<RepoRow> = models
         .into_iter()
         .map(|(label, size, plan)| match plan {
@@ -279,6 +309,7 @@ pub fn repo_rows<E: std::fmt::Display>(
                 max_context_gpu: p.max_context_gpu,
                 command: Some(p.command),
                 error: None,
+                pending: false,
                 pick: false,
             },
             Err(e) => RepoRow {
@@ -291,6 +322,7 @@ pub fn repo_rows<E: std::fmt::Display>(
                 max_context_gpu: None,
                 command: None,
                 error: Some(e.to_string()),
+                pending: e == RepoPlanError::Pending,
                 pick: false,
             },
         })
@@ -710,7 +742,10 @@ mod tests {
 
     #[test]
     fn the_pick_is_the_largest_that_fits_fully() {
-        let err = |l: &str, s| (l.to_string(), s, Err("no plan".to_string()));
+        let err = |l: &str, s| {
+            let why = RepoPlanError::Unreadable("no plan".into());
+            (l.to_string(), s, Err(why))
+        };
         let rows = repo_rows(vec![err("a", 5), err("b", 9)]);
         assert_eq!(rows[0].label, "b");
         assert!(rows.iter().all(|r| !r.pick));

@@ -5,19 +5,16 @@
 //! from [`crate::view::fit`]; the page renders these and wires the listeners.
 
 use crate::format::Model;
-use crate::summary::fit::{plan, FitError, FitPlan, Fits, PRESETS};
+use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
 use crate::view::fit::{
-    cli_args, device_rows, fits_name, repo_cells, rows, verdict_line, FieldError, Inputs, RepoRow,
-    Settings, REPO_COLUMNS,
+    cli_args, device_rows, fits_name, repo_cells, rows, verdict_line, FieldError, Inputs,
+    RepoPlanError, RepoRow, Settings, REPO_COLUMNS,
 };
 use crate::view::memory::{parse_context, KV_CHOICES};
 use crate::view::node::{self, Node};
 
 /// The GPU size a new row ("Add GPU") starts with.
 pub const NEW_GPU: &str = "8GiB";
-
-/// The verdict of a model whose header is being read.
-pub const PENDING: &str = "reading the header…";
 
 /// `"true"` or `"false"`, as `aria-*` and `data-*` attributes say it.
 pub fn bool_text(b: bool) -> &'static str {
@@ -365,29 +362,6 @@ pub fn repo_status(read: usize, models: usize) -> (String, &'static str) {
     )
 }
 
-/// Why a repo model has no plan (yet); its `Display` is the row's words.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RepoPlanError {
-    /// Its header is being read: [`PENDING`].
-    Pending,
-    /// Its header could not be read: why, as the reader said it.
-    Unreadable(String),
-    /// The settings are wrong: the field's message.
-    Settings(String),
-    /// The planner could not plan it.
-    Plan(FitError),
-}
-
-impl std::fmt::Display for RepoPlanError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RepoPlanError::Pending => f.write_str(PENDING),
-            RepoPlanError::Unreadable(why) | RepoPlanError::Settings(why) => f.write_str(why),
-            RepoPlanError::Plan(e) => write!(f, "{e}"),
-        }
-    }
-}
-
 /// The plan of one repo model `file`: [`RepoPlanError::Pending`] while its header is read
 /// (`model` `None`), its read error, the settings' error, or the plan's own error.
 pub fn repo_plan(
@@ -407,10 +381,10 @@ pub fn repo_plan(
 /// figures and `data-state` (`loading`, `error`, `ready`), the cells of [`repo_cells`] (the
 /// pick starred, the command with a copy button, `repo-fit-copy`).
 pub fn repo_row(r: &RepoRow) -> Node {
-    let state = match r.error.as_deref() {
-        Some(PENDING) => "loading",
-        Some(_) => "error",
-        None => "ready",
+    let state = match (&r.error, r.pending) {
+        (_, true) => "loading",
+        (Some(_), false) => "error",
+        (None, false) => "ready",
     };
     let mut tr = node::el(
         "tr",
@@ -462,21 +436,8 @@ pub fn repo_row(r: &RepoRow) -> Node {
 mod tests {
     use super::*;
     use crate::source::parse_bytes;
-    use crate::view::fit::{inputs, repo_rows};
-    use crate::view::testutil::{gguf, Kv};
-
-    fn tiny_llama() -> Vec<u8> {
-        gguf(
-            &[
-                ("general.architecture", Kv::Str("llama")),
-                ("llama.block_count", Kv::U32(2)),
-                ("llama.embedding_length", Kv::U32(64)),
-                ("llama.attention.head_count", Kv::U32(4)),
-                ("llama.context_length", Kv::U32(100)),
-            ],
-            &[("t", 0, vec![8], 0)],
-        )
-    }
+    use crate::view::fit::{inputs, repo_rows, PENDING};
+    use crate::view::testutil::tiny_llama;
 
     #[test]
     fn the_form_has_every_box_and_a_row_per_gpu() {

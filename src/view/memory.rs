@@ -278,7 +278,7 @@ mod tests {
     use super::*;
     use crate::source::parse_bytes;
     use crate::summary::memory::{estimate, KvType};
-    use crate::view::testutil::{gguf, Kv};
+    use crate::view::testutil::{gguf, tiny_llama, Kv};
 
     #[test]
     fn context_box() {
@@ -319,20 +319,6 @@ mod tests {
         }
         assert_eq!(parse_context("99999999999k").tokens, Some(MAX_CONTEXT));
         assert_eq!(parse_context("1.99999999999999999999k").tokens, Some(2047));
-    }
-
-    /// A two-block llama header with a context of 100 tokens and one tensor.
-    fn tiny_llama() -> Vec<u8> {
-        gguf(
-            &[
-                ("general.architecture", Kv::Str("llama")),
-                ("llama.block_count", Kv::U32(2)),
-                ("llama.embedding_length", Kv::U32(64)),
-                ("llama.attention.head_count", Kv::U32(4)),
-                ("llama.context_length", Kv::U32(100)),
-            ],
-            &[("t", 0, vec![8], 0)],
-        )
     }
 
     #[test]

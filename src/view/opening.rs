@@ -4,7 +4,7 @@
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
 //! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
 
-use crate::format::{Model, Warning};
+use crate::format::{registry, Model, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::remote::hub::{parse_input, Target as Input};
@@ -75,7 +75,10 @@ impl From<LoadError> for Failure {
         match e {
             LoadError::Lean => Failure::new(
                 "Read by the full module",
-                "PyTorch, NumPy and ONNX files are read by weightpeek's full module.",
+                format!(
+                    "{} files are read by weightpeek's full module.",
+                    registry::full_only_labels_text("and")
+                ),
             ),
             LoadError::Failed(f) => f,
         }
@@ -116,7 +119,10 @@ pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure>
         Err(e) => Err(Failure::new("This is not something to open", e.0)),
         Ok(Input::Repo(repo)) => Err(Failure::new(
             format!("{} is a repository, not a file", repo.id),
-            "Name one file of it: a .gguf, a .safetensors or a model.safetensors.index.json URL.",
+            format!(
+                "Name one file of it: a {} file, or a model.safetensors.index.json URL.",
+                registry::labels_text("or")
+            ),
         )),
         Ok(Input::File { url, path, .. }) => {
             let name = path.unwrap_or_else(|| file_name(&url).to_string());
@@ -197,6 +203,10 @@ mod tests {
         assert_eq!(url, "https://huggingface.co/o/m/resolve/main/sub/m.gguf");
         let repo = url_file("o/m", hub).unwrap_err();
         assert_eq!(repo.headline, "o/m is a repository, not a file");
+        // Every format the registry lists is named.
+        for label in registry::labels() {
+            assert!(repo.details.contains(label), "{label}: {}", repo.details);
+        }
         assert_eq!(
             url_file("  ", hub).unwrap_err().headline,
             "This is not something to open"
@@ -229,6 +239,14 @@ mod tests {
         assert!(reading_status("m", Some((2, 0))).contains("2 requests"));
         let lean: Failure = LoadError::Lean.into();
         assert_eq!(lean.headline, "Read by the full module");
+        assert_eq!(
+            lean.details,
+            format!(
+                "{} files are read by weightpeek's full module.",
+                registry::full_only_labels_text("and")
+            )
+        );
+        assert!(lean.details.starts_with("PyTorch, NumPy and ONNX files"));
         assert!(LoadError::Lean.is_lean());
         let to = Audience {
             front: Front::Api,

@@ -71,3 +71,18 @@ pub fn gguf(kvs: &[(&str, Kv<'_>)], tensors: &[(&str, u32, Vec<u64>, u64)]) -> V
     b.resize(b.len() + offset as usize, 0);
     b
 }
+
+/// A two-block llama header with a context of 100 tokens and one tensor (`t`, F32 × 8): what
+/// the memory and fit view-models' tests plan.
+pub fn tiny_llama() -> Vec<u8> {
+    gguf(
+        &[
+            ("general.architecture", Kv::Str("llama")),
+            ("llama.block_count", Kv::U32(2)),
+            ("llama.embedding_length", Kv::U32(64)),
+            ("llama.attention.head_count", Kv::U32(4)),
+            ("llama.context_length", Kv::U32(100)),
+        ],
+        &[("t", 0, vec![8], 0)],
+    )
+}

@@ -116,22 +116,29 @@ pub fn run(args: &FitArgs) -> Result<ExitCode, String> {
                                     options_wanting(false, fit::wants_config),
                                 ))
                                 .map(|o| o.model)
-                                .map_err(|e| errors::open_failure(&e, &names, &cli).joined())
+                                .map_err(|e| {
+                                    fit_view::RepoPlanError::Unreadable(
+                                        errors::open_failure(&e, &names, &cli).joined(),
+                                    )
+                                })
                             })
                         })
                         .collect();
                     handles
                         .into_iter()
                         .map(|h| {
-                            h.join()
-                                .unwrap_or_else(|_| Err("the reader stopped".into()))
+                            h.join().unwrap_or_else(|_| {
+                                Err(fit_view::RepoPlanError::Unreadable(
+                                    "the reader stopped".into(),
+                                ))
+                            })
                         })
                         .collect()
                 });
                 for (e, m) in chunk.iter().zip(opened) {
                     let file = e.files.first().cloned().unwrap_or_default();
                     let plan = m.and_then(|m| {
-                        fit::plan(&m, &file, &devices, &opts).map_err(|e| e.to_string())
+                        fit::plan(&m, &file, &devices, &opts).map_err(fit_view::RepoPlanError::Plan)
                     });
                     results.push((e.label.clone(), e.size, plan));
                 }

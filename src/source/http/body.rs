@@ -33,6 +33,11 @@ enum Want {
     Whole(u64),
 }
 
+/// Most bytes reserved for a whole small file on its `Content-Length` alone (1 MiB): a server
+/// may announce up to [`super::MAX_WHOLE_FILE`] and send nothing, so more is reserved only as
+/// bytes arrive.
+pub const WHOLE_RESERVE_BYTES: u64 = 1 << 20;
+
 /// A body being received: its bytes in one buffer reserved once, checked against what it
 /// must be as each chunk arrives ([`Body::room`]), judged at its end ([`Body::finish`]).
 #[derive(Debug)]
@@ -67,14 +72,16 @@ impl Body {
     }
 
     /// The whole body of a small file, at most `cap` bytes, whose `Content-Length` said
-    /// `declared` (reserved at once when given). Errors: `declared` over `cap`
+    /// `declared` (up to [`WHOLE_RESERVE_BYTES`] of it reserved at once). Errors: `declared` over `cap`
     /// ([`Problem::TooLarge`]: nothing of it is read).
     pub fn whole(declared: Option<u64>, cap: u64) -> Result<Body, Problem> {
         if declared.is_some_and(|n| n > cap) {
             return Err(Problem::TooLarge(cap));
         }
+        // The server's Content-Length is a claim, not bytes present: at most
+        // WHOLE_RESERVE_BYTES is reserved on it, the rest as bytes arrive (Body::room).
         let mut out = Vec::new();
-        if let Some(n) = declared.and_then(|n| usize::try_from(n).ok()) {
+        if let Some(n) = declared.and_then(|n| usize::try_from(n.min(WHOLE_RESERVE_BYTES)).ok()) {
             out.try_reserve_exact(n)
                 .map_err(|_| Problem::TooLarge(cap))?;
         }
@@ -204,7 +211,7 @@ impl Forward {
         let have = self.have();
         if self.pending.is_empty() {
             let skip = self.asked.0.saturating_sub(have).min(chunk.len() as u64) as usize;
-            self.pos = have + skip as u64;
+            self.pos = have.saturating_add(skip as u64);
             self.pending.extend_from_slice(&chunk[skip..]);
         } else {
             self.pending.extend_from_slice(chunk);
@@ -233,11 +240,15 @@ impl Forward {
     /// the body's position moves past them.
     pub fn take(&mut self) -> Vec<u8> {
         let (offset, end) = self.asked;
-        let from = (offset.saturating_sub(self.pos) as usize).min(self.pending.len());
-        let to = (end.saturating_sub(self.pos) as usize).min(self.pending.len());
+        // Offsets past the bytes held (more than a wasm32 usize, too) clamp to their end.
+        let held = |at: u64| {
+            usize::try_from(at.saturating_sub(self.pos))
+                .map_or(self.pending.len(), |n| n.min(self.pending.len()))
+        };
+        let (from, to) = (held(offset), held(end));
         let out = self.pending[from..to].to_vec();
         self.pending.drain(..to);
-        self.pos += to as u64;
+        self.pos = self.pos.saturating_add(to as u64);
         out
     }
 }
@@ -324,6 +335,14 @@ mod tests {
         b.push(&[3; 10]).unwrap();
         assert_eq!(b.push(&[3]), Err(Problem::TooLarge(10)));
         assert_eq!(b.finish().unwrap(), [3; 10]);
+        // A large announced length reserves 1 MiB, not what the server claims.
+        let cap = super::super::MAX_WHOLE_FILE;
+        let b = Body::whole(Some(cap), cap).unwrap();
+        assert!(
+            b.out.capacity() as u64 <= 2 * WHOLE_RESERVE_BYTES,
+            "{}",
+            b.out.capacity()
+        );
         // No length given: whatever comes under the cap, even nothing.
         let mut b = Body::whole(None, 10).unwrap();
         assert_eq!(
