@@ -34,8 +34,8 @@ enum Want {
 }
 
 /// Most bytes reserved for a whole small file on its `Content-Length` alone (1 MiB): a server
-/// may announce up to [`super::MAX_WHOLE_FILE`] and send nothing, so more is reserved only as
-/// bytes arrive.
+/// may announce up to [`super::MAX_WHOLE_FILE`] and send nothing, so the rest of the declared
+/// length is reserved (exactly, once) only when this many bytes have arrived.
 pub const WHOLE_RESERVE_BYTES: u64 = 1 << 20;
 
 /// A body being received: its bytes in one buffer reserved once, checked against what it
@@ -45,6 +45,9 @@ pub struct Body {
     want: Want,
     /// Most bytes taken (the range's length, or the cap).
     cap: usize,
+    /// A whole file's `Content-Length` (within the cap): reserved in full once the first
+    /// [`WHOLE_RESERVE_BYTES`] have arrived, so a large body is held once, not regrown.
+    declared: Option<usize>,
     out: Vec<u8>,
 }
 
@@ -67,6 +70,7 @@ impl Body {
         Ok(Body {
             want: Want::Range(range),
             cap,
+            declared: None,
             out,
         })
     }
@@ -79,15 +83,18 @@ impl Body {
             return Err(Problem::TooLarge(cap));
         }
         // The server's Content-Length is a claim, not bytes present: at most
-        // WHOLE_RESERVE_BYTES is reserved on it, the rest as bytes arrive (Body::room).
+        // WHOLE_RESERVE_BYTES is reserved on it, the rest once that much arrived (Body::room).
+        let declared = declared.and_then(|n| usize::try_from(n).ok());
         let mut out = Vec::new();
-        if let Some(n) = declared.and_then(|n| usize::try_from(n.min(WHOLE_RESERVE_BYTES)).ok()) {
-            out.try_reserve_exact(n)
+        if let Some(n) = declared {
+            let first = n.min(usize::try_from(WHOLE_RESERVE_BYTES).unwrap_or(usize::MAX));
+            out.try_reserve_exact(first)
                 .map_err(|_| Problem::TooLarge(cap))?;
         }
         Ok(Body {
             want: Want::Whole(cap),
             cap: usize::try_from(cap).unwrap_or(usize::MAX),
+            declared,
             out,
         })
     }
@@ -100,7 +107,16 @@ impl Body {
         let Some(end) = start.checked_add(n).filter(|&e| e <= self.cap) else {
             return Err(self.over());
         };
-        self.out.try_reserve(n).map_err(|_| self.over())?;
+        if end > self.out.capacity() {
+            // Past the first reserve of a declared length: the server has sent that much, so
+            // the rest of what it declared is reserved exactly, once (a regrown buffer would
+            // hold a 10 MB index about three times over in wasm memory).
+            match self.declared.filter(|&d| d >= end) {
+                Some(d) => self.out.try_reserve_exact(d - start),
+                None => self.out.try_reserve(n),
+            }
+            .map_err(|_| self.over())?;
+        }
         self.out.resize(end, 0);
         Ok(&mut self.out[start..end])
     }
@@ -343,6 +359,14 @@ mod tests {
             "{}",
             b.out.capacity()
         );
+        // Once the first MiB arrived, the rest of the declared length is reserved exactly.
+        let declared = 3 * WHOLE_RESERVE_BYTES + 5;
+        let mut b = Body::whole(Some(declared), cap).unwrap();
+        let chunk = vec![7u8; 65_536];
+        while b.got() + 65_536 <= declared {
+            b.push(&chunk).unwrap();
+        }
+        assert_eq!(b.out.capacity() as u64, declared);
         // No length given: whatever comes under the cap, even nothing.
         let mut b = Body::whole(None, 10).unwrap();
         assert_eq!(
