@@ -27,6 +27,7 @@ pub use npz::npz_step;
 
 pub use super::archive::Structured;
 use super::archive::{Archive, MAX_PICKLE_BYTES};
+use super::cursor::Short;
 use super::dtype::any_dtype;
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
@@ -80,18 +81,8 @@ pub fn structured_of(tensor: usize, h: &NpyHeader) -> Option<Structured> {
     })
 }
 
-/// Why an `.npy` header could not be read yet: more bytes are needed (the length from the
-/// start of the `.npy` bytes), or it is bad.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NpyStop {
-    /// The header needs this many bytes from the start of the `.npy` bytes.
-    Need(u64),
-    /// The header is bad.
-    Fail(Error),
-}
-
-fn bad(base: u64, why: impl Into<String>) -> NpyStop {
-    NpyStop::Fail(Error::new(
+fn bad(base: u64, why: impl Into<String>) -> Stop {
+    Stop::Fail(Error::new(
         "npy header",
         base,
         ErrorKind::Invalid(why.into()),
@@ -99,10 +90,11 @@ fn bad(base: u64, why: impl Into<String>) -> NpyStop {
 }
 
 /// Reads the `.npy` header at the start of `b` (whose first byte is at absolute offset `base`,
-/// for messages).
-pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
+/// for messages). Errors: [`Stop::NeedMore`]`(n)` when the header needs the first `n` bytes of
+/// `b` (counted from `b`'s start, not from `base`); [`Stop::Fail`] for a bad header.
+pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, Stop> {
     if b.len() < 10 {
-        return Err(NpyStop::Need(10));
+        return Err(Stop::NeedMore(10));
     }
     if &b[..6] != NPY_MAGIC {
         return Err(bad(base, "not an .npy array (no \\x93NUMPY magic)"));
@@ -112,7 +104,7 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
         1 => (u64::from(u16::from_le_bytes([b[8], b[9]])), 10u64),
         2 | 3 => {
             if b.len() < 12 {
-                return Err(NpyStop::Need(12));
+                return Err(Stop::NeedMore(12));
             }
             (
                 u64::from(u32::from_le_bytes([b[8], b[9], b[10], b[11]])),
@@ -135,7 +127,7 @@ pub fn parse_header(b: &[u8], base: u64) -> Result<NpyHeader, NpyStop> {
     let end = start + len;
     let range = to_usize(start).zip(to_usize(end)).map(|(a, z)| a..z);
     let Some(text) = range.and_then(|r| b.get(r)) else {
-        return Err(NpyStop::Need(end));
+        return Err(Stop::NeedMore(end));
     };
     // Version 3 is UTF-8, the others latin-1 (ASCII in practice).
     let text: String = if version.0 == 3 {
@@ -469,18 +461,11 @@ fn base(size: u64, bytes: Vec<u8>, kind: &'static str) -> Model {
 pub fn npy_step(buf: &[u8], size: u64) -> Result<Model, Stop> {
     let h = match parse_header(buf, 0) {
         Ok(h) => h,
-        Err(NpyStop::Need(n)) if n <= size => return Err(Stop::NeedMore(n)),
-        Err(NpyStop::Need(n)) => {
-            return Err(Stop::Fail(Error::new(
-                "npy header",
-                0,
-                ErrorKind::Truncated {
-                    needed_end: n,
-                    file_size: size,
-                },
-            )))
+        // The file's bytes start at offset 0: a need is an absolute end, or past the file.
+        Err(Stop::NeedMore(n)) => {
+            return Err(Short { needed_end: n }.stop(size, || "npy header".into(), 0))
         }
-        Err(NpyStop::Fail(e)) => return Err(Stop::Fail(e)),
+        Err(fail) => return Err(fail),
     };
     // An object array's pickle runs from the data to the file's end: read it in one go.
     let pickle_end = size.min(h.data_start.saturating_add(MAX_PICKLE_BYTES));
@@ -670,7 +655,7 @@ mod tests {
             Some("expected ',' or a closing bracket at character 54")
         );
         let b = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }");
-        let Err(NpyStop::Fail(e)) = parse_header(&b, 0) else {
+        let Err(Stop::Fail(e)) = parse_header(&b, 0) else {
             panic!()
         };
         assert_eq!(
@@ -700,13 +685,13 @@ mod tests {
             "{'descr': '<f4",
         ] {
             assert!(
-                matches!(parse_header(&npy(h), 0), Err(NpyStop::Fail(_))),
+                matches!(parse_header(&npy(h), 0), Err(Stop::Fail(_))),
                 "{h}"
             );
         }
-        assert_eq!(parse_header(&npy("{}")[..9], 0), Err(NpyStop::Need(10)));
+        assert_eq!(parse_header(&npy("{}")[..9], 0), Err(Stop::NeedMore(10)));
         let b = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n");
-        assert!(matches!(parse_header(&b[..20], 0), Err(NpyStop::Need(_))));
+        assert!(matches!(parse_header(&b[..20], 0), Err(Stop::NeedMore(_))));
         for cut in 0..b.len() {
             let _ = parse_header(&b[..cut], 0);
         }

@@ -121,7 +121,7 @@ pub fn npz_step(
                 }
                 listed.push((name, h, e, start, stored))
             }
-            Err(NpyStop::Need(n)) => {
+            Err(Stop::NeedMore(n)) => {
                 let more = if stored { n } else { (n * 2).max(1 << 16) }.min(e.compressed);
                 if (have.len() as u64) >= more || (have.len() as u64) >= e.compressed {
                     m.warnings.push(Warning {
@@ -136,7 +136,7 @@ pub fn npz_step(
                     len: (start - e.local_header).saturating_add(more.max(4096).min(e.compressed)),
                 });
             }
-            Err(NpyStop::Fail(err)) => {
+            Err(Stop::Fail(err)) => {
                 m.warnings.push(Warning {
                     field: format!("npz member \"{}\"", e.name),
                     offset: err.offset,
