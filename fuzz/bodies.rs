@@ -77,7 +77,7 @@ pub fn zip_reader(data: &[u8]) -> bool {
     let size = data.len() as u64;
     let end = match zip::find_end(data, size, None) {
         Ok(end) => end,
-        Err(zip::ZipStop::Need(n)) => {
+        Err(zip::Stop::NeedRange(n)) => {
             let Some(rec) = slice(data, n.offset, n.len) else {
                 return false;
             };

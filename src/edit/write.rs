@@ -114,11 +114,11 @@ fn parse(bytes: &[u8], file_size: u64) -> Result<GgufHeader, EditError> {
     match p.step(bytes, file_size) {
         Ok(()) => Ok(p.into_header()),
         Err(Stop::Fail(e)) => Err(EditError::Unreadable(e)),
-        Err(Stop::NeedMore(end)) => Err(EditError::Unreadable(Error::new(
+        Err(need) => Err(EditError::Unreadable(Error::new(
             "GGUF header",
             bytes.len() as u64,
             ErrorKind::Truncated {
-                needed_end: end,
+                needed_end: need.needed_end().unwrap_or(u64::MAX),
                 file_size: bytes.len() as u64,
             },
         ))),
@@ -232,11 +232,11 @@ pub fn result_model(plan: &Plan) -> Model {
     let error = match p.step(&plan.header, size) {
         Ok(()) => None,
         Err(Stop::Fail(e)) => Some(e),
-        Err(Stop::NeedMore(end)) => Some(Error::new(
+        Err(need) => Some(Error::new(
             "GGUF header",
             plan.header.len() as u64,
             ErrorKind::Truncated {
-                needed_end: end,
+                needed_end: need.needed_end().unwrap_or(u64::MAX),
                 file_size: plan.header.len() as u64,
             },
         )),

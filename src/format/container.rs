@@ -6,7 +6,7 @@
 use super::archive::MAX_PICKLE_BYTES;
 use super::error::{Error, ErrorKind};
 use super::held::Held;
-use super::zip::{self, Need, ZipStop};
+use super::zip::{self, Need, Stop};
 use super::Model;
 
 /// Bytes read from the end of a zip archive first: the end record (with a comment of up to
@@ -15,20 +15,20 @@ pub const ZIP_TAIL: u64 = 256 << 10;
 
 /// One step of reading a zip archive from the bytes `held` (the file is `size` bytes;
 /// `prefix` its first bytes): the model, the bytes to read next, or why it cannot be read.
-pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop> {
+pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, Stop> {
     let tail_len = size.min(ZIP_TAIL);
     let tail_at = size - tail_len;
     let Some(tail) = held.get(tail_at, tail_len) else {
-        return Err(ZipStop::Need(Need {
+        return Err(Stop::NeedRange(Need {
             offset: tail_at,
             len: tail_len,
         }));
     };
     let end = match zip::find_end(tail, size, None) {
         // The ZIP64 end record may be before the tail: read it, then look again.
-        Err(ZipStop::Need(n)) => match held.get(n.offset, n.len) {
+        Err(Stop::NeedRange(n)) => match held.get(n.offset, n.len) {
             Some(rec) => zip::find_end(tail, size, Some(rec))?,
-            None => return Err(ZipStop::Need(n)),
+            None => return Err(Stop::NeedRange(n)),
         },
         r => r?,
     };
@@ -44,7 +44,7 @@ pub fn zip_step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop>
         .into());
     }
     let Some(cd) = held.get(end.cd_offset, end.cd_size) else {
-        return Err(ZipStop::Need(Need {
+        return Err(Stop::NeedRange(Need {
             offset: end.cd_offset,
             len: end.cd_size,
         }));

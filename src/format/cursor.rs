@@ -7,6 +7,7 @@
 //! with an unchecked `usize` (wasm32 `usize` is 32 bits).
 
 use super::error::{Error, ErrorKind};
+use super::held::Need;
 
 /// A read ran past the bytes available; `needed_end` is the absolute end offset it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +16,33 @@ pub struct Short {
     pub needed_end: u64,
 }
 
-/// Why a parse step stopped before finishing.
+/// Why a parse step stopped before finishing: the one answer of every parser inside
+/// `format/` that needs more bytes (a prefix parser's end, a zip or ONNX parser's ranges), or
+/// that failed. The readers turn it into their [`super::reader::Step`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stop {
     /// More bytes of the file are needed: at least up to this absolute end offset.
     NeedMore(u64),
+    /// Read this range, then call again (a zip archive's end record or a member's local
+    /// header, an ONNX file's next field).
+    NeedRange(Need),
+    /// Read all these ranges (one round of reads), then call again.
+    NeedRanges(Vec<Need>),
     /// The input is bad; parsing cannot go on.
     Fail(Error),
+}
+
+impl Stop {
+    /// One past the last byte the parse needs (the furthest end of its ranges); `None` for a
+    /// failure.
+    pub fn needed_end(&self) -> Option<u64> {
+        match self {
+            Stop::NeedMore(end) => Some(*end),
+            Stop::NeedRange(n) => Some(n.offset.saturating_add(n.len)),
+            Stop::NeedRanges(v) => v.iter().map(|n| n.offset.saturating_add(n.len)).max(),
+            Stop::Fail(_) => None,
+        }
+    }
 }
 
 impl From<Error> for Stop {

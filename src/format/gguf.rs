@@ -537,11 +537,7 @@ impl super::reader::Reader for GgufReader {
         use super::reader::Step;
         match self.0.step(input.prefix, input.size) {
             Ok(()) => Step::Done,
-            Err(Stop::Fail(e)) => Step::Failed(e),
-            Err(Stop::NeedMore(end)) => Step::NeedPrefix {
-                end,
-                estimate: self.0.estimate_end(),
-            },
+            Err(stop) => Step::from_stop(stop, self.0.estimate_end()),
         }
     }
 

@@ -44,6 +44,19 @@ pub enum Step {
     Failed(Error),
 }
 
+impl Step {
+    /// The step a parser's [`super::Stop`] asks for: a prefix up to its end (with the
+    /// reader's `estimate` of the header's end), its ranges, or the failure.
+    pub fn from_stop(stop: super::Stop, estimate: Option<u64>) -> Step {
+        match stop {
+            super::Stop::NeedMore(end) => Step::NeedPrefix { end, estimate },
+            super::Stop::NeedRange(n) => Step::NeedRanges(vec![n]),
+            super::Stop::NeedRanges(v) => Step::NeedRanges(v),
+            super::Stop::Fail(e) => Step::Failed(e),
+        }
+    }
+}
+
 /// A format's header reader: a state machine over the bytes held so far, without I/O.
 pub trait Reader {
     /// Whether it reads ranges anywhere in the file (a zip archive from its end, an ONNX
@@ -91,11 +104,7 @@ impl Reader for PrefixStep {
                 self.model = Some(m);
                 Step::Done
             }
-            Err(super::Stop::Fail(e)) => Step::Failed(e),
-            Err(super::Stop::NeedMore(end)) => Step::NeedPrefix {
-                end,
-                estimate: None,
-            },
+            Err(stop) => Step::from_stop(stop, None),
         }
     }
 
@@ -108,7 +117,7 @@ impl Reader for PrefixStep {
 /// PyTorch zip archive from its end, an ONNX protobuf).
 pub struct RangeStep {
     format: super::Format,
-    step: fn(&Held, u64, &[u8]) -> Result<Model, super::zip::ZipStop>,
+    step: fn(&Held, u64, &[u8]) -> Result<Model, super::zip::Stop>,
     model: Option<Model>,
 }
 
@@ -117,7 +126,7 @@ impl RangeStep {
     /// model, or the ranges to read next, or why the bytes are bad).
     pub fn boxed(
         format: super::Format,
-        step: fn(&Held, u64, &[u8]) -> Result<Model, super::zip::ZipStop>,
+        step: fn(&Held, u64, &[u8]) -> Result<Model, super::zip::Stop>,
     ) -> Box<dyn Reader> {
         Box::new(RangeStep {
             format,
@@ -133,15 +142,12 @@ impl Reader for RangeStep {
     }
 
     fn step(&mut self, input: &Input<'_>) -> Step {
-        use super::zip::ZipStop;
         match (self.step)(input.held, input.size, input.prefix) {
             Ok(m) => {
                 self.model = Some(m);
                 Step::Done
             }
-            Err(ZipStop::Fail(e)) => Step::Failed(e),
-            Err(ZipStop::Need(n)) => Step::NeedRanges(vec![n]),
-            Err(ZipStop::NeedMany(v)) => Step::NeedRanges(v),
+            Err(stop) => Step::from_stop(stop, None),
         }
     }
 

@@ -260,11 +260,7 @@ impl super::reader::Reader for SafetensorsReader {
                 self.0 = Some(h);
                 Step::Done
             }
-            Err(Stop::Fail(e)) => Step::Failed(e),
-            Err(Stop::NeedMore(end)) => Step::NeedPrefix {
-                end,
-                estimate: None,
-            },
+            Err(stop) => Step::from_stop(stop, None),
         }
     }
 

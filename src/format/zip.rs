@@ -39,21 +39,7 @@ pub const METHOD_DEFLATE: u16 = 8;
 pub use super::held::Need;
 
 /// Why a zip parse stopped: more bytes are needed, or the archive is bad.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ZipStop {
-    /// Read these bytes, then call again.
-    Need(Need),
-    /// Read all these ranges (one round of reads), then call again.
-    NeedMany(Vec<Need>),
-    /// The archive is bad.
-    Fail(Error),
-}
-
-impl From<Error> for ZipStop {
-    fn from(e: Error) -> Self {
-        ZipStop::Fail(e)
-    }
-}
+pub use super::cursor::Stop;
 
 /// Where the central directory is (from the end records).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +122,7 @@ impl Le<'_> {
 
 /// Finds the end records in `tail`, the last bytes of the file (`tail` starts at absolute offset
 /// `file_size - tail.len()`; at least [`MAX_END_SEARCH`] of them, or the whole file, find any
-/// end record). A ZIP64 end record outside `tail` is a [`ZipStop::Need`]; call again with its
+/// end record). A ZIP64 end record outside `tail` is a [`Stop::NeedRange`]; call again with its
 /// bytes as `zip64_record`.
 ///
 /// Errors: no end record (not a zip, or cut short), counts or offsets that do not fit the file.
@@ -144,7 +130,7 @@ pub fn find_end(
     tail: &[u8],
     file_size: u64,
     zip64_record: Option<&[u8]>,
-) -> Result<EndRecord, ZipStop> {
+) -> Result<EndRecord, Stop> {
     let base = file_size
         .checked_sub(tail.len() as u64)
         .ok_or_else(|| err("zip end record", 0, "more tail bytes than the file has"))?;
@@ -215,7 +201,7 @@ pub fn find_end(
             .and_then(|r| le.slice(r, ZIP64_END_LEN));
         let given = zip64_record.and_then(|b| b.get(..ZIP64_END_LEN as usize));
         let Some(rb) = inside.or(given) else {
-            return Err(ZipStop::Need(Need {
+            return Err(Stop::NeedRange(Need {
                 offset: rec,
                 len: ZIP64_END_LEN,
             }));
@@ -381,12 +367,12 @@ pub fn central_directory(cd: &[u8], end: &EndRecord) -> Result<Vec<Entry>, Error
 
 /// Where a member's bytes start, from its local header: `local` holds bytes read at
 /// `entry.local_header` (at least [`LOCAL_LEN`]; more for the name and extra field — a
-/// [`ZipStop::Need`] says how many). Errors: a bad signature, or bytes that run past
+/// [`Stop::NeedRange`] says how many). Errors: a bad signature, or bytes that run past
 /// `limit` (the central directory's start).
-pub fn data_offset(local: &[u8], entry: &Entry, limit: u64) -> Result<u64, ZipStop> {
+pub fn data_offset(local: &[u8], entry: &Entry, limit: u64) -> Result<u64, Stop> {
     let le = Le { b: local };
     let need = |len| {
-        ZipStop::Need(Need {
+        Stop::NeedRange(Need {
             offset: entry.local_header,
             len,
         })
@@ -499,7 +485,7 @@ mod tests {
         assert_eq!(&z[at as usize..at as usize + 5], b"hello");
         assert_eq!(
             data_offset(&z[..10], &e[0], end.cd_offset),
-            Err(ZipStop::Need(Need {
+            Err(Stop::NeedRange(Need {
                 offset: 0,
                 len: LOCAL_LEN
             }))
@@ -538,7 +524,7 @@ mod tests {
         let e = find_end(&b, n as u64, None).unwrap_err();
         assert!(matches!(
             e,
-            ZipStop::Fail(Error {
+            Stop::Fail(Error {
                 kind: ErrorKind::CountTooLarge { .. },
                 ..
             })

@@ -203,8 +203,8 @@ pub async fn member_data<S: ByteSource>(
     };
     let real = match zip::data_offset(&head, &entry, src.size()) {
         Ok(d) => d,
-        Err(zip::ZipStop::Fail(e)) => return Err(PreviewError::Read(e.to_string())),
-        Err(zip::ZipStop::Need(_) | zip::ZipStop::NeedMany(_)) => {
+        Err(zip::Stop::Fail(e)) => return Err(PreviewError::Read(e.to_string())),
+        Err(_) => {
             return Err(PreviewError::Read(format!(
                 "the local header of {} at byte {} is longer than expected",
                 s.member, s.header

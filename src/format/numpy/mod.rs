@@ -32,7 +32,7 @@ use super::dtype::any_dtype;
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
 use super::value::{MetadataEntry, Text, Value};
-use super::zip::{self, Entry, Need, ZipStop};
+use super::zip::{self, Entry, Need};
 use super::{element_count, DType, Format, Model, Stop, Tensor};
 use header::{Field, Py};
 

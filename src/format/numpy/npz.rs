@@ -42,7 +42,7 @@ pub(super) const NPZ_BATCH: usize = 4096;
 /// deflated member's first compressed bytes, inflated), and each object array's pickle (the
 /// member's bytes after its header, a deflated one inflated whole). `entries` are the
 /// archive's members, `cd_offset` where its central directory starts. Missing bytes are one
-/// [`ZipStop::NeedMany`] per round, for every member at once: the headers first, then the
+/// [`Stop::NeedRanges`] per round, for every member at once: the headers first, then the
 /// object arrays' pickles. The model's `header_size` counts the members' local and `.npy`
 /// headers, the pickles and the central directory.
 pub fn npz_step(
@@ -51,7 +51,7 @@ pub fn npz_step(
     prefix: &[u8],
     entries: &[Entry],
     cd_offset: u64,
-) -> Result<Model, ZipStop> {
+) -> Result<Model, Stop> {
     let mut m = base(size, prefix.to_vec(), "npz");
     let mut needs = Vec::new();
     let mut pickle_needs = Vec::new();
@@ -67,7 +67,7 @@ pub fn npz_step(
         let local = held.from(e.local_header).unwrap_or(&[]);
         let start = match zip::data_offset(local, e, cd_offset) {
             Ok(s) => s,
-            Err(ZipStop::Need(_)) => {
+            Err(Stop::NeedRange(_)) => {
                 needs.push(Need {
                     offset: e.local_header,
                     len: guess.min(cd_offset.saturating_sub(e.local_header)),
@@ -121,8 +121,22 @@ pub fn npz_step(
                 }
                 listed.push((name, h, e, start, stored))
             }
-            Err(Stop::NeedMore(n)) => {
-                let more = if stored { n } else { (n * 2).max(1 << 16) }.min(e.compressed);
+            Err(Stop::Fail(err)) => {
+                m.warnings.push(Warning {
+                    field: format!("npz member \"{}\"", e.name),
+                    offset: err.offset,
+                    message: err.to_string(),
+                });
+            }
+            Err(need) => {
+                // (parse_header needs a prefix of the .npy bytes: NeedMore.)
+                let n = need.needed_end().unwrap_or(u64::MAX);
+                let more = if stored {
+                    n
+                } else {
+                    n.saturating_mul(2).max(1 << 16)
+                }
+                .min(e.compressed);
                 if (have.len() as u64) >= more || (have.len() as u64) >= e.compressed {
                     m.warnings.push(Warning {
                         field: format!("npz member \"{}\"", e.name),
@@ -136,20 +150,13 @@ pub fn npz_step(
                     len: (start - e.local_header).saturating_add(more.max(4096).min(e.compressed)),
                 });
             }
-            Err(Stop::Fail(err)) => {
-                m.warnings.push(Warning {
-                    field: format!("npz member \"{}\"", e.name),
-                    offset: err.offset,
-                    message: err.to_string(),
-                });
-            }
         }
     }
     // The object arrays' pickles in as few reads as their layout allows.
     needs.extend(merge_near(pickle_needs));
     if !needs.is_empty() {
         needs.truncate(NPZ_BATCH);
-        return Err(ZipStop::NeedMany(needs));
+        return Err(Stop::NeedRanges(needs));
     }
     let mut deflated = 0usize;
     for (name, h, e, start, stored) in listed {

@@ -51,7 +51,7 @@ use super::dtype::any_dtype;
 use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
 use super::value::{MetadataEntry, Text, Value};
-use super::zip::{Need, ZipStop};
+use super::zip::{Need, Stop};
 use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};
 use found::*;
 use parser::*;
@@ -281,17 +281,17 @@ pub fn sniff(head: &[u8]) -> bool {
 
 /// One step of reading an ONNX model from the bytes `held` (the file is `size` bytes;
 /// `prefix` its first bytes, which `held` holds at offset 0): the model, or the next range to
-/// read ([`ZipStop::Need`]). A file that cannot be read to the end gives a model with the
+/// read ([`Stop::NeedRange`]). A file that cannot be read to the end gives a model with the
 /// tensors listed before the problem and the error in [`Model::error`].
 ///
 /// The model's `header_size` is the file's size less the tensor data payloads skipped
 /// ([`OnnxInfo::payload_bytes`]): the protobuf structure around the weights.
-pub fn step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, ZipStop> {
+pub fn step(held: &Held, size: u64, prefix: &[u8]) -> Result<Model, Stop> {
     let mut p = Parser::new(held, size);
     let error = match p.run() {
         Ok(()) => None,
         Err(Halt::Need { at, min_end }) => {
-            return Err(ZipStop::Need(plan_read(
+            return Err(Stop::NeedRange(plan_read(
                 at,
                 min_end,
                 p.bytes.reads_entered(),

@@ -433,7 +433,7 @@ fn reads_skip_payloads_and_ask_for_what_follows() {
     let m = loop {
         match step(&h, size, &b[..256 << 10]) {
             Ok(m) => break m,
-            Err(ZipStop::Need(n)) => {
+            Err(Stop::NeedRange(n)) => {
                 // The asked range starts past the first payload, in file order.
                 let a = &b[usize::try_from(n.offset).unwrap()..];
                 assert!(n.offset > 256 << 10, "{n:?}");
@@ -442,8 +442,8 @@ fn reads_skip_payloads_and_ask_for_what_follows() {
                 reads += 1;
                 assert!(reads <= READ_BUDGET);
             }
-            Err(ZipStop::Fail(e)) => panic!("{e}"),
-            Err(ZipStop::NeedMany(v)) => panic!("ONNX asks for one range at a time: {v:?}"),
+            Err(Stop::Fail(e)) => panic!("{e}"),
+            Err(other) => panic!("ONNX asks for one range at a time: {other:?}"),
         }
     };
     assert!(m.error.is_none(), "{:?}", m.error);

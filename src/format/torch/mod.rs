@@ -40,7 +40,7 @@ pub use super::held::Held;
 use super::error::{Error, ErrorKind, Warning};
 use super::pickle::{self, Limits, Pickle};
 use super::value::{MetadataEntry, Text, Value};
-use super::zip::{self, Entry, ZipStop};
+use super::zip::{self, Entry};
 use super::{element_count, DType, Format, Model, Stop, Tensor};
 
 /// The first 15 bytes of a legacy checkpoint: protocol 2 pickle of the magic number

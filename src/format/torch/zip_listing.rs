@@ -5,14 +5,14 @@ use super::*;
 
 /// The tensors of a zip-format checkpoint whose central directory (`end`, `entries`) was read
 /// from the bytes `held` (the file is `size` bytes; `prefix` its first bytes): the model, or
-/// the bytes to read next ([`ZipStop::Need`]), or why the archive cannot be read.
+/// the bytes to read next ([`Stop::NeedRange`]), or why the archive cannot be read.
 pub fn zip_listing(
     held: &Held,
     size: u64,
     prefix: &[u8],
     end: &zip::EndRecord,
     entries: &[Entry],
-) -> Result<Model, ZipStop> {
+) -> Result<Model, Stop> {
     // Members by name, as PyTorch's reader finds them: case-insensitively, the last of
     // several with one name.
     let mut index: std::collections::HashMap<String, usize> = Default::default();

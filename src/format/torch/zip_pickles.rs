@@ -12,14 +12,14 @@
 //!   not inflated here or larger than [`MAX_PICKLE_BYTES`], the pickle is listed as
 //!   [`Unchecked`]: the file is *not fully checked*, never safe.
 //!
-//! All the bytes needed are asked for in one round ([`ZipStop::NeedMany`]) before any pickle is
+//! All the bytes needed are asked for in one round ([`Stop::NeedRanges`]) before any pickle is
 //! parsed, so each pickle is parsed once.
 
 use super::{info, PickleInfo, Unchecked, MAX_PICKLE_BYTES};
 use crate::format::error::{Error, ErrorKind, Warning};
 use crate::format::held::Held;
 use crate::format::pickle::{self, Limits, Pickle};
-use crate::format::zip::{self, Entry, Need, ZipStop};
+use crate::format::zip::{self, Entry, Need, Stop};
 
 /// Pickles besides the main one and `constants.pkl` read for their imports. No loader has
 /// such a limit (torch.package unpickles whichever pickle a program asks for); past it the
@@ -149,7 +149,7 @@ pub(super) fn choose<'e>(
 }
 
 /// Why a member's pickle bytes are not at hand.
-enum Stop {
+enum Missing {
     /// Read these bytes first.
     Need(Need),
     /// It cannot be read.
@@ -205,27 +205,27 @@ fn member_bytes<'h>(
     held: &'h Held,
     e: &Entry,
     cd_offset: u64,
-) -> Result<(u64, std::borrow::Cow<'h, [u8]>), Stop> {
+) -> Result<(u64, std::borrow::Cow<'h, [u8]>), Missing> {
     if e.compressed > MAX_PICKLE_BYTES || e.size > MAX_PICKLE_BYTES {
-        return Err(Stop::Not(NotRead::TooLarge(e.compressed.max(e.size))));
+        return Err(Missing::Not(NotRead::TooLarge(e.compressed.max(e.size))));
     }
     let local = held.from(e.local_header).unwrap_or(&[]);
     let start = match zip::data_offset(local, e, cd_offset) {
         Ok(s) => s,
-        Err(ZipStop::Need(_)) => {
+        Err(Stop::NeedRange(_) | Stop::NeedMore(_)) => {
             let len = (zip::LOCAL_LEN + e.name.len() as u64 + LOCAL_EXTRA_GUESS)
                 .saturating_add(e.compressed)
                 .min(cd_offset.saturating_sub(e.local_header));
-            return Err(Stop::Need(Need {
+            return Err(Missing::Need(Need {
                 offset: e.local_header,
                 len,
             }));
         }
-        Err(ZipStop::Fail(f)) => return Err(Stop::Not(NotRead::Header(f))),
-        Err(ZipStop::NeedMany(_)) => return Err(Stop::Not(NotRead::UnreadableHeader)),
+        Err(Stop::Fail(f)) => return Err(Missing::Not(NotRead::Header(f))),
+        Err(Stop::NeedRanges(_)) => return Err(Missing::Not(NotRead::UnreadableHeader)),
     };
     let Some(b) = held.get(start, e.compressed) else {
-        return Err(Stop::Need(Need {
+        return Err(Missing::Need(Need {
             offset: e.local_header,
             len: start - e.local_header + e.compressed,
         }));
@@ -242,12 +242,12 @@ fn member_bytes<'h>(
         ) {
             Ok(v) => Ok((start, std::borrow::Cow::Owned(v))),
             Err(d) if d.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                Err(Stop::Not(NotRead::InflatesTooLarge))
+                Err(Missing::Not(NotRead::InflatesTooLarge))
             }
-            Err(_) => Err(Stop::Not(NotRead::DoesNotInflate)),
+            Err(_) => Err(Missing::Not(NotRead::DoesNotInflate)),
         };
     }
-    Err(Stop::Not(NotRead::Method(e.method)))
+    Err(Missing::Not(NotRead::Method(e.method)))
 }
 
 /// A pickle read whole, its tree kept (the main pickle and `constants.pkl` list tensors).
@@ -269,11 +269,7 @@ pub(super) struct Read<'e> {
 }
 
 /// Reads the chosen pickles from `held`, or asks for every byte range still missing at once.
-pub(super) fn read<'e>(
-    held: &Held,
-    cd_offset: u64,
-    chosen: Chosen<'e>,
-) -> Result<Read<'e>, ZipStop> {
+pub(super) fn read<'e>(held: &Held, cd_offset: u64, chosen: Chosen<'e>) -> Result<Read<'e>, Stop> {
     let all = || {
         std::iter::once(chosen.main)
             .chain(chosen.constants)
@@ -281,12 +277,12 @@ pub(super) fn read<'e>(
     };
     let needs: Vec<Need> = all()
         .filter_map(|e| match member_bytes(held, e, cd_offset) {
-            Err(Stop::Need(n)) => Some(n),
+            Err(Missing::Need(n)) => Some(n),
             _ => None,
         })
         .collect();
     if !needs.is_empty() {
-        return Err(ZipStop::NeedMany(needs));
+        return Err(Stop::NeedRanges(needs));
     }
     let mut out = Read {
         trees: Vec::new(),
@@ -298,8 +294,8 @@ pub(super) fn read<'e>(
             Ok(x) => x,
             Err(stop) => {
                 let why = match stop {
-                    Stop::Not(why) => why.to_string(),
-                    Stop::Need(n) => format!("its bytes at {} were not read", n.offset),
+                    Missing::Not(why) => why.to_string(),
+                    Missing::Need(n) => format!("its bytes at {} were not read", n.offset),
                 };
                 out.unchecked.push(Unchecked {
                     name: e.name.clone(),
