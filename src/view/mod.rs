@@ -32,6 +32,8 @@
 //!   CLI): opening, a header read in part, a server's answer.
 //! - [`opening`]: opening a model in words: the file a URL names, the names and status line
 //!   while it is read, why it gave nothing.
+//! - [`remote`]: the page's remote box: what is remembered where, the progress display, a
+//!   repository's list of models and the files a pick opens, the words of each step.
 //! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
 //!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
@@ -57,6 +59,7 @@ pub mod opening;
 pub mod preview;
 pub mod preview_card;
 pub mod recipe;
+pub mod remote;
 pub mod scan;
 pub mod scan_card;
 pub mod spec;
