@@ -153,10 +153,144 @@ pub fn fit(
     fit_plan(model, file, devices, options).map_err(|e| no_plan(format!("{name}: {e}")))
 }
 
+/// What a JavaScript value is, as [`plain`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsKind {
+    /// `undefined` or `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number (possibly NaN or infinite).
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// An array ([`JsData::items`]).
+    Array,
+    /// Any other object ([`JsData::entries`]).
+    Object,
+    /// Anything else: a function, a Symbol, a BigInt.
+    Other,
+}
+
+/// A JavaScript value as [`plain`] walks it (the web build's `JsValue`; plain data in tests).
+pub trait JsData: Sized {
+    /// What the value is.
+    fn kind(&self) -> JsKind;
+    /// An array's items, in order (only asked of a [`JsKind::Array`]).
+    fn items(&self) -> Vec<Self>;
+    /// An object's own enumerable string-keyed properties, in order (only asked of a
+    /// [`JsKind::Object`]: a typed array's are its indices, a `Set` has none).
+    fn entries(&self) -> Vec<(String, Self)>;
+}
+
+/// Deepest nesting [`plain`] copies (a spec is three levels deep: `devices.gpus[i].size`).
+pub const PLAIN_DEPTH: u32 = 6;
+
+/// A JavaScript value at nesting `depth` as JSON data: numbers (finite ones; others as their
+/// text), strings, booleans, arrays and objects, `null` for `undefined`; anything else (a
+/// function, a Symbol, a BigInt, a container nested [`PLAIN_DEPTH`] deep) as `false`, which no
+/// spec field accepts, so it is refused by the field's name. Containers that deep are not
+/// opened.
+pub fn plain<T: JsData>(v: &T, depth: u32) -> serde_json::Value {
+    use serde_json::Value as J;
+    let deeper = depth.saturating_add(1);
+    match v.kind() {
+        JsKind::Null => J::Null,
+        JsKind::Bool(b) => J::Bool(b),
+        JsKind::Number(x) => {
+            serde_json::Number::from_f64(x).map_or_else(|| J::String(x.to_string()), J::Number)
+        }
+        JsKind::Text(t) => J::String(t),
+        JsKind::Other => J::Bool(false),
+        _ if depth >= PLAIN_DEPTH => J::Bool(false),
+        JsKind::Array => J::Array(v.items().iter().map(|x| plain(x, deeper)).collect()),
+        JsKind::Object => J::Object(
+            v.entries()
+                .into_iter()
+                .map(|(k, x)| (k, plain(&x, deeper)))
+                .collect(),
+        ),
+    }
+}
+
+/// The spec an argument that should be a plain object gives: the default spec for
+/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or
+/// does not have the spec's shape. The object is first copied as data ([`plain`]), so a
+/// property the spec does not read (a method, a Symbol) is ignored, and a value of the wrong
+/// kind in one it reads (a typed array for `cols`, a BigInt for `ram`) is that field's own
+/// error.
+pub fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &impl JsData) -> Option<T> {
+    match v.kind() {
+        JsKind::Null => Some(T::default()),
+        JsKind::Object => serde_json::from_value(plain(v, 0)).ok(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::view::testutil::tiny_llama;
+
+    /// JSON standing in for JavaScript values; `{"fn": …}` is a function, `{"nan": …}` NaN.
+    struct Js(serde_json::Value);
+
+    impl JsData for Js {
+        fn kind(&self) -> JsKind {
+            use serde_json::Value as J;
+            match &self.0 {
+                J::Null => JsKind::Null,
+                J::Bool(b) => JsKind::Bool(*b),
+                J::Number(n) => JsKind::Number(n.as_f64().unwrap_or(0.0)),
+                J::String(t) => JsKind::Text(t.clone()),
+                J::Array(_) => JsKind::Array,
+                J::Object(o) if o.contains_key("fn") => JsKind::Other,
+                J::Object(o) if o.contains_key("nan") => JsKind::Number(f64::NAN),
+                J::Object(_) => JsKind::Object,
+            }
+        }
+        fn items(&self) -> Vec<Js> {
+            self.0.as_array().unwrap().iter().cloned().map(Js).collect()
+        }
+        fn entries(&self) -> Vec<(String, Js)> {
+            let o = self.0.as_object().unwrap();
+            o.iter().map(|(k, v)| (k.clone(), Js(v.clone()))).collect()
+        }
+    }
+
+    fn js(text: &str) -> Js {
+        Js(serde_json::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn javascript_values_are_copied_as_data_to_a_depth() {
+        let v = js(r#"{"a": [1, "x", null, true], "f": {"fn": 1}, "n": {"nan": 1}}"#);
+        assert_eq!(
+            plain(&v, 0),
+            serde_json::json!({"a": [1.0, "x", null, true], "f": false, "n": "NaN"})
+        );
+        // Containers nested PLAIN_DEPTH deep are not opened; scalars there still are.
+        let deep = js("[[[[[[[1]]]]]]]");
+        assert_eq!(plain(&deep, 0), serde_json::json!([[[[[[false]]]]]]));
+        assert_eq!(plain(&js("3"), PLAIN_DEPTH + 1), serde_json::json!(3.0));
+        assert_eq!(plain(&js("{}"), u32::MAX), serde_json::json!(false));
+    }
+
+    #[test]
+    fn specs_come_from_plain_objects_only() {
+        assert_eq!(
+            spec_of::<WindowSpec>(&js("null")),
+            Some(WindowSpec::default())
+        );
+        assert_eq!(spec_of::<WindowSpec>(&js("[1]")), None);
+        assert_eq!(spec_of::<WindowSpec>(&js(r#""rows""#)), None);
+        assert_eq!(spec_of::<WindowSpec>(&js(r#"{"fn": 1}"#)), None);
+        let w: WindowSpec = spec_of(&js(r#"{"rows": [9, 5], "other": {"fn": 1}}"#)).unwrap();
+        assert_eq!(w, serde_json::from_str(r#"{"rows": [9, 5]}"#).unwrap());
+        // A value of the wrong kind in a field the spec reads is that field's error.
+        let d: DeviceSpec = spec_of(&js(r#"{"ram": {"fn": 1}}"#)).unwrap();
+        assert!(d.to_devices().is_err());
+    }
 
     #[test]
     fn messages_are_clipped_by_characters() {

@@ -21,7 +21,7 @@ use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{Job, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
-use crate::view::api::{self as calls, window_failure};
+use crate::view::api::{self as calls, spec_of, window_failure, JsData, JsKind};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::export;
 use crate::view::spec::WindowSpec;
@@ -162,65 +162,36 @@ pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, 
     result.map_err(js_error)
 }
 
-/// The spec of a JavaScript argument that should be a plain object: the default spec for
-/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or does
-/// not have the spec's shape. The object is first copied as data ([`plain`]), so a property
-/// the spec does not read (a method, a Symbol) is ignored, as the API always did, and a value
-/// of the wrong kind in one it reads (a typed array for `cols`, a BigInt for `ram`) is that
-/// field's own error.
-fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &JsValue) -> Option<T> {
-    if v.is_undefined() || v.is_null() {
-        return Some(T::default());
-    }
-    if !v.is_object() || Array::is_array(v) {
-        return None;
-    }
-    serde_json::from_value(plain(v, 0)).ok()
-}
-
-/// Deepest nesting [`plain`] copies (a spec is three levels deep: `devices.gpus[i].size`).
-const PLAIN_DEPTH: u32 = 6;
-
-/// A JavaScript value as JSON data: numbers (finite ones; others as their text), strings,
-/// booleans, arrays and objects (their own enumerable properties), `null` for `undefined`;
-/// anything else (a function, a Symbol, a BigInt, nesting past [`PLAIN_DEPTH`]) as `false`,
-/// which no spec field accepts, so it is refused by the field's name.
-fn plain(v: &JsValue, depth: u32) -> serde_json::Value {
-    use serde_json::Value as J;
-    if v.is_undefined() || v.is_null() {
-        return J::Null;
-    }
-    if let Some(b) = v.as_bool() {
-        return J::Bool(b);
-    }
-    if let Some(x) = v.as_f64() {
-        return serde_json::Number::from_f64(x).map_or_else(|| J::String(x.to_string()), J::Number);
-    }
-    if let Some(t) = v.as_string() {
-        return J::String(t);
-    }
-    if depth >= PLAIN_DEPTH || v.is_function() || !v.is_object() {
-        return J::Bool(false);
-    }
-    if Array::is_array(v) {
-        return J::Array(
-            Array::from(v)
-                .iter()
-                .map(|x| plain(&x, depth + 1))
-                .collect(),
-        );
-    }
-    // An object: its own enumerable properties (a typed array's are its indices, a `Set`
-    // has none: neither has a spec's shape).
-    let o: &js_sys::Object = v.unchecked_ref();
-    let mut out = serde_json::Map::new();
-    for k in js_sys::Object::keys(o).iter() {
-        if let Some(key) = k.as_string() {
-            let x = Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED);
-            out.insert(key, plain(&x, depth + 1));
+/// A JavaScript value as [`calls::plain`] walks it.
+impl JsData for JsValue {
+    fn kind(&self) -> JsKind {
+        if self.is_undefined() || self.is_null() {
+            JsKind::Null
+        } else if let Some(b) = self.as_bool() {
+            JsKind::Bool(b)
+        } else if let Some(x) = self.as_f64() {
+            JsKind::Number(x)
+        } else if let Some(t) = self.as_string() {
+            JsKind::Text(t)
+        } else if self.is_function() || !self.is_object() {
+            JsKind::Other
+        } else if Array::is_array(self) {
+            JsKind::Array
+        } else {
+            JsKind::Object
         }
     }
-    J::Object(out)
+
+    fn items(&self) -> Vec<JsValue> {
+        Array::from(self).iter().collect()
+    }
+
+    fn entries(&self) -> Vec<(String, JsValue)> {
+        let keys = js_sys::Object::keys(self.unchecked_ref::<js_sys::Object>());
+        let value = |k: &JsValue| Reflect::get(self, k).unwrap_or(JsValue::UNDEFINED);
+        let key = |k: JsValue| Some((k.as_string()?, value(&k)));
+        keys.iter().filter_map(key).collect()
+    }
 }
 
 /// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols, field}`,
