@@ -32,11 +32,16 @@
 //!   CLI): opening, a header read in part, a server's answer.
 //! - [`opening`]: opening a model in words: the file a URL names, the names and status line
 //!   while it is read, why it gave nothing.
+//! - [`api`]: the JavaScript API's calls: option texts, the files a source names, a window's
+//!   plan, a fit's arguments and plan, messages as JavaScript gets them.
+//! - [`remote`]: the page's remote box: what is remembered where, the progress display, a
+//!   repository's list of models and the files a pick opens, the words of each step.
 //! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
 //!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod checks;
 pub mod cli;
 pub mod colors;
@@ -57,6 +62,7 @@ pub mod opening;
 pub mod preview;
 pub mod preview_card;
 pub mod recipe;
+pub mod remote;
 pub mod scan;
 pub mod scan_card;
 pub mod spec;

@@ -8,8 +8,10 @@ use crate::format::{registry, Model, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::remote::hub::{parse_input, Target as Input};
+use crate::source::http::Problem;
+use crate::source::SourceError;
 use crate::text;
-use crate::view::errors::{open_failure, Audience, Failure};
+use crate::view::errors::{http_failure, open_failure, Audience, Failure};
 
 /// Why a model could not be opened: left to the full web module (the lean module only), or
 /// a failure worded for the reader.
@@ -162,6 +164,36 @@ pub fn reading_status(name: &str, counts: Option<(u32, u64)>) -> String {
     }
 }
 
+/// `problem` reading `url` as a source error, with its words for `to` ([`http_failure`],
+/// joined).
+pub fn http_error(problem: Problem, url: &str, to: &Audience<'_>) -> SourceError {
+    let text = http_failure(&problem, url, to).joined();
+    SourceError::Http {
+        url: url.to_string(),
+        problem,
+        text,
+    }
+}
+
+/// As [`http_error`], for a small file read whole (an index, a config): one larger than this
+/// tool reads of it ([`Problem::TooLarge`]) is [`SourceError::TooLarge`], its size unknown.
+pub fn whole_file_error(problem: Problem, url: &str, to: &Audience<'_>) -> SourceError {
+    match problem {
+        Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
+        problem => http_error(problem, url, to),
+    }
+}
+
+/// The file of each source of a model read as `name`: the merged model's parts, or the one
+/// file.
+pub fn part_files(model: &Model, name: &str) -> Vec<String> {
+    if model.parts.is_empty() {
+        vec![name.to_string()]
+    } else {
+        model.parts.iter().map(|p| p.name.clone()).collect()
+    }
+}
+
 /// The warning on a file whose server ignores Range.
 pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
@@ -218,6 +250,42 @@ mod tests {
                 ("y.gguf".to_string(), "https://h/b/y.gguf".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn http_problems_become_source_errors_with_their_words() {
+        let to = Audience {
+            front: Front::Page,
+            hub: "https://huggingface.co",
+            has_token: false,
+        };
+        let url = "https://h.example/m.gguf";
+        let p = Problem::Network("reset".into());
+        let words = http_failure(&p, url, &to).joined();
+        let e = http_error(p.clone(), url, &to);
+        assert_eq!(
+            e,
+            SourceError::Http {
+                url: url.into(),
+                problem: p.clone(),
+                text: words
+            }
+        );
+        assert_eq!(whole_file_error(p, url, &to), e);
+        assert_eq!(
+            whole_file_error(Problem::TooLarge(10), url, &to),
+            SourceError::TooLarge {
+                size: None,
+                cap: 10
+            }
+        );
+        assert!(matches!(
+            http_error(Problem::TooLarge(10), url, &to),
+            SourceError::Http {
+                problem: Problem::TooLarge(10),
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -278,6 +346,21 @@ mod tests {
         assert_eq!(
             (w.field.as_str(), w.message.as_str()),
             ("b", NO_RANGE_WARNING)
+        );
+        assert_eq!(part_files(&m, "one.gguf"), ["one.gguf"]);
+        let part = |name: &str, position| crate::format::Part {
+            name: name.into(),
+            file_size: 10,
+            header_size: 5,
+            tensors: 0..0,
+            format: crate::format::Format::Gguf,
+            position,
+            split: Default::default(),
+        };
+        m.parts = vec![part("a-1.gguf", 0), part("a-2.gguf", 1)];
+        assert_eq!(
+            part_files(&m, "a-1.gguf (2 parts)"),
+            ["a-1.gguf", "a-2.gguf"]
         );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);

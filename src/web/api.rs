@@ -18,13 +18,13 @@ use web_sys::AbortSignal;
 use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::preview::{decode_sliced, window_bytes};
-use crate::preview::{plan, target_geometry, Job, WindowValues};
+use crate::preview::{Job, WindowValues};
 use crate::remote::hub::endpoint_or_default;
 use crate::summary;
-use crate::summary::fit as fit_plan;
+use crate::view::api::{self as calls, spec_of, window_failure, JsData, JsKind};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::export;
-use crate::view::spec::{DeviceError, DeviceSpec, OptionsSpec, WindowSpec};
+use crate::view::spec::WindowSpec;
 
 /// The options of one call.
 pub(super) struct Options {
@@ -35,11 +35,11 @@ pub(super) struct Options {
 }
 
 fn string_field(o: &JsValue, key: &str) -> Option<String> {
-    Reflect::get(o, &key.into())
-        .ok()
-        .and_then(|v| v.as_string())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
+    calls::option_text(
+        Reflect::get(o, &key.into())
+            .ok()
+            .and_then(|v| v.as_string()),
+    )
 }
 
 pub(super) fn options(o: &JsValue) -> Options {
@@ -66,24 +66,9 @@ pub(super) fn options(o: &JsValue) -> Options {
     }
 }
 
-/// Longest error message passed to JavaScript (characters); the rest is summarised. Messages
-/// can quote file text or list every part of a large set.
-const MAX_MESSAGE_CHARS: usize = 2000;
-
-/// A JavaScript error whose message is the failure's one line, `headline: details`
-/// ([`Failure::joined`], at most [`MAX_MESSAGE_CHARS`]).
+/// A JavaScript error whose message is the failure's ([`calls::message`]).
 pub(super) fn js_error(failure: Failure) -> JsValue {
-    js_sys::Error::new(&clip(&failure.joined(), MAX_MESSAGE_CHARS)).into()
-}
-
-/// `text` cut to `max` characters, saying how many were left out.
-fn clip(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(max).collect();
-    format!("{head}… ({} more characters)", n - max)
+    js_sys::Error::new(&calls::message(&failure)).into()
 }
 
 /// The rejection of an aborted call: the signal's reason, as `fetch` rejects (an
@@ -92,7 +77,7 @@ fn aborted(o: &Options) -> Option<JsValue> {
     let s = o.signal.as_ref().filter(|s| s.aborted())?;
     let reason = Reflect::get(s, &"reason".into()).unwrap_or(JsValue::UNDEFINED);
     Some(if reason.is_undefined() {
-        js_error(Failure::new("AbortError", "the call was aborted"))
+        js_error(calls::aborted())
     } else {
         reason
     })
@@ -123,23 +108,10 @@ pub(super) fn urls_of(source: &JsValue) -> Option<Vec<String>> {
 /// `FileList`; given together they open as one model when they form a set).
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
     let Some(urls) = urls_of(source) else {
-        let files = load::local_files(source, o.name.clone()).ok_or_else(|| {
-            Failure::new(
-                "Nothing to open",
-                "The source must be a URL, an array of URLs, a File or Blob, an array of them, or a FileList.",
-            )
-        })?;
+        let files = load::local_files(source, o.name.clone()).ok_or_else(calls::not_a_source)?;
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
-    let given = match urls.as_slice() {
-        [] => return Err(Failure::new("Nothing to open", "No file was named.")),
-        // One URL: any Hub form; a split part or an index opens its set.
-        [one] => vec![load::url_file(&load::resolve_url(one), &o.endpoint)?],
-        many => {
-            let resolved: Vec<String> = many.iter().map(|u| load::resolve_url(u)).collect();
-            load::url_files(&resolved)
-        }
-    };
+    let given = calls::given(&urls, &o.endpoint, load::resolve_url)?;
     let fetcher = Rc::new(Fetcher::new_embedded(
         o.endpoint.clone(),
         o.token.clone(),
@@ -190,65 +162,36 @@ pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, 
     result.map_err(js_error)
 }
 
-/// The spec of a JavaScript argument that should be a plain object: the default spec for
-/// `undefined` or `null`; `None` when it is not a plain object (an array, a string, …) or does
-/// not have the spec's shape. The object is first copied as data ([`plain`]), so a property
-/// the spec does not read (a method, a Symbol) is ignored, as the API always did, and a value
-/// of the wrong kind in one it reads (a typed array for `cols`, a BigInt for `ram`) is that
-/// field's own error.
-fn spec_of<T: serde::de::DeserializeOwned + Default>(v: &JsValue) -> Option<T> {
-    if v.is_undefined() || v.is_null() {
-        return Some(T::default());
-    }
-    if !v.is_object() || Array::is_array(v) {
-        return None;
-    }
-    serde_json::from_value(plain(v, 0)).ok()
-}
-
-/// Deepest nesting [`plain`] copies (a spec is three levels deep: `devices.gpus[i].size`).
-const PLAIN_DEPTH: u32 = 6;
-
-/// A JavaScript value as JSON data: numbers (finite ones; others as their text), strings,
-/// booleans, arrays and objects (their own enumerable properties), `null` for `undefined`;
-/// anything else (a function, a Symbol, a BigInt, nesting past [`PLAIN_DEPTH`]) as `false`,
-/// which no spec field accepts, so it is refused by the field's name.
-fn plain(v: &JsValue, depth: u32) -> serde_json::Value {
-    use serde_json::Value as J;
-    if v.is_undefined() || v.is_null() {
-        return J::Null;
-    }
-    if let Some(b) = v.as_bool() {
-        return J::Bool(b);
-    }
-    if let Some(x) = v.as_f64() {
-        return serde_json::Number::from_f64(x).map_or_else(|| J::String(x.to_string()), J::Number);
-    }
-    if let Some(t) = v.as_string() {
-        return J::String(t);
-    }
-    if depth >= PLAIN_DEPTH || v.is_function() || !v.is_object() {
-        return J::Bool(false);
-    }
-    if Array::is_array(v) {
-        return J::Array(
-            Array::from(v)
-                .iter()
-                .map(|x| plain(&x, depth + 1))
-                .collect(),
-        );
-    }
-    // An object: its own enumerable properties (a typed array's are its indices, a `Set`
-    // has none: neither has a spec's shape).
-    let o: &js_sys::Object = v.unchecked_ref();
-    let mut out = serde_json::Map::new();
-    for k in js_sys::Object::keys(o).iter() {
-        if let Some(key) = k.as_string() {
-            let x = Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED);
-            out.insert(key, plain(&x, depth + 1));
+/// A JavaScript value as [`calls::plain`] walks it.
+impl JsData for JsValue {
+    fn kind(&self) -> JsKind {
+        if self.is_undefined() || self.is_null() {
+            JsKind::Null
+        } else if let Some(b) = self.as_bool() {
+            JsKind::Bool(b)
+        } else if let Some(x) = self.as_f64() {
+            JsKind::Number(x)
+        } else if let Some(t) = self.as_string() {
+            JsKind::Text(t)
+        } else if self.is_function() || !self.is_object() {
+            JsKind::Other
+        } else if Array::is_array(self) {
+            JsKind::Array
+        } else {
+            JsKind::Object
         }
     }
-    J::Object(out)
+
+    fn items(&self) -> Vec<JsValue> {
+        Array::from(self).iter().collect()
+    }
+
+    fn entries(&self) -> Vec<(String, JsValue)> {
+        let keys = js_sys::Object::keys(self.unchecked_ref::<js_sys::Object>());
+        let value = |k: &JsValue| Reflect::get(self, k).unwrap_or(JsValue::UNDEFINED);
+        let key = |k: JsValue| Some((k.as_string()?, value(&k)));
+        keys.iter().filter_map(key).collect()
+    }
 }
 
 /// `preview(source, tensorName, window, options)`: decodes the window (`{rows, cols, field}`,
@@ -270,33 +213,11 @@ pub async fn preview(
     let o = options(&opts);
     let (opened, _abort) = open_checked(&source, &o).await?;
     let m = &opened.model;
-    let index = m
-        .tensors
-        .iter()
-        .position(|t| t.name == tensor)
-        .ok_or_else(|| {
-            let why = crate::view::facts::read_in_part_note(m.error.as_ref());
-            js_error(Failure::new(
-                "No such tensor",
-                format!(
-                    "{} has no tensor \"{}\"{why}",
-                    opened.name,
-                    clip(&crate::text::escape(&tensor), 200)
-                ),
-            ))
-        })?;
-    let err = |e: String| js_error(Failure::new("The window cannot be previewed", e));
+    let err = |e: String| js_error(window_failure(e));
     // The one reading of a window, shared with the CLI and the page (a window that is not an
     // object is the default one, as before).
     let spec: WindowSpec = spec_of(&window).unwrap_or_default();
-    let g = target_geometry(
-        m,
-        index,
-        spec.field().map_err(|e| err(e.text_for(Front::Api)))?,
-    )
-    .map_err(|e| err(e.to_string()))?;
-    let req = spec.request(&g).map_err(|e| err(e.text_for(Front::Api)))?;
-    let mut p = plan(m, index, &req).map_err(|e| err(e.to_string()))?;
+    let mut p = calls::window_plan(m, &opened.name, &tensor, &spec).map_err(js_error)?;
     let bytes = window_bytes(m, &opened.source, &mut p)
         .await
         .map_err(|e| aborted(&o).unwrap_or_else(|| err(e.to_string())))?;
@@ -329,28 +250,10 @@ pub async fn preview(
 /// KV estimate).
 pub async fn fit(source: JsValue, devices: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
     // The one reading of devices and options, shared with the CLI and the page.
-    let bad =
-        |e: DeviceError| js_error(Failure::new("Bad fit() arguments", e.text_for(Front::Api)));
-    let d = spec_of::<DeviceSpec>(&devices)
-        .ok_or(DeviceError::NotAnObject)
-        .and_then(|d| d.to_devices())
-        .map_err(bad)?;
-    let fo = spec_of::<OptionsSpec>(&opts)
-        .unwrap_or_default()
-        .to_options()
-        .map_err(bad)?;
+    let (d, fo) = calls::fit_arguments(spec_of(&devices), spec_of(&opts)).map_err(js_error)?;
     let o = options(&opts);
     let (opened, _abort) = open_checked(&source, &o).await?;
-    if let Some(e) = &opened.model.error {
-        return Err(js_error(errors::partial_failure(
-            e,
-            &opened.name,
-            Front::Api,
-        )));
-    }
-    let file = crate::open::recognise::file_name(&opened.name).to_string();
-    let p = fit_plan::plan(&opened.model, &file, &d, &fo)
-        .map_err(|e| js_error(Failure::new("No plan", format!("{}: {e}", opened.name))))?;
+    let p = calls::fit(&opened.model, &opened.name, &d, &fo).map_err(js_error)?;
     serde::Serialize::serialize(&p, &serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_error(Failure::new("No plan", e.to_string())))
+        .map_err(|e| js_error(calls::no_plan(e.to_string())))
 }

@@ -21,12 +21,14 @@ use super::fetch_io::{
     get_init, global_fetch, head_init, next_chunk, now_ms, race, ChunkError, Raced,
 };
 use crate::source::http::{
-    accept, content_length, read_timeout_ms, retry_delay_ms, token_allowed, Abort, Body, Cancel,
-    FirstAnswer, FirstBody, Forward, Plan, Problem, RangeFile, Watchdog,
+    accept, body_failed, content_length, read_timeout_ms, request_headers, retry_delay_ms, Abort,
+    Body, Cancel, FirstAnswer, FirstBody, Forward, Plan, Problem, RangeFile, Watchdog,
+    CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::{ByteSource, SourceError};
 use crate::view::errors::{self, Audience, Failure, Front};
+use crate::view::opening::http_error;
 
 /// Settings and cancellation shared by every request of one opening (one model, all shards).
 pub struct Fetcher {
@@ -65,10 +67,8 @@ fn offline() -> bool {
 /// Whether this is WebKit, which drops `Range` on a redirect to another origin
 /// ([`crate::source::http::head_first`], [`crate::source::http::ask_final_url_again`]).
 fn drops_range_on_redirect() -> bool {
-    let ua = navigator("userAgent")
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    ua.contains("AppleWebKit") && !ua.contains("Chrome") && !ua.contains("Chromium")
+    let ua = navigator("userAgent").and_then(|v| v.as_string());
+    crate::source::http::drops_range_on_redirect(&ua.unwrap_or_default())
 }
 
 fn page_read_timeout() -> u32 {
@@ -165,12 +165,8 @@ impl Fetcher {
     /// Request headers for `url`: `range` (inclusive) if any, the token where it may go.
     fn headers(&self, url: &str, range: Option<(u64, u64)>) -> Result<Headers, Problem> {
         let headers = Headers::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
-        if let Some((a, b)) = range {
-            let _ = headers.set("Range", &format!("bytes={a}-{b}"));
-        }
-        let token = self.token.as_deref();
-        if let Some(t) = token.filter(|_| token_allowed(url, &self.endpoint)) {
-            let _ = headers.set("Authorization", &format!("Bearer {t}"));
+        for (name, value) in request_headers(url, range, self.token.as_deref(), &self.endpoint) {
+            let _ = headers.set(name, &value);
         }
         Ok(headers)
     }
@@ -421,12 +417,7 @@ impl HttpSource {
             content_length: content_length(&header(&resp, "content-length")),
             final_url: &final_url,
         };
-        let (file, body) = RangeFile::opened(
-            url,
-            first_len,
-            &answer,
-            "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)",
-        )?;
+        let (file, body) = RangeFile::opened(url, first_len, &answer, CORS_CONTENT_RANGE)?;
         let mut src = HttpSource {
             fetcher,
             counter,
@@ -517,11 +508,10 @@ impl HttpSource {
                     self.controller.abort();
                     return Err(s.stalled(dog.timeout_ms()));
                 }
-                Err(ChunkError::Failed(_)) if self.fetcher.is_cancelled() => {
-                    return Err(Problem::Cancelled)
+                Err(ChunkError::Failed(e)) => {
+                    let cancelled = self.fetcher.is_cancelled();
+                    return Err(body_failed(cancelled, offline(), js_error_text(&e)));
                 }
-                Err(ChunkError::Failed(_)) if offline() => return Err(Problem::Offline),
-                Err(ChunkError::Failed(e)) => return Err(Problem::Network(js_error_text(&e))),
             };
             dog.on_bytes(now_ms(), u64::from(value.length()));
             self.counter.add_bytes(u64::from(value.length()));
@@ -561,10 +551,7 @@ impl ByteSource for HttpSource {
     }
 
     async fn read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SourceError> {
-        self.range(offset, len).await.map_err(|problem| {
-            let url = self.file.url().to_string();
-            let text = self.fetcher.describe(&problem, &url).joined();
-            SourceError::Http { url, problem, text }
-        })
+        let result = self.range(offset, len).await;
+        result.map_err(|p| http_error(p, self.file.url(), &self.fetcher.audience()))
     }
 }

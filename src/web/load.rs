@@ -32,10 +32,10 @@ use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
 use crate::view::errors::{Audience, Front};
-use crate::view::opening::{blob_name, warn_no_range};
+use crate::view::opening::{blob_name, part_files, warn_no_range, whole_file_error};
 
 pub use crate::source::http::Counters;
-pub use crate::view::opening::{display_name, url_file, url_files, LoadError};
+pub use crate::view::opening::{display_name, url_file, LoadError};
 
 /// A model that was opened: its display name, the model (possibly with a parse error after
 /// what was read; [`Model::set`] says how complete a set is), what reading it cost, and a
@@ -263,18 +263,7 @@ impl RemoteFiles {
 
     /// A problem reading `url` as a source error, worded as the fetcher words it.
     fn error(&self, problem: Problem, url: &str) -> SourceError {
-        match problem {
-            // A whole file (an index, a config) larger than this tool reads of it.
-            Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
-            problem => {
-                let text = self.fetcher.describe(&problem, url).joined();
-                SourceError::Http {
-                    url: url.to_string(),
-                    problem,
-                    text,
-                }
-            }
-        }
+        whole_file_error(problem, url, &self.fetcher.audience())
     }
 }
 
@@ -368,12 +357,7 @@ async fn read_header(
     let mut o = open(&opener, &names, options())
         .await
         .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
-    // The file of each source: the merged model's parts, or the one file.
-    let files: Vec<String> = if o.model.parts.is_empty() {
-        vec![o.name.clone()]
-    } else {
-        o.model.parts.iter().map(|p| p.name.clone()).collect()
-    };
+    let files = part_files(&o.model, &o.name);
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
     let flags = files
         .iter()

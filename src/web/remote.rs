@@ -17,24 +17,20 @@ use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
-use super::dom::{self, append, attr, by_id, el_text, set_body_data};
+use super::dom::{self, append, attr, by_id, render, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
 use super::App;
 use crate::format::Model;
-use crate::open::recognise::{file_name, role, Role};
-use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target, DEFAULT_ENDPOINT};
+use crate::open::recognise::file_name;
+use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::boxed::SourceFactory;
-use crate::source::http::MAX_WHOLE_FILE;
+use crate::source::http::{totals, MAX_WHOLE_FILE};
 use crate::source::ReadStats;
-use crate::text;
 use crate::view::errors::{self, Audience, Failure, Front};
-
-const TOKEN_KEY: &str = "weightpeek.hub-token";
-/// `localStorage` key of the Hub endpoint (kept across visits; only when not the default).
-const ENDPOINT_KEY: &str = "weightpeek.hub-endpoint";
+use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
 
 thread_local! {
     /// The opening in progress (its cancel stops every request of it).
@@ -58,9 +54,7 @@ pub(super) fn endpoint() -> String {
 
 /// The access token of the settings box, if one was entered.
 pub(super) fn token() -> Option<String> {
-    let t = input("hub-token").value();
-    let t = t.trim();
-    (!t.is_empty()).then(|| t.to_string())
+    words::token_of(&input("hub-token").value())
 }
 
 fn session() -> Option<web_sys::Storage> {
@@ -71,27 +65,22 @@ fn local() -> Option<web_sys::Storage> {
     gloo::utils::window().local_storage().ok().flatten()
 }
 
+/// Does `what` to `key` of `storage` (if the browser has it).
+fn store(storage: Option<web_sys::Storage>, key: &str, what: Store) {
+    let _ = storage.map(|s| match what {
+        Store::Set(v) => s.set_item(key, &v),
+        Store::Remove => s.remove_item(key),
+    });
+}
+
 /// Keeps the endpoint for the next visit (forgets it when it is the default again).
 fn remember_endpoint() {
-    let Some(s) = local() else { return };
-    let ep = endpoint();
-    if ep == DEFAULT_ENDPOINT {
-        let _ = s.remove_item(ENDPOINT_KEY);
-    } else {
-        let _ = s.set_item(ENDPOINT_KEY, &ep);
-    }
+    store(local(), ENDPOINT_KEY, words::endpoint_store(&endpoint()));
 }
 
 fn remember_token() {
-    let Some(s) = session() else { return };
-    match token().filter(|_| input("hub-remember").checked()) {
-        Some(t) => {
-            let _ = s.set_item(TOKEN_KEY, &t);
-        }
-        None => {
-            let _ = s.remove_item(TOKEN_KEY);
-        }
-    }
+    let what = words::token_store(token().as_deref(), input("hub-remember").checked());
+    store(session(), TOKEN_KEY, what);
 }
 
 /// Wires the URL form, the settings and the cancel button; the listeners go into the app's
@@ -229,42 +218,13 @@ fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
 
 fn draw_progress(counters: &[(String, Rc<Counter>)]) {
     let el = progress_el();
-    let requests: u32 = counters.iter().map(|(_, c)| c.requests.get()).sum();
-    let bytes: u64 = counters.iter().map(|(_, c)| c.bytes.get()).sum();
-    attr(&el, "data-requests", &requests.to_string());
-    attr(&el, "data-bytes", &bytes.to_string());
+    let p = words::progress(counters);
+    for (name, value) in &p.attrs {
+        attr(&el, name, value);
+    }
     dom::clear(&el);
-    append(
-        &el,
-        &el_text(
-            "span",
-            "progress-total",
-            &format!(
-                "{requests} request{} · {} received",
-                if requests == 1 { "" } else { "s" },
-                text::bytes(bytes)
-            ),
-        ),
-    );
-    if counters.len() > 1 {
-        let list = dom::el_class("ol", "progress-files");
-        for (name, c) in counters {
-            let li = el_text(
-                "li",
-                "",
-                &format!(
-                    "{}: {} req · {}",
-                    name.rsplit('/').next().unwrap_or(name),
-                    c.requests.get(),
-                    text::bytes(c.bytes.get())
-                ),
-            );
-            attr(&li, "data-file", name);
-            attr(&li, "data-requests", &c.requests.get().to_string());
-            attr(&li, "data-bytes", &c.bytes.get().to_string());
-            append(&list, &li);
-        }
-        append(&el, &list);
+    for n in &p.children {
+        append(&el, &render(n));
     }
 }
 
@@ -274,7 +234,7 @@ fn finish_busy() {
 }
 
 async fn list_repo(app: Rc<App>, repo: Repo) {
-    let g = app.begin(&repo.id, &format!("Listing the files of {}…", repo.id));
+    let g = app.begin(&repo.id, &words::listing_status(&repo.id));
     let counters = Rc::new(RefCell::new(vec![(
         "listing".to_string(),
         Rc::new(Counter::default()),
@@ -302,25 +262,11 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     };
     let entries = match listing {
         Ok(files) => group(&files),
-        Err(e) => {
-            app.fail(Failure::new(
-                "The Hub's file listing could not be read",
-                e.to_string(),
-            ));
-            return;
-        }
+        Err(e) => return app.fail(words::listing_unreadable(e.to_string())),
     };
     dom::set_hidden(&app.status, true);
     if entries.is_empty() {
-        app.fail(Failure::new(
-            format!(
-                "{} has no {} files",
-                repo.id,
-                crate::format::registry::labels_text("or")
-            ),
-            "Check the revision, or pick another repository.",
-        ));
-        return;
+        return app.fail(words::no_model_files(&repo.id));
     }
     show_entries(&app, &repo, &entries);
     // Every GGUF model's header, planned on the page's devices.
@@ -332,70 +278,35 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
 fn show_entries(app: &Rc<App>, repo: &Repo, entries: &[Entry]) {
     let list = by_id("repo-files");
     dom::clear(&list);
-    append(
-        &list,
-        &el_text(
-            "li",
-            "repo-files-head",
-            &format!("{} @ {}: pick a model", repo.id, repo.revision),
-        ),
-    );
     let mut ls = Vec::new();
-    for entry in entries.iter().cloned() {
-        let li = dom::el_class("li", "repo-file");
-        let button = el_text("button", "button repo-file-button", &entry.label);
-        attr(&button, "type", "button");
-        let path = entry
-            .index
-            .clone()
-            .unwrap_or_else(|| entry.files[0].clone());
-        attr(&button, "data-path", &path);
-        attr(&button, "data-kind", &format!("{:?}", entry.kind));
-        append(&li, &button);
-        append(
-            &li,
-            &el_text("span", "muted repo-file-size", &text::bytes(entry.size)),
-        );
-        if !entry.missing.is_empty() {
-            append(
-                &li,
-                &el_text(
-                    "span",
-                    "warn",
-                    &format!("{} parts missing", entry.missing.len()),
-                ),
-            );
-        }
+    let mut items = words::entry_list(repo, entries).into_iter();
+    if let Some(head) = items.next() {
+        append(&list, &render(&head));
+    }
+    for (entry, item) in entries.iter().cloned().zip(items) {
+        let li = render(&item);
         append(&list, &li);
         let w: Weak<App> = Rc::downgrade(app);
         let repo = repo.clone();
-        ls.push(EventListener::new(&button, "click", move |_| {
-            if let Some(app) = w.upgrade() {
-                let url = repo.resolve_url(&endpoint(), &path);
-                input("url-input").set_value(&url);
-                set_page_url(&url);
-                let (entry, repo) = (entry.clone(), repo.clone());
-                wasm_bindgen_futures::spawn_local(open_entry(app, repo, entry));
-            }
-        }));
+        let path = words::entry_path(&entry);
+        ls.push(EventListener::new(
+            &dom::find(&li, "button"),
+            "click",
+            move |_| {
+                if let Some(app) = w.upgrade() {
+                    let url = repo.resolve_url(&endpoint(), &path);
+                    input("url-input").set_value(&url);
+                    set_page_url(&url);
+                    let (given, listed) = words::entry_files(&repo, &endpoint(), &entry);
+                    wasm_bindgen_futures::spawn_local(async move {
+                        open_files(app, given, listed.as_deref()).await
+                    });
+                }
+            },
+        ));
     }
     dom::set_hidden(&list, false);
     ENTRY_LISTENERS.with(|l| *l.borrow_mut() = ls);
-}
-
-async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
-    let ep = endpoint();
-    let url = |p: &String| (p.clone(), repo.resolve_url(&ep, p));
-    match &entry.index {
-        // The index names its shards; they are read beside it.
-        Some(index) => open_files(app, vec![url(index)], None).await,
-        // The files of the entry; members of the set the listing lacks are reported
-        // missing, never asked for.
-        None => {
-            let given: Vec<(String, String)> = entry.files.iter().map(url).collect();
-            open_files(app, given, Some(&entry.files)).await
-        }
-    }
 }
 
 /// Reads the remote files `given` (name, URL) as one model (one file, the whole set of a
@@ -404,11 +315,7 @@ async fn open_entry(app: Rc<App>, repo: Repo, entry: Entry) {
 async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&[String]>) {
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let name = load::display_name(&names, false);
-    let what = match role(&name) {
-        Role::Index => format!("Reading the index {} and its shards…", text::escape(&name)),
-        _ => format!("Reading the header of {}…", text::escape(&name)),
-    };
-    let g = app.begin(&name, &what);
+    let g = app.begin(&name, &words::reading_status(&name));
     let counters = load::counters();
     let fetcher = new_fetcher(counters.clone());
     draw_progress(&counters.borrow());
@@ -418,15 +325,8 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     }
     finish_busy();
     // The header the page's lean start read is handed over (www/page.js): no request now.
-    let asked: u32 = counters
-        .borrow()
-        .iter()
-        .map(|(_, c)| c.requests.get())
-        .sum();
-    if asked == 0 && result.is_ok() {
-        progress_el().set_text_content(Some(
-            "Nothing more downloaded: the header was read while the page loaded.",
-        ));
+    if totals(&counters.borrow()).0 == 0 && result.is_ok() {
+        progress_el().set_text_content(Some(words::NOTHING_DOWNLOADED));
     }
     match result {
         Ok(o) => {
@@ -458,21 +358,15 @@ fn show_model(
     super::Carried::apply(&view, &model);
     // A link's `tensor=`: open that tensor's preview now that its model is shown.
     if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {
-        match model.tensors.iter().position(|x| x.name == t) {
-            Some(i) => {
+        match words::linked_tensor(&model, name, &t) {
+            Ok(i) => {
                 view.open_tensor(i);
                 // A link naming a tensor and no tab shows its preview.
                 if super::address::asked_tab().is_none() {
                     view.tabs().select(crate::view::tabs::Tab::Preview, true);
                 }
             }
-            None => app.show_error(Some(Failure::new(
-                "The link names a tensor this model does not have",
-                format!(
-                    "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
-                    crate::text::escape(&t)
-                ),
-            ))),
+            Err(f) => app.show_error(Some(f)),
         }
     }
     // Ready once the cards built after the first view are there too.

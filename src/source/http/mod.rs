@@ -223,6 +223,49 @@ pub fn token_allowed(url: &str, endpoint: &str) -> bool {
     }
 }
 
+/// Whether the browser whose `User-Agent` is `ua` drops `Range` on a redirect to another
+/// origin (WebKit: Safari and the like, not Chrome or Chromium, whose strings also name
+/// AppleWebKit): see [`head_first`] and [`ask_final_url_again`].
+pub fn drops_range_on_redirect(ua: &str) -> bool {
+    ua.contains("AppleWebKit") && !ua.contains("Chrome") && !ua.contains("Chromium")
+}
+
+/// The headers of a request of `url`: `Range` for `range` (inclusive) if any, then
+/// `Authorization: Bearer` with `token` where it may go ([`token_allowed`] for the Hub
+/// `endpoint`), as (name, value) in that order.
+pub fn request_headers(
+    url: &str,
+    range: Option<(u64, u64)>,
+    token: Option<&str>,
+    endpoint: &str,
+) -> Vec<(&'static str, String)> {
+    let mut out = Vec::with_capacity(2);
+    if let Some((a, b)) = range {
+        out.push(("Range", format!("bytes={a}-{b}")));
+    }
+    if let Some(t) = token.filter(|_| token_allowed(url, endpoint)) {
+        out.push(("Authorization", format!("Bearer {t}")));
+    }
+    out
+}
+
+/// In a browser, the words for a 206 whose `Content-Range` the page cannot read
+/// ([`RangeFile::opened`]'s `cors_missing`).
+pub const CORS_CONTENT_RANGE: &str = "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)";
+
+/// Why a body stopped arriving (the stream failed, `why`: the browser's words): cancelled
+/// when the opening was (`cancelled`), offline when the browser says so (`offline`), else a
+/// network failure.
+pub fn body_failed(cancelled: bool, offline: bool, why: String) -> Problem {
+    if cancelled {
+        Problem::Cancelled
+    } else if offline {
+        Problem::Offline
+    } else {
+        Problem::Network(why)
+    }
+}
+
 /// Why reading from a server failed, in the person's terms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
@@ -304,6 +347,55 @@ pub enum Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn webkit_drops_range_chrome_does_not() {
+        let safari = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15";
+        let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+        let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0";
+        assert!(drops_range_on_redirect(safari));
+        assert!(!drops_range_on_redirect(chrome));
+        assert!(!drops_range_on_redirect(firefox));
+        assert!(!drops_range_on_redirect("AppleWebKit Chromium"));
+        assert!(!drops_range_on_redirect(""));
+    }
+
+    #[test]
+    fn requests_carry_their_range_and_the_token_only_to_the_hub() {
+        let hub = "https://huggingface.co";
+        assert_eq!(
+            request_headers(
+                "https://huggingface.co/o/m/resolve/main/a",
+                Some((0, 99)),
+                Some("t"),
+                hub
+            ),
+            [
+                ("Range", "bytes=0-99".to_string()),
+                ("Authorization", "Bearer t".to_string())
+            ]
+        );
+        assert_eq!(
+            request_headers("https://cdn.example/a", Some((5, 5)), Some("t"), hub),
+            [("Range", "bytes=5-5".to_string())]
+        );
+        assert_eq!(
+            request_headers("https://huggingface.co/x", None, Some("t"), hub),
+            [("Authorization", "Bearer t".to_string())]
+        );
+        assert!(request_headers("https://huggingface.co/x", None, None, hub).is_empty());
+    }
+
+    #[test]
+    fn a_failed_body_is_cancelled_offline_or_the_network() {
+        assert_eq!(body_failed(true, true, "x".into()), Problem::Cancelled);
+        assert_eq!(body_failed(false, true, "x".into()), Problem::Offline);
+        assert_eq!(
+            body_failed(false, false, "reset".into()),
+            Problem::Network("reset".into())
+        );
+        assert!(CORS_CONTENT_RANGE.contains("Access-Control-Expose-Headers: Content-Range"));
+    }
 
     #[test]
     fn content_range() {
