@@ -187,7 +187,7 @@ pub enum Hint {
 pub fn hint(h: Hint) -> crate::view::node::Node {
     let text = |t: &str| crate::view::node::text("p", "muted tab-hint", t);
     match h {
-        Hint::Loading => text("Loading the rest of weightpeek…").testid("lean-placeholder"),
+        Hint::Loading => text(crate::view::report::LOADING_REST).testid("lean-placeholder"),
         Hint::PickTensor => text(
             "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
         ),

@@ -35,6 +35,7 @@ use crate::source::http::totals;
 use crate::view::element::{Attributes, DataState, TensorAction};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
+use crate::view::report::LOADING_REST;
 use crate::view::tabs::Tab;
 
 thread_local! {
@@ -433,16 +434,11 @@ impl State {
             let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
             let w = Rc::downgrade(self);
             report.on_need_full(Rc::new(move |need: Need| {
-                if let (Some(st), false) = (w.upgrade(), matches!(need, Need::Tab(_))) {
-                    st.show_status("Loading the rest of weightpeek…");
+                if let (Some(st), true) = (w.upgrade(), need.shows_status()) {
+                    st.show_status(LOADING_REST);
                 }
-                match need {
-                    Need::Tensor(i) => {
-                        ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str())))
-                    }
-                    Need::Export(k) => ask_full(&host, Some(("export", k.name()))),
-                    Need::Tab(_) => ask_full(&host, None),
-                }
+                let detail = need.detail(&names);
+                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
             }));
         }
         *self.report.borrow_mut() = Some(report);
