@@ -157,6 +157,47 @@ impl Plan {
     }
 }
 
+/// Whether the page's Edit tab edits `model`'s header: a GGUF model read whole and without
+/// error from one local file alone (`alone`), never a set of parts merged into one.
+pub fn editable(model: &Model, alone: bool) -> bool {
+    model.format == Format::Gguf && model.error.is_none() && model.parts.is_empty() && alone
+}
+
+/// What the reader did in the page's lean view (www/page.js) before the app ran, to be done
+/// again in the app's view of the same model: the tab shown, the tensor whose row was opened,
+/// the export clicked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carried {
+    /// The tab shown (the app's first view starts on it).
+    pub tab: Option<Tab>,
+    /// The name of the tensor whose row was opened.
+    pub tensor: Option<String>,
+    /// The export clicked.
+    pub export: Option<Kind>,
+}
+
+impl Carried {
+    /// From page.js's `{tab, tensor, export}` strings (each optional; an unknown tab or
+    /// export kind is none).
+    pub fn from_texts(
+        tab: Option<String>,
+        tensor: Option<String>,
+        export: Option<String>,
+    ) -> Carried {
+        Carried {
+            tab: tab.and_then(|t| Tab::parse(&t)),
+            tensor,
+            export: export.and_then(|k| Kind::parse(&k)),
+        }
+    }
+
+    /// The index (in `Model::tensors`) of the tensor opened, if `model` has it.
+    pub fn tensor_index(&self, model: &Model) -> Option<usize> {
+        let name = self.tensor.as_deref()?;
+        model.tensors.iter().position(|t| t.name == name)
+    }
+}
+
 /// Build times of a view's stages, as `name:ms` pairs (the root's `data-build-ms`, read by
 /// bench/open_tasks.mjs). Times are given in milliseconds from any one clock
 /// (`performance.now()` on the page).
@@ -306,6 +347,26 @@ mod tests {
         assert_eq!(Need::Tab(Tab::Fit).detail(&names), None);
         assert!(Need::Tensor(0).shows_status() && Need::Export(Kind::Json).shows_status());
         assert!(!Need::Tab(Tab::Checks).shows_status());
+    }
+
+    #[test]
+    fn only_one_local_gguf_alone_is_editable() {
+        let llama = parse_bytes(&tiny_llama()).unwrap();
+        assert!(editable(&llama, true));
+        assert!(!editable(&llama, false));
+        assert!(!editable(&safetensors(), true));
+    }
+
+    #[test]
+    fn carried_state_names_a_tab_a_tensor_and_an_export() {
+        let llama = parse_bytes(&tiny_llama()).unwrap();
+        let c = Carried::from_texts(Some("Fit".into()), Some("t".into()), Some("csv".into()));
+        assert_eq!((c.tab, c.export), (Some(Tab::Fit), Some(Kind::Csv)));
+        assert_eq!(c.tensor_index(&llama), Some(0));
+        let odd = Carried::from_texts(Some("x".into()), Some("u".into()), Some("pdf".into()));
+        assert_eq!((odd.tab, odd.export), (None, None));
+        assert_eq!(odd.tensor_index(&llama), None);
+        assert_eq!(Carried::default().tensor_index(&llama), None);
     }
 
     #[test]

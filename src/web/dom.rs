@@ -127,6 +127,16 @@ pub fn set_hidden(e: &Element, hidden: bool) {
     }
 }
 
+/// Shows `failure` in the error box `e` ([`crate::view::errors::Failure::nodes`]), or hides
+/// and empties it.
+pub fn show_failure(e: &Element, failure: Option<crate::view::errors::Failure>) {
+    clear(e);
+    set_hidden(e, failure.is_none());
+    for n in failure.iter().flat_map(|f| f.nodes()) {
+        append(e, &render(&n));
+    }
+}
+
 /// Sets `data-<name>` on `<body>` (`data-state`, `data-file`).
 pub fn set_body_data(name: &str, value: &str) {
     let _ = body().dataset().set(name, value);

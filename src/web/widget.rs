@@ -24,7 +24,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use web_sys::Element;
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr, el_class};
 use super::export;
 use super::http::Fetcher;
 use super::load;
@@ -369,12 +369,7 @@ impl State {
     }
 
     fn show_error(&self, text: Option<Failure>) {
-        dom::clear(&self.error);
-        dom::set_hidden(&self.error, text.is_none());
-        if let Some(f) = text {
-            append(&self.error, &el_text("strong", "error-head", &f.headline));
-            append(&self.error, &el_text("span", "error-detail", &f.details));
-        }
+        dom::show_failure(&self.error, text);
     }
 
     fn fail(&self, e: Failure) {
