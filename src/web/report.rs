@@ -292,91 +292,63 @@ impl Report {
         let set_filter = tensors.filter_setter();
         laps.borrow_mut().mark("first-view", now());
 
-        // Each later stage's time, and those before it, on the root as `data-build-ms`
-        // (bench/open_tasks.mjs reads it once the view is built: after the Metadata card).
-        let timed = |name: &'static str, job: Box<dyn FnOnce()>| {
-            let (laps, root) = (laps.clone(), root.clone());
-            later.then(move || {
-                laps.borrow_mut().restart(now());
-                job();
-                let mut laps = laps.borrow_mut();
-                laps.mark(name, now());
-                attr(&root, "data-build-ms", &laps.text());
-            });
-        };
         // The type chart reads its width from the laid-out page.
         let h = hist.clone();
-        timed("types-chart", Box::new(move || h.draw()));
+        timed(&later, &laps, root, "types-chart", move || h.draw());
         let t = tensors.clone();
-        timed("tensor-rows", Box::new(move || t.draw_now()));
+        timed(&later, &laps, root, "tensor-rows", move || t.draw_now());
         {
             let (model, cards) = (model.clone(), cards.clone());
             let layers = s.layers;
-            timed(
-                "layers-recipe",
-                Box::new(move || {
-                    let made = layers::layer_card(&layers, filter);
-                    fill(&layers_slot, made.as_ref().map(|(card, _)| card));
-                    cards.borrow_mut().layers = made.map(|(_, l)| l);
-                    let r = summary::recipe::recipe(&model);
-                    fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
-                }),
-            );
+            timed(&later, &laps, root, "layers-recipe", move || {
+                let made = layers::layer_card(&layers, filter);
+                fill(&layers_slot, made.as_ref().map(|(card, _)| card));
+                cards.borrow_mut().layers = made.map(|(_, l)| l);
+                let r = summary::recipe::recipe(&model);
+                fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
+            });
         }
         // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
         if let Some(slot) = memory_slot {
             let (model, cards) = (model.clone(), cards.clone());
-            timed(
-                "memory-card",
-                Box::new(move || {
-                    let (card, m) = memory::MemoryCard::new(model);
-                    fill(&slot, Some(&card));
-                    cards.borrow_mut().memory = Some(m);
-                }),
-            );
+            timed(&later, &laps, root, "memory-card", move || {
+                let (card, m) = memory::MemoryCard::new(model);
+                fill(&slot, Some(&card));
+                cards.borrow_mut().memory = Some(m);
+            });
         }
         // The page's settings are its address's or the remembered ones; the element's come
         // from its attributes ([`Report::set_fit_settings`]).
         if let Some(slot) = fit_slot {
             let (model, cards) = (model.clone(), cards.clone());
             let name = name.to_string();
-            timed(
-                "fit-card",
-                Box::new(move || {
-                    let pending = cards.borrow_mut().fit_settings.take();
-                    let settings = match pending {
-                        Some(s) => s,
-                        None if page => fit::page_settings(),
-                        None => crate::view::fit::Settings::default(),
-                    };
-                    let c = fit::FitCard::new(model, &name, settings, page);
-                    fill(&slot, Some(c.element()));
-                    cards.borrow_mut().fit = Some(c);
-                }),
-            );
+            timed(&later, &laps, root, "fit-card", move || {
+                let pending = cards.borrow_mut().fit_settings.take();
+                let settings = pending.unwrap_or_else(|| match page {
+                    true => fit::page_settings(),
+                    false => crate::view::fit::Settings::default(),
+                });
+                let c = fit::FitCard::new(model, &name, settings, page);
+                fill(&slot, Some(c.element()));
+                cards.borrow_mut().fit = Some(c);
+            });
         }
         if let Some((slot, info)) = tokenizer_slot {
             let (model, cards) = (model.clone(), cards.clone());
-            timed(
-                "tokenizer-card",
-                Box::new(move || {
-                    let (card, t) = tokenizer::TokenizerCard::new(model, &info);
-                    fill(&slot, Some(&card));
-                    t.draw_now();
-                    cards.borrow_mut().tokenizer = Some(t);
-                }),
-            );
+            timed(&later, &laps, root, "tokenizer-card", move || {
+                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
+                fill(&slot, Some(&card));
+                t.draw_now();
+                cards.borrow_mut().tokenizer = Some(t);
+            });
         }
         {
             let (model, cards) = (model.clone(), cards.clone());
-            timed(
-                "metadata-card",
-                Box::new(move || {
-                    let (card, meta) = metadata::MetadataView::new(model);
-                    fill(&meta_slot, Some(&card));
-                    cards.borrow_mut().metadata = Some(meta);
-                }),
-            );
+            timed(&later, &laps, root, "metadata-card", move || {
+                let (card, meta) = metadata::MetadataView::new(model);
+                fill(&meta_slot, Some(&card));
+                cards.borrow_mut().metadata = Some(meta);
+            });
         }
         Report {
             _export: export,
@@ -570,6 +542,26 @@ fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
             b.click();
         }
     })
+}
+
+/// Runs `job` in a later task of `later`, timed as the stage `name` in `laps`, whose text then
+/// goes on `root` as `data-build-ms` (bench/open_tasks.mjs reads it once the view is built:
+/// after the last stage, the Metadata card).
+fn timed(
+    later: &Later,
+    laps: &Rc<RefCell<Laps>>,
+    root: &Element,
+    name: &'static str,
+    job: impl FnOnce() + 'static,
+) {
+    let (laps, root) = (laps.clone(), root.clone());
+    later.then(move || {
+        laps.borrow_mut().restart(now());
+        job();
+        let mut laps = laps.borrow_mut();
+        laps.mark(name, now());
+        attr(&root, "data-build-ms", &laps.text());
+    });
 }
 
 /// The page's clock for [`Laps`] (`performance.now()`, ms; 0 without one).
