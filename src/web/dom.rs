@@ -137,6 +137,12 @@ pub fn show_failure(e: &Element, failure: Option<crate::view::errors::Failure>) 
     }
 }
 
+/// The page's clock, `performance.now()` (ms since the page started; 0 without one): for
+/// timing stages and throttling redraws.
+pub fn now() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
+}
+
 /// Sets `data-<name>` on `<body>` (`data-state`, `data-file`).
 pub fn set_body_data(name: &str, value: &str) {
     let _ = body().dataset().set(name, value);

@@ -121,10 +121,10 @@ impl Report {
         layout: Layout,
     ) -> Report {
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
-        let mut lap = Laps::start(now());
+        let mut lap = Laps::start(dom::now());
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
         let s = summary::summarize_open(&model);
-        lap.mark("summarize", now());
+        lap.mark("summarize", dom::now());
         dom::clear(root);
         let plan = Plan::new(&model, layout, crate::FULL, source.is_some());
         let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
@@ -192,7 +192,7 @@ impl Report {
         .collect();
         append(&dom::card_head(&summary), &exports);
         placer.place(Tab::Summary, &summary);
-        lap.mark("summary-card", now());
+        lap.mark("summary-card", dom::now());
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
         let doctor = if plan.checks_card() {
@@ -205,13 +205,13 @@ impl Report {
         };
         // The "Scan all weights" card goes under the Checks card, when offered.
         let scan_slot = placer.slot(Tab::Checks);
-        lap.mark("checks-card", now());
+        lap.mark("checks-card", dom::now());
 
         // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
         let (tensor_card, tensors) =
             tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
-        lap.mark("tensor-table", now());
+        lap.mark("tensor-table", dom::now());
 
         let row = el_class("div", "card-row");
         if let Some(card) = &s.architecture {
@@ -233,7 +233,7 @@ impl Report {
         let hist = Rc::new(hist);
         placer.place(Tab::Summary, &row);
         placer.place(Tab::Histogram, &hist_card);
-        lap.mark("types", now());
+        lap.mark("types", dom::now());
 
         // Beyond the first view: on the page each card in a later task of its own, in a slot
         // placed now (the element builds them at once).
@@ -290,7 +290,7 @@ impl Report {
             }
         };
         let set_filter = tensors.filter_setter();
-        laps.borrow_mut().mark("first-view", now());
+        laps.borrow_mut().mark("first-view", dom::now());
 
         // The type chart reads its width from the laid-out page.
         let h = hist.clone();
@@ -556,15 +556,10 @@ fn timed(
 ) {
     let (laps, root) = (laps.clone(), root.clone());
     later.then(move || {
-        laps.borrow_mut().restart(now());
+        laps.borrow_mut().restart(dom::now());
         job();
         let mut laps = laps.borrow_mut();
-        laps.mark(name, now());
+        laps.mark(name, dom::now());
         attr(&root, "data-build-ms", &laps.text());
     });
-}
-
-/// The page's clock for [`Laps`] (`performance.now()`, ms; 0 without one).
-fn now() -> f64 {
-    gloo::utils::window().performance().map_or(0.0, |p| p.now())
 }
