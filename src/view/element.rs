@@ -38,6 +38,17 @@ impl DataState {
     pub fn settled(self) -> bool {
         matches!(self, DataState::Ready | DataState::Error)
     }
+
+    /// The state once a model is shown: [`DataState::Error`] when it was read only in part
+    /// (`partial`: the model carries an error), else [`DataState::Ready`]. The page's
+    /// `body[data-state]` takes the same names.
+    pub fn shown(partial: bool) -> DataState {
+        if partial {
+            DataState::Error
+        } else {
+            DataState::Ready
+        }
+    }
 }
 
 /// Where a change of the element's state goes ([`StateLine`]).
@@ -369,5 +380,7 @@ mod tests {
         assert_eq!(names, ["idle", "loading", "ready", "error"]);
         let settled: Vec<_> = all.iter().map(|s| s.settled()).collect();
         assert_eq!(settled, [false, false, true, true]);
+        assert_eq!(DataState::shown(true).name(), "error");
+        assert_eq!(DataState::shown(false).name(), "ready");
     }
 }

@@ -165,6 +165,20 @@ pub fn reading_status(name: &str, counts: Option<(u32, u64)>) -> String {
 /// The warning on a file whose server ignores Range.
 pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
+/// The page's status line while it fetches the bundled sample.
+pub const SAMPLE_STATUS: &str = "Fetching the bundled sample…";
+
+/// Why a fetch gave no body: `the server answered STATUS TEXT` (`404 Not Found`).
+pub fn server_answered(status: u16, status_text: &str) -> String {
+    format!("the server answered {status} {status_text}")
+}
+
+/// The page's failure when the bundled sample could not be fetched, `details` saying why (the
+/// browser's error text, or [`server_answered`]).
+pub fn sample_failure(details: &str) -> Failure {
+    Failure::new("The bundled sample could not be fetched.", details)
+}
+
 /// What the page's early script (www/early.js, `window.__wpEarly`) kept while the modules
 /// loaded, as the app finds it at start-up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -213,6 +227,13 @@ impl Early {
 mod tests {
     use super::*;
     use crate::view::errors::Front;
+
+    #[test]
+    fn the_sample_failure_says_what_the_server_answered() {
+        let f = sample_failure(&server_answered(404, "Not Found"));
+        assert_eq!(f.headline, "The bundled sample could not be fetched.");
+        assert_eq!(f.details, "the server answered 404 Not Found");
+    }
 
     #[test]
     fn early_input_opens_files_then_a_url_then_the_sample() {

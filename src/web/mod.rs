@@ -62,9 +62,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
+use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
-use crate::view::opening::{Early, EarlyOpen};
+use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen, SAMPLE_STATUS};
 use crate::view::report::Carried;
 use blob::js_error_text;
 use dom::{by_id, set_body_data};
@@ -452,7 +453,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 }
                 // Ready once the cards built after the first view are there too.
                 view.when_built(move || {
-                    set_body_data("state", if failed { "error" } else { "ready" });
+                    set_body_data("state", DataState::shown(failed).name());
                 });
                 *app.view.borrow_mut() = Some(view);
             }
@@ -462,18 +463,13 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
 
 /// Fetches the bundled sample and opens it like a dropped file.
 async fn open_sample(app: Rc<App>) {
-    let g = app.begin(SAMPLE_URL, "Fetching the bundled sample…");
+    let g = app.begin(SAMPLE_URL, SAMPLE_STATUS);
     let bytes = async {
         let resp: Response = JsFuture::from(gloo::utils::window().fetch_with_str(SAMPLE_URL))
             .await?
             .unchecked_into();
         if !resp.ok() {
-            return Err(format!(
-                "the server answered {} {}",
-                resp.status(),
-                resp.status_text()
-            )
-            .into());
+            return Err(server_answered(resp.status(), &resp.status_text()).into());
         }
         let buf = JsFuture::from(resp.array_buffer()?).await?;
         let parts = Array::of1(&Uint8Array::new(&buf));
@@ -485,10 +481,7 @@ async fn open_sample(app: Rc<App>) {
     }
     match bytes {
         Ok(blob) => open(app, vec![(SAMPLE_URL.to_string(), blob)]),
-        Err(e) => app.fail(Failure::new(
-            "The bundled sample could not be fetched.",
-            js_error_text(&e),
-        )),
+        Err(e) => app.fail(sample_failure(&js_error_text(&e))),
     }
 }
 

@@ -430,11 +430,7 @@ impl State {
         self.apply_fit();
         self.apply_tensor();
         self.apply_tab();
-        self.set_state(if failed {
-            DataState::Error
-        } else {
-            DataState::Ready
-        });
+        self.set_state(DataState::shown(failed));
         self.apply_reader_tensor();
         let asked = self.export.borrow_mut().take();
         if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
