@@ -172,24 +172,20 @@ impl Report {
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
         let mut export_buttons = Vec::new();
-        let export: Vec<export::ExportButton> = [
-            export::Kind::Json,
-            export::Kind::Csv,
-            export::Kind::Markdown,
-        ]
-        .into_iter()
-        .map(|kind| {
-            let (button, b) = if crate::FULL {
-                export::ExportButton::new(model.clone(), name, kind)
-            } else {
-                let ask = ask.clone();
-                export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
-            };
-            append(&exports, &button);
-            export_buttons.push((kind, button));
-            b
-        })
-        .collect();
+        let export: Vec<export::ExportButton> = export::Kind::ALL
+            .into_iter()
+            .map(|kind| {
+                let (button, b) = if crate::FULL {
+                    export::ExportButton::new(model.clone(), name, kind)
+                } else {
+                    let ask = ask.clone();
+                    export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
+                };
+                append(&exports, &button);
+                export_buttons.push((kind, button));
+                b
+            })
+            .collect();
         append(&dom::card_head(&summary), &exports);
         placer.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
