@@ -7,6 +7,7 @@
 use crate::text;
 use crate::view::errors::Failure;
 use crate::view::fit::{Settings, QUERY_KEYS};
+use crate::view::node::{el, Node};
 use crate::view::tabs::Tab;
 
 /// The element's `data-state`.
@@ -37,6 +38,100 @@ impl DataState {
     pub fn settled(self) -> bool {
         matches!(self, DataState::Ready | DataState::Error)
     }
+
+    /// The state once a model is shown: [`DataState::Error`] when it was read only in part
+    /// (`partial`: the model carries an error), else [`DataState::Ready`]. The page's
+    /// `body[data-state]` takes the same names.
+    pub fn shown(partial: bool) -> DataState {
+        if partial {
+            DataState::Error
+        } else {
+            DataState::Ready
+        }
+    }
+}
+
+/// Where a change of the element's state goes ([`StateLine`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateOut {
+    /// On the element: its `data-state` and a `weightpeek-state` event.
+    Show(DataState),
+    /// To the quiet view's `on_settled` function (`ready` or `error`).
+    Tell(DataState),
+    /// Nowhere.
+    Keep,
+}
+
+/// The element's state as one view sees it: the last state set, whether the view is quiet (a
+/// view being made to take another's place: its states stay off the element and only a
+/// settled one is told, until it wakes), and whether it was retired (replaced: dropping it
+/// leaves the element's state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateLine {
+    last: DataState,
+    quiet: bool,
+    retired: bool,
+}
+
+impl StateLine {
+    /// A view's line, quiet or not; its state is [`DataState::Idle`] until set.
+    pub fn new(quiet: bool) -> StateLine {
+        StateLine {
+            last: DataState::Idle,
+            quiet,
+            retired: false,
+        }
+    }
+
+    /// The view's state is `state` now: where that goes.
+    pub fn set(&mut self, state: DataState) -> StateOut {
+        self.last = state;
+        match (self.quiet, state.settled()) {
+            (false, _) => StateOut::Show(state),
+            (true, true) => StateOut::Tell(state),
+            (true, false) => StateOut::Keep,
+        }
+    }
+
+    /// The view is the element's now, whose `data-state` is `shown`: the last state is shown
+    /// if it differs (a quiet view only; once).
+    pub fn wake(&mut self, shown: Option<&str>) -> StateOut {
+        if !std::mem::take(&mut self.quiet) || shown == Some(self.last.name()) {
+            return StateOut::Keep;
+        }
+        StateOut::Show(self.last)
+    }
+
+    /// Another view took this one's place.
+    pub fn retire(&mut self) {
+        self.retired = true;
+    }
+
+    /// The view is dropped (the element was removed, or replaced): nothing is loading any
+    /// more, unless another view took this one's place.
+    pub fn dropped(&mut self) -> StateOut {
+        if self.retired {
+            return StateOut::Keep;
+        }
+        self.set(DataState::Idle)
+    }
+}
+
+/// The element's frame, in its shadow root's container: the status line (`p.wp-status`,
+/// `role="status"`), the error box (`div.error`, `role="alert"`, `data-testid="error"`), both
+/// hidden, and the body the view is drawn in (`div.wp-body`: it scrolls, but `tabindex="-1"`
+/// keeps it from being a stop of its own for Tab, as Firefox makes scroll containers).
+pub fn frame() -> [Node; 3] {
+    [
+        el("p", "wp-status")
+            .attr("role", "status")
+            .attr("hidden", ""),
+        el("div", "error")
+            .attr("role", "alert")
+            .attr("data-testid", "error")
+            .attr("hidden", ""),
+        el("div", "wp-body").attr("tabindex", "-1"),
+    ]
 }
 
 /// What to do about the `tensor` attribute once a model is shown.
@@ -238,6 +333,42 @@ mod tests {
     }
 
     #[test]
+    fn a_quiet_view_tells_only_settled_states_and_shows_the_last_when_woken() {
+        let mut l = StateLine::new(true);
+        assert_eq!(l.set(DataState::Loading), StateOut::Keep);
+        assert_eq!(l.set(DataState::Ready), StateOut::Tell(DataState::Ready));
+        // The element shows the lean view's "ready" already: no second event.
+        let mut shown_ready = l;
+        assert_eq!(shown_ready.wake(Some("ready")), StateOut::Keep);
+        assert_eq!(l.wake(Some("loading")), StateOut::Show(DataState::Ready));
+        assert_eq!(l.wake(Some("loading")), StateOut::Keep);
+        assert_eq!(l.set(DataState::Error), StateOut::Show(DataState::Error));
+        assert_eq!(l.dropped(), StateOut::Show(DataState::Idle));
+        let mut retired = StateLine::new(false);
+        retired.retire();
+        assert_eq!(retired.dropped(), StateOut::Keep);
+        let mut quiet = StateLine::new(true);
+        assert_eq!(quiet.dropped(), StateOut::Keep);
+    }
+
+    #[test]
+    fn the_frame_is_a_hidden_status_a_hidden_error_box_and_the_body() {
+        let [status, error, body] = frame();
+        assert_eq!((status.tag, status.get_attr("role")), ("p", Some("status")));
+        assert_eq!(status.get_attr("hidden"), Some(""));
+        assert_eq!(error.get_attr("data-testid"), Some("error"));
+        assert_eq!(
+            (error.get_attr("role"), error.get_attr("hidden")),
+            (Some("alert"), Some(""))
+        );
+        assert_eq!(
+            (body.class.as_str(), body.get_attr("tabindex")),
+            ("wp-body", Some("-1"))
+        );
+        assert_eq!(body.get_attr("hidden"), None);
+    }
+
+    #[test]
     fn data_states_have_their_names_and_settle_when_done() {
         let all = [
             DataState::Idle,
@@ -249,5 +380,7 @@ mod tests {
         assert_eq!(names, ["idle", "loading", "ready", "error"]);
         let settled: Vec<_> = all.iter().map(|s| s.settled()).collect();
         assert_eq!(settled, [false, false, true, true]);
+        assert_eq!(DataState::shown(true).name(), "error");
+        assert_eq!(DataState::shown(false).name(), "ready");
     }
 }

@@ -228,6 +228,9 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order of the summary card's buttons.
+    pub const ALL: [Kind; 3] = [Kind::Json, Kind::Csv, Kind::Markdown];
+
     /// The export's name in the element's `weightpeek-need-full` event and
     /// `Widget::export` (`json`, `csv`, `markdown`).
     pub fn name(self) -> &'static str {
@@ -240,9 +243,7 @@ impl Kind {
 
     /// The kind named `name` ([`Kind::name`]).
     pub fn parse(name: &str) -> Option<Kind> {
-        [Kind::Json, Kind::Csv, Kind::Markdown]
-            .into_iter()
-            .find(|k| k.name() == name)
+        Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The file's media type (`application/json`, `text/csv`, `text/markdown`).

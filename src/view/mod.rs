@@ -22,6 +22,8 @@
 //! - [`element`]: the `<weightpeek-view>` element's attributes: what each change does, the
 //!   first tab, the tensor to open, `data-state`.
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
+//! - [`report`]: one model's view as decisions: its tabs and cards, what the lean module
+//!   leaves to the full one, the cards' build times.
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`fit_card`]: the settings form, the Fit card and a repo's "Will it fit?" table as nodes.
@@ -63,6 +65,7 @@ pub mod preview;
 pub mod preview_card;
 pub mod recipe;
 pub mod remote;
+pub mod report;
 pub mod scan;
 pub mod scan_card;
 pub mod spec;

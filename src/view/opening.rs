@@ -197,10 +197,107 @@ pub fn part_files(model: &Model, name: &str) -> Vec<String> {
 /// The warning on a file whose server ignores Range.
 pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
+/// The page's status line while it fetches the bundled sample.
+pub const SAMPLE_STATUS: &str = "Fetching the bundled sample…";
+
+/// Why a fetch gave no body: `the server answered STATUS TEXT` (`404 Not Found`).
+pub fn server_answered(status: u16, status_text: &str) -> String {
+    format!("the server answered {status} {status_text}")
+}
+
+/// The page's failure when the bundled sample could not be fetched, `details` saying why (the
+/// browser's error text, or [`server_answered`]).
+pub fn sample_failure(details: &str) -> Failure {
+    Failure::new("The bundled sample could not be fetched.", details)
+}
+
+/// What the page's early script (www/early.js, `window.__wpEarly`) kept while the modules
+/// loaded, as the app finds it at start-up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Early {
+    /// `files`: how many files were picked or dropped, when it is an array (`None` when not).
+    pub files: Option<usize>,
+    /// `url`: the URL submitted (empty for none).
+    pub url: String,
+    /// `sample`: the bundled sample was asked for.
+    pub sample: bool,
+}
+
+/// What the app opens of an [`Early`] input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EarlyOpen {
+    /// The files given.
+    Files,
+    /// The URL given (submitted again, now to the app's own listener).
+    Url(String),
+    /// The bundled sample.
+    Sample,
+    /// Nothing (also for an empty array of files, which hides a URL given with it).
+    Nothing,
+}
+
+impl Early {
+    /// Whether something was given: the page's state goes from "loading" to that opening's
+    /// with no "idle" between.
+    pub fn pending(&self) -> bool {
+        self.files.is_some_and(|n| n > 0) || !self.url.is_empty() || self.sample
+    }
+
+    /// What to open: the files when `files` is an array, else the URL, else the sample.
+    pub fn open(&self) -> EarlyOpen {
+        match self.files {
+            Some(0) => EarlyOpen::Nothing,
+            Some(_) => EarlyOpen::Files,
+            None if !self.url.is_empty() => EarlyOpen::Url(self.url.clone()),
+            None if self.sample => EarlyOpen::Sample,
+            None => EarlyOpen::Nothing,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::view::errors::Front;
+
+    #[test]
+    fn the_sample_failure_says_what_the_server_answered() {
+        let f = sample_failure(&server_answered(404, "Not Found"));
+        assert_eq!(f.headline, "The bundled sample could not be fetched.");
+        assert_eq!(f.details, "the server answered 404 Not Found");
+    }
+
+    #[test]
+    fn early_input_opens_files_then_a_url_then_the_sample() {
+        let none = Early::default();
+        assert!(!none.pending());
+        assert_eq!(none.open(), EarlyOpen::Nothing);
+        let all = Early {
+            files: Some(2),
+            url: "https://x/a.gguf".into(),
+            sample: true,
+        };
+        assert!(all.pending());
+        assert_eq!(all.open(), EarlyOpen::Files);
+        let url = Early {
+            files: None,
+            ..all.clone()
+        };
+        assert_eq!(url.open(), EarlyOpen::Url("https://x/a.gguf".into()));
+        let sample = Early {
+            url: String::new(),
+            ..url.clone()
+        };
+        assert!(sample.pending());
+        assert_eq!(sample.open(), EarlyOpen::Sample);
+        // An empty array of files hides the URL (as www/early.js never gives both).
+        let empty = Early {
+            files: Some(0),
+            ..all
+        };
+        assert!(empty.pending());
+        assert_eq!(empty.open(), EarlyOpen::Nothing);
+    }
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()

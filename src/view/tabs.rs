@@ -1,7 +1,10 @@
 //! The tabs of a model's view, the page's and the element's (`<weightpeek-view tab="…">`):
 //! which exist for a model, their names (the `tab` attribute, the page's `?tab=` and `#tab=`)
 //! and labels, keyboard movement between them (WAI-ARIA tabs pattern: Left/Right wrap around,
-//! Home/End go to the ends), and the tab an address asks for.
+//! Home/End go to the ends), the tab an address asks for, and the bar, buttons and panels as
+//! nodes.
+
+use crate::view::node::{el, text, Node};
 
 /// One tab of a model's view, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +175,46 @@ pub const FULL_TABS: [Tab; 5] = [
     Tab::Fit,
 ];
 
+/// The tab bar (`div.tab-bar`, `role="tablist"`), empty: the buttons go in it.
+pub fn bar() -> Node {
+    el("div", "tab-bar")
+        .attr("role", "tablist")
+        .attr("aria-label", "Model file views")
+}
+
+/// The button of `tab` in the bar (`button.tab`, `role="tab"`, `id="wp-tab-NAME"`, controlling
+/// its panel, `data-tab="NAME"`).
+pub fn button(tab: Tab) -> Node {
+    text("button", "tab", tab.label())
+        .attr("type", "button")
+        .attr("role", "tab")
+        .attr("id", format!("wp-tab-{}", tab.name()))
+        .attr("aria-controls", format!("wp-panel-{}", tab.name()))
+        .attr("data-tab", tab.name())
+}
+
+/// The panel of `tab` (`div.tab-panel.report`, `role="tabpanel"`, `id="wp-panel-NAME"`,
+/// labelled by its button), focusable by script (after opening a tensor from the table, focus
+/// moves to the Preview panel).
+pub fn panel(tab: Tab) -> Node {
+    el("div", "tab-panel report")
+        .attr("role", "tabpanel")
+        .attr("id", format!("wp-panel-{}", tab.name()))
+        .attr("aria-labelledby", format!("wp-tab-{}", tab.name()))
+        .attr("data-tab", tab.name())
+        .attr("tabindex", "-1")
+}
+
+/// A button's attributes when its tab is shown (`on`) or not: `aria-selected` and the roving
+/// `tabindex` (only the shown tab's button is a Tab stop).
+pub fn button_state(on: bool) -> [(&'static str, &'static str); 2] {
+    if on {
+        [("aria-selected", "true"), ("tabindex", "0")]
+    } else {
+        [("aria-selected", "false"), ("tabindex", "-1")]
+    }
+}
+
 /// What a tab says in place of its cards (`p.tab-hint`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hint {
@@ -184,10 +227,10 @@ pub enum Hint {
 }
 
 /// The hint's paragraph.
-pub fn hint(h: Hint) -> crate::view::node::Node {
-    let text = |t: &str| crate::view::node::text("p", "muted tab-hint", t);
+pub fn hint(h: Hint) -> Node {
+    let text = |t: &str| text("p", "muted tab-hint", t);
     match h {
-        Hint::Loading => text("Loading the rest of weightpeek…").testid("lean-placeholder"),
+        Hint::Loading => text(crate::view::report::LOADING_REST).testid("lean-placeholder"),
         Hint::PickTensor => text(
             "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
         ),
@@ -291,6 +334,26 @@ mod tests {
         assert_eq!(initial(&st, Some("memory")), Tab::Summary);
         assert_eq!(initial(&st, Some("nonsense")), Tab::Summary);
         assert_eq!(initial(&st, None), Tab::Summary);
+    }
+
+    #[test]
+    fn buttons_control_their_panels_and_only_the_shown_one_is_a_tab_stop() {
+        assert_eq!(bar().get_attr("role"), Some("tablist"));
+        let b = button(Tab::Histogram);
+        assert_eq!((b.tag, b.class.as_str()), ("button", "tab"));
+        assert_eq!(b.text.as_deref(), Some("Types"));
+        assert_eq!(b.get_attr("id"), Some("wp-tab-histogram"));
+        assert_eq!(b.get_attr("aria-controls"), Some("wp-panel-histogram"));
+        let p = panel(Tab::Histogram);
+        assert_eq!(p.get_attr("id"), Some("wp-panel-histogram"));
+        assert_eq!(p.get_attr("aria-labelledby"), Some("wp-tab-histogram"));
+        assert_eq!(
+            (p.get_attr("data-tab"), p.get_attr("tabindex")),
+            (Some("histogram"), Some("-1"))
+        );
+        assert!(p.has_class("tab-panel") && p.has_class("report"));
+        assert_eq!(button_state(true)[1], ("tabindex", "0"));
+        assert_eq!(button_state(false)[0], ("aria-selected", "false"));
     }
 
     #[test]

@@ -127,6 +127,22 @@ pub fn set_hidden(e: &Element, hidden: bool) {
     }
 }
 
+/// Shows `failure` in the error box `e` ([`crate::view::errors::Failure::nodes`]), or hides
+/// and empties it.
+pub fn show_failure(e: &Element, failure: Option<crate::view::errors::Failure>) {
+    clear(e);
+    set_hidden(e, failure.is_none());
+    for n in failure.iter().flat_map(|f| f.nodes()) {
+        append(e, &render(&n));
+    }
+}
+
+/// The page's clock, `performance.now()` (ms since the page started; 0 without one): for
+/// timing stages and throttling redraws.
+pub fn now() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
+}
+
 /// Sets `data-<name>` on `<body>` (`data-state`, `data-file`).
 pub fn set_body_data(name: &str, value: &str) {
     let _ = body().dataset().set(name, value);

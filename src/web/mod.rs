@@ -62,8 +62,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
+use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
+use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen, SAMPLE_STATUS};
+use crate::view::report::Carried;
 use blob::js_error_text;
 use dom::{by_id, set_body_data};
 
@@ -85,64 +88,23 @@ struct App {
 thread_local! {
     /// The app lives for the page's lifetime; listeners hold only weak references to it.
     static APP: RefCell<Option<Rc<App>>> = const { RefCell::new(None) };
-    /// What the reader did in the page's lean view before the app ran ([`Carried`]).
+    /// What the reader did in the page's lean view (www/page.js) before the app ran, given
+    /// with the early input (`window.__wpEarly.view`): used by the first model the app draws
+    /// ([`apply_carried`]), or dropped when that opening fails.
     static CARRIED: RefCell<Option<Carried>> = const { RefCell::new(None) };
 }
 
-/// What the reader did in the page's lean view (www/page.js) before the app ran, done again
-/// in the app's view of the same model: the tab shown, the tensor whose row was opened, the
-/// export clicked. Given with the early input (`window.__wpEarly.view`); used by the first
-/// model the app draws, or dropped when that opening fails.
-#[derive(Debug, Default)]
-struct Carried {
-    tab: Option<crate::view::tabs::Tab>,
-    tensor: Option<String>,
-    export: Option<export::Kind>,
-}
-
-impl Carried {
-    /// `{tab, tensor, export}` (strings, each optional) as page.js gives them.
-    fn from_js(v: &wasm_bindgen::JsValue) -> Option<Carried> {
-        if !v.is_object() {
-            return None;
-        }
-        let text = |k: &str| {
-            js_sys::Reflect::get(v, &k.into())
-                .ok()
-                .and_then(|x| x.as_string())
-        };
-        Some(Carried {
-            tab: text("tab").and_then(|t| crate::view::tabs::Tab::parse(&t)),
-            tensor: text("tensor"),
-            export: text("export").and_then(|k| export::Kind::parse(&k)),
-        })
+/// The carried state done again in `view` of `model` (once: it is gone after).
+fn apply_carried(view: &report::Report, model: &crate::format::Model) {
+    let Some(c) = CARRIED.with(|c| c.borrow_mut().take()) else {
+        return;
+    };
+    if let Some(i) = c.tensor_index(model) {
+        view.open_tensor(i);
+        view.tabs().select(crate::view::tabs::Tab::Preview, false);
     }
-
-    /// The tab the app's first view starts on, if the reader chose one.
-    fn tab() -> Option<crate::view::tabs::Tab> {
-        CARRIED.with(|c| c.borrow().as_ref().and_then(|c| c.tab))
-    }
-
-    /// Done again in `view` of `model` (once: the carried state is gone after).
-    fn apply(view: &report::Report, model: &crate::format::Model) {
-        let Some(c) = CARRIED.with(|c| c.borrow_mut().take()) else {
-            return;
-        };
-        if let Some(i) = c
-            .tensor
-            .and_then(|t| model.tensors.iter().position(|x| x.name == t))
-        {
-            view.open_tensor(i);
-            view.tabs().select(crate::view::tabs::Tab::Preview, false);
-        }
-        if let Some(k) = c.export {
-            view.export(k);
-        }
-    }
-
-    /// Forgets it (the opening it was for failed).
-    fn drop_it() {
-        CARRIED.with(|c| c.borrow_mut().take());
+    if let Some(k) = c.export {
+        view.export(k);
     }
 }
 
@@ -155,13 +117,12 @@ pub fn start() {
     // The lean module (no `full` feature) serves the element and `inspect()` only.
     if !crate::FULL || page.is_none_or(|d| d.get_element_by_id("report").is_none()) {
         std::panic::set_hook(Box::new(|info| {
-            let msg = format!("weightpeek crashed (a bug; please report it): {info}");
-            web_sys::console::error_1(&msg.as_str().into());
+            web_sys::console::error_1(&errors::crash_text(info).into());
         }));
         return;
     }
     std::panic::set_hook(Box::new(|info| {
-        let msg = format!("weightpeek crashed (a bug; please report it): {info}");
+        let msg = errors::crash_text(info);
         web_sys::console::error_1(&msg.as_str().into());
         if let Some(e) = dom::document().get_element_by_id("error") {
             e.set_text_content(Some(&msg));
@@ -180,76 +141,82 @@ pub fn start() {
     // Something given while the modules loaded (or a `?url=` address) opens now: the state
     // goes from "loading" to that opening's, with no "idle" between (www/page.js and tests wait
     // for the opening's state).
-    let pending = early_pending() || remote::page_param("url").is_some();
+    let (early, files) = take_early();
+    let pending = early.pending() || remote::page_param("url").is_some();
     wire(&app);
     APP.with(|a| *a.borrow_mut() = Some(app.clone()));
     if !pending {
         set_body_data("state", "idle");
     }
-    take_early(app);
+    open_early(app, early, files);
 }
 
-/// Whether www/early.js kept something given while the modules loaded (files, a URL, the
-/// sample).
-fn early_pending() -> bool {
-    let Ok(early) = js_sys::Reflect::get(&gloo::utils::window(), &"__wpEarly".into()) else {
-        return false;
-    };
+/// Takes what was given while the module loaded (`www/early.js` keeps it in
+/// `window.__wpEarly`, emptied here): the files picked or dropped, the URL submitted, the
+/// sample asked for; the reader's lean view's state goes to [`CARRIED`].
+fn take_early() -> (Early, Vec<File>) {
+    let window = gloo::utils::window();
+    let early = js_sys::Reflect::get(&window, &"__wpEarly".into()).unwrap_or_default();
+    if !early.is_object() {
+        return (Early::default(), Vec::new());
+    }
     let get =
         |k: &str| js_sys::Reflect::get(&early, &k.into()).unwrap_or(wasm_bindgen::JsValue::NULL);
-    early.is_object()
-        && (js_sys::Array::is_array(&get("files"))
-            && js_sys::Array::from(&get("files")).length() > 0
-            || get("url").as_string().is_some_and(|u| !u.is_empty())
-            || get("sample").is_truthy())
+    let text = |v: &wasm_bindgen::JsValue, k: &str| {
+        js_sys::Reflect::get(v, &k.into())
+            .ok()
+            .and_then(|x| x.as_string())
+    };
+    let files = get("files");
+    let files = Array::is_array(&files).then(|| Array::from(&files));
+    let given = Early {
+        files: files.as_ref().map(|f| f.length() as usize),
+        url: text(&early, "url").unwrap_or_default(),
+        sample: get("sample").is_truthy(),
+    };
+    let view = get("view");
+    if view.is_object() {
+        let carried = Carried::from_texts(
+            text(&view, "tab"),
+            text(&view, "tensor"),
+            text(&view, "export"),
+        );
+        CARRIED.with(|c| *c.borrow_mut() = Some(carried));
+    }
+    for (k, v) in [
+        ("files", wasm_bindgen::JsValue::NULL),
+        ("url", wasm_bindgen::JsValue::NULL),
+        ("sample", false.into()),
+        ("view", wasm_bindgen::JsValue::NULL),
+    ] {
+        let _ = js_sys::Reflect::set(&early, &k.into(), &v);
+    }
+    let files = files.iter().flat_map(Array::iter);
+    (given, files.filter_map(|f| f.dyn_into().ok()).collect())
 }
 
-/// Opens what was given while the module loaded (`www/early.js` keeps it in
-/// `window.__wpEarly`): the files picked or dropped, the URL submitted (the form is submitted
-/// again, now to the app's own listener), or the sample asked for.
-fn take_early(app: Rc<App>) {
-    let Ok(early) = js_sys::Reflect::get(&gloo::utils::window(), &"__wpEarly".into()) else {
-        return;
-    };
-    if !early.is_object() {
-        return;
-    }
-    let files =
-        js_sys::Reflect::get(&early, &"files".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
-    let url = js_sys::Reflect::get(&early, &"url".into()).unwrap_or(wasm_bindgen::JsValue::NULL);
-    let _ = js_sys::Reflect::set(&early, &"files".into(), &wasm_bindgen::JsValue::NULL);
-    let _ = js_sys::Reflect::set(&early, &"url".into(), &wasm_bindgen::JsValue::NULL);
-    let sample = js_sys::Reflect::get(&early, &"sample".into()).is_ok_and(|v| v.is_truthy());
-    let _ = js_sys::Reflect::set(&early, &"sample".into(), &false.into());
-    if let Ok(v) = js_sys::Reflect::get(&early, &"view".into()) {
-        let carried = Carried::from_js(&v);
-        CARRIED.with(|c| *c.borrow_mut() = carried);
-        let _ = js_sys::Reflect::set(&early, &"view".into(), &wasm_bindgen::JsValue::NULL);
-    }
-    if js_sys::Array::is_array(&files) {
-        let files: Vec<File> = js_sys::Array::from(&files)
-            .iter()
-            .filter_map(|f| f.dyn_into::<File>().ok())
-            .collect();
-        if !files.is_empty() {
-            open(app, named(files));
+/// Opens what was given while the module loaded ([`take_early`]): the files, the URL (the
+/// form is submitted again, now to the app's own listener) or the sample.
+fn open_early(app: Rc<App>, early: Early, files: Vec<File>) {
+    match early.open() {
+        EarlyOpen::Files if !files.is_empty() => open(app, named(files)),
+        EarlyOpen::Url(url) => {
+            // The URL given, not what the address's `url=` put in the box meanwhile.
+            if let Some(input) = dom::document()
+                .get_element_by_id("url-input")
+                .and_then(|i| i.dyn_into::<HtmlInputElement>().ok())
+            {
+                input.set_value(&url);
+            }
+            if let Some(form) = dom::document()
+                .get_element_by_id("url-form")
+                .and_then(|f| f.dyn_into::<web_sys::HtmlFormElement>().ok())
+            {
+                let _ = form.request_submit();
+            }
         }
-    } else if let Some(url) = url.as_string().filter(|u| !u.is_empty()) {
-        // The URL given, not what the address's `url=` put in the box meanwhile.
-        if let Some(input) = dom::document()
-            .get_element_by_id("url-input")
-            .and_then(|i| i.dyn_into::<HtmlInputElement>().ok())
-        {
-            input.set_value(&url);
-        }
-        if let Some(form) = dom::document()
-            .get_element_by_id("url-form")
-            .and_then(|f| f.dyn_into::<web_sys::HtmlFormElement>().ok())
-        {
-            let _ = form.request_submit();
-        }
-    } else if sample {
-        wasm_bindgen_futures::spawn_local(open_sample(app));
+        EarlyOpen::Sample => wasm_bindgen_futures::spawn_local(open_sample(app)),
+        EarlyOpen::Files | EarlyOpen::Nothing => {}
     }
 }
 
@@ -388,22 +355,12 @@ impl App {
 
     /// Shows a failure (headline, details) in the error box, or hides and empties it.
     fn show_error(&self, text: Option<Failure>) {
-        dom::clear(&self.error);
-        dom::set_hidden(&self.error, text.is_none());
-        if let Some(f) = text {
-            dom::append(
-                &self.error,
-                &dom::el_text("strong", "error-head", &f.headline),
-            );
-            dom::append(
-                &self.error,
-                &dom::el_text("span", "error-detail", &f.details),
-            );
-        }
+        dom::show_failure(&self.error, text);
     }
 
     fn fail(&self, text: Failure) {
-        Carried::drop_it();
+        // The reader's lean view's state was for this opening.
+        CARRIED.with(|c| c.borrow_mut().take());
         dom::set_hidden(&self.status, true);
         self.show_error(Some(text));
         set_body_data("state", "error");
@@ -421,7 +378,8 @@ impl App {
         source: crate::source::boxed::SourceFactory,
         editor: bool,
     ) -> report::Report {
-        let first = Carried::tab()
+        let carried = CARRIED.with(|c| c.borrow().as_ref().and_then(|c| c.tab));
+        let first = carried
             .or_else(address::asked_tab)
             .unwrap_or(crate::view::tabs::Tab::Summary);
         let view = report::Report::build(
@@ -480,10 +438,7 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                 if let Some(e) = &model.error {
                     app.show_error(Some(errors::partial_failure(e, &opened.name, Front::Page)));
                 }
-                let editable = model.format == crate::format::Format::Gguf
-                    && model.error.is_none()
-                    && model.parts.is_empty()
-                    && alone.is_some();
+                let editable = crate::view::report::editable(&model, alone.is_some());
                 let view = app.draw(
                     &opened.name,
                     model.clone(),
@@ -492,13 +447,13 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
                     editable,
                 );
                 view.offer_scan(scan_input);
-                Carried::apply(&view, &model);
+                apply_carried(&view, &model);
                 if let (Some(panel), Some(blob)) = (view.edit_panel(), alone) {
                     edit::show(&panel, &opened.name, model, blob);
                 }
                 // Ready once the cards built after the first view are there too.
                 view.when_built(move || {
-                    set_body_data("state", if failed { "error" } else { "ready" });
+                    set_body_data("state", DataState::shown(failed).name());
                 });
                 *app.view.borrow_mut() = Some(view);
             }
@@ -508,18 +463,13 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
 
 /// Fetches the bundled sample and opens it like a dropped file.
 async fn open_sample(app: Rc<App>) {
-    let g = app.begin(SAMPLE_URL, "Fetching the bundled sample…");
+    let g = app.begin(SAMPLE_URL, SAMPLE_STATUS);
     let bytes = async {
         let resp: Response = JsFuture::from(gloo::utils::window().fetch_with_str(SAMPLE_URL))
             .await?
             .unchecked_into();
         if !resp.ok() {
-            return Err(format!(
-                "the server answered {} {}",
-                resp.status(),
-                resp.status_text()
-            )
-            .into());
+            return Err(server_answered(resp.status(), &resp.status_text()).into());
         }
         let buf = JsFuture::from(resp.array_buffer()?).await?;
         let parts = Array::of1(&Uint8Array::new(&buf));
@@ -531,10 +481,7 @@ async fn open_sample(app: Rc<App>) {
     }
     match bytes {
         Ok(blob) => open(app, vec![(SAMPLE_URL.to_string(), blob)]),
-        Err(e) => app.fail(Failure::new(
-            "The bundled sample could not be fetched.",
-            js_error_text(&e),
-        )),
+        Err(e) => app.fail(sample_failure(&js_error_text(&e))),
     }
 }
 

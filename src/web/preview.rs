@@ -64,10 +64,6 @@ struct Panel {
     waiting: RefCell<Option<Box<dyn FnOnce()>>>,
 }
 
-fn now() -> f64 {
-    gloo::utils::window().performance().map_or(0.0, |p| p.now())
-}
-
 /// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
 async fn yield_now() {
     let p = js_sys::Promise::new(&mut |resolve, _| {
@@ -358,7 +354,7 @@ fn open_panel(
                         let extra = draw(&els, &p);
                         slot.borrow_mut().extend(extra);
                         attr(&els.card, "data-state", "ready");
-                        let render_ms = now() - arrived;
+                        let render_ms = dom::now() - arrived;
                         attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
                     }
                     Err(e) => show_error(&els, &e.to_string()),
@@ -427,7 +423,7 @@ async fn run(
     }
     let mut plan = plan;
     let bytes = window_bytes(model, source, &mut plan).await?;
-    let arrived = now();
+    let arrived = dom::now();
     if !current() {
         return Err(PreviewError::Read("superseded".into()));
     }
@@ -451,14 +447,14 @@ pub async fn window_bytes(
 /// Runs `job` to the end in slices of at most [`SLICE_MS`], yielding to the browser between
 /// them (no long task); stops with an error once `current()` turns false (superseded).
 pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<Job, PreviewError> {
-    let mut slice = now();
+    let mut slice = dom::now();
     while !job.step(STEP_VALUES)? {
-        if now() - slice > SLICE_MS {
+        if dom::now() - slice > SLICE_MS {
             yield_now().await;
             if !current() {
                 return Err(PreviewError::Read("superseded".into()));
             }
-            slice = now();
+            slice = dom::now();
         }
     }
     Ok(job)

@@ -355,7 +355,7 @@ fn show_model(
     let view = app.draw(name, model.clone(), stats, source, false);
     view.offer_scan(scan);
     view.on_preview(Rc::new(set_page_tensor));
-    super::Carried::apply(&view, &model);
+    super::apply_carried(&view, &model);
     // A link's `tensor=`: open that tensor's preview now that its model is shown.
     if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {
         match words::linked_tensor(&model, name, &t) {

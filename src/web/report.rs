@@ -7,7 +7,9 @@ use std::rc::Rc;
 use crate::format::Model;
 use crate::source::ReadStats;
 use crate::summary;
-use crate::view::tabs::{self, hint, Hint, Tab, FULL_TABS};
+use crate::view::report::{Laps, Plan, PreviewPlan};
+pub use crate::view::report::{Layout, Need};
+use crate::view::tabs::{hint, Hint, Tab};
 use crate::view::tensors::type_filter;
 
 use super::dom::{self, append, attr, el_class};
@@ -21,40 +23,8 @@ use crate::source::boxed::SourceFactory;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-/// Where a model's view is shown: the page and the element draw the same tabbed view; they
-/// differ in when the cards below the first view are built and where settings come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// The page, starting on this tab (the one its address asks for): cards beyond the first
-    /// view are built in later tasks ([`Later`]), the Fit card takes the address's or the
-    /// remembered settings, and with `editor` an Edit tab holds the header editor
-    /// ([`Report::edit_panel`]).
-    Page { first: Tab, editor: bool },
-    /// The embedded element, starting on this tab: every card built at once, the Fit card's
-    /// settings from its attributes ([`Report::set_fit_settings`]).
-    Element(Tab),
-}
-
-/// What the lean web module leaves to the full one (issue #21: a first load that loads
-/// little): the element asks for the full module ([`Report::on_need_full`]), whose view of the
-/// same model then does it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Need {
-    /// A tab whose cards only the full module has ([`FULL_TABS`]) was shown.
-    Tab(Tab),
-    /// The preview of tensor `i` (of `Model::tensors`) was asked for from the table.
-    Tensor(usize),
-    /// An export button was clicked.
-    Export(export::Kind),
-}
-
 /// Told what the lean module cannot do.
 pub type OnNeed = Rc<dyn Fn(Need)>;
-
-/// The lean module's stand-in for a tab's cards while the full module loads.
-fn lean_placeholder() -> Element {
-    dom::render(&hint(Hint::Loading))
-}
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
@@ -82,8 +52,10 @@ pub struct Report {
     root: Element,
     /// The name and model shown (the page's Compare card compares against them).
     shown: (String, Rc<Model>),
-    /// The lean module's listener for what it leaves to the full one.
+    /// The lean module's listener for what it leaves to the full one, and the tabs that ask
+    /// for it ([`Plan::lean_tabs`]).
     need: Rc<RefCell<Option<OnNeed>>>,
+    lean_tabs: &'static [Tab],
     /// The export buttons, by kind ([`Report::export`]).
     export_buttons: Vec<(export::Kind, Element)>,
 }
@@ -149,21 +121,12 @@ impl Report {
         layout: Layout,
     ) -> Report {
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
-        let mut lap = Lap::start();
+        let mut lap = Laps::start(dom::now());
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
         let s = summary::summarize_open(&model);
-        lap.mark("summarize");
+        lap.mark("summarize", dom::now());
         dom::clear(root);
-        let is_gguf = model.format == crate::format::Format::Gguf;
-        // (The lean web module has no tokenizer view; its tab list is the full module's.)
-        let tokenizer_info = (crate::FULL && is_gguf)
-            .then(|| summary::tokenizer::tokenizer_info(&model))
-            .flatten();
-        let has_tokenizer = if crate::FULL {
-            tokenizer_info.is_some()
-        } else {
-            is_gguf && summary::tokenizer::has_tokenizer(&model)
-        };
+        let plan = Plan::new(&model, layout, crate::FULL, source.is_some());
         let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
         let ask = {
             let need = need.clone();
@@ -174,26 +137,18 @@ impl Report {
                 }
             }
         };
-        let (first, editor, page) = match layout {
-            Layout::Page { first, editor } => (first, editor, true),
-            Layout::Element(first) => (first, false, false),
-        };
-        let list = tabs::available(tabs::Has {
-            gguf: is_gguf,
-            tokenizer: has_tokenizer,
-            editor,
-        });
-        let first = tabs::initial(&list, Some(first.name()));
-        let tabs = TabsView::new(root, list, first);
+        let page = plan.page;
+        let tabs = TabsView::new(root, plan.tabs.clone(), plan.first);
         let placer = Placer { tabs: &tabs };
-        if !crate::FULL {
+        let lean_tabs = plan.lean_tabs();
+        if !lean_tabs.is_empty() {
             // The full module's tabs: a stand-in, and showing one asks for the full module.
-            for t in FULL_TABS {
-                placer.place(t, &lean_placeholder());
+            for t in lean_tabs {
+                placer.place(*t, &dom::render(&hint(Hint::Loading)));
             }
             let ask = ask.clone();
             tabs.on_show(Rc::new(move |t: Tab| {
-                if FULL_TABS.contains(&t) {
+                if lean_tabs.contains(&t) {
                     ask(Need::Tab(t));
                 }
             }));
@@ -217,35 +172,27 @@ impl Report {
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
         let mut export_buttons = Vec::new();
-        let export: Vec<export::ExportButton> = [
-            export::Kind::Json,
-            export::Kind::Csv,
-            export::Kind::Markdown,
-        ]
-        .into_iter()
-        .map(|kind| {
-            let (button, b) = if crate::FULL {
-                export::ExportButton::new(model.clone(), name, kind)
-            } else {
-                let ask = ask.clone();
-                export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
-            };
-            append(&exports, &button);
-            export_buttons.push((kind, button));
-            b
-        })
-        .collect();
+        let export: Vec<export::ExportButton> = export::Kind::ALL
+            .into_iter()
+            .map(|kind| {
+                let (button, b) = if crate::FULL {
+                    export::ExportButton::new(model.clone(), name, kind)
+                } else {
+                    let ask = ask.clone();
+                    export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
+                };
+                append(&exports, &button);
+                export_buttons.push((kind, button));
+                b
+            })
+            .collect();
         append(&dom::card_head(&summary), &exports);
         placer.place(Tab::Summary, &summary);
-        lap.mark("summary-card");
+        lap.mark("summary-card", dom::now());
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
-        // (The lean module's Checks tab waits for the full module's doctor: a card of the
-        // header's findings alone would say "no problems" too early.)
-        if crate::FULL {
+        let doctor = if plan.checks_card() {
             placer.place(Tab::Checks, &checks_card);
-        }
-        let doctor = if crate::FULL {
             checks::later_doctor(checks_card, model.clone(), s.findings.clone())
         } else {
             // The doctor is the full module's (the Checks tab asks for it).
@@ -254,13 +201,13 @@ impl Report {
         };
         // The "Scan all weights" card goes under the Checks card, when offered.
         let scan_slot = placer.slot(Tab::Checks);
-        lap.mark("checks-card");
+        lap.mark("checks-card", dom::now());
 
         // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
         let (tensor_card, tensors) =
             tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
-        lap.mark("tensor-table");
+        lap.mark("tensor-table", dom::now());
 
         let row = el_class("div", "card-row");
         if let Some(card) = &s.architecture {
@@ -282,7 +229,7 @@ impl Report {
         let hist = Rc::new(hist);
         placer.place(Tab::Summary, &row);
         placer.place(Tab::Histogram, &hist_card);
-        lap.mark("types");
+        lap.mark("types", dom::now());
 
         // Beyond the first view: on the page each card in a later task of its own, in a slot
         // placed now (the element builds them at once).
@@ -291,24 +238,24 @@ impl Report {
         let laps = Rc::new(RefCell::new(lap));
         let layers_slot = placer.slot(Tab::Histogram);
         let recipe_slot = placer.slot(Tab::Histogram);
-        let memory_slot = (crate::FULL && is_gguf).then(|| placer.slot(Tab::Memory));
-        let fit_slot = (crate::FULL && is_gguf).then(|| placer.slot(Tab::Fit));
-        let tokenizer_slot = tokenizer_info
-            .is_some()
-            .then(|| placer.slot(Tab::Tokenizer));
+        let memory_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Memory));
+        let fit_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Fit));
+        let tokenizer_slot = plan
+            .tokenizer
+            .map(|info| (placer.slot(Tab::Tokenizer), info));
         let meta_slot = placer.slot(Tab::Metadata);
 
         placer.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
 
-        let (preview_card, open) = match source {
+        let (preview_card, open) = match (plan.preview, source) {
             // The lean module: a row opened asks the full module for its preview.
-            Some(_) if !crate::FULL => {
+            (PreviewPlan::AskFull, _) => {
                 let ask = ask.clone();
                 let open = tensors.open_listeners(Rc::new(move |i| ask(Need::Tensor(i))));
                 (None, open)
             }
-            Some(src) => {
+            (PreviewPlan::Card, Some(src)) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
                 card.set_scroll_on_open(false);
                 // Until a shell asks to hear of it ([`Report::on_preview`]).
@@ -333,100 +280,72 @@ impl Report {
                 }));
                 (Some(card), open)
             }
-            None => {
+            _ => {
                 placer.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
                 (None, Vec::new())
             }
         };
         let set_filter = tensors.filter_setter();
-        laps.borrow_mut().mark("first-view");
+        laps.borrow_mut().mark("first-view", dom::now());
 
         // The type chart reads its width from the laid-out page.
+        let h = hist.clone();
+        timed(&later, &laps, root, "types-chart", move || h.draw());
+        let t = tensors.clone();
+        timed(&later, &laps, root, "tensor-rows", move || t.draw_now());
         {
-            let (hist, laps) = (hist.clone(), laps.clone());
-            later.then(move || {
-                laps.borrow_mut().restart();
-                hist.draw();
-                laps.borrow_mut().mark("types-chart");
-            });
-        }
-        {
-            let (tensors, laps) = (tensors.clone(), laps.clone());
-            later.then(move || {
-                laps.borrow_mut().restart();
-                tensors.draw_now();
-                laps.borrow_mut().mark("tensor-rows");
-            });
-        }
-        {
-            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            let (model, cards) = (model.clone(), cards.clone());
             let layers = s.layers;
-            later.then(move || {
-                laps.borrow_mut().restart();
+            timed(&later, &laps, root, "layers-recipe", move || {
                 let made = layers::layer_card(&layers, filter);
                 fill(&layers_slot, made.as_ref().map(|(card, _)| card));
                 cards.borrow_mut().layers = made.map(|(_, l)| l);
                 let r = summary::recipe::recipe(&model);
                 fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
-                laps.borrow_mut().mark("layers-recipe");
             });
         }
         // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
         if let Some(slot) = memory_slot {
-            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
-            later.then(move || {
-                laps.borrow_mut().restart();
+            let (model, cards) = (model.clone(), cards.clone());
+            timed(&later, &laps, root, "memory-card", move || {
                 let (card, m) = memory::MemoryCard::new(model);
                 fill(&slot, Some(&card));
                 cards.borrow_mut().memory = Some(m);
-                laps.borrow_mut().mark("memory-card");
             });
         }
         // The page's settings are its address's or the remembered ones; the element's come
         // from its attributes ([`Report::set_fit_settings`]).
         if let Some(slot) = fit_slot {
-            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
+            let (model, cards) = (model.clone(), cards.clone());
             let name = name.to_string();
-            later.then(move || {
-                laps.borrow_mut().restart();
+            timed(&later, &laps, root, "fit-card", move || {
                 let pending = cards.borrow_mut().fit_settings.take();
-                let settings = match pending {
-                    Some(s) => s,
-                    None if page => fit::page_settings(),
-                    None => crate::view::fit::Settings::default(),
-                };
+                let settings = pending.unwrap_or_else(|| match page {
+                    true => fit::page_settings(),
+                    false => crate::view::fit::Settings::default(),
+                });
                 let c = fit::FitCard::new(model, &name, settings, page);
                 fill(&slot, Some(c.element()));
                 cards.borrow_mut().fit = Some(c);
-                laps.borrow_mut().mark("fit-card");
             });
         }
-        if let (Some(slot), Some(info)) = (tokenizer_slot, tokenizer_info) {
-            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
-            later.then(move || {
-                laps.borrow_mut().restart();
+        if let Some((slot, info)) = tokenizer_slot {
+            let (model, cards) = (model.clone(), cards.clone());
+            timed(&later, &laps, root, "tokenizer-card", move || {
                 let (card, t) = tokenizer::TokenizerCard::new(model, &info);
                 fill(&slot, Some(&card));
                 t.draw_now();
                 cards.borrow_mut().tokenizer = Some(t);
-                laps.borrow_mut().mark("tokenizer-card");
             });
         }
         {
-            let (model, cards, laps) = (model.clone(), cards.clone(), laps.clone());
-            let root = root.clone();
-            later.then(move || {
-                laps.borrow_mut().restart();
+            let (model, cards) = (model.clone(), cards.clone());
+            timed(&later, &laps, root, "metadata-card", move || {
                 let (card, meta) = metadata::MetadataView::new(model);
                 fill(&meta_slot, Some(&card));
                 cards.borrow_mut().metadata = Some(meta);
-                let mut laps = laps.borrow_mut();
-                laps.mark("metadata-card");
-                // Each stage's time, on the root as `data-build-ms` (bench/open_tasks.mjs).
-                attr(&root, "data-build-ms", &laps.text());
             });
         }
-
         Report {
             _export: export,
             _histogram: hist,
@@ -444,16 +363,18 @@ impl Report {
             root: root.clone(),
             shown: (name.to_string(), model),
             need,
+            lean_tabs,
             export_buttons,
         }
     }
 
     /// The lean web module tells `f` what it leaves to the full module (at once when the tab
-    /// shown now is one of [`FULL_TABS`]). Nothing is ever asked of the full module's view.
+    /// shown now is one of [`crate::view::tabs::FULL_TABS`]). Nothing is ever asked of the full
+    /// module's view.
     pub fn on_need_full(&self, f: OnNeed) {
         *self.need.borrow_mut() = Some(f.clone());
         let t = self.tabs.current();
-        if !crate::FULL && FULL_TABS.contains(&t) {
+        if self.lean_tabs.contains(&t) {
             f(Need::Tab(t));
         }
     }
@@ -619,42 +540,22 @@ fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
     })
 }
 
-/// Build times of the report's cards (`performance.now()`), as `name:ms` pairs.
-struct Lap {
-    last: f64,
-    marks: Vec<(&'static str, f64)>,
-}
-
-impl Lap {
-    fn now() -> f64 {
-        gloo::utils::window().performance().map_or(0.0, |p| p.now())
-    }
-
-    fn start() -> Lap {
-        Lap {
-            last: Lap::now(),
-            marks: Vec::new(),
-        }
-    }
-
-    /// Begins a stage now (a later task's: the time between tasks is no stage's).
-    fn restart(&mut self) {
-        self.last = Lap::now();
-    }
-
-    /// Ends the stage `name` (begun at the last mark).
-    fn mark(&mut self, name: &'static str) {
-        let t = Lap::now();
-        self.marks.push((name, t - self.last));
-        self.last = t;
-    }
-
-    /// `summarize:1.2 summary-card:0.4 …` (ms, one decimal).
-    fn text(&self) -> String {
-        self.marks
-            .iter()
-            .map(|(n, ms)| format!("{n}:{ms:.1}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+/// Runs `job` in a later task of `later`, timed as the stage `name` in `laps`, whose text then
+/// goes on `root` as `data-build-ms` (bench/open_tasks.mjs reads it once the view is built:
+/// after the last stage, the Metadata card).
+fn timed(
+    later: &Later,
+    laps: &Rc<RefCell<Laps>>,
+    root: &Element,
+    name: &'static str,
+    job: impl FnOnce() + 'static,
+) {
+    let (laps, root) = (laps.clone(), root.clone());
+    later.then(move || {
+        laps.borrow_mut().restart(dom::now());
+        job();
+        let mut laps = laps.borrow_mut();
+        laps.mark(name, dom::now());
+        attr(&root, "data-build-ms", &laps.text());
+    });
 }

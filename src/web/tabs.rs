@@ -9,8 +9,8 @@ use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, KeyboardEvent};
 
-use super::dom::{self, append, attr, el_class, el_text};
-use crate::view::tabs::{moved, Tab};
+use super::dom::{self, append, attr};
+use crate::view::tabs::{self, moved, Tab};
 
 /// Told the tab the person selected.
 pub type OnSelect = Rc<dyn Fn(Tab)>;
@@ -30,27 +30,16 @@ pub struct TabsView {
 impl TabsView {
     /// Builds the tab bar and one (hidden) panel per tab into `root`; shows `first`.
     pub fn new(root: &Element, tabs: Vec<Tab>, first: Tab) -> Rc<TabsView> {
-        let bar = el_class("div", "tab-bar");
-        attr(&bar, "role", "tablist");
-        attr(&bar, "aria-label", "Model file views");
+        let bar = dom::render(&tabs::bar());
         append(root, &bar);
         let mut buttons = Vec::new();
         let mut panels = Vec::new();
         for t in &tabs {
-            let b = el_text("button", "tab", t.label());
-            attr(&b, "type", "button");
-            attr(&b, "role", "tab");
-            attr(&b, "id", &format!("wp-tab-{}", t.name()));
-            attr(&b, "aria-controls", &format!("wp-panel-{}", t.name()));
-            attr(&b, "data-tab", t.name());
+            let (b, p) = (
+                dom::render(&tabs::button(*t)),
+                dom::render(&tabs::panel(*t)),
+            );
             append(&bar, &b);
-            let p = el_class("div", "tab-panel report");
-            attr(&p, "role", "tabpanel");
-            attr(&p, "id", &format!("wp-panel-{}", t.name()));
-            attr(&p, "aria-labelledby", &format!("wp-tab-{}", t.name()));
-            attr(&p, "data-tab", t.name());
-            // Focusable by script (after opening a tensor from the table, focus moves here).
-            attr(&p, "tabindex", "-1");
             append(root, &p);
             buttons.push(b);
             panels.push(p);
@@ -137,10 +126,10 @@ impl TabsView {
     fn show(&self, tab: Tab) {
         self.current.set(tab);
         for ((t, b), p) in self.tabs.iter().zip(&self.buttons).zip(&self.panels) {
-            let on = *t == tab;
-            attr(b, "aria-selected", if on { "true" } else { "false" });
-            attr(b, "tabindex", if on { "0" } else { "-1" });
-            dom::set_hidden(p, !on);
+            for (name, value) in tabs::button_state(*t == tab) {
+                attr(b, name, value);
+            }
+            dom::set_hidden(p, *t != tab);
         }
         // Charts and virtualised lists measure their containers: a panel that was hidden has
         // none, so everything redraws at its real size now (the cards listen to `resize`).

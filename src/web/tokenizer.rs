@@ -27,10 +27,6 @@ use super::tables::{virtual_listeners, Virtual, VirtualBody};
 /// Milliseconds the search waits for typing to pause.
 const SEARCH_DELAY_MS: u32 = 150;
 
-fn now() -> f64 {
-    gloo::utils::window().performance().map_or(0.0, |p| p.now())
-}
-
 /// What a searchable list of the card lists (the token list, the merges list).
 trait ListRows {
     /// Its texts and columns.
@@ -81,7 +77,7 @@ impl<R: ListRows> Virtual for ListState<R> {
     }
 
     fn draw(&mut self, force: bool) {
-        let t0 = now();
+        let t0 = dom::now();
         let ListState {
             model,
             rows,
@@ -96,7 +92,7 @@ impl<R: ListRows> Virtual for ListState<R> {
         }
         count.set_text_content(Some(&rows.count_text()));
         if let Some(table) = body.tbody.parent_element() {
-            attr(&table, "data-draw-ms", &format!("{:.2}", now() - t0));
+            attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
             attr(&table, "data-rows", &rows.len().to_string());
         }
     }
@@ -122,9 +118,9 @@ impl<R: ListRows + 'static> List<R> {
         let table = dom::find(&scroller, "table");
         let tbody = dom::find(&table, "tbody");
 
-        let t0 = now();
+        let t0 = dom::now();
         let rows = make(&model);
-        attr(&table, "data-index-ms", &format!("{:.2}", now() - t0));
+        attr(&table, "data-index-ms", &format!("{:.2}", dom::now() - t0));
         let state = Rc::new(RefCell::new(ListState {
             model,
             rows,
@@ -142,10 +138,10 @@ impl<R: ListRows + 'static> List<R> {
             *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
                 let mut s = st.borrow_mut();
                 let m = s.model.clone();
-                let t0 = now();
+                let t0 = dom::now();
                 s.rows.set_query(&m, &input.value());
                 if let Some(table) = s.body.tbody.parent_element() {
-                    attr(&table, "data-search-ms", &format!("{:.2}", now() - t0));
+                    attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
                 }
                 s.body.scroller.set_scroll_top(0);
                 s.draw(true);

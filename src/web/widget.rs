@@ -24,7 +24,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use web_sys::Element;
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 use super::export;
 use super::http::Fetcher;
 use super::load;
@@ -32,9 +32,10 @@ use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::source::http::totals;
-use crate::view::element::{Attributes, DataState, TensorAction};
+use crate::view::element::{frame, Attributes, DataState, StateLine, StateOut, TensorAction};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
+use crate::view::report::LOADING_REST;
 use crate::view::tabs::Tab;
 
 thread_local! {
@@ -78,14 +79,11 @@ struct State {
     export: RefCell<Option<export::Kind>>,
     /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
     reader_tensor: RefCell<Option<String>>,
-    /// A view being made to take another's place ([`Widget::moving`]): its states are kept
-    /// off the element and told to this function when settled (`ready`, `error`), until
+    /// Where the view's states go ([`StateLine`]): a view being made to take another's place
+    /// ([`Widget::moving`]) tells them to this function when settled (`ready`, `error`), until
     /// [`Widget::wake`].
-    quiet: RefCell<Option<js_sys::Function>>,
-    /// The last state set (shown on the element when a quiet view wakes).
-    last_state: Cell<DataState>,
-    /// The view was replaced ([`Widget::retire`]): dropping it leaves the element's state.
-    retired: Cell<bool>,
+    line: RefCell<StateLine>,
+    on_settled: Option<js_sys::Function>,
 }
 
 impl Widget {
@@ -106,35 +104,23 @@ impl Widget {
     /// The view is the element's now: its state is shown (an event only if it changed).
     pub fn wake(&self) {
         let st = &self.state;
-        if st.quiet.borrow_mut().take().is_some() {
-            let state = st.last_state.get();
-            if st.host.get_attribute("data-state").as_deref() != Some(state.name()) {
-                st.set_state(state);
-            }
-        }
+        let shown = st.host.get_attribute("data-state");
+        let out = st.line.borrow_mut().wake(shown.as_deref());
+        st.emit(out);
     }
 
     /// Another view took this one's place: dropping it leaves the element's state as it is.
     pub fn retire(&self) {
-        self.state.retired.set(true);
+        self.state.line.borrow_mut().retire();
     }
 
     fn build(host: Element, container: Element, quiet: Option<js_sys::Function>) -> Widget {
         LIVE.with(|l| l.set(l.get() + 1));
         dom::clear(&container);
-        let status = el_class("p", "wp-status");
-        attr(&status, "role", "status");
-        dom::set_hidden(&status, true);
-        let error = el_class("div", "error");
-        attr(&error, "role", "alert");
-        attr(&error, "data-testid", "error");
-        dom::set_hidden(&error, true);
-        let body = el_class("div", "wp-body");
-        // Scrolls, but is no stop of its own for Tab (Firefox makes scroll containers one).
-        attr(&body, "tabindex", "-1");
-        append(&container, &status);
-        append(&container, &error);
-        append(&container, &body);
+        let [status, error, body] = frame().map(|n| dom::render(&n));
+        for e in [&status, &error, &body] {
+            append(&container, e);
+        }
         let state = Rc::new(State {
             host,
             status,
@@ -148,9 +134,8 @@ impl Widget {
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
             export: RefCell::new(None),
             reader_tensor: RefCell::new(None),
-            quiet: RefCell::new(quiet),
-            last_state: Cell::new(DataState::Idle),
-            retired: Cell::new(false),
+            line: RefCell::new(StateLine::new(quiet.is_some())),
+            on_settled: quiet,
         });
         state.set_state(DataState::Idle);
         Widget { state }
@@ -322,9 +307,8 @@ impl Drop for Widget {
         dom::clear(&st.body);
         // Nothing is loading any more (the element was removed), unless another view took
         // this one's place.
-        if !st.retired.get() {
-            st.set_state(DataState::Idle);
-        }
+        let out = st.line.borrow_mut().dropped();
+        st.emit(out);
     }
 }
 
@@ -343,15 +327,22 @@ impl State {
     }
 
     fn set_state(&self, state: DataState) {
-        self.last_state.set(state);
-        let quiet = self.quiet.borrow().clone();
-        if let Some(f) = quiet {
-            if state.settled() {
-                let _ = f.call1(&JsValue::NULL, &state.name().into());
+        let out = self.line.borrow_mut().set(state);
+        self.emit(out);
+    }
+
+    /// Carries out where a state goes ([`StateLine`]).
+    fn emit(&self, out: StateOut) {
+        let state = match out {
+            StateOut::Show(s) => s.name(),
+            StateOut::Tell(s) => {
+                if let Some(f) = &self.on_settled {
+                    let _ = f.call1(&JsValue::NULL, &s.name().into());
+                }
+                return;
             }
-            return;
-        }
-        let state = state.name();
+            StateOut::Keep => return,
+        };
         attr(&self.host, "data-state", state);
         let init = web_sys::CustomEventInit::new();
         init.set_bubbles(true);
@@ -368,12 +359,7 @@ impl State {
     }
 
     fn show_error(&self, text: Option<Failure>) {
-        dom::clear(&self.error);
-        dom::set_hidden(&self.error, text.is_none());
-        if let Some(f) = text {
-            append(&self.error, &el_text("strong", "error-head", &f.headline));
-            append(&self.error, &el_text("span", "error-detail", &f.details));
-        }
+        dom::show_failure(&self.error, text);
     }
 
     fn fail(&self, e: Failure) {
@@ -433,27 +419,18 @@ impl State {
             let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
             let w = Rc::downgrade(self);
             report.on_need_full(Rc::new(move |need: Need| {
-                if let (Some(st), false) = (w.upgrade(), matches!(need, Need::Tab(_))) {
-                    st.show_status("Loading the rest of weightpeek…");
+                if let (Some(st), true) = (w.upgrade(), need.shows_status()) {
+                    st.show_status(LOADING_REST);
                 }
-                match need {
-                    Need::Tensor(i) => {
-                        ask_full(&host, names.get(i).map(|n| ("tensor", n.as_str())))
-                    }
-                    Need::Export(k) => ask_full(&host, Some(("export", k.name()))),
-                    Need::Tab(_) => ask_full(&host, None),
-                }
+                let detail = need.detail(&names);
+                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
             }));
         }
         *self.report.borrow_mut() = Some(report);
         self.apply_fit();
         self.apply_tensor();
         self.apply_tab();
-        self.set_state(if failed {
-            DataState::Error
-        } else {
-            DataState::Ready
-        });
+        self.set_state(DataState::shown(failed));
         self.apply_reader_tensor();
         let asked = self.export.borrow_mut().take();
         if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {

@@ -66,6 +66,22 @@ impl Failure {
             format!("{}: {}", self.headline, self.details)
         }
     }
+
+    /// The error box's contents: `strong.error-head` (the headline) then `span.error-detail`
+    /// (the details), as the page and the element show them.
+    pub fn nodes(&self) -> [crate::view::node::Node; 2] {
+        use crate::view::node::text;
+        [
+            text("strong", "error-head", &self.headline),
+            text("span", "error-detail", &self.details),
+        ]
+    }
+}
+
+/// What the page, the element and the console say when the wasm code panics (a bug): the
+/// panic's own text (`info`, its location and message) after a request to report it.
+pub fn crash_text(info: &dyn fmt::Display) -> String {
+    format!("weightpeek crashed (a bug; please report it): {info}")
 }
 
 impl fmt::Display for Failure {
@@ -245,6 +261,22 @@ mod tests {
 
     use super::*;
     use crate::open::native::LocalOpener;
+
+    #[test]
+    fn the_error_box_holds_the_headline_then_the_details_as_text() {
+        let [head, detail] = Failure::new("No such tensor", "<b>x</b> is missing").nodes();
+        assert_eq!((head.tag, head.class.as_str()), ("strong", "error-head"));
+        assert_eq!(head.text.as_deref(), Some("No such tensor"));
+        assert_eq!(
+            (detail.tag, detail.class.as_str()),
+            ("span", "error-detail")
+        );
+        assert_eq!(detail.text.as_deref(), Some("<b>x</b> is missing"));
+        assert_eq!(
+            crash_text(&"panicked at src/x.rs:1:2"),
+            "weightpeek crashed (a bug; please report it): panicked at src/x.rs:1:2"
+        );
+    }
     use crate::open::read::{open, Options};
     use crate::source::net::Client;
     use crate::source::test_sources::Failing;
