@@ -40,9 +40,7 @@ pub enum Need {
     Export(Kind),
 }
 
-/// What the lean module's status line says while the full module loads (a tab's stand-in,
-/// [`crate::view::tabs::Hint::Loading`], says the same).
-pub const LOADING_REST: &str = "Loading the rest of weightpeek…";
+pub use crate::view::tabs::LOADING_REST;
 
 impl Need {
     /// Whether the status line says [`LOADING_REST`] meanwhile: for a row or a button, which

@@ -6,6 +6,10 @@
 
 use crate::view::node::{el, text, Node};
 
+/// What the lean module's status line says while the full module loads, and a tab's stand-in
+/// meanwhile ([`Hint::Loading`]).
+pub const LOADING_REST: &str = "Loading the rest of weightpeek…";
+
 /// One tab of a model's view, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
@@ -230,7 +234,7 @@ pub enum Hint {
 pub fn hint(h: Hint) -> Node {
     let text = |t: &str| text("p", "muted tab-hint", t);
     match h {
-        Hint::Loading => text(crate::view::report::LOADING_REST).testid("lean-placeholder"),
+        Hint::Loading => text(LOADING_REST).testid("lean-placeholder"),
         Hint::PickTensor => text(
             "Pick a tensor in the Tensors tab (click its row, or press Enter on it) to see its values.",
         ),
