@@ -24,6 +24,12 @@ pub fn scalar(v: &Value) -> String {
     }
 }
 
+/// `text` trimmed, or `None` when nothing is left (a blank option, an empty token box).
+pub fn nonblank(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
 /// Shortest rendering that round-trips to the same `f32` (`1e-6` stored as f32 prints `0.000001`).
 pub fn format_f32(x: f32) -> String {
     if x.is_finite() {

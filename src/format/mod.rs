@@ -343,6 +343,12 @@ impl ShardIndex {
 }
 
 impl Model {
+    /// The index in [`Model::tensors`] of the first tensor named `name`; `None` when the
+    /// model has none of that name (or stopped reading before it).
+    pub fn tensor_index(&self, name: &str) -> Option<usize> {
+        self.tensors.iter().position(|t| t.name == name)
+    }
+
     /// The pickle archive of a PyTorch checkpoint or NumPy file; `None` for other formats.
     pub fn archive(&self) -> Option<&archive::Archive> {
         match &self.detail {

@@ -451,9 +451,7 @@ pub async fn preview_tensor<S: ByteSource>(
     req: &WindowRequest,
 ) -> Result<Preview, PreviewError> {
     let index = model
-        .tensors
-        .iter()
-        .position(|t| t.name == name)
+        .tensor_index(name)
         .ok_or_else(|| PreviewError::NoTensor(format!("\"{name}\"")))?;
     let mut plan = locate(model, src, plan(model, index, req)?).await?;
     let bytes = read_window(src, &mut plan).await?;

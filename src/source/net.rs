@@ -2,7 +2,7 @@
 //! (`web/http.rs`), with a blocking client (ureq, rustls). Each read is one ranged GET; the
 //! first answer's `Content-Range` gives the file size, its final URL (after redirects) is
 //! where later reads go, and the access token goes only to the Hub endpoint's exact origin
-//! ([`token_allowed`]; ureq drops `Authorization` on every redirect, so a CDN never sees it).
+//! ([`token_allowed`](super::http::token_allowed); ureq drops `Authorization` on every redirect, so a CDN never sees it).
 //!
 //! What is refused, as in the page: a 206 without the asked `Content-Range`, a body of another
 //! length, a compressed range (`Content-Encoding`), an HTML page, a 5xx after [`super::http::TRIES`] tries.
@@ -18,7 +18,7 @@ use std::time::Duration;
 use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
-    accept, content_length, retry_delay_ms, token_allowed, Body, FirstAnswer, FirstBody, Forward,
+    accept, content_length, request_headers, retry_delay_ms, Body, FirstAnswer, FirstBody, Forward,
     Plan, Problem, RangeFile, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{ByteSource, SourceError};
@@ -110,15 +110,8 @@ impl Client {
         range: Option<(u64, u64)>,
     ) -> Result<ureq::http::Response<Body_>, Problem> {
         let mut req = self.agent.get(url);
-        if let Some((a, b)) = range {
-            req = req.header("Range", &format!("bytes={a}-{b}"));
-        }
-        if let Some(t) = self
-            .token
-            .as_deref()
-            .filter(|_| token_allowed(url, &self.endpoint))
-        {
-            req = req.header("Authorization", &format!("Bearer {t}"));
+        for (name, value) in request_headers(url, range, self.token.as_deref(), &self.endpoint) {
+            req = req.header(name, &value);
         }
         self.requests.fetch_add(1, Ordering::Relaxed);
         let resp = req.call().map_err(|e| self.call_problem(e, range))?;

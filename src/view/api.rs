@@ -35,9 +35,7 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// A text option's value (`endpoint`, `token`, `name`): trimmed; `None` when absent or blank.
 pub fn option_text(value: Option<String>) -> Option<String> {
-    value
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
+    value.as_deref().and_then(text::nonblank)
 }
 
 /// The rejection of a call aborted by a signal without a reason of its own.
@@ -86,20 +84,16 @@ pub fn window_plan(
     tensor: &str,
     spec: &WindowSpec,
 ) -> Result<Plan, Failure> {
-    let index = model
-        .tensors
-        .iter()
-        .position(|t| t.name == tensor)
-        .ok_or_else(|| {
-            let why = read_in_part_note(model.error.as_ref());
-            Failure::new(
-                "No such tensor",
-                format!(
-                    "{name} has no tensor \"{}\"{why}",
-                    clip(&text::escape(tensor), 200)
-                ),
-            )
-        })?;
+    let index = model.tensor_index(tensor).ok_or_else(|| {
+        let why = read_in_part_note(model.error.as_ref());
+        Failure::new(
+            "No such tensor",
+            format!(
+                "{name} has no tensor \"{}\"{why}",
+                clip(&text::escape(tensor), 200)
+            ),
+        )
+    })?;
     let field = spec
         .field()
         .map_err(|e| window_failure(e.text_for(Front::Api)))?;

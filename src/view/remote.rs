@@ -42,8 +42,7 @@ pub fn endpoint_store(endpoint: &str) -> Store {
 
 /// The token of the token box's text `input` (trimmed); `None` when blank.
 pub fn token_of(input: &str) -> Option<String> {
-    let t = input.trim();
-    (!t.is_empty()).then(|| t.to_string())
+    text::nonblank(input)
 }
 
 /// What [`TOKEN_KEY`] keeps: the token while `remember` is ticked, else nothing.
@@ -196,19 +195,15 @@ pub fn entry_files(
 /// The tensor a link's `tensor=` names in `model` (shown as `name`): its index, or the failure
 /// shown when the model has no such tensor.
 pub fn linked_tensor(model: &Model, name: &str, tensor: &str) -> Result<usize, Failure> {
-    model
-        .tensors
-        .iter()
-        .position(|x| x.name == tensor)
-        .ok_or_else(|| {
-            Failure::new(
-                "The link names a tensor this model does not have",
-                format!(
-                    "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
-                    text::escape(tensor)
-                ),
-            )
-        })
+    model.tensor_index(tensor).ok_or_else(|| {
+        Failure::new(
+            "The link names a tensor this model does not have",
+            format!(
+                "There is no tensor \"{}\" in {name}; pick one in the tensor table.",
+                text::escape(tensor)
+            ),
+        )
+    })
 }
 
 #[cfg(test)]

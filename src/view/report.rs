@@ -191,8 +191,7 @@ impl Carried {
 
     /// The index (in `Model::tensors`) of the tensor opened, if `model` has it.
     pub fn tensor_index(&self, model: &Model) -> Option<usize> {
-        let name = self.tensor.as_deref()?;
-        model.tensors.iter().position(|t| t.name == name)
+        model.tensor_index(self.tensor.as_deref()?)
     }
 }
 

@@ -489,7 +489,6 @@ impl HttpSource {
 
     /// Reads `len` bytes at `offset` from the no-Range stream, which only goes forward.
     async fn stream_read(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, Problem> {
-        let cancelled = self.fetcher.is_cancelled();
         let Some((reader, s)) = self.stream.as_mut() else {
             return Err(Problem::BadAnswer(
                 "the download was already stopped".into(),
@@ -498,7 +497,7 @@ impl HttpSource {
         s.ask(offset, len)?;
         let mut dog = Watchdog::new(now_ms(), self.fetcher.timeout_ms);
         while s.wants_more() {
-            if cancelled {
+            if self.fetcher.is_cancelled() {
                 return Err(Problem::Cancelled);
             }
             let value = match next_chunk(reader, &dog).await {
@@ -509,8 +508,8 @@ impl HttpSource {
                     return Err(s.stalled(dog.timeout_ms()));
                 }
                 Err(ChunkError::Failed(e)) => {
-                    let cancelled = self.fetcher.is_cancelled();
-                    return Err(body_failed(cancelled, offline(), js_error_text(&e)));
+                    let why = js_error_text(&e);
+                    return Err(body_failed(self.fetcher.is_cancelled(), offline(), why));
                 }
             };
             dog.on_bytes(now_ms(), u64::from(value.length()));
