@@ -455,7 +455,10 @@ mod tests {
             "row": serde_json::to_string(&r).unwrap(),
             "index": 4,
         });
-        assert_eq!(event(&msg.to_string()), Some(ScanEvent::Tensor(Box::new(r))));
+        assert_eq!(
+            event(&msg.to_string()),
+            Some(ScanEvent::Tensor(Box::new(r)))
+        );
         // A row that does not read is dropped, not a failure.
         assert_eq!(event(r#"{"type":"tensor","row":"{"}"#), None);
         let lines = [line("warning"), line("note")];
