@@ -3,10 +3,11 @@
 //! the first values table. Numbers and text come from [`crate::view::preview`]. Also the
 //! panel's decisions: its [`Stage`] (`data-state` and status line), the window boxes' texts
 //! ([`range_texts`]) and reading them back ([`typed_request`]), the heatmap canvas's size and
-//! attributes ([`heat_canvas`]).
+//! attributes ([`heat_canvas`]), and what opening a tensor shows ([`opening`]).
 
 use crate::dequant::Exact;
-use crate::preview::{exact_raw, Geometry, Heatmap, Plan, Preview, WindowRequest};
+use crate::format::{DType, Model};
+use crate::preview::{self, exact_raw, Geometry, Heatmap, Plan, Preview, WindowRequest};
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::node::{self, Node};
 use crate::view::preview as pv;
@@ -22,6 +23,57 @@ pub fn shape_note(shape: &[u64], geometry: bool, ggml: bool) -> String {
         (true, false) => "a row is the last dimension",
     };
     format!("shape [{}] · {row}", dims.join(", "))
+}
+
+/// What opening tensor `index` of a model shows before its window is read ([`opening`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    /// The tensor's name (`data-tensor`).
+    pub tensor: String,
+    /// The window asked for, with a structured array's field filled in (the first decodable
+    /// one when none was chosen); its `field` is `data-field`.
+    pub req: WindowRequest,
+    /// The window geometry of the tensor (of the field), `None` when it has none (then the
+    /// boxes cannot be read back).
+    pub geometry: Option<Geometry>,
+    /// The card's head and body ([`panel`]).
+    pub nodes: [Node; 2],
+}
+
+impl Opening {
+    /// The request of "First rows": the default window of the field shown.
+    pub fn first_rows(&self) -> WindowRequest {
+        WindowRequest {
+            field: self.req.field.clone(),
+            ..WindowRequest::default()
+        }
+    }
+}
+
+/// The panel for tensor `index` of `model` asked with `req` ([`Opening`]): its title (with the
+/// field), the dtype and shape of what is shown (the field's, for a structured array), the
+/// field menu. `None` when there is no such tensor.
+pub fn opening(model: &Model, index: usize, req: WindowRequest) -> Option<Opening> {
+    let t = model.tensors.get(index)?;
+    let mut req = req;
+    if req.field.is_none() {
+        req.field = preview::default_field(model, index).map(str::to_string);
+    }
+    let field = req.field.as_deref();
+    let view = field.and_then(|f| preview::field_view(model, index, f).ok());
+    let shown = view.as_ref().map_or(t, |g| &g.view);
+    let geometry = preview::target_geometry(model, index, field).ok();
+    let ggml = matches!(shown.dtype, DType::Ggml(_));
+    let note = shape_note(&shown.shape, geometry.is_some(), ggml);
+    let fields = pv::field_options(model, index);
+    let title = pv::title(&t.name, field);
+    let nodes = panel(&title, &shown.dtype.label(), &note, &fields, field);
+    Some(Opening {
+        tensor: t.name.clone(),
+        req,
+        geometry,
+        nodes,
+    })
 }
 
 /// A window box (`data-testid="preview-rows"` / `preview-cols`), `A..B`, titled `title`.
@@ -648,5 +700,37 @@ mod tests {
             heatmap_figure().children[0].text.as_deref(),
             Some(heat_title(false))
         );
+    }
+
+    #[test]
+    fn opening_a_tensor_shows_its_title_type_and_shape() {
+        // GGUF F32 `w`: ne = [5, 3] (5 values a row, 3 rows).
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = parse_bytes(&b).unwrap();
+        let asked = WindowRequest {
+            rows: Some(1..2),
+            ..WindowRequest::default()
+        };
+        let o = opening(&m, 0, asked.clone()).unwrap();
+        assert_eq!(o.tensor, "w");
+        // Not a structured array: no field, the request as asked.
+        assert_eq!(o.req, asked);
+        assert_eq!(o.first_rows(), WindowRequest::default());
+        let g = o.geometry.as_ref().unwrap();
+        assert_eq!((g.rows, g.row_values), (3, 5));
+        let [head, body] = &o.nodes;
+        assert_eq!(
+            head.find_class("preview-title")[0].text.as_deref(),
+            Some("w")
+        );
+        assert_eq!(head.find_class("chip")[0].text.as_deref(), Some("F32"));
+        assert_eq!(
+            body.find_class("preview-window")[0].children[0]
+                .text
+                .as_deref(),
+            Some("shape [5, 3] · a row is ne0, GGUF's first (contiguous) dimension")
+        );
+        assert!(body.find_testid("preview-field").is_none());
+        assert!(opening(&m, 1, WindowRequest::default()).is_none());
     }
 }

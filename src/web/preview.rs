@@ -155,25 +155,16 @@ fn open_panel(
     panel.borrow_mut().take();
     let g = generation.get() + 1;
     generation.set(g);
-    let Some(t) = model.tensors.get(index) else {
-        return;
-    };
     // A NumPy structured array previews one field at a time: the first decodable one unless
     // one was chosen.
-    let fields = pv::field_options(&model, index);
-    let mut req = req;
-    if req.field.is_none() {
-        req.field = preview::default_field(&model, index).map(str::to_string);
-    }
-    let view = req
-        .field
-        .as_deref()
-        .and_then(|f| preview::field_view(&model, index, f).ok());
-    let shown = view.as_ref().map_or(t, |g| &g.view);
+    let Some(opening) = pc::opening(&model, index, req) else {
+        return;
+    };
+    let req = opening.req.clone();
     dom::clear(card);
     dom::set_hidden(card, false);
     attr(card, "data-state", Stage::Reading.data_state());
-    attr(card, "data-tensor", &t.name);
+    attr(card, "data-tensor", &opening.tensor);
     match &req.field {
         Some(f) => attr(card, "data-field", f),
         None => {
@@ -181,22 +172,8 @@ fn open_panel(
         }
     }
     let _ = card.remove_attribute("data-render-ms");
-
-    let g_info = preview::target_geometry(&model, index, req.field.as_deref());
-    let note = pc::shape_note(
-        &shown.shape,
-        g_info.is_ok(),
-        matches!(shown.dtype, crate::format::DType::Ggml(_)),
-    );
-    let title = pv::title(&t.name, req.field.as_deref());
-    for n in pc::panel(
-        &title,
-        &shown.dtype.label(),
-        &note,
-        &fields,
-        req.field.as_deref(),
-    ) {
-        append(card, &dom::render(&n));
+    for n in &opening.nodes {
+        append(card, &dom::render(n));
     }
     let find = |sel: &str| dom::find(card, sel);
     let input =
@@ -243,7 +220,7 @@ fn open_panel(
         let rows_in = rows_in.clone();
         let cols_in = cols_in.clone();
         let error = error.clone();
-        let geo = g_info.clone().ok();
+        let geo = opening.geometry.clone();
         let field = req.field.clone();
         // `Some(window)`: open that one; `None`: the window typed in the boxes.
         Rc::new(move |asked: Option<WindowRequest>| {
@@ -281,10 +258,7 @@ fn open_panel(
         let r = reopen.clone();
         listeners.push(EventListener::new(&show, "click", move |_| r(None)));
         let r = reopen.clone();
-        let first_rows = WindowRequest {
-            field: req.field.clone(),
-            ..WindowRequest::default()
-        };
+        let first_rows = opening.first_rows();
         listeners.push(EventListener::new(&reset, "click", move |_| {
             r(Some(first_rows.clone()))
         }));
