@@ -66,6 +66,12 @@ impl BodyState {
     }
 }
 
+/// The list position of a drawn row from its `aria-rowindex` value (the inverse of
+/// [`body_rows`]'s `pos + 2`): `None` for the header row (1) or a value that is not a number.
+pub fn list_position(aria_rowindex: &str) -> Option<usize> {
+    aria_rowindex.parse::<usize>().ok()?.checked_sub(2)
+}
+
 /// The height a measured container grew to once its first rows went in, when it is to be
 /// drawn again for it: a container under four rows tall (`client` CSS px before the draw) can
 /// still be growing; `grown()` reads its height after the draw (a layout, so only then), and a
@@ -293,5 +299,17 @@ mod tests {
             900.0
         });
         assert_eq!((tall, read.get()), (None, false));
+    }
+
+    #[test]
+    fn a_drawn_row_gives_back_its_list_position() {
+        let w = Viewport::TABLE.window(50, 280.0, 140.0);
+        let out = body_rows(&w, 50, 2, 0, "", |_| Some(node::el("tr", "")));
+        for (i, tr) in out[1..out.len() - 1].iter().enumerate() {
+            let idx = tr.get_attr("aria-rowindex").unwrap();
+            assert_eq!(list_position(idx), Some(w.start + i));
+        }
+        assert_eq!(list_position("1"), None);
+        assert_eq!(list_position("x"), None);
     }
 }

@@ -19,7 +19,7 @@ use crate::view::node::Node;
 use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::Viewport;
-use crate::view::virtual_body::{body_rows, grown_height, BodyState, KeyOn};
+use crate::view::virtual_body::{body_rows, grown_height, list_position, BodyState, KeyOn};
 
 use super::dom::{self, append, attr};
 
@@ -245,10 +245,7 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
             .closest("tr[aria-rowindex]")
             .ok()
             .flatten()?;
-        tr.get_attribute("aria-rowindex")?
-            .parse::<usize>()
-            .ok()?
-            .checked_sub(2)
+        list_position(&tr.get_attribute("aria-rowindex")?)
     };
     let s2 = st.clone();
     ls.push(EventListener::new(&tbody, "focusin", move |e| {
