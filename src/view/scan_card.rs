@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::text;
 use crate::view::node::{self, Node};
@@ -70,6 +70,44 @@ impl WorkerMessage {
             )),
             "error" => Some(ScanEvent::Error(self.message.unwrap_or_default())),
             _ => None,
+        }
+    }
+}
+
+/// The options the Worker's `scan()` is given (those of the JS API): a local model's `name`
+/// (one file alone), or a remote one's Hub `endpoint` and `token` (sent to the endpoint's
+/// origin only). Serialised as a plain object without the absent ones.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct WorkerOptions {
+    /// The one local file's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The Hub endpoint remote URLs are read with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The Hub token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl WorkerOptions {
+    /// For local files named `names`: the name only when there is one file.
+    pub fn local(names: &[&str]) -> WorkerOptions {
+        WorkerOptions {
+            name: match names {
+                [one] => Some(one.to_string()),
+                _ => None,
+            },
+            ..WorkerOptions::default()
+        }
+    }
+
+    /// For remote files read with `endpoint` and `token`.
+    pub fn remote(endpoint: &str, token: Option<&str>) -> WorkerOptions {
+        WorkerOptions {
+            endpoint: Some(endpoint.to_string()),
+            token: token.map(str::to_string),
+            ..WorkerOptions::default()
         }
     }
 }
@@ -552,5 +590,26 @@ mod tests {
         assert_eq!(drawn, MAX_ROWS);
         assert_eq!(last.rows.end, MAX_ROWS);
         assert_eq!(last.left_out, 25);
+    }
+
+    #[test]
+    fn the_worker_is_given_only_the_options_that_apply() {
+        let json = |o: &WorkerOptions| serde_json::to_value(o).unwrap();
+        assert_eq!(
+            json(&WorkerOptions::local(&["m.gguf"])),
+            serde_json::json!({"name": "m.gguf"})
+        );
+        assert_eq!(
+            json(&WorkerOptions::local(&["a.safetensors", "b.safetensors"])),
+            serde_json::json!({})
+        );
+        assert_eq!(
+            json(&WorkerOptions::remote("https://hf.co", Some("hf_x"))),
+            serde_json::json!({"endpoint": "https://hf.co", "token": "hf_x"})
+        );
+        assert_eq!(
+            json(&WorkerOptions::remote("https://hf.co", None)),
+            serde_json::json!({"endpoint": "https://hf.co"})
+        );
     }
 }

@@ -19,7 +19,7 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 use super::dom::{self, append, attr};
 use crate::view::node::Node;
 use crate::view::scan::{self as view, progress, FindingLine, ScanRow};
-use crate::view::scan_card::{self as nodes, ScanEvent, WorkerMessage};
+use crate::view::scan_card::{self as nodes, ScanEvent, WorkerMessage, WorkerOptions};
 
 /// What a button of the card does.
 type Then = fn(&Rc<ScanCard>);
@@ -87,6 +87,11 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
+/// `o` as the plain object the Worker's `scan()` reads.
+fn options(o: &WorkerOptions) -> JsValue {
+    serde_wasm_bindgen::to_value(o).unwrap_or_else(|_| js_sys::Object::new().into())
+}
+
 impl ScanInput {
     /// Local files given together (`files`: name and Blob); one alone is named `name`.
     pub fn local(files: &[(String, web_sys::Blob)]) -> ScanInput {
@@ -94,13 +99,10 @@ impl ScanInput {
         for (_, b) in files {
             source.push(b);
         }
-        let options = js_sys::Object::new();
-        if let [(name, _)] = files {
-            let _ = js_sys::Reflect::set(&options, &"name".into(), &name.into());
-        }
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         ScanInput {
             source: source.into(),
-            options: options.into(),
+            options: options(&WorkerOptions::local(&names)),
             host: None,
         }
     }
@@ -112,18 +114,13 @@ impl ScanInput {
         for u in urls {
             source.push(&u.into());
         }
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"endpoint".into(), &endpoint.into());
-        if let Some(t) = token {
-            let _ = js_sys::Reflect::set(&options, &"token".into(), &t.into());
-        }
         ScanInput {
             // One URL as a string: a split part or an index opens its set, as the page did.
             source: match urls {
                 [one] => one.into(),
                 _ => source.into(),
             },
-            options: options.into(),
+            options: options(&WorkerOptions::remote(endpoint, token)),
             host: Some(nodes::host_of(urls)),
         }
     }
