@@ -41,6 +41,18 @@ pub struct Opening {
 }
 
 impl Opening {
+    /// The card's attributes once opened, `None` to remove one: `data-state` (loading),
+    /// `data-tensor`, `data-field` (a structured array's field only) and no `data-render-ms`
+    /// (the last draw's).
+    pub fn card_attrs(&self) -> [(&'static str, Option<String>); 4] {
+        [
+            ("data-state", Some(Stage::Reading.data_state().to_string())),
+            ("data-tensor", Some(self.tensor.clone())),
+            ("data-field", self.req.field.clone()),
+            ("data-render-ms", None),
+        ]
+    }
+
     /// The request of "First rows": the default window of the field shown.
     pub fn first_rows(&self) -> WindowRequest {
         WindowRequest {
@@ -338,6 +350,18 @@ pub fn heat_canvas(h: &Heatmap) -> HeatCanvas {
             ("data-limit", format!("{:?}", h.limit)),
         ],
     }
+}
+
+/// The bytes-read line's attributes for preview `p`: `data-value` (bytes read) and
+/// `data-range` (`offset+length` of the read in the file).
+pub fn bytes_read_attrs(p: &Preview) -> [(&'static str, String); 2] {
+    [
+        ("data-value", p.bytes_read.to_string()),
+        (
+            "data-range",
+            format!("{}+{}", p.window.read_offset, p.window.read_len),
+        ),
+    ]
 }
 
 /// Where the preview panel is, as the card shows it: `data-state` ([`Stage::data_state`]) and
@@ -732,5 +756,28 @@ mod tests {
         );
         assert!(body.find_testid("preview-field").is_none());
         assert!(opening(&m, 1, WindowRequest::default()).is_none());
+    }
+
+    #[test]
+    fn the_card_says_what_is_open_and_what_was_read() {
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = parse_bytes(&b).unwrap();
+        let o = opening(&m, 0, WindowRequest::default()).unwrap();
+        assert_eq!(
+            o.card_attrs(),
+            [
+                ("data-state", Some("loading".to_string())),
+                ("data-tensor", Some("w".to_string())),
+                ("data-field", None),
+                ("data-render-ms", None),
+            ]
+        );
+        // The whole tensor: 15 F32 values, 60 bytes, read from its data offset.
+        let req = WindowRequest::default();
+        let p = block_on_ready(preview_tensor(&m, &mut MemSource::new(&b), "w", &req)).unwrap();
+        let [value, range] = bytes_read_attrs(&p);
+        assert_eq!(value, ("data-value", "60".to_string()));
+        let offset = m.tensors[0].offset;
+        assert_eq!(range, ("data-range", format!("{offset}+60")));
     }
 }

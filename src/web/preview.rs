@@ -163,15 +163,14 @@ fn open_panel(
     let req = opening.req.clone();
     dom::clear(card);
     dom::set_hidden(card, false);
-    attr(card, "data-state", Stage::Reading.data_state());
-    attr(card, "data-tensor", &opening.tensor);
-    match &req.field {
-        Some(f) => attr(card, "data-field", f),
-        None => {
-            let _ = card.remove_attribute("data-field");
+    for (name, value) in opening.card_attrs() {
+        match value {
+            Some(v) => attr(card, name, &v),
+            None => {
+                let _ = card.remove_attribute(name);
+            }
         }
     }
-    let _ = card.remove_attribute("data-render-ms");
     for n in &opening.nodes {
         append(card, &dom::render(n));
     }
@@ -429,12 +428,9 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     els.window_line.set_text_content(Some(&pv::window_text(p)));
     els.bytes_line
         .set_text_content(Some(&pv::bytes_read_line(p)));
-    attr(&els.bytes_line, "data-value", &p.bytes_read.to_string());
-    attr(
-        &els.bytes_line,
-        "data-range",
-        &format!("{}+{}", p.window.read_offset, p.window.read_len),
-    );
+    for (name, value) in pc::bytes_read_attrs(p) {
+        attr(&els.bytes_line, name, &value);
+    }
     dom::clear(&els.content);
     let mut listeners = Vec::new();
     dom::set_hidden(&els.scales_label, true);
