@@ -127,13 +127,16 @@ pub fn host_of(urls: &[String]) -> String {
 }
 
 /// The results of a scan as the card keeps them: the rows in arrival order (sorted in place
-/// when shown), the bytes scanned, the header sort (column, descending) and the filter text.
+/// when shown), the bytes scanned, when it started, the header sort (column, descending) and
+/// the filter text. Times are the page clock's milliseconds (`Date.now()`).
 #[derive(Debug, Default)]
 pub struct Results {
     /// One row per tensor scanned so far.
     pub rows: Vec<ScanRow>,
     /// Bytes of tensor data scanned so far.
     pub done: u64,
+    /// When the scan started (ms).
+    pub started_ms: f64,
     /// The column sorted by and whether descending (`None`: the model's order).
     pub sort: Option<(usize, bool)>,
     /// The filter box's text.
@@ -141,10 +144,31 @@ pub struct Results {
 }
 
 impl Results {
-    /// A new scan: no rows, nothing scanned, unsorted and unfiltered (the new filter box is
-    /// empty).
-    pub fn restart(&mut self) {
-        *self = Results::default();
+    /// A new scan started at `now_ms`: no rows, nothing scanned, unsorted and unfiltered (the
+    /// new filter box is empty).
+    pub fn restart(&mut self, now_ms: f64) {
+        *self = Results {
+            started_ms: now_ms,
+            ..Results::default()
+        };
+    }
+
+    /// Seconds since the scan started, at `now_ms`.
+    pub fn seconds(&self, now_ms: f64) -> f64 {
+        (now_ms - self.started_ms) / 1e3
+    }
+
+    /// `done` bytes of the `total` scanned at `now_ms`: records them and returns the progress
+    /// line ([`progress`]: the share, the rate so far, the time left).
+    pub fn progress(&mut self, done: u64, total: u64, now_ms: f64) -> String {
+        self.done = done;
+        progress(done, total, self.seconds(now_ms))
+    }
+
+    /// The line when the scan of `tensors` tensors ended (`ended`) or was cancelled at
+    /// `now_ms` ([`finished_line`]).
+    pub fn finished_line(&self, ended: bool, tensors: usize, now_ms: f64) -> String {
+        finished_line(ended, &self.rows, tensors, self.done, self.seconds(now_ms))
     }
 
     /// A click on column `col`'s header ([`next_sort`]).
@@ -547,9 +571,9 @@ mod tests {
         assert_eq!(names, ["a"]);
         res.click(0);
         assert_eq!(res.sort, Some((0, true)));
-        res.restart();
+        res.restart(5.0);
         assert!(res.rows.is_empty() && res.filter.is_empty());
-        assert_eq!((res.done, res.sort), (0, None));
+        assert_eq!((res.done, res.sort, res.started_ms), (0, None, 5.0));
     }
 
     #[test]
@@ -610,6 +634,26 @@ mod tests {
         assert_eq!(
             json(&WorkerOptions::remote("https://hf.co", None)),
             serde_json::json!({"endpoint": "https://hf.co"})
+        );
+    }
+
+    #[test]
+    fn results_time_the_scan() {
+        let mut res = Results::default();
+        res.restart(10_000.0);
+        // 1 GiB of 4 GiB after 2 s.
+        let line = res.progress(1 << 30, 4 << 30, 12_000.0);
+        assert_eq!(res.done, 1 << 30);
+        assert_eq!(res.seconds(12_000.0), 2.0);
+        assert_eq!(line, progress(1 << 30, 4 << 30, 2.0));
+        res.rows.push(row(0, "a", "ok", 0));
+        assert_eq!(
+            res.finished_line(true, 3, 14_000.0),
+            done_text(1, 3, 1 << 30, 4.0)
+        );
+        assert_eq!(
+            res.finished_line(false, 3, 14_000.0),
+            cancelled_text(1, 3, 1 << 30)
         );
     }
 }

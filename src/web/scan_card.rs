@@ -18,7 +18,7 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
 use super::dom::{self, append, attr};
 use crate::view::node::Node;
-use crate::view::scan::{self as view, progress, FindingLine, ScanRow};
+use crate::view::scan::{self as view, FindingLine, ScanRow};
 use crate::view::scan_card::{self as nodes, ScanEvent, WorkerMessage, WorkerOptions};
 
 /// What a button of the card does.
@@ -52,7 +52,6 @@ struct State {
     worker: Option<Worker>,
     listeners: Vec<EventListener>,
     results: nodes::Results,
-    started: f64,
     /// The table's body and header cells once drawn.
     table: Option<(Element, Vec<Element>)>,
     status: Option<Element>,
@@ -240,9 +239,8 @@ impl ScanCard {
         s.listeners.push(on_message);
         s.listeners.push(on_error);
         s.worker = Some(worker);
-        s.results.restart();
+        s.results.restart(now());
         s.pending = None;
-        s.started = now();
         s.status = dom::find_testid(&self.body, "scan-status");
         s.bar = dom::find_testid(&self.body, "scan-progress");
     }
@@ -252,13 +250,12 @@ impl ScanCard {
         match message.and_then(WorkerMessage::event) {
             Some(ScanEvent::Progress(done)) => {
                 let mut s = self.state.borrow_mut();
-                s.results.done = done;
-                let secs = (now() - s.started) / 1e3;
+                let line = s.results.progress(done, self.bytes, now());
                 if let Some(b) = &s.bar {
                     attr(b, "value", &done.to_string());
                 }
                 if let Some(t) = &s.status {
-                    t.set_text_content(Some(&progress(done, self.bytes, secs)));
+                    t.set_text_content(Some(&line));
                 }
             }
             Some(ScanEvent::Tensor(r)) => self.state.borrow_mut().results.rows.push(*r),
@@ -295,13 +292,13 @@ impl ScanCard {
     fn finish(self: &Rc<Self>, lines: Option<&[FindingLine]>) {
         let t0 = now();
         self.stop_worker();
-        let line = {
-            let s = self.state.borrow();
-            let secs = (now() - s.started) / 1e3;
-            let r = &s.results;
-            nodes::finished_line(lines.is_some(), &r.rows, self.tensors, r.done, secs)
-        };
-        let state = if lines.is_some() { "done" } else { "cancelled" };
+        let ended = lines.is_some();
+        let line = self
+            .state
+            .borrow()
+            .results
+            .finished_line(ended, self.tensors, now());
+        let state = if ended { "done" } else { "cancelled" };
         let n = nodes::finished(&line, lines);
         self.show(state, n, &[("scan-start", Self::ask_or_start)]);
         if let Some(lines) = lines {
