@@ -372,6 +372,30 @@ impl EditForm {
         }
         (values, deletes)
     }
+
+    /// The keys' values for the editor's value elements, in their document order
+    /// ([`EditForm::input_order`]).
+    pub fn input_values(&self) -> Vec<&str> {
+        let values = self.input_order().0;
+        values
+            .iter()
+            .map(|&i| self.keys[i].value.as_str())
+            .collect()
+    }
+
+    /// Reads the editor back: `values`, the value elements' texts, and `deletes`, the
+    /// "remove" checkboxes' states, each in document order ([`EditForm::input_order`]). A key
+    /// without a ticked checkbox is kept; inputs past the keys are ignored.
+    pub fn read_inputs(&mut self, values: Vec<String>, deletes: Vec<bool>) {
+        let (value_keys, delete_keys) = self.input_order();
+        for (&i, v) in value_keys.iter().zip(values) {
+            self.keys[i].value = v;
+        }
+        self.keys.iter_mut().for_each(|k| k.delete = false);
+        for (&i, d) in delete_keys.iter().zip(deletes) {
+            self.keys[i].delete = d;
+        }
+    }
 }
 
 /// The selector of the editor's value elements, in the order of [`EditForm::input_order`].
@@ -875,5 +899,31 @@ mod tests {
         assert_eq!(review_status(&r), format!("4 change(s); {}", r.sizes));
         assert!(saved_text("m.edited.gguf", &p).starts_with("Saved m.edited.gguf ("));
         assert_eq!(status_class(true), "edit-status warn");
+    }
+
+    #[test]
+    fn the_editor_is_filled_and_read_back_in_document_order() {
+        let m = crate::source::parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let mut form = EditForm::new(&m);
+        let (values, deletes) = form.input_order();
+        let shown = form.input_values();
+        assert_eq!(shown.len(), values.len());
+        assert_eq!(shown[0], form.keys[values[0]].value);
+        assert_eq!(
+            shown.last().copied(),
+            Some(form.keys[*values.last().unwrap()].value.as_str())
+        );
+        // Typed: a new first value; the second "remove" box ticked.
+        let mut typed: Vec<String> = shown.iter().map(|v| v.to_string()).collect();
+        typed[0] = "edited".into();
+        let mut ticks = vec![false; deletes.len()];
+        ticks[1] = true;
+        form.keys[deletes[0]].delete = true;
+        form.read_inputs(typed, ticks);
+        assert_eq!(form.keys[values[0]].value, "edited");
+        let removed: Vec<usize> = (0..form.keys.len())
+            .filter(|&i| form.keys[i].delete)
+            .collect();
+        assert_eq!(removed, [deletes[1]]);
     }
 }

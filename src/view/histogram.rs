@@ -63,6 +63,31 @@ pub struct Chart {
     pub bars: Vec<Bar>,
 }
 
+impl Chart {
+    /// The `<svg>`'s `viewBox` (`0 0 W H`), `width` and `height` attributes for this chart.
+    pub fn svg_attrs(&self) -> [(&'static str, String); 3] {
+        [
+            ("viewBox", format!("0 0 {} {}", self.width, self.height)),
+            ("width", self.width.to_string()),
+            ("height", self.height.to_string()),
+        ]
+    }
+}
+
+/// The chart's width (CSS px) in a container `client` px wide: the container's width, 560
+/// when it is not laid out (0: a hidden tab), never under 320.
+pub fn chart_width(client: i32) -> f64 {
+    let w = if client > 0 { client } else { 560 };
+    f64::from(w).max(320.0)
+}
+
+/// Whether a key pressed on a focused type row picks its type, as a click: Enter or Space
+/// (`key` as `KeyboardEvent.key` names it), without Alt, Ctrl or Meta, and not a held key's
+/// repeat.
+pub fn picks(key: &str, alt: bool, ctrl: bool, meta: bool, repeat: bool) -> bool {
+    matches!(key, "Enter" | " ") && !(alt || ctrl || meta || repeat)
+}
+
 /// Geometry constants: rows of 30 px with 20 px bars; labels in 88 px; 150 px for the value text.
 const ROW: f64 = 30.0;
 const BAR: f64 = 20.0;
@@ -472,5 +497,35 @@ mod type_line_tests {
         );
         assert_eq!(l.bytes_exact, "9,676,800 bytes");
         assert_eq!(l.color, dtype_color("Q6_K"));
+    }
+
+    #[test]
+    fn the_chart_fits_its_container_and_keys_pick_rows() {
+        assert_eq!(chart_width(800), 800.0);
+        assert_eq!(chart_width(200), 320.0);
+        assert_eq!(chart_width(0), 560.0);
+        let c = chart(
+            &[DtypeRow {
+                dtype: "F32".into(),
+                tensors: 1,
+                elements: 10,
+                bytes: 10,
+                bits_per_weight: Some(32.0),
+            }],
+            Measure::Bytes,
+            600.0,
+        );
+        let [vb, w, h] = c.svg_attrs();
+        assert_eq!(vb, ("viewBox", format!("0 0 600 {}", c.height)));
+        assert_eq!(w, ("width", "600".to_string()));
+        assert_eq!(h.0, "height");
+        assert_eq!(h.1.parse::<f64>().unwrap(), c.height);
+        assert!(picks("Enter", false, false, false, false));
+        assert!(picks(" ", false, false, false, false));
+        assert!(!picks("a", false, false, false, false));
+        assert!(!picks("Enter", false, true, false, false));
+        assert!(!picks(" ", false, false, false, true));
+        assert!(!picks("Enter", true, false, false, false));
+        assert!(!picks("Enter", false, false, true, false));
     }
 }

@@ -141,6 +141,50 @@ pub fn long_label(chars: usize) -> String {
     format!("Show all {} characters", text::thousands(chars as u64))
 }
 
+/// The long-string control of metadata entry `index` once clicked: `expand` shows the text
+/// whole (`aria-expanded="true"`, labelled [`HIDE_LONG_LABEL`]), else hides it again
+/// (`"false"`, labelled [`long_label`] with the string's length in characters; `None`, the
+/// label kept, when the entry is not a string).
+pub fn long_toggle(model: &Model, index: usize, expand: bool) -> (&'static str, Option<String>) {
+    if expand {
+        return ("true", Some(HIDE_LONG_LABEL.to_string()));
+    }
+    let chars = match model.metadata.get(index).map(|e| &e.value) {
+        Some(Value::String(t)) => Some(t.text.chars().count()),
+        _ => None,
+    };
+    ("false", chars.map(long_label))
+}
+
+/// The whole text of metadata entry `index` (`pre.long-text`, [`full_text`]; empty when it is
+/// not a string), put above its control when first shown.
+pub fn long_text_node(model: &Model, index: usize) -> Node {
+    let text = model.metadata.get(index).and_then(|e| full_text(&e.value));
+    node::text("pre", "long-text", &text.unwrap_or_default())
+}
+
+/// The list an expanded array's items go in (`ol.array-items`, numbered from 0) and its status
+/// line (`div.array-status.muted`), put above its "show more" control.
+pub fn array_list_nodes() -> [Node; 2] {
+    [
+        node::el("ol", "array-items").attr("start", "0"),
+        node::el("div", "array-status muted"),
+    ]
+}
+
+/// A page of decoded items, an `li` each (`value` = its index in the array).
+pub fn item_nodes(items: &[ArrayItem]) -> Vec<Node> {
+    items
+        .iter()
+        .map(|it| node::text("li", "", &it.text).attr("value", it.index.to_string()))
+        .collect()
+}
+
+/// The status line when the next page does not decode (`error`: the format layer's).
+pub fn page_error_text(error: &crate::format::Error) -> String {
+    format!("cannot decode more items: {error}")
+}
+
 /// Whether a row's array is long enough to get an expand control.
 pub fn expandable(row: &MetaRow) -> bool {
     row.array_len.is_some_and(|n| n > PREVIEW_ITEMS)
@@ -441,5 +485,53 @@ mod tests {
         assert_eq!(b.get_attr("aria-expanded"), Some("false"));
         assert_eq!(b.text, Some(long_label(5000)));
         assert!(n.find_class("value-text")[0].get_attr("title").is_some());
+    }
+
+    #[test]
+    fn the_long_text_control_toggles() {
+        let text = format!("{}é", "x".repeat(1999));
+        let b = gguf(
+            &[
+                ("general.license", Kv::Str(&text)),
+                ("llama.rope.freq_base", Kv::F32(10000.0)),
+            ],
+            &[],
+        );
+        let m = parse_bytes(&b).unwrap();
+        // 2,000 characters (2,001 bytes).
+        assert_eq!(
+            long_toggle(&m, 0, false),
+            ("false", Some("Show all 2,000 characters".into()))
+        );
+        assert_eq!(
+            long_toggle(&m, 0, true),
+            ("true", Some(HIDE_LONG_LABEL.into()))
+        );
+        assert_eq!(long_toggle(&m, 1, false), ("false", None));
+        let pre = long_text_node(&m, 0);
+        assert_eq!((pre.tag, pre.class.as_str()), ("pre", "long-text"));
+        assert_eq!(pre.text.as_deref(), Some(text.as_str()));
+        assert_eq!(long_text_node(&m, 1).text.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn array_pages_are_numbered_items() {
+        let m = model();
+        let Value::Array(a) = &m.metadata[3].value else {
+            panic!("tokens are an array")
+        };
+        let mut pager = ArrayPager::new(a.len);
+        pager.next_page(a, &m.bytes).unwrap();
+        let items = pager.next_page(a, &m.bytes).unwrap();
+        let lis = item_nodes(&items);
+        assert_eq!(lis.len(), PAGE_ITEMS as usize);
+        assert_eq!(lis[0].get_attr("value"), Some("200"));
+        assert_eq!(lis[0].text.as_deref(), Some("\"tok200\""));
+        let [ol, status] = array_list_nodes();
+        assert_eq!(
+            (ol.class.as_str(), ol.get_attr("start")),
+            ("array-items", Some("0"))
+        );
+        assert_eq!(status.class, "array-status muted");
     }
 }

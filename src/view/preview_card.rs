@@ -1,12 +1,17 @@
 //! The tensor preview card's drawn parts as [`Node`]s: the statistics list, the histogram
 //! figure (its SVG bars and axis), the heatmap figure around the canvas the page paints, and
-//! the first values table. Numbers and text come from [`crate::view::preview`].
+//! the first values table. Numbers and text come from [`crate::view::preview`]. Also the
+//! panel's decisions: its [`Stage`] (`data-state` and status line), the window boxes' texts
+//! ([`range_texts`]) and reading them back ([`typed_request`]), the heatmap canvas's size and
+//! attributes ([`heat_canvas`]), and what opening a tensor shows ([`opening`]).
 
 use crate::dequant::Exact;
-use crate::preview::{exact_raw, Heatmap, Preview};
+use crate::format::{DType, Model};
+use crate::preview::{self, exact_raw, Geometry, Heatmap, Plan, Preview, WindowRequest};
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::node::{self, Node};
 use crate::view::preview as pv;
+use crate::view::spec::{Front, RangeSpec, WindowSpec};
 
 /// The note under the title: `shape [4096, 32000] · a row is …` (what a row of the window is,
 /// when the tensor has a window geometry: GGUF's first dimension for a ggml type, else the last).
@@ -18,6 +23,69 @@ pub fn shape_note(shape: &[u64], geometry: bool, ggml: bool) -> String {
         (true, false) => "a row is the last dimension",
     };
     format!("shape [{}] · {row}", dims.join(", "))
+}
+
+/// What opening tensor `index` of a model shows before its window is read ([`opening`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opening {
+    /// The tensor's name (`data-tensor`).
+    pub tensor: String,
+    /// The window asked for, with a structured array's field filled in (the first decodable
+    /// one when none was chosen); its `field` is `data-field`.
+    pub req: WindowRequest,
+    /// The window geometry of the tensor (of the field), `None` when it has none (then the
+    /// boxes cannot be read back).
+    pub geometry: Option<Geometry>,
+    /// The card's head and body ([`panel`]).
+    pub nodes: [Node; 2],
+}
+
+impl Opening {
+    /// The card's attributes once opened, `None` to remove one: `data-state` (loading),
+    /// `data-tensor`, `data-field` (a structured array's field only) and no `data-render-ms`
+    /// (the last draw's).
+    pub fn card_attrs(&self) -> [(&'static str, Option<String>); 4] {
+        [
+            ("data-state", Some(Stage::Reading.data_state().to_string())),
+            ("data-tensor", Some(self.tensor.clone())),
+            ("data-field", self.req.field.clone()),
+            ("data-render-ms", None),
+        ]
+    }
+
+    /// The request of "First rows": the default window of the field shown.
+    pub fn first_rows(&self) -> WindowRequest {
+        WindowRequest {
+            field: self.req.field.clone(),
+            ..WindowRequest::default()
+        }
+    }
+}
+
+/// The panel for tensor `index` of `model` asked with `req` ([`Opening`]): its title (with the
+/// field), the dtype and shape of what is shown (the field's, for a structured array), the
+/// field menu. `None` when there is no such tensor.
+pub fn opening(model: &Model, index: usize, req: WindowRequest) -> Option<Opening> {
+    let t = model.tensors.get(index)?;
+    let mut req = req;
+    if req.field.is_none() {
+        req.field = preview::default_field(model, index).map(str::to_string);
+    }
+    let field = req.field.as_deref();
+    let view = field.and_then(|f| preview::field_view(model, index, f).ok());
+    let shown = view.as_ref().map_or(t, |g| &g.view);
+    let geometry = preview::target_geometry(model, index, field).ok();
+    let ggml = matches!(shown.dtype, DType::Ggml(_));
+    let note = shape_note(&shown.shape, geometry.is_some(), ggml);
+    let fields = pv::field_options(model, index);
+    let title = pv::title(&t.name, field);
+    let nodes = panel(&title, &shown.dtype.label(), &note, &fields, field);
+    Some(Opening {
+        tensor: t.name.clone(),
+        req,
+        geometry,
+        nodes,
+    })
 }
 
 /// A window box (`data-testid="preview-rows"` / `preview-cols`), `A..B`, titled `title`.
@@ -116,7 +184,7 @@ pub fn panel(
         .child(node::text(
             "p",
             "status-line muted",
-            "Reading the window's bytes…",
+            Stage::Reading.status().unwrap_or_default(),
         ))
         .child(
             node::el("div", "error preview-error")
@@ -220,11 +288,7 @@ pub fn histogram(p: &Preview) -> Node {
 /// gradient, `div.heat-labels` filled by [`heat_labels`]) and an empty note.
 pub fn heatmap_figure() -> Node {
     node::el("figure", "preview-heat")
-        .child(node::text(
-            "figcaption",
-            "fig-title",
-            "Heatmap of the window",
-        ))
+        .child(node::text("figcaption", "fig-title", heat_title(false)))
         .child(node::el("canvas", "").testid("preview-heatmap"))
         .child(
             node::el("div", "heat-legend")
@@ -246,6 +310,128 @@ pub fn heat_labels(h: &Heatmap, caption: Option<&str>) -> (Vec<Node>, String) {
         labels.iter().map(|l| node::text("span", "", l)).collect(),
         text,
     )
+}
+
+/// The heatmap figure's caption: of the block scales (`scales`) or of the window's values.
+pub fn heat_title(scales: bool) -> &'static str {
+    if scales {
+        "Per-block scales"
+    } else {
+        "Heatmap of the window"
+    }
+}
+
+/// How the canvas shows heatmap `h`: one pixel per cell (`width` × `height`, the canvas's own
+/// size), its CSS `style` ([`heat_css`]: the height follows the width through
+/// `aspect-ratio`, so a narrow screen shrinks the canvas without distorting it) and its
+/// `attrs` (`data-cells` = `ROWSxCOLS`, `data-limit` = the colour scale's limit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatCanvas {
+    /// Canvas width in pixels: the heatmap's cell columns.
+    pub width: u32,
+    /// Canvas height in pixels: its cell rows.
+    pub height: u32,
+    /// `width` and `aspect-ratio` style values.
+    pub style: [(&'static str, String); 2],
+    /// `data-cells` and `data-limit`.
+    pub attrs: [(&'static str, String); 2],
+}
+
+/// The canvas for heatmap `h` ([`HeatCanvas`]).
+pub fn heat_canvas(h: &Heatmap) -> HeatCanvas {
+    let (width, height) = (h.cols as u32, h.rows as u32);
+    let (css_w, aspect) = heat_css(h);
+    HeatCanvas {
+        width,
+        height,
+        style: [("width", css_w), ("aspect-ratio", aspect)],
+        attrs: [
+            ("data-cells", format!("{height}x{width}")),
+            ("data-limit", format!("{:?}", h.limit)),
+        ],
+    }
+}
+
+/// The bytes-read line's attributes for preview `p`: `data-value` (bytes read) and
+/// `data-range` (`offset+length` of the read in the file).
+pub fn bytes_read_attrs(p: &Preview) -> [(&'static str, String); 2] {
+    [
+        ("data-value", p.bytes_read.to_string()),
+        (
+            "data-range",
+            format!("{}+{}", p.window.read_offset, p.window.read_len),
+        ),
+    ]
+}
+
+/// Where the preview panel is, as the card shows it: `data-state` ([`Stage::data_state`]) and
+/// the status line ([`Stage::status`]; hidden once ready or failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// In a hidden tab panel: nothing is read until the tab is shown.
+    Waiting,
+    /// Reading the window's bytes.
+    Reading,
+    /// Decoding the bytes read.
+    Decoding,
+    /// Drawn.
+    Ready,
+    /// Failed (the error box says why).
+    Error,
+}
+
+impl Stage {
+    /// The card's `data-state`: `waiting`, `loading` (reading or decoding), `ready` or `error`.
+    pub fn data_state(self) -> &'static str {
+        match self {
+            Stage::Waiting => "waiting",
+            Stage::Reading | Stage::Decoding => "loading",
+            Stage::Ready => "ready",
+            Stage::Error => "error",
+        }
+    }
+
+    /// The status line's text, `None` when the line is hidden (ready or failed).
+    pub fn status(self) -> Option<&'static str> {
+        match self {
+            Stage::Waiting => Some("The values are read when this tab is shown."),
+            Stage::Reading => Some("Reading the window's bytes…"),
+            Stage::Decoding => Some("Decoding the window…"),
+            Stage::Ready | Stage::Error => None,
+        }
+    }
+}
+
+/// The rows and columns boxes' texts for `plan`'s window, `A..B` each (end exclusive); both
+/// empty for a tensor with a zero dimension (no window to edit: Show asks for the default).
+pub fn range_texts(plan: &Plan) -> [String; 2] {
+    if plan.values() == 0 {
+        return [String::new(), String::new()];
+    }
+    let (r, c) = (&plan.rows, &plan.cols);
+    [
+        format!("{}..{}", r.start, r.end),
+        format!("{}..{}", c.start, c.end),
+    ]
+}
+
+/// The window the boxes ask for: `rows` and `cols` as typed (a blank box is no range, the
+/// default), of `field` when a structured array's field is shown, within geometry `g`; the
+/// one reading of a window shared with the CLI and the API ([`WindowSpec::request`]).
+/// Errors: the text the error box shows ([`Front::Page`]).
+pub fn typed_request(
+    rows: &str,
+    cols: &str,
+    field: Option<&str>,
+    g: &Geometry,
+) -> Result<WindowRequest, String> {
+    let typed = |v: &str| (!v.trim().is_empty()).then(|| RangeSpec::Text(v.to_string()));
+    let spec = WindowSpec {
+        rows: typed(rows),
+        cols: typed(cols),
+        field: field.map(|f| Ok(f.to_string())),
+    };
+    spec.request(g).map_err(|e| e.text_for(Front::Page))
 }
 
 /// The canvas's CSS size for `h`: the window's own aspect ratio (rows : columns of values),
@@ -452,5 +638,146 @@ mod tests {
         assert_eq!(heat_css(&h), ("640px".into(), "640 / 615".into()));
         let wide = heatmap_of(&vec![1.0f32; 2 * 1024], 2, 1024);
         assert_eq!(heat_css(&wide), ("640px".into(), "640 / 48".into()));
+    }
+
+    #[test]
+    fn stages_say_their_state_and_status() {
+        let states: Vec<_> = [
+            Stage::Waiting,
+            Stage::Reading,
+            Stage::Decoding,
+            Stage::Ready,
+            Stage::Error,
+        ]
+        .map(|s| (s.data_state(), s.status().is_some()))
+        .into();
+        assert_eq!(
+            states,
+            [
+                ("waiting", true),
+                ("loading", true),
+                ("loading", true),
+                ("ready", false),
+                ("error", false)
+            ]
+        );
+        assert_eq!(Stage::Decoding.status(), Some("Decoding the window…"));
+        // The panel is drawn reading.
+        let [_, body] = panel("w", "F32", "", &[], None);
+        let status = body
+            .children
+            .iter()
+            .find(|c| c.class == "status-line muted");
+        assert_eq!(
+            status.and_then(|s| s.text.as_deref()),
+            Some("Reading the window's bytes…")
+        );
+    }
+
+    #[test]
+    fn the_boxes_show_and_read_the_window() {
+        // F32 tensors: `w` of 3 rows × 5 values, `z` with a zero dimension.
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60), ("z", 0, vec![5, 0], 0)]);
+        let m = parse_bytes(&b).unwrap();
+        let asked = WindowRequest {
+            rows: Some(1..3),
+            cols: Some(2..4),
+            field: None,
+        };
+        let plan = crate::preview::plan(&m, 0, &asked).unwrap();
+        assert_eq!(range_texts(&plan), ["1..3", "2..4"]);
+        let whole = crate::preview::plan(&m, 0, &WindowRequest::default()).unwrap();
+        assert_eq!(range_texts(&whole), ["0..3", "0..5"]);
+        let empty = crate::preview::plan(&m, 1, &WindowRequest::default()).unwrap();
+        assert_eq!(range_texts(&empty), ["", ""]);
+
+        let g = crate::preview::target_geometry(&m, 0, None).unwrap();
+        assert_eq!(
+            typed_request("", "  ", None, &g),
+            Ok(WindowRequest::default())
+        );
+        let typed = typed_request("1..3", "2..", None, &g).unwrap();
+        assert_eq!((typed.rows, typed.cols), (Some(1..3), Some(2..5)));
+        let bad = typed_request("x", "", None, &g).unwrap_err();
+        assert!(bad.starts_with("rows"), "{bad}");
+        assert_eq!(
+            typed_request("", "", Some("a"), &g)
+                .unwrap()
+                .field
+                .as_deref(),
+            Some("a")
+        );
+    }
+
+    #[test]
+    fn the_canvas_has_a_pixel_per_cell() {
+        let p = zeros();
+        let c = heat_canvas(&p.heatmap);
+        // 2 rows × 4 values: a cell each.
+        assert_eq!((c.width, c.height), (4, 2));
+        assert_eq!(c.attrs[0], ("data-cells", "2x4".to_string()));
+        assert_eq!(c.attrs[1].0, "data-limit");
+        let (w, aspect) = heat_css(&p.heatmap);
+        assert_eq!(c.style, [("width", w), ("aspect-ratio", aspect)]);
+        assert_eq!(heat_title(true), "Per-block scales");
+        assert_eq!(
+            heatmap_figure().children[0].text.as_deref(),
+            Some(heat_title(false))
+        );
+    }
+
+    #[test]
+    fn opening_a_tensor_shows_its_title_type_and_shape() {
+        // GGUF F32 `w`: ne = [5, 3] (5 values a row, 3 rows).
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = parse_bytes(&b).unwrap();
+        let asked = WindowRequest {
+            rows: Some(1..2),
+            ..WindowRequest::default()
+        };
+        let o = opening(&m, 0, asked.clone()).unwrap();
+        assert_eq!(o.tensor, "w");
+        // Not a structured array: no field, the request as asked.
+        assert_eq!(o.req, asked);
+        assert_eq!(o.first_rows(), WindowRequest::default());
+        let g = o.geometry.as_ref().unwrap();
+        assert_eq!((g.rows, g.row_values), (3, 5));
+        let [head, body] = &o.nodes;
+        assert_eq!(
+            head.find_class("preview-title")[0].text.as_deref(),
+            Some("w")
+        );
+        assert_eq!(head.find_class("chip")[0].text.as_deref(), Some("F32"));
+        assert_eq!(
+            body.find_class("preview-window")[0].children[0]
+                .text
+                .as_deref(),
+            Some("shape [5, 3] · a row is ne0, GGUF's first (contiguous) dimension")
+        );
+        assert!(body.find_testid("preview-field").is_none());
+        assert!(opening(&m, 1, WindowRequest::default()).is_none());
+    }
+
+    #[test]
+    fn the_card_says_what_is_open_and_what_was_read() {
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = parse_bytes(&b).unwrap();
+        let o = opening(&m, 0, WindowRequest::default()).unwrap();
+        assert_eq!(
+            o.card_attrs(),
+            [
+                ("data-state", Some("loading".to_string())),
+                ("data-tensor", Some("w".to_string())),
+                ("data-field", None),
+                ("data-render-ms", None),
+            ]
+        );
+        // The whole tensor: 15 F32 values, 60 bytes, read from its data offset.
+        let req = WindowRequest::default();
+        let p = block_on_ready(preview_tensor(&m, &mut MemSource::new(&b), "w", &req)).unwrap();
+        let [value, range] = bytes_read_attrs(&p);
+        assert_eq!(value, ("data-value", "60".to_string()));
+        let offset = m.tensors[0].offset;
+        assert_eq!(range, ("data-range", format!("{offset}+60")));
     }
 }

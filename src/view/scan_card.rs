@@ -3,14 +3,210 @@
 //! ([`finished_line`]), the results' sort on a header click ([`next_sort`], [`aria_sort`]),
 //! the rows shown ([`visible`]) and the Checks card's class once the scan's findings are in
 //! ([`checks_class`]). Texts come from [`crate::view::scan`]; the page renders these, runs the
-//! Worker and wires the buttons by their `data-testid`.
+//! Worker and wires the buttons by their `data-testid`. The Worker's messages are decoded here
+//! ([`WorkerMessage`] into a [`ScanEvent`]), the results' sort and filter kept in [`Results`],
+//! and the table drawn in chunks as [`chunk`] says.
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
 
 use crate::text;
 use crate::view::node::{self, Node};
 use crate::view::scan::{
     self, cancelled_text, confirm_text, done_text, intro_text, progress, FindingLine, ScanRow,
-    COLUMNS,
+    COLUMNS, MAX_ROWS,
 };
+
+/// Rows of the results table drawn per task ([`chunk`]).
+pub const CHUNK_ROWS: usize = 60;
+
+/// A message of www/scan-worker.js as posted (`{type, done, row, lines, message}`; other
+/// fields are not read). `row` and `lines` are JSON texts ([`ScanRow`], [`FindingLine`]s).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct WorkerMessage {
+    /// `progress`, `tensor`, `done` or `error` (others are ignored).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Bytes of tensor data scanned so far (`progress`).
+    pub done: Option<f64>,
+    /// One tensor's row as JSON (`tensor`).
+    pub row: Option<String>,
+    /// The scan's findings as JSON (`done`).
+    pub lines: Option<String>,
+    /// Why the scan stopped (`error`).
+    pub message: Option<String>,
+}
+
+/// What a Worker message tells the card.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScanEvent {
+    /// `done` bytes of tensor data scanned so far.
+    Progress(u64),
+    /// One tensor's result row.
+    Tensor(Box<ScanRow>),
+    /// The scan ended with these findings (none when the JSON does not read).
+    Done(Vec<FindingLine>),
+    /// The scan failed, saying this (possibly empty).
+    Error(String),
+}
+
+impl WorkerMessage {
+    /// The event this message carries: `None` for a type the card does not handle, or a
+    /// `tensor` message whose row does not read. A `progress` without `done` says 0 bytes.
+    pub fn event(self) -> Option<ScanEvent> {
+        match self.kind.as_str() {
+            // A JS number: saturating (negative and NaN are 0).
+            "progress" => Some(ScanEvent::Progress(self.done.unwrap_or(0.0) as u64)),
+            "tensor" => self
+                .row
+                .and_then(|r| serde_json::from_str(&r).ok())
+                .map(|r| ScanEvent::Tensor(Box::new(r))),
+            "done" => Some(ScanEvent::Done(
+                self.lines
+                    .and_then(|l| serde_json::from_str(&l).ok())
+                    .unwrap_or_default(),
+            )),
+            "error" => Some(ScanEvent::Error(self.message.unwrap_or_default())),
+            _ => None,
+        }
+    }
+}
+
+/// The options the Worker's `scan()` is given (those of the JS API): a local model's `name`
+/// (one file alone), or a remote one's Hub `endpoint` and `token` (sent to the endpoint's
+/// origin only). Serialised as a plain object without the absent ones.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct WorkerOptions {
+    /// The one local file's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The Hub endpoint remote URLs are read with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The Hub token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl WorkerOptions {
+    /// For local files named `names`: the name only when there is one file.
+    pub fn local(names: &[&str]) -> WorkerOptions {
+        WorkerOptions {
+            name: match names {
+                [one] => Some(one.to_string()),
+                _ => None,
+            },
+            ..WorkerOptions::default()
+        }
+    }
+
+    /// For remote files read with `endpoint` and `token`.
+    pub fn remote(endpoint: &str, token: Option<&str>) -> WorkerOptions {
+        WorkerOptions {
+            endpoint: Some(endpoint.to_string()),
+            token: token.map(str::to_string),
+            ..WorkerOptions::default()
+        }
+    }
+}
+
+/// The server a remote scan downloads from, as the confirmation names it: the first URL's
+/// host with its port (`host:port`, the port only when not the scheme's default), or `the
+/// server` when there is no URL or it does not parse as an absolute URL.
+pub fn host_of(urls: &[String]) -> String {
+    let Some(u) = urls.first().and_then(|u| url::Url::parse(u).ok()) else {
+        return "the server".into();
+    };
+    let host = u.host_str().unwrap_or_default();
+    match u.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    }
+}
+
+/// The results of a scan as the card keeps them: the rows in arrival order (sorted in place
+/// when shown), the bytes scanned, when it started, the header sort (column, descending) and
+/// the filter text. Times are the page clock's milliseconds (`Date.now()`).
+#[derive(Debug, Default)]
+pub struct Results {
+    /// One row per tensor scanned so far.
+    pub rows: Vec<ScanRow>,
+    /// Bytes of tensor data scanned so far.
+    pub done: u64,
+    /// When the scan started (ms).
+    pub started_ms: f64,
+    /// The column sorted by and whether descending (`None`: the model's order).
+    pub sort: Option<(usize, bool)>,
+    /// The filter box's text.
+    pub filter: String,
+}
+
+impl Results {
+    /// A new scan started at `now_ms`: no rows, nothing scanned, unsorted and unfiltered (the
+    /// new filter box is empty).
+    pub fn restart(&mut self, now_ms: f64) {
+        *self = Results {
+            started_ms: now_ms,
+            ..Results::default()
+        };
+    }
+
+    /// Seconds since the scan started, at `now_ms`.
+    pub fn seconds(&self, now_ms: f64) -> f64 {
+        (now_ms - self.started_ms) / 1e3
+    }
+
+    /// `done` bytes of the `total` scanned at `now_ms`: records them and returns the progress
+    /// line ([`progress`]: the share, the rate so far, the time left).
+    pub fn progress(&mut self, done: u64, total: u64, now_ms: f64) -> String {
+        self.done = done;
+        progress(done, total, self.seconds(now_ms))
+    }
+
+    /// The line when the scan of `tensors` tensors ended (`ended`) or was cancelled at
+    /// `now_ms` ([`finished_line`]).
+    pub fn finished_line(&self, ended: bool, tensors: usize, now_ms: f64) -> String {
+        finished_line(ended, &self.rows, tensors, self.done, self.seconds(now_ms))
+    }
+
+    /// A click on column `col`'s header ([`next_sort`]).
+    pub fn click(&mut self, col: usize) {
+        self.sort = next_sort(self.sort, col);
+    }
+
+    /// The rows to draw ([`visible`]).
+    pub fn visible(&mut self) -> Vec<ScanRow> {
+        visible(&mut self.rows, self.sort, &self.filter)
+    }
+}
+
+/// One task's share of drawing `shown` result rows, from list position `from`: the rows to
+/// draw now (at most [`CHUNK_ROWS`], none past [`MAX_ROWS`]), where the next task starts
+/// (`None`: this is the last), and, in the last, how many rows are left out past
+/// [`MAX_ROWS`] (a "more rows" line says so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// List positions drawn now.
+    pub rows: Range<usize>,
+    /// The next task's `from`.
+    pub next: Option<usize>,
+    /// Rows never drawn (0 until the last task).
+    pub left_out: usize,
+}
+
+/// The chunk of `shown` rows starting at `from` ([`Chunk`]).
+pub fn chunk(from: usize, shown: usize) -> Chunk {
+    let last = shown.min(MAX_ROWS);
+    let end = (from + CHUNK_ROWS).min(last);
+    let next = (end < last).then_some(end);
+    Chunk {
+        rows: from.min(end)..end,
+        next,
+        left_out: if next.is_none() { shown - last } else { 0 },
+    }
+}
 
 /// The card (`section.card.scan-card`, `data-testid="scan"`), its body empty.
 pub fn card() -> Node {
@@ -297,5 +493,167 @@ mod tests {
         assert_eq!(checks_class([0, 0, 3]), "checks-clean");
         assert_eq!(checks_class([0, 1, 0]), "checks-warning");
         assert_eq!(checks_class([2, 1, 0]), "checks-error");
+    }
+
+    /// Decodes a message as the page does, from its JSON form.
+    fn event(json: &str) -> Option<ScanEvent> {
+        serde_json::from_str::<WorkerMessage>(json).unwrap().event()
+    }
+
+    #[test]
+    fn worker_messages_become_events() {
+        assert_eq!(
+            event(r#"{"type":"progress","done":1048576,"total":4194304}"#),
+            Some(ScanEvent::Progress(1 << 20))
+        );
+        assert_eq!(
+            event(r#"{"type":"progress"}"#),
+            Some(ScanEvent::Progress(0))
+        );
+        let r = row(4, "blk.0.w", "ok", 3);
+        let msg = serde_json::json!({
+            "type": "tensor",
+            "json": "{}",
+            "row": serde_json::to_string(&r).unwrap(),
+            "index": 4,
+        });
+        assert_eq!(
+            event(&msg.to_string()),
+            Some(ScanEvent::Tensor(Box::new(r)))
+        );
+        // A row that does not read is dropped, not a failure.
+        assert_eq!(event(r#"{"type":"tensor","row":"{"}"#), None);
+        let lines = [line("warning"), line("note")];
+        let msg = serde_json::json!({
+            "type": "done",
+            "doc": "{}",
+            "lines": serde_json::to_string(&lines).unwrap(),
+        });
+        assert_eq!(
+            event(&msg.to_string()),
+            Some(ScanEvent::Done(lines.to_vec()))
+        );
+        assert_eq!(event(r#"{"type":"done"}"#), Some(ScanEvent::Done(vec![])));
+        assert_eq!(
+            event(r#"{"type":"error","message":"HTTP 403"}"#),
+            Some(ScanEvent::Error("HTTP 403".into()))
+        );
+        assert_eq!(
+            event(r#"{"type":"error"}"#),
+            Some(ScanEvent::Error(String::new()))
+        );
+        assert_eq!(event(r#"{"type":"share-done"}"#), None);
+    }
+
+    #[test]
+    fn the_host_a_remote_scan_names() {
+        let one = |u: &str| host_of(&[u.to_string(), "https://other.org/b".into()]);
+        assert_eq!(
+            one("https://huggingface.co/a/b/resolve/main/m.gguf"),
+            "huggingface.co"
+        );
+        assert_eq!(one("http://127.0.0.1:8080/m.gguf"), "127.0.0.1:8080");
+        assert_eq!(one("https://example.com:443/m.gguf"), "example.com");
+        assert_eq!(one("m.gguf"), "the server");
+        assert_eq!(host_of(&[]), "the server");
+    }
+
+    #[test]
+    fn results_sort_filter_and_restart() {
+        let mut res = Results {
+            rows: vec![row(0, "b", "ok", 0), row(1, "a", "ok", 2)],
+            done: 10,
+            ..Results::default()
+        };
+        res.click(0);
+        res.filter = "a".into();
+        let names: Vec<_> = res.visible().into_iter().map(|r| r.name).collect();
+        assert_eq!(names, ["a"]);
+        res.click(0);
+        assert_eq!(res.sort, Some((0, true)));
+        res.restart(5.0);
+        assert!(res.rows.is_empty() && res.filter.is_empty());
+        assert_eq!((res.done, res.sort, res.started_ms), (0, None, 5.0));
+    }
+
+    #[test]
+    fn the_table_is_drawn_in_chunks_up_to_the_limit() {
+        // 130 rows: 60, 60, then the last 10.
+        assert_eq!(
+            chunk(0, 130),
+            Chunk {
+                rows: 0..60,
+                next: Some(60),
+                left_out: 0
+            }
+        );
+        assert_eq!(chunk(120, 130).rows, 120..130);
+        assert_eq!(chunk(120, 130).next, None);
+        // No rows: one empty, last chunk.
+        assert_eq!(
+            chunk(0, 0),
+            Chunk {
+                rows: 0..0,
+                next: None,
+                left_out: 0
+            }
+        );
+        // Past the limit: the chunks stop at MAX_ROWS and the last says how many are left out.
+        let total = MAX_ROWS + 25;
+        let mut from = 0;
+        let mut drawn = 0;
+        let last = loop {
+            let c = chunk(from, total);
+            assert!(c.rows.len() <= CHUNK_ROWS);
+            drawn += c.rows.len();
+            match c.next {
+                Some(n) => from = n,
+                None => break c,
+            }
+        };
+        assert_eq!(drawn, MAX_ROWS);
+        assert_eq!(last.rows.end, MAX_ROWS);
+        assert_eq!(last.left_out, 25);
+    }
+
+    #[test]
+    fn the_worker_is_given_only_the_options_that_apply() {
+        let json = |o: &WorkerOptions| serde_json::to_value(o).unwrap();
+        assert_eq!(
+            json(&WorkerOptions::local(&["m.gguf"])),
+            serde_json::json!({"name": "m.gguf"})
+        );
+        assert_eq!(
+            json(&WorkerOptions::local(&["a.safetensors", "b.safetensors"])),
+            serde_json::json!({})
+        );
+        assert_eq!(
+            json(&WorkerOptions::remote("https://hf.co", Some("hf_x"))),
+            serde_json::json!({"endpoint": "https://hf.co", "token": "hf_x"})
+        );
+        assert_eq!(
+            json(&WorkerOptions::remote("https://hf.co", None)),
+            serde_json::json!({"endpoint": "https://hf.co"})
+        );
+    }
+
+    #[test]
+    fn results_time_the_scan() {
+        let mut res = Results::default();
+        res.restart(10_000.0);
+        // 1 GiB of 4 GiB after 2 s.
+        let line = res.progress(1 << 30, 4 << 30, 12_000.0);
+        assert_eq!(res.done, 1 << 30);
+        assert_eq!(res.seconds(12_000.0), 2.0);
+        assert_eq!(line, progress(1 << 30, 4 << 30, 2.0));
+        res.rows.push(row(0, "a", "ok", 0));
+        assert_eq!(
+            res.finished_line(true, 3, 14_000.0),
+            done_text(1, 3, 1 << 30, 4.0)
+        );
+        assert_eq!(
+            res.finished_line(false, 3, 14_000.0),
+            cancelled_text(1, 3, 1 << 30)
+        );
     }
 }

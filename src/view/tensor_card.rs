@@ -10,6 +10,16 @@ use crate::view::node::{self, Node};
 use crate::view::tensors::{partial_text, Column, TensorTable, FILTER_HINT};
 use crate::view::virtual_body;
 
+/// Milliseconds the filter box waits for typing to pause before filtering a table of `total`
+/// tensors: 120 over 20,000 (each run re-filters them all), else 0 (filters at once).
+pub fn filter_delay_ms(total: usize) -> u32 {
+    if total > 20_000 {
+        120
+    } else {
+        0
+    }
+}
+
 /// A column's cell class: `col-name`, plus `num` for a numeric column.
 fn cell_class(c: Column) -> String {
     format!("{}{}", c.class(), if c.numeric() { " num" } else { "" })
@@ -206,5 +216,12 @@ mod tests {
             Some("b.weight\nout of the file")
         );
         assert!(row(&table, true, &cols, None, 2).is_none());
+    }
+
+    #[test]
+    fn only_a_big_table_waits_for_typing_to_pause() {
+        assert_eq!(filter_delay_ms(200), 0);
+        assert_eq!(filter_delay_ms(20_000), 0);
+        assert_eq!(filter_delay_ms(250_000), 120);
     }
 }

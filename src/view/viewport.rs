@@ -169,6 +169,12 @@ impl Viewport {
         }
     }
 
+    /// The scroll offset (CSS px) that shows row `pos` with two rows of context above it (0
+    /// near the top): where selecting a row from elsewhere scrolls the table.
+    pub fn scroll_with_context(&self, pos: usize) -> f64 {
+        (pos as f64 * self.row_height - 2.0 * self.row_height).max(0.0)
+    }
+
     /// Whole rows a container `view_height` px tall shows under a `header` px sticky header
     /// (at least 1): how far PageUp / PageDown move.
     pub fn page_rows(&self, view_height: f64, header: f64) -> usize {
@@ -337,5 +343,13 @@ mod tests {
             let s2 = V.scroll_to_show(n, row, s, vh, header);
             assert_eq!(s2, s);
         }
+    }
+
+    #[test]
+    fn a_selected_row_shows_two_rows_above_it() {
+        assert_eq!(V.scroll_with_context(0), 0.0);
+        assert_eq!(V.scroll_with_context(2), 0.0);
+        // Row 10 starts at 280 px; two 28 px rows above it: 224.
+        assert_eq!(V.scroll_with_context(10), 224.0);
     }
 }

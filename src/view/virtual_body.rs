@@ -3,10 +3,86 @@
 //! empty `<tbody>`) and, for a [`Window`] of the list, the body's rows: a top spacer, the rows in
 //! view with their place (`aria-rowindex`), stripe and tab stop, a bottom spacer, and the empty
 //! row when nothing is listed. The page keeps the scroll position and the focus; this says
-//! what is drawn for them.
+//! what is drawn for them, and [`BodyState`] decides when to redraw, which row is the tab stop
+//! and where the navigation keys move the focus.
 
 use crate::view::node::{self, Node};
-use crate::view::viewport::Window;
+use crate::view::viewport::{nav_target, Viewport, Window};
+
+/// Where a navigation key was pressed in a virtualised table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOn {
+    /// On the scroll container itself (no row focused yet).
+    Container,
+    /// On the drawn row at this list position.
+    Row(usize),
+}
+
+/// What a virtualised body remembers between draws: the window drawn last, the tab stop (the
+/// list position of the row focused last, the one row with `tabindex="0"`) and whether draws
+/// measure the container (from the first scroll, resize, key or programmatic scroll on; never
+/// while the view is being built, when reading a height would lay out the whole page).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BodyState {
+    /// The window drawn last.
+    pub drawn: Option<Window>,
+    /// List position of the tab stop.
+    pub focus: usize,
+    /// Whether draws read the container's height and scroll offset.
+    pub measured: bool,
+}
+
+impl BodyState {
+    /// Whether window `w` of a list of `rows` rows is to be drawn: always with `force`, else
+    /// only when it is not the window drawn last. When it is, it becomes the window drawn and
+    /// the tab stop is kept within the list (a shorter list moves it to its last row).
+    pub fn take(&mut self, w: Window, rows: usize, force: bool) -> bool {
+        if !force && self.drawn == Some(w) {
+            return false;
+        }
+        self.drawn = Some(w);
+        self.focus = self.focus.min(rows.saturating_sub(1));
+        true
+    }
+
+    /// The row a navigation `key` focuses in a list of `rows` rows, pressed `on` the container
+    /// or a row; `page` gives the rows PageUp / PageDown move (asked only for a key on a row).
+    /// On the container, the first navigation key focuses the tab-stop row (clamped to the
+    /// list) without moving; on a row, [`nav_target`]. `None`: not a navigation key, or no rows.
+    pub fn key_target(
+        &self,
+        key: &str,
+        on: KeyOn,
+        rows: usize,
+        page: impl FnOnce() -> usize,
+    ) -> Option<usize> {
+        match on {
+            KeyOn::Container => {
+                let stop = self.focus;
+                nav_target(key, stop, rows, 1).map(|_| stop.min(rows.saturating_sub(1)))
+            }
+            KeyOn::Row(pos) => nav_target(key, pos, rows, page()),
+        }
+    }
+}
+
+/// The list position of a drawn row from its `aria-rowindex` value (the inverse of
+/// [`body_rows`]'s `pos + 2`): `None` for the header row (1) or a value that is not a number.
+pub fn list_position(aria_rowindex: &str) -> Option<usize> {
+    aria_rowindex.parse::<usize>().ok()?.checked_sub(2)
+}
+
+/// The height a measured container grew to once its first rows went in, when it is to be
+/// drawn again for it: a container under four rows tall (`client` CSS px before the draw) can
+/// still be growing; `grown()` reads its height after the draw (a layout, so only then), and a
+/// height over the `view_h` drawn for (by more than half a pixel) is returned.
+pub fn grown_height(client: f64, view_h: f64, grown: impl FnOnce() -> f64) -> Option<f64> {
+    if client >= Viewport::TABLE.row_height * 4.0 {
+        return None;
+    }
+    let grown = grown();
+    (grown > view_h + 0.5).then_some(grown)
+}
 
 /// The scroll container (`div.table-scroll.<scroller>`, `tabindex="0"`, named `label`) holding
 /// `table.<class>` (`data-testid` = `testid`) with a `<col>` per class of `cols`, a `thead`
@@ -152,5 +228,88 @@ mod tests {
             Some("1")
         );
         assert!(table.children[2].children.is_empty());
+    }
+
+    #[test]
+    fn a_window_is_drawn_once_unless_forced() {
+        let v = Viewport::TABLE;
+        let mut st = BodyState {
+            focus: 40,
+            ..BodyState::default()
+        };
+        let w = v.window(100, 0.0, 280.0);
+        assert!(st.take(w, 100, false));
+        assert_eq!(st.focus, 40);
+        assert!(!st.take(w, 100, false));
+        assert!(st.take(w, 100, true));
+        // Scrolled on: another window.
+        assert!(st.take(v.window(100, 560.0, 280.0), 100, false));
+        // The list shrank to 10 rows: the tab stop is its last row; an empty list, row 0.
+        assert!(st.take(v.window(10, 0.0, 280.0), 10, false));
+        assert_eq!(st.focus, 9);
+        assert!(st.take(v.window(0, 0.0, 280.0), 0, false));
+        assert_eq!(st.focus, 0);
+    }
+
+    #[test]
+    fn keys_move_the_focus_from_the_container_or_a_row() {
+        let st = BodyState {
+            focus: 7,
+            ..BodyState::default()
+        };
+        let page = || 10;
+        // On the container: any navigation key brings the tab stop in, without moving.
+        assert_eq!(st.key_target("End", KeyOn::Container, 50, page), Some(7));
+        assert_eq!(
+            st.key_target("ArrowDown", KeyOn::Container, 5, page),
+            Some(4)
+        );
+        assert_eq!(st.key_target("a", KeyOn::Container, 50, page), None);
+        assert_eq!(st.key_target("Home", KeyOn::Container, 0, page), None);
+        // On row 20 of 50: one row, a page of 10, the ends.
+        assert_eq!(st.key_target("ArrowUp", KeyOn::Row(20), 50, page), Some(19));
+        assert_eq!(
+            st.key_target("PageDown", KeyOn::Row(20), 50, page),
+            Some(30)
+        );
+        assert_eq!(
+            st.key_target("PageDown", KeyOn::Row(45), 50, page),
+            Some(49)
+        );
+        assert_eq!(st.key_target("End", KeyOn::Row(20), 50, page), Some(49));
+        assert_eq!(st.key_target("Enter", KeyOn::Row(20), 50, page), None);
+        // The page size is only asked for a key on a row.
+        let asked = std::cell::Cell::new(false);
+        st.key_target("PageDown", KeyOn::Container, 50, || {
+            asked.set(true);
+            10
+        });
+        assert!(!asked.get());
+    }
+
+    #[test]
+    fn a_short_container_is_drawn_again_once_grown() {
+        // 3 rows tall (84 px) drawn for 84 px, then 400 px tall: drawn again for 400.
+        assert_eq!(grown_height(84.0, 84.0, || 400.0), Some(400.0));
+        assert_eq!(grown_height(84.0, 84.0, || 84.4), None);
+        // 4 rows (112 px) or more: not read again.
+        let read = std::cell::Cell::new(false);
+        let tall = grown_height(112.0, 112.0, || {
+            read.set(true);
+            900.0
+        });
+        assert_eq!((tall, read.get()), (None, false));
+    }
+
+    #[test]
+    fn a_drawn_row_gives_back_its_list_position() {
+        let w = Viewport::TABLE.window(50, 280.0, 140.0);
+        let out = body_rows(&w, 50, 2, 0, "", |_| Some(node::el("tr", "")));
+        for (i, tr) in out[1..out.len() - 1].iter().enumerate() {
+            let idx = tr.get_attr("aria-rowindex").unwrap();
+            assert_eq!(list_position(idx), Some(w.start + i));
+        }
+        assert_eq!(list_position("1"), None);
+        assert_eq!(list_position("x"), None);
     }
 }

@@ -138,13 +138,12 @@ fn build_editor(s: &Rc<State>, into: &Element) {
     for n in vm::editor(&form) {
         append(into, &dom::render(&n));
     }
-    for (&i, e) in form
-        .input_order()
-        .0
+    for (v, e) in form
+        .input_values()
         .iter()
         .zip(all(into, vm::VALUE_SELECTOR))
     {
-        set_value(&e, &form.keys[i].value);
+        set_value(&e, v);
     }
     drop(form);
     let mut ls = Vec::new();
@@ -231,15 +230,16 @@ fn say(s: &State, text: &str, error: bool) {
 
 /// Reads the editor's inputs into the form.
 fn read_inputs(s: &State) {
-    let mut form = s.form.borrow_mut();
-    let (values, deletes) = form.input_order();
-    for (&i, e) in values.iter().zip(all(&s.card, vm::VALUE_SELECTOR)) {
-        form.keys[i].value = value_of(&e);
-    }
-    form.keys.iter_mut().for_each(|k| k.delete = false);
-    for (&i, e) in deletes.iter().zip(all(&s.card, vm::DELETE_SELECTOR)) {
-        form.keys[i].delete = e.unchecked_ref::<HtmlInputElement>().checked();
-    }
+    let values = all(&s.card, vm::VALUE_SELECTOR)
+        .iter()
+        .map(value_of)
+        .collect();
+    let checked = |e: &Element| e.unchecked_ref::<HtmlInputElement>().checked();
+    let deletes = all(&s.card, vm::DELETE_SELECTOR)
+        .iter()
+        .map(checked)
+        .collect();
+    s.form.borrow_mut().read_inputs(values, deletes);
 }
 
 /// The plan of the form's edits, or `None` with the reason in the status line.

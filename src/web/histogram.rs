@@ -85,12 +85,8 @@ impl HistogramView {
                 let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                     return;
                 };
-                if !matches!(k.key().as_str(), "Enter" | " ")
-                    || k.alt_key()
-                    || k.ctrl_key()
-                    || k.meta_key()
-                    || k.repeat()
-                {
+                let (alt, ctrl, meta) = (k.alt_key(), k.ctrl_key(), k.meta_key());
+                if !histogram::picks(&k.key(), alt, ctrl, meta, k.repeat()) {
                     return;
                 }
                 let picked = e
@@ -136,15 +132,11 @@ fn draw(st: &State) {
     }
     let svg_el = &st.svg;
     dom::clear(svg_el);
-    let width = svg_el
-        .parent_element()
-        .map(|p| p.client_width())
-        .filter(|&w| w > 0)
-        .unwrap_or(560);
-    let c = chart(&st.rows, st.measure, f64::from(width).max(320.0));
-    attr(svg_el, "viewBox", &format!("0 0 {} {}", c.width, c.height));
-    attr(svg_el, "width", &c.width.to_string());
-    attr(svg_el, "height", &c.height.to_string());
+    let client = svg_el.parent_element().map_or(0, |p| p.client_width());
+    let c = chart(&st.rows, st.measure, histogram::chart_width(client));
+    for (name, value) in c.svg_attrs() {
+        attr(svg_el, name, &value);
+    }
     for n in histogram::chart_nodes(&c) {
         append(svg_el, &dom::render(&n));
     }

@@ -10,11 +10,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use crate::format::{Model, Value};
-use crate::view::metadata::{
-    self, count_text, full_text, long_label, metadata_rows, ArrayPager, HIDE_LONG_LABEL,
-};
+use crate::view::metadata::{self, count_text, metadata_rows, ArrayPager};
 
-use super::dom::{self, append, attr, el_class, el_text};
+use super::dom::{self, append, attr};
 
 struct Expanded {
     pager: ArrayPager,
@@ -101,42 +99,20 @@ fn render(st: &mut State, filter: &str) {
 fn toggle_long(st: &State, index: usize, button: &Element) {
     let open = button.get_attribute("aria-expanded").as_deref() == Some("true");
     let cell = button.parent_element().expect("button is in a cell");
-    let existing = cell.query_selector("pre.long-text").ok().flatten();
-    match (open, existing) {
-        (true, Some(pre)) => {
-            dom::set_hidden(&pre, true);
-            attr(button, "aria-expanded", "false");
-            if let Some(n) = long_chars(st, index) {
-                button.set_text_content(Some(&long_label(n)));
-            }
+    let pre = match (open, cell.query_selector("pre.long-text").ok().flatten()) {
+        (true, None) => return,
+        (_, Some(pre)) => pre,
+        (false, None) => {
+            let pre = dom::render(&metadata::long_text_node(&st.model, index));
+            let _ = cell.insert_before(&pre, Some(button));
+            pre
         }
-        (false, existing) => {
-            let pre = match existing {
-                Some(pre) => pre,
-                None => {
-                    let text = st
-                        .model
-                        .metadata
-                        .get(index)
-                        .and_then(|e| full_text(&e.value))
-                        .unwrap_or_default();
-                    let pre = el_text("pre", "long-text", &text);
-                    let _ = cell.insert_before(&pre, Some(button));
-                    pre
-                }
-            };
-            dom::set_hidden(&pre, false);
-            attr(button, "aria-expanded", "true");
-            button.set_text_content(Some(HIDE_LONG_LABEL));
-        }
-        (true, None) => {}
-    }
-}
-
-fn long_chars(st: &State, index: usize) -> Option<usize> {
-    match st.model.metadata.get(index).map(|e| &e.value) {
-        Some(Value::String(t)) => Some(t.text.chars().count()),
-        _ => None,
+    };
+    dom::set_hidden(&pre, open);
+    let (expanded, label) = metadata::long_toggle(&st.model, index, !open);
+    attr(button, "aria-expanded", expanded);
+    if let Some(l) = label {
+        button.set_text_content(Some(&l));
     }
 }
 
@@ -147,9 +123,7 @@ fn more(st: &mut State, index: usize, button: &Element) {
     };
     let ex = st.expanded.entry(index).or_insert_with(|| {
         let cell = button.parent_element().expect("button is in a cell");
-        let status = el_class("div", "array-status muted");
-        let list = el_class("ol", "array-items");
-        attr(&list, "start", "0");
+        let [list, status] = metadata::array_list_nodes().map(|n| dom::render(&n));
         let _ = cell.insert_before(&list, Some(button));
         let _ = cell.insert_before(&status, Some(button));
         Expanded {
@@ -161,10 +135,8 @@ fn more(st: &mut State, index: usize, button: &Element) {
     });
     match ex.pager.next_page(a, &model.bytes) {
         Ok(items) => {
-            for it in items {
-                let li = el_text("li", "", &it.text);
-                attr(&li, "value", &it.index.to_string());
-                append(&ex.list, &li);
+            for li in metadata::item_nodes(&items) {
+                append(&ex.list, &dom::render(&li));
             }
             ex.status.set_text_content(Some(&ex.pager.status()));
             match ex.pager.more_label() {
@@ -174,7 +146,7 @@ fn more(st: &mut State, index: usize, button: &Element) {
         }
         Err(e) => {
             ex.status
-                .set_text_content(Some(&format!("cannot decode more items: {e}")));
+                .set_text_content(Some(&metadata::page_error_text(&e)));
             ex.button.remove();
         }
     }

@@ -27,8 +27,7 @@ use crate::format::Model;
 use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest};
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::preview as pv;
-use crate::view::preview_card as pc;
-use crate::view::spec::{Front, RangeSpec, WindowSpec};
+use crate::view::preview_card::{self as pc, Stage};
 
 use super::dom::{self, append, attr, el_class};
 
@@ -156,48 +155,24 @@ fn open_panel(
     panel.borrow_mut().take();
     let g = generation.get() + 1;
     generation.set(g);
-    let Some(t) = model.tensors.get(index) else {
-        return;
-    };
     // A NumPy structured array previews one field at a time: the first decodable one unless
     // one was chosen.
-    let fields = pv::field_options(&model, index);
-    let mut req = req;
-    if req.field.is_none() {
-        req.field = preview::default_field(&model, index).map(str::to_string);
-    }
-    let view = req
-        .field
-        .as_deref()
-        .and_then(|f| preview::field_view(&model, index, f).ok());
-    let shown = view.as_ref().map_or(t, |g| &g.view);
+    let Some(opening) = pc::opening(&model, index, req) else {
+        return;
+    };
+    let req = opening.req.clone();
     dom::clear(card);
     dom::set_hidden(card, false);
-    attr(card, "data-state", "loading");
-    attr(card, "data-tensor", &t.name);
-    match &req.field {
-        Some(f) => attr(card, "data-field", f),
-        None => {
-            let _ = card.remove_attribute("data-field");
+    for (name, value) in opening.card_attrs() {
+        match value {
+            Some(v) => attr(card, name, &v),
+            None => {
+                let _ = card.remove_attribute(name);
+            }
         }
     }
-    let _ = card.remove_attribute("data-render-ms");
-
-    let g_info = preview::target_geometry(&model, index, req.field.as_deref());
-    let note = pc::shape_note(
-        &shown.shape,
-        g_info.is_ok(),
-        matches!(shown.dtype, crate::format::DType::Ggml(_)),
-    );
-    let title = pv::title(&t.name, req.field.as_deref());
-    for n in pc::panel(
-        &title,
-        &shown.dtype.label(),
-        &note,
-        &fields,
-        req.field.as_deref(),
-    ) {
-        append(card, &dom::render(&n));
+    for n in &opening.nodes {
+        append(card, &dom::render(n));
     }
     let find = |sel: &str| dom::find(card, sel);
     let input =
@@ -244,7 +219,7 @@ fn open_panel(
         let rows_in = rows_in.clone();
         let cols_in = cols_in.clone();
         let error = error.clone();
-        let geo = g_info.clone().ok();
+        let geo = opening.geometry.clone();
         let field = req.field.clone();
         // `Some(window)`: open that one; `None`: the window typed in the boxes.
         Rc::new(move |asked: Option<WindowRequest>| {
@@ -252,21 +227,11 @@ fn open_panel(
                 req
             } else {
                 let Some(geo) = &geo else { return };
-                // The one reading of a window, shared with the CLI and the API (an empty box
-                // is no range: the default window).
-                let typed = |input: &HtmlInputElement| {
-                    let v = input.value();
-                    (!v.trim().is_empty()).then_some(RangeSpec::Text(v))
-                };
-                let spec = WindowSpec {
-                    rows: typed(&rows_in),
-                    cols: typed(&cols_in),
-                    field: field.clone().map(Ok),
-                };
-                match spec.request(geo) {
+                let (rows, cols) = (rows_in.value(), cols_in.value());
+                match pc::typed_request(&rows, &cols, field.as_deref(), geo) {
                     Ok(req) => req,
                     Err(e) => {
-                        error.set_text_content(Some(&e.text_for(Front::Page)));
+                        error.set_text_content(Some(&e));
                         dom::set_hidden(&error, false);
                         return;
                     }
@@ -292,10 +257,7 @@ fn open_panel(
         let r = reopen.clone();
         listeners.push(EventListener::new(&show, "click", move |_| r(None)));
         let r = reopen.clone();
-        let first_rows = WindowRequest {
-            field: req.field.clone(),
-            ..WindowRequest::default()
-        };
+        let first_rows = opening.first_rows();
         listeners.push(EventListener::new(&reset, "click", move |_| {
             r(Some(first_rows.clone()))
         }));
@@ -336,15 +298,13 @@ fn open_panel(
     };
     let slot = Rc::new(RefCell::new(listeners));
     let gen = generation.clone();
-    let status = els.status.clone();
+    let (card_c, status) = (els.card.clone(), els.status.clone());
     let start = {
         let slot = slot.clone();
         move || {
             wasm_bindgen_futures::spawn_local(async move {
                 let current = || gen.get() == g;
-                attr(&els.card, "data-state", "loading");
-                els.status
-                    .set_text_content(Some("Reading the window's bytes…"));
+                els.stage(Stage::Reading);
                 let result = run(&model, &source, index, &req, &els, &current).await;
                 if !current() {
                     return;
@@ -353,11 +313,15 @@ fn open_panel(
                     Ok((p, arrived)) => {
                         let extra = draw(&els, &p);
                         slot.borrow_mut().extend(extra);
-                        attr(&els.card, "data-state", "ready");
+                        els.stage(Stage::Ready);
                         let render_ms = dom::now() - arrived;
                         attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
                     }
-                    Err(e) => show_error(&els, &e.to_string()),
+                    Err(e) => {
+                        els.error.set_text_content(Some(&e.to_string()));
+                        dom::set_hidden(&els.error, false);
+                        els.stage(Stage::Error);
+                    }
                 }
             });
         }
@@ -368,8 +332,7 @@ fn open_panel(
         .and_then(|p| p.closest("[hidden]").ok().flatten());
     let waiting: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
     if hidden.is_some() {
-        attr(card, "data-state", "waiting");
-        status.set_text_content(Some("The values are read when this tab is shown."));
+        Els::show_stage(&card_c, &status, Stage::Waiting);
         *waiting.borrow_mut() = Some(Box::new(start));
     } else {
         start();
@@ -394,11 +357,19 @@ struct Els {
     scales_box: HtmlInputElement,
 }
 
-fn show_error(els: &Els, text: &str) {
-    dom::set_hidden(&els.status, true);
-    els.error.set_text_content(Some(text));
-    dom::set_hidden(&els.error, false);
-    attr(&els.card, "data-state", "error");
+impl Els {
+    /// Shows `stage`: the card's `data-state` and its status line (hidden when it has none).
+    fn stage(&self, stage: Stage) {
+        Els::show_stage(&self.card, &self.status, stage);
+    }
+
+    fn show_stage(card: &Element, status: &Element, stage: Stage) {
+        match stage.status() {
+            Some(t) => status.set_text_content(Some(t)),
+            None => dom::set_hidden(status, true),
+        }
+        attr(card, "data-state", stage.data_state());
+    }
 }
 
 /// Plans, reads, decodes in slices. Returns the preview and the time the bytes arrived.
@@ -410,24 +381,16 @@ async fn run(
     els: &Els,
     current: &dyn Fn() -> bool,
 ) -> Result<(Preview, f64), PreviewError> {
-    let plan = preview::plan(model, index, req)?;
-    if plan.values() == 0 {
-        // A tensor with a zero dimension: no window to edit (Show asks for the empty default).
-        els.rows_in.set_value("");
-        els.cols_in.set_value("");
-    } else {
-        els.rows_in
-            .set_value(&format!("{}..{}", plan.rows.start, plan.rows.end));
-        els.cols_in
-            .set_value(&format!("{}..{}", plan.cols.start, plan.cols.end));
-    }
-    let mut plan = plan;
+    let mut plan = preview::plan(model, index, req)?;
+    let [rows, cols] = pc::range_texts(&plan);
+    els.rows_in.set_value(&rows);
+    els.cols_in.set_value(&cols);
     let bytes = window_bytes(model, source, &mut plan).await?;
     let arrived = dom::now();
     if !current() {
         return Err(PreviewError::Read("superseded".into()));
     }
-    els.status.set_text_content(Some("Decoding the window…"));
+    els.stage(Stage::Decoding);
     let job = Job::new(model, plan, bytes)?;
     Ok((decode_sliced(job, current).await?.finish()?, arrived))
 }
@@ -462,16 +425,12 @@ pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<J
 
 /// Draws a finished preview; returns the listeners it added (the scales toggle).
 fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
-    dom::set_hidden(&els.status, true);
     els.window_line.set_text_content(Some(&pv::window_text(p)));
     els.bytes_line
         .set_text_content(Some(&pv::bytes_read_line(p)));
-    attr(&els.bytes_line, "data-value", &p.bytes_read.to_string());
-    attr(
-        &els.bytes_line,
-        "data-range",
-        &format!("{}+{}", p.window.read_offset, p.window.read_len),
-    );
+    for (name, value) in pc::bytes_read_attrs(p) {
+        attr(&els.bytes_line, name, &value);
+    }
     dom::clear(&els.content);
     let mut listeners = Vec::new();
     dom::set_hidden(&els.scales_label, true);
@@ -495,20 +454,21 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
         let caption = pv::scales_caption(scales);
         let b = els.scales_box.clone();
         listeners.push(EventListener::new(&els.scales_box, "change", move |_| {
-            if b.checked() {
-                title.set_text_content(Some("Per-block scales"));
-                paint_heatmap(&canvas, &sc, &labels, &note, Some(&caption));
+            let on = b.checked();
+            title.set_text_content(Some(pc::heat_title(on)));
+            let (h, caption) = if on {
+                (&sc, Some(caption.as_str()))
             } else {
-                title.set_text_content(Some("Heatmap of the window"));
-                paint_heatmap(&canvas, &heat, &labels, &note, None);
-            }
+                (&heat, None)
+            };
+            paint_heatmap(&canvas, h, &labels, &note, caption);
         }));
     }
     listeners
 }
 
-/// Paints heatmap `h` on `canvas` (one pixel per cell, shown at [`pc::heat_css`]) and fills
-/// the legend's `labels` and the `note` (after the scales' `caption`).
+/// Paints heatmap `h` on `canvas` (one pixel per cell, shown as [`pc::heat_canvas`] says) and
+/// fills the legend's `labels` and the `note` (after the scales' `caption`).
 fn paint_heatmap(
     canvas: &HtmlCanvasElement,
     h: &Heatmap,
@@ -516,15 +476,14 @@ fn paint_heatmap(
     note: &Element,
     caption: Option<&str>,
 ) {
-    let (w, hgt) = (h.cols as u32, h.rows as u32);
+    let c = pc::heat_canvas(h);
+    let (w, hgt) = (c.width, c.height);
     canvas.set_width(w);
     canvas.set_height(hgt);
-    // The height follows the width (aspect-ratio), so a narrow screen shrinks the canvas
-    // (max-width: 100% in the stylesheet) without distorting it.
-    let (css_w, aspect) = pc::heat_css(h);
-    dom::style(canvas, &[("width", &css_w), ("aspect-ratio", &aspect)]);
-    attr(canvas, "data-cells", &format!("{hgt}x{w}"));
-    attr(canvas, "data-limit", &format!("{:?}", h.limit));
+    dom::style(canvas, &c.style.each_ref().map(|(k, v)| (*k, v.as_str())));
+    for (name, value) in &c.attrs {
+        attr(canvas, name, value);
+    }
     let ctx = canvas
         .get_context("2d")
         .ok()

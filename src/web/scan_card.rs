@@ -18,14 +18,11 @@ use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
 use super::dom::{self, append, attr};
 use crate::view::node::Node;
-use crate::view::scan::{self as view, progress, FindingLine, ScanRow, MAX_ROWS};
-use crate::view::scan_card as nodes;
+use crate::view::scan::{self as view, FindingLine, ScanRow};
+use crate::view::scan_card::{self as nodes, ScanEvent, WorkerMessage, WorkerOptions};
 
 /// What a button of the card does.
 type Then = fn(&Rc<ScanCard>);
-
-/// Rows drawn per task.
-const CHUNK_ROWS: usize = 60;
 
 /// What the worker opens: the source and options `scan()` of the JS API would be given.
 pub struct ScanInput {
@@ -54,11 +51,7 @@ pub struct ScanCard {
 struct State {
     worker: Option<Worker>,
     listeners: Vec<EventListener>,
-    rows: Vec<ScanRow>,
-    done: u64,
-    started: f64,
-    sort: Option<(usize, bool)>,
-    filter: String,
+    results: nodes::Results,
     /// The table's body and header cells once drawn.
     table: Option<(Element, Vec<Element>)>,
     status: Option<Element>,
@@ -93,6 +86,11 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
+/// `o` as the plain object the Worker's `scan()` reads.
+fn options(o: &WorkerOptions) -> JsValue {
+    serde_wasm_bindgen::to_value(o).unwrap_or_else(|_| js_sys::Object::new().into())
+}
+
 impl ScanInput {
     /// Local files given together (`files`: name and Blob); one alone is named `name`.
     pub fn local(files: &[(String, web_sys::Blob)]) -> ScanInput {
@@ -100,13 +98,10 @@ impl ScanInput {
         for (_, b) in files {
             source.push(b);
         }
-        let options = js_sys::Object::new();
-        if let [(name, _)] = files {
-            let _ = js_sys::Reflect::set(&options, &"name".into(), &name.into());
-        }
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         ScanInput {
             source: source.into(),
-            options: options.into(),
+            options: options(&WorkerOptions::local(&names)),
             host: None,
         }
     }
@@ -118,24 +113,14 @@ impl ScanInput {
         for u in urls {
             source.push(&u.into());
         }
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"endpoint".into(), &endpoint.into());
-        if let Some(t) = token {
-            let _ = js_sys::Reflect::set(&options, &"token".into(), &t.into());
-        }
-        let host = urls
-            .first()
-            .and_then(|u| web_sys::Url::new(u).ok())
-            .map(|u| u.host())
-            .unwrap_or_else(|| "the server".into());
         ScanInput {
             // One URL as a string: a split part or an index opens its set, as the page did.
             source: match urls {
                 [one] => one.into(),
                 _ => source.into(),
             },
-            options: options.into(),
-            host: Some(host),
+            options: options(&WorkerOptions::remote(endpoint, token)),
+            host: Some(nodes::host_of(urls)),
         }
     }
 }
@@ -230,7 +215,7 @@ impl ScanCard {
         let on_message = EventListener::new(&worker, "message", move |e| {
             let Some(c) = w.upgrade() else { return };
             if let Some(m) = e.dyn_ref::<MessageEvent>() {
-                c.message(&m.data());
+                c.message(m.data());
             }
         });
         let w: Weak<ScanCard> = Rc::downgrade(self);
@@ -254,52 +239,29 @@ impl ScanCard {
         s.listeners.push(on_message);
         s.listeners.push(on_error);
         s.worker = Some(worker);
-        s.rows.clear();
-        // A new scan starts unsorted and unfiltered (the new filter box is empty).
-        s.filter.clear();
-        s.sort = None;
+        s.results.restart(now());
         s.pending = None;
-        s.done = 0;
-        s.started = now();
         s.status = dom::find_testid(&self.body, "scan-status");
         s.bar = dom::find_testid(&self.body, "scan-progress");
     }
 
-    fn message(self: &Rc<Self>, data: &JsValue) {
-        let get = |k: &str| js_sys::Reflect::get(data, &k.into()).unwrap_or(JsValue::UNDEFINED);
-        match get("type").as_string().as_deref() {
-            Some("progress") => {
-                let done = get("done").as_f64().unwrap_or(0.0) as u64;
+    fn message(self: &Rc<Self>, data: JsValue) {
+        let message = serde_wasm_bindgen::from_value::<WorkerMessage>(data).ok();
+        match message.and_then(WorkerMessage::event) {
+            Some(ScanEvent::Progress(done)) => {
                 let mut s = self.state.borrow_mut();
-                s.done = done;
-                let secs = (now() - s.started) / 1e3;
+                let line = s.results.progress(done, self.bytes, now());
                 if let Some(b) = &s.bar {
                     attr(b, "value", &done.to_string());
                 }
                 if let Some(t) = &s.status {
-                    t.set_text_content(Some(&progress(done, self.bytes, secs)));
+                    t.set_text_content(Some(&line));
                 }
             }
-            Some("tensor") => {
-                let row = get("row")
-                    .as_string()
-                    .and_then(|r| serde_json::from_str(&r).ok());
-                if let Some(r) = row {
-                    self.state.borrow_mut().rows.push(r);
-                }
-            }
-            Some("done") => {
-                let lines: Vec<FindingLine> = get("lines")
-                    .as_string()
-                    .and_then(|l| serde_json::from_str(&l).ok())
-                    .unwrap_or_default();
-                self.finish(Some(&lines));
-            }
-            Some("error") => {
-                let m = get("message").as_string().unwrap_or_default();
-                self.fail(&m);
-            }
-            _ => {}
+            Some(ScanEvent::Tensor(r)) => self.state.borrow_mut().results.rows.push(*r),
+            Some(ScanEvent::Done(lines)) => self.finish(Some(&lines)),
+            Some(ScanEvent::Error(m)) => self.fail(&m),
+            None => {}
         }
     }
 
@@ -330,12 +292,13 @@ impl ScanCard {
     fn finish(self: &Rc<Self>, lines: Option<&[FindingLine]>) {
         let t0 = now();
         self.stop_worker();
-        let line = {
-            let s = self.state.borrow();
-            let secs = (now() - s.started) / 1e3;
-            nodes::finished_line(lines.is_some(), &s.rows, self.tensors, s.done, secs)
-        };
-        let state = if lines.is_some() { "done" } else { "cancelled" };
+        let ended = lines.is_some();
+        let line = self
+            .state
+            .borrow()
+            .results
+            .finished_line(ended, self.tensors, now());
+        let state = if ended { "done" } else { "cancelled" };
         let n = nodes::finished(&line, lines);
         self.show(state, n, &[("scan-start", Self::ask_or_start)]);
         if let Some(lines) = lines {
@@ -347,7 +310,7 @@ impl ScanCard {
         let (w, input) = (Rc::downgrade(self), filter.clone());
         let l = EventListener::new(&filter, "input", move |_| {
             if let Some(c) = w.upgrade() {
-                c.state.borrow_mut().filter = input.value();
+                c.state.borrow_mut().results.filter = input.value();
                 c.draw_rows();
             }
         });
@@ -395,8 +358,7 @@ impl ScanCard {
             let w = Rc::downgrade(self);
             let l = EventListener::new(&dom::find(th, "button"), "click", move |_| {
                 if let Some(c) = w.upgrade() {
-                    let sort = nodes::next_sort(c.state.borrow().sort, i);
-                    c.state.borrow_mut().sort = sort;
+                    c.state.borrow_mut().results.click(i);
                     c.draw_rows();
                 }
             });
@@ -406,21 +368,20 @@ impl ScanCard {
         self.draw_rows();
     }
 
-    /// Sorts and filters the rows ([`nodes::visible`]) and draws them: [`CHUNK_ROWS`] now, the
-    /// rest in later tasks of as many (the page stays responsive: drawing and laying out every
+    /// Sorts and filters the rows ([`nodes::Results::visible`]) and draws them in chunks
+    /// ([`nodes::chunk`]): [`nodes::CHUNK_ROWS`] now, the rest in later tasks of as many (the page stays responsive: drawing and laying out every
     /// row of a large model at once took over 50 ms). The table says `data-drawn="N"` once all
     /// N are there.
     fn draw_rows(self: &Rc<Self>) {
         let shown: Vec<ScanRow> = {
             let mut s = self.state.borrow_mut();
             s.pending = None;
-            let (sort, filter) = (s.sort, s.filter.clone());
-            let shown = nodes::visible(&mut s.rows, sort, &filter);
+            let shown = s.results.visible();
             let Some((tbody, heads)) = &s.table else {
                 return;
             };
             for (i, th) in heads.iter().enumerate() {
-                attr(th, "aria-sort", nodes::aria_sort(sort, i));
+                attr(th, "aria-sort", nodes::aria_sort(s.results.sort, i));
             }
             dom::clear(tbody);
             if let Some(t) = tbody.parent_element() {
@@ -431,35 +392,32 @@ impl ScanCard {
         self.draw_from(Rc::new(shown), 0);
     }
 
-    /// Draws rows `from..from + CHUNK_ROWS` of `shown`, and schedules the next ones.
+    /// Draws the chunk of `shown` starting at `from`, and schedules the next one.
     fn draw_from(self: &Rc<Self>, shown: Rc<Vec<ScanRow>>, from: usize) {
         let Some(tbody) = self.state.borrow().table.as_ref().map(|(t, _)| t.clone()) else {
             return;
         };
-        let end = (from + CHUNK_ROWS).min(shown.len()).min(MAX_ROWS);
-        for r in &shown[from.min(end)..end] {
+        let chunk = nodes::chunk(from, shown.len());
+        for r in &shown[chunk.rows.clone()] {
             for n in view::row_nodes(r) {
                 append(&tbody, &dom::render(&n));
             }
         }
-        if end < shown.len().min(MAX_ROWS) {
+        if let Some(next) = chunk.next {
             let w = Rc::downgrade(self);
             let next = gloo::timers::callback::Timeout::new(0, move || {
                 if let Some(c) = w.upgrade() {
-                    c.draw_from(shown, end);
+                    c.draw_from(shown, next);
                 }
             });
             self.state.borrow_mut().pending = Some(next);
             return;
         }
-        if shown.len() > MAX_ROWS {
-            append(
-                &tbody,
-                &dom::render(&view::more_rows_node(shown.len() - MAX_ROWS)),
-            );
+        if chunk.left_out > 0 {
+            append(&tbody, &dom::render(&view::more_rows_node(chunk.left_out)));
         }
         if let Some(t) = tbody.parent_element() {
-            attr(&t, "data-drawn", &end.to_string());
+            attr(&t, "data-drawn", &chunk.rows.end.to_string());
         }
     }
 }

@@ -18,30 +18,20 @@ use crate::view::facts::{shape_order_note, shape_toggle_label};
 use crate::view::node::Node;
 use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
-use crate::view::viewport::{nav_target, Viewport, Window};
-use crate::view::virtual_body::body_rows;
+use crate::view::viewport::Viewport;
+use crate::view::virtual_body::{body_rows, grown_height, list_position, BodyState, KeyOn};
 
 use super::dom::{self, append, attr};
 
-/// Milliseconds the filter waits for typing to pause before filtering a big table.
-const FILTER_DELAY_MS: u32 = 120;
-
 /// The body of a virtualised table: its scroll container, the `<tbody>` (a top spacer, the
-/// rows in view, a bottom spacer) and the keyboard focus. Every drawn row carries
-/// `aria-rowindex` (the header row is 1, list position `p` is `p + 2`) and a `tabindex`: 0 on
-/// the row focused last (one tab stop in the table), -1 on the others.
+/// rows in view, a bottom spacer) and its [`BodyState`] (the window drawn, the tab stop,
+/// whether draws measure). Every drawn row carries `aria-rowindex` (the header row is 1, list
+/// position `p` is `p + 2`) and a `tabindex`: 0 on the tab stop, -1 on the others.
 pub(super) struct VirtualBody {
     pub scroller: Element,
     pub tbody: Element,
     columns: usize,
-    /// The window drawn last, to skip redraws when a scroll does not change it.
-    drawn: Option<Window>,
-    /// List position of the row focused last (the tab stop).
-    focus: usize,
-    /// Whether draws read the container's height and scroll offset: from the first scroll,
-    /// resize (a tab shown sends one), key or programmatic scroll on, never while the view is
-    /// being built ([`VirtualBody::draw`]).
-    pub measured: bool,
+    pub state: BodyState,
 }
 
 impl VirtualBody {
@@ -51,9 +41,7 @@ impl VirtualBody {
             scroller,
             tbody,
             columns,
-            drawn: None,
-            focus: 0,
-            measured: false,
+            state: BodyState::default(),
         }
     }
 
@@ -76,7 +64,7 @@ impl VirtualBody {
         // offset then would lay out the whole page each time (a forced layout per draw, the
         // most of a large model's open). Such a table is at its top; it draws the rows of a
         // window-tall view, which fills any container up to the window's height.
-        if !self.measured {
+        if !self.state.measured {
             let view_h = window_height().max(min_view);
             return self.draw_at(rows, force, 0.0, view_h, empty, &mut row);
         }
@@ -90,13 +78,10 @@ impl VirtualBody {
         if !self.draw_at(rows, force, top, view_h, empty, &mut row) {
             return false;
         }
-        // Only a container under four rows tall can be still growing (reading its height
-        // after the rows went in costs a layout).
-        if f64::from(client) < Viewport::TABLE.row_height * 4.0 {
-            let grown = f64::from(self.scroller.client_height());
-            if grown > view_h + 0.5 {
-                self.draw_at(rows, true, top, grown, empty, &mut row);
-            }
+        let scroller = self.scroller.clone();
+        let grown = || f64::from(scroller.client_height());
+        if let Some(grown) = grown_height(f64::from(client), view_h, grown) {
+            self.draw_at(rows, true, top, grown, empty, &mut row);
         }
         true
     }
@@ -112,23 +97,21 @@ impl VirtualBody {
         row: &mut impl FnMut(usize) -> Option<Node>,
     ) -> bool {
         let w = Viewport::TABLE.window(rows, top, view_h);
-        if !force && self.drawn == Some(w) {
+        if !self.state.take(w, rows, force) {
             return false;
         }
-        self.drawn = Some(w);
         // Redrawing replaces the focused row: the focus moves to its new element.
         let had_focus = self.has_focus();
-        self.focus = self.focus.min(rows.saturating_sub(1));
         // Screen readers learn the full size of the virtualised table, and each row's place.
         if let Some(table) = self.tbody.parent_element() {
             attr(&table, "aria-rowcount", &(rows + 1).to_string());
         }
         dom::clear(&self.tbody);
-        for n in body_rows(&w, rows, self.columns, self.focus, empty, row) {
+        for n in body_rows(&w, rows, self.columns, self.state.focus, empty, row) {
             append(&self.tbody, &dom::render(&n));
         }
         if had_focus {
-            match self.row_element(self.focus) {
+            match self.row_element(self.state.focus) {
                 Some(tr) => focus_quietly(&tr),
                 None => focus_quietly(&self.scroller),
             }
@@ -164,8 +147,8 @@ impl VirtualBody {
     /// Makes `pos` the tab stop and scrolls the container so that row is shown whole (the
     /// caller redraws, then calls [`VirtualBody::focus_row`]).
     fn scroll_to(&mut self, rows: usize, pos: usize) {
-        self.focus = pos;
-        self.measured = true;
+        self.state.focus = pos;
+        self.state.measured = true;
         let v = Viewport::TABLE;
         let view_h = f64::from(self.scroller.client_height());
         let top = f64::from(self.scroller.scroll_top());
@@ -185,10 +168,10 @@ impl VirtualBody {
 
     /// `pos` becomes the one row with tabindex 0.
     fn set_tab_stop(&mut self, pos: usize) {
-        if let Some(old) = self.row_element(self.focus) {
+        if let Some(old) = self.row_element(self.state.focus) {
             attr(&old, "tabindex", "-1");
         }
-        self.focus = pos;
+        self.state.focus = pos;
         if let Some(tr) = self.row_element(pos) {
             attr(&tr, "tabindex", "0");
         }
@@ -242,7 +225,7 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
     let s2 = st.clone();
     ls.push(EventListener::new(&scroller, "scroll", move |_| {
         let mut s = s2.borrow_mut();
-        s.body().measured = true;
+        s.body().state.measured = true;
         s.draw(false);
     }));
     let s2 = st.clone();
@@ -251,7 +234,7 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
         "resize",
         move |_| {
             let mut s = s2.borrow_mut();
-            s.body().measured = true;
+            s.body().state.measured = true;
             s.draw(true);
         },
     ));
@@ -262,10 +245,7 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
             .closest("tr[aria-rowindex]")
             .ok()
             .flatten()?;
-        tr.get_attribute("aria-rowindex")?
-            .parse::<usize>()
-            .ok()?
-            .checked_sub(2)
+        list_position(&tr.get_attribute("aria-rowindex")?)
     };
     let s2 = st.clone();
     ls.push(EventListener::new(&tbody, "focusin", move |e| {
@@ -298,21 +278,16 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
                 return;
             };
             let rows = s.rows();
-            let key = k.key();
-            let target = if on_scroller {
-                // From the container: the first navigation key brings the tab-stop row in.
-                let stop = s.body().focus;
-                nav_target(&key, stop, rows, 1).map(|_| stop.min(rows.saturating_sub(1)))
-            } else {
-                let Some(pos) = pos_of(e) else {
-                    return;
-                };
-                let b = s.body();
-                let page = Viewport::TABLE
-                    .page_rows(f64::from(b.scroller.client_height()), b.header_height());
-                nav_target(&key, pos, rows, page)
+            let on = match (on_scroller, pos_of(e)) {
+                (true, _) => KeyOn::Container,
+                (false, Some(pos)) => KeyOn::Row(pos),
+                (false, None) => return,
             };
-            let Some(target) = target else {
+            let b = s.body();
+            let page = || {
+                Viewport::TABLE.page_rows(f64::from(b.scroller.client_height()), b.header_height())
+            };
+            let Some(target) = b.state.key_target(&k.key(), on, rows, page) else {
                 return;
             };
             e.prevent_default();
@@ -424,11 +399,7 @@ impl TensorTableView {
         listeners.push(EventListener::new(&filter, "input", move |_| {
             let st = st.clone();
             let input = input.clone();
-            let delay = if st.borrow().table.total() > 20_000 {
-                FILTER_DELAY_MS
-            } else {
-                0
-            };
+            let delay = tensor_card::filter_delay_ms(st.borrow().table.total());
             *pending.borrow_mut() = Some(Timeout::new(delay, move || {
                 let mut s = st.borrow_mut();
                 if s.table.set_filter(&input.value()) {
@@ -469,11 +440,9 @@ impl TensorTableView {
         let mut s = self.state.borrow_mut();
         s.selected = file_index;
         if let Some(pos) = file_index.and_then(|i| s.table.position_of(i)) {
-            // Two rows of context above it.
-            let h = Viewport::TABLE.row_height;
-            let top = (pos as f64 * h - 2.0 * h).max(0.0);
+            let top = Viewport::TABLE.scroll_with_context(pos);
             s.body.scroller.set_scroll_top(top as i32);
-            s.body.measured = true;
+            s.body.state.measured = true;
         }
         s.draw(true);
     }
