@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use common::range_server::Server;
 use common::{open_model, real_file, run_cli};
 use serde_json::Value as Json;
-use weightpeek::format::Model;
 use weightpeek::open::native::LocalOpener;
 use weightpeek::open::read;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::block_on_ready;
 use weightpeek::summary::fit::{plan, Devices, FitOptions, FitPlan, Fits, Gpu};
 
@@ -50,7 +50,7 @@ fn models(root: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Opens a file, or the whole split set of a first part (its siblings beside it).
-fn open(p: &Path) -> Model {
+fn open(p: &Path) -> OpenedModel {
     let name = p.file_name().unwrap().to_str().unwrap();
     if !name.contains("-00001-of-") {
         return open_model(p).0;
@@ -127,7 +127,7 @@ fn layer_bytes_equal_gguf_py_sums() {
     assert!(all.len() >= 16, "{} models", all.len());
     for (key, path) in all {
         let r = &e["models"][&key];
-        let m = open(&path);
+        let m = OpenedModel::from(open(&path));
         let opts = FitOptions {
             context: Some(4096),
             ..FitOptions::default()
@@ -156,7 +156,7 @@ fn device_bytes_equal_reference_sums_under_many_settings() {
             continue;
         }
         let r = &e["models"][&key];
-        let m = open(&path);
+        let m = OpenedModel::from(open(&path));
         let sizes: &[&[u64]] = &[
             &[],
             &[0],
@@ -473,7 +473,7 @@ fn kv_and_compute_agree_with_llama_cpp_for_four_architectures() {
             r["sha256"],
             "{name} differs from the file llama.cpp measured: re-record tests/reference/llama_cpp_fit.json"
         );
-        let m = open(&path);
+        let m = OpenedModel::from(open(&path));
         for case in r["cases"].as_array().unwrap() {
             let kv = weightpeek::summary::memory::KvType::parse(case["kv_type"].as_str().unwrap())
                 .unwrap();

@@ -308,7 +308,7 @@ mod tests {
     fn zeros() -> Preview {
         // An F32 tensor of 2 rows × 4 values, zero-filled.
         let b = gguf(&[], &[("w", 0, vec![4, 2], 32)]);
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let req = WindowRequest::default();
         block_on_ready(preview_tensor(&m, &mut MemSource::new(&b), "w", &req)).unwrap()
     }
