@@ -127,7 +127,7 @@ fn layer_bytes_equal_gguf_py_sums() {
     assert!(all.len() >= 16, "{} models", all.len());
     for (key, path) in all {
         let r = &e["models"][&key];
-        let m = OpenedModel::from(open(&path));
+        let m = open(&path);
         let opts = FitOptions {
             context: Some(4096),
             ..FitOptions::default()
@@ -156,7 +156,7 @@ fn device_bytes_equal_reference_sums_under_many_settings() {
             continue;
         }
         let r = &e["models"][&key];
-        let m = OpenedModel::from(open(&path));
+        let m = open(&path);
         let sizes: &[&[u64]] = &[
             &[],
             &[0],
@@ -473,7 +473,7 @@ fn kv_and_compute_agree_with_llama_cpp_for_four_architectures() {
             r["sha256"],
             "{name} differs from the file llama.cpp measured: re-record tests/reference/llama_cpp_fit.json"
         );
-        let m = OpenedModel::from(open(&path));
+        let m = open(&path);
         for case in r["cases"].as_array().unwrap() {
             let kv = weightpeek::summary::memory::KvType::parse(case["kv_type"].as_str().unwrap())
                 .unwrap();

@@ -915,7 +915,7 @@ fn typed_fields_that_do_not_fit_are_errors() {
         ([fv(5, 1), fv(5, 2)].concat(), vec![3], 6, "holds 2 values"),
     ] {
         let b = model(&tensor(&dims, dt, &data));
-        let m = OpenedModel::from(open(&b).unwrap());
+        let m = open(&b).unwrap();
         assert!(m.error.is_none(), "{:?}", m.error);
         let path = std::env::temp_dir().join(format!("wp-typed-{}-{dt}.onnx", says.len()));
         std::fs::write(&path, &b).unwrap();

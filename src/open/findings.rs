@@ -32,7 +32,7 @@ pub fn check(m: &OpenedModel) -> Vec<Finding> {
 
 /// Appends the doctor's findings ([`doctor::doctor_findings_of_set`]; a set not all read is
 /// not judged as a whole model) to `out`, the [`container_findings`] of the same model, and
-/// sorts them as [`check`] does: the result equals `check(m)`. The doctor scans a vocabulary
+/// sorts them as [`check()`] does: the result equals `check(m)`. The doctor scans a vocabulary
 /// token by token, so the page runs this after the first view is drawn.
 pub fn add_doctor(m: &OpenedModel, out: &mut Vec<Finding>) {
     let incomplete_set = m

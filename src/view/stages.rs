@@ -3,7 +3,7 @@
 //! natively (`examples/bench_stages.rs`) and in the browser (the wasm entry's `bench_stages`),
 //! so `scripts/bench.sh` compares like with like. Not used by the page or the CLI.
 //!
-//! The stages ([`STAGES`]): `parse` (bytes to [`Model`]), `summary` (the first view's
+//! The stages ([`STAGES`]): `parse` (bytes to [`crate::format::Model`]), `summary` (the first view's
 //! [`summarize_open`]: counts, types, layers, tensors, container checks), `checks` (the
 //! container checks alone), `doctor` (tokenizer, template and structure findings, added after
 //! the first view), `recipe`, `layer_map`, `tokenizer` (the Tokenizer card's facts), `memory`

@@ -38,7 +38,7 @@ pub use crate::source::http::Counters;
 pub use crate::view::opening::{display_name, url_file, LoadError};
 
 /// A model that was opened: its display name, the model (possibly with a parse error after
-/// what was read; [`Model::set`] says how complete a set is), what reading it cost, and a
+/// what was read; [`crate::open::OpenedModel::set`] says how complete a set is), what reading it cost, and a
 /// reader of its data for previews.
 pub struct Opened {
     /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).

@@ -7,7 +7,7 @@
 //! here packed values are unpacked to the weight's logical element count, companions count as
 //! bytes but not as parameters, and the effective bits per weight are
 //! `all tensor bytes × 8 ÷ logical parameters`. Layouts are recognised by tensor names and
-//! dtypes; `config.json` ([`crate::format::Sidecar`]) supplies what the header cannot (bits,
+//! dtypes; `config.json` ([`crate::open::Sidecar`]) supplies what the header cannot (bits,
 //! group size) and is checked against the shapes where they can say the same thing.
 //!
 //! Conventions followed (logical shapes are given as PyTorch `nn.Linear.weight`, `[out, in]`):
@@ -202,7 +202,7 @@ pub struct QuantReport {
 }
 
 /// A small tensor whose data refines [`analyse`]: the caller may read it and put the bytes in
-/// [`crate::format::Sidecar::tensor_data`].
+/// [`crate::open::Sidecar::tensor_data`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataRequest {
     /// Tensor name.
