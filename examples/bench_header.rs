@@ -22,7 +22,7 @@ fn main() {
         let mut tensors = 0;
         for _ in 0..runs {
             let t = Instant::now();
-            let m = parse_bytes(prefix).expect("parse");
+            let m = weightpeek::open::OpenedModel::from(parse_bytes(prefix).expect("parse"));
             let s = summarize_open(&m);
             tensors += s.tensor_count;
             times.push(t.elapsed().as_secs_f64() * 1e3);

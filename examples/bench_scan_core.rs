@@ -38,7 +38,9 @@ fn main() {
         let rows = ((mib << 20) / row_bytes).max(1) as u64;
         let bytes = data(&mut rng, id, bs, ts, scales, rows as usize * row_bytes);
         let file = gguf(id, rows, &bytes);
-        let model = parse_bytes(&file).expect("the generated GGUF parses");
+        let model = weightpeek::open::OpenedModel::from(
+            parse_bytes(&file).expect("the generated GGUF parses"),
+        );
         let req = pieces(&model, 0, 1 << 40).unwrap().next().unwrap();
         let plan = preview::plan(&model, 0, &req).unwrap();
         let at = model.tensors[0].offset as usize;

@@ -9,7 +9,8 @@
 #![allow(dead_code)] // each target uses one body
 
 use weightpeek::format::pickle::{self, Limits};
-use weightpeek::format::{held::Held, onnx, sniff, torch, zip, Format, Model};
+use weightpeek::format::{held::Held, onnx, sniff, torch, zip, Format};
+use weightpeek::open::OpenedModel;
 use weightpeek::preview::{preview_tensor, WindowRequest};
 use weightpeek::source::{block_on_ready, parse_bytes, MemSource};
 
@@ -18,10 +19,10 @@ const PREVIEWS: usize = 3;
 
 /// Everything done after a model is read: the summary, the checks and the doctor, the JSON the
 /// CLI prints, and a small window of the first tensors read from `data`.
-fn after_open(m: &Model, data: &[u8]) {
+fn after_open(m: &OpenedModel, data: &[u8]) {
     let mut s = weightpeek::summary::summarize_open(m);
     s.add_doctor(m);
-    let _ = weightpeek::check::check(m);
+    let _ = weightpeek::open::findings::check(m);
     let _ = serde_json::to_string(&s);
     let req = WindowRequest {
         rows: Some(0..2),
@@ -61,7 +62,7 @@ fn open_as(data: &[u8], formats: &[Format]) -> bool {
         Ok(f) if formats.contains(&f) => {}
         _ => return false,
     }
-    match parse_bytes(data) {
+    match parse_bytes(data).map(OpenedModel::from) {
         Ok(m) => {
             after_open(&m, data);
             m.error.is_none()
@@ -143,7 +144,7 @@ pub fn onnx_model(data: &[u8]) -> bool {
     let mut held = Held::default();
     held.add(0, data.to_vec());
     let prefix = &data[..data.len().min(64)];
-    match onnx::step(&held, data.len() as u64, prefix) {
+    match onnx::step(&held, data.len() as u64, prefix).map(OpenedModel::from) {
         Ok(m) => {
             after_open(&m, data);
             m.error.is_none()
@@ -157,7 +158,9 @@ pub fn onnx_model(data: &[u8]) -> bool {
 pub fn gguf_header(data: &[u8]) -> bool {
     let mut b = b"GGUF".to_vec();
     b.extend_from_slice(data);
-    let Ok(m) = parse_bytes(&b) else { return false };
+    let Ok(m) = parse_bytes(&b).map(OpenedModel::from) else {
+        return false;
+    };
     let _ = weightpeek::summary::summarize(&m);
     let _ = weightpeek::check::check(&m);
     for e in &m.metadata {
@@ -175,7 +178,7 @@ pub fn safetensors_header(data: &[u8]) -> bool {
     let mut b = (data.len() as u64).to_le_bytes().to_vec();
     b.extend_from_slice(data);
     b.extend_from_slice(&[0u8; 64]);
-    let ok = match parse_bytes(&b) {
+    let ok = match parse_bytes(&b).map(OpenedModel::from) {
         Ok(m) => {
             let _ = weightpeek::summary::summarize(&m);
             let _ = weightpeek::check::check(&m);

@@ -1,7 +1,7 @@
 //! weightpeek: explore GGUF and safetensors model files from their header bytes alone.
 //!
 //! Architecture (the core is plain Rust, tested natively; the web layer only draws):
-//! - [`format`](mod@format): sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`];
+//! - [`format`](mod@format): sniff the bytes, parse GGUF and safetensors headers into a common [`format::Model`] (one file);
 //!   the ggml type table lives in [`format::ggml_type`].
 //! - [`check`]: validation findings (errors, warnings) with offsets, for the Checks panel and `--check`.
 //! - [`text`]: text and number formatting, and the escaping of file-derived text (lowest layer
@@ -9,7 +9,7 @@
 //! - [`source`]: the header-only driver loop over any [`source::ByteSource`] (Blob, file, HTTP
 //!   Range), its typed errors, the HTTP Range rules, and the native file and HTTP(S) sources.
 //! - [`open`]: opening a model: what the given files are, one file or a set, read through the
-//!   one driver, merged, with what is missing or does not belong ([`format::SetInfo`]).
+//!   one driver, merged, with what is missing or does not belong ([`open::SetInfo`], [`open::OpenedModel`]).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.
 //! - [`edit`]: the GGUF header editor: the new header bytes for a list of edits (the data
 //!   section follows unchanged), and the CLI's streamed write.

@@ -249,7 +249,7 @@ fn quantised_big_endian_and_f6_say_why() {
 // --- Row windows on the real files --------------------------------------------------------
 
 fn open(p: &Path) -> Model {
-    common::open_model(p).0
+    common::open_model(p).0.model
 }
 
 fn read_range(p: &Path, start: u64, len: u64) -> Vec<u8> {

@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use weightpeek::edit::file::{read_header, write_edited};
 use weightpeek::edit::{plan, result_model, ChangeKind, Edit, EditError, NewValue};
 use weightpeek::format::{Model, Value, ValueType};
+use weightpeek::open::OpenedModel;
 use weightpeek::source::{block_on_ready, parse_bytes, read_model, ReadPolicy};
 
 fn set(spec: &str) -> Edit {
@@ -299,7 +300,7 @@ fn set_add_delete_and_elements_round_trip_in_every_layout() {
             del("t.nested"),
         ];
         let out = edited(&f, &edits).unwrap();
-        let m = parsed(&out);
+        let m = OpenedModel::from(parsed(&out));
         assert_eq!(m.version, Some(v));
         assert_eq!(m.endian == weightpeek::format::Endian::Big, be);
         let get = |k: &str| m.get(k).cloned().unwrap_or_else(|| panic!("{k} missing"));

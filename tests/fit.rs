@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use common::range_server::Server;
 use common::{open_model, real_file, run_cli};
 use serde_json::Value as Json;
-use weightpeek::format::Model;
 use weightpeek::open::native::LocalOpener;
 use weightpeek::open::read;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::block_on_ready;
 use weightpeek::summary::fit::{plan, Devices, FitOptions, FitPlan, Fits, Gpu};
 
@@ -50,7 +50,7 @@ fn models(root: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Opens a file, or the whole split set of a first part (its siblings beside it).
-fn open(p: &Path) -> Model {
+fn open(p: &Path) -> OpenedModel {
     let name = p.file_name().unwrap().to_str().unwrap();
     if !name.contains("-00001-of-") {
         return open_model(p).0;

@@ -5,6 +5,7 @@ mod common;
 
 use common::{GgufBuilder, W};
 use weightpeek::format::{DType, ErrorKind, Format, GgmlType, Model, Value, ValueType};
+use weightpeek::open::OpenedModel;
 use weightpeek::source::{block_on_ready, parse_bytes, read_model, MemSource, ReadPolicy};
 use weightpeek::summary::summarize;
 
@@ -88,7 +89,7 @@ fn every_value_type_in_every_version_and_byte_order() {
             b.big_endian = big_endian;
             b.data_len = 1024 + 256;
             let (bytes, data_offset) = b.build_with_offset();
-            let m = parse_bytes(&bytes).unwrap();
+            let m = OpenedModel::from(parse_bytes(&bytes).unwrap());
             let what = format!("v{version} big_endian={big_endian}");
             assert_eq!(m.format, Format::Gguf, "{what}");
             assert_eq!(m.version, Some(version), "{what}");
@@ -134,7 +135,7 @@ fn zero_tensors_and_a_file_ending_before_the_data_offset() {
     while bytes.last() == Some(&0) {
         bytes.pop();
     }
-    let m = parse_bytes(&bytes).unwrap();
+    let m = OpenedModel::from(parse_bytes(&bytes).unwrap());
     assert!(m.error.is_none(), "{:?}", m.error);
     assert_eq!(m.tensor_count, 0);
     assert_eq!(m.header_size, bytes.len() as u64);
@@ -149,7 +150,7 @@ fn unknown_and_removed_types_are_listed_with_estimated_sizes() {
         .tensor("known", &[32], 0, 160);
     b.data_len = 160 + 128;
     let (bytes, off) = b.build_with_offset();
-    let m = parse_bytes(&bytes).unwrap();
+    let m = OpenedModel::from(parse_bytes(&bytes).unwrap());
     assert!(m.error.is_none());
     assert_eq!(m.tensors[0].dtype.label(), "type 4 (removed Q4_2)");
     assert_eq!(m.tensors[0].bytes, Some(96));

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use common::{data_dir, real_file};
 use weightpeek::check::{check, Severity};
 use weightpeek::format::{ErrorKind, Format, Model};
+use weightpeek::open::OpenedModel;
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::summarize;
 use weightpeek::text;
@@ -47,7 +48,7 @@ fn safetensors_whose_length_bytes_look_like_text_are_safetensors() {
 #[test]
 fn unknown_type_sizes_never_reach_past_the_file() {
     for name in ["unknown-type-unsorted.gguf", "only-unknown-last.gguf"] {
-        let m = open(name);
+        let m = OpenedModel::from(open(name));
         let s = summarize(&m);
         assert!(
             s.tensor_bytes <= m.file_size,
@@ -65,7 +66,7 @@ fn unknown_type_sizes_never_reach_past_the_file() {
 
 #[test]
 fn tensors_of_unknown_size_do_not_drag_bits_per_weight_to_zero() {
-    let m = open("misaligned-q4k.gguf");
+    let m = OpenedModel::from(open("misaligned-q4k.gguf"));
     let s = summarize(&m);
     assert_eq!(s.bits_per_weight, None);
     assert!(codes(&m).iter().any(|c| c.0 == "size-mismatch"));
@@ -142,7 +143,7 @@ fn a_partial_download_of_gemma_says_it_is_truncated() {
         .unwrap()
         .read_exact(&mut head)
         .unwrap();
-    let m = parse_bytes(&head).unwrap();
+    let m = OpenedModel::from(parse_bytes(&head).unwrap());
     assert!(m.error.is_none(), "the header is complete");
     let f = check(&m);
     assert_eq!(f[0].code, "truncated", "{:?}", f[0]);

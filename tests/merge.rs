@@ -1,13 +1,14 @@
 //! Sharded models as one (issue #3): GGUF split sets and safetensors shards merged into one
-//! model with a part per tensor, and a finding (`check::check`) for every inconsistency between
-//! the parts, the index and the listing.
+//! model with a part per tensor, and a finding (`open::findings::check`) for every
+//! inconsistency between the parts, the index and the listing.
 
 mod common;
 
 use common::{GgufBuilder, W};
-use weightpeek::check::check;
 use weightpeek::format::Model;
+use weightpeek::open::findings::check;
 use weightpeek::open::merge::{merge, parse_index, PartResult};
+use weightpeek::open::OpenedModel;
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::summarize;
 
@@ -47,7 +48,7 @@ fn st_file(tensors: &[(&str, u64)]) -> Model {
 }
 
 /// The set findings' messages of a merged model (the per-file checks are tested elsewhere).
-fn set_texts(m: &Model) -> Vec<String> {
+fn set_texts(m: &OpenedModel) -> Vec<String> {
     check(m)
         .into_iter()
         .filter(|f| f.code != "parser-warning")

@@ -14,7 +14,7 @@ use weightpeek::summary::tokenizer::tokenizer_info;
 use weightpeek::view::tokenizer::{has_merge_list, MergeRows};
 
 fn open(p: &Path) -> Model {
-    common::open_model(p).0
+    common::open_model(p).0.model
 }
 
 fn files() -> Vec<PathBuf> {

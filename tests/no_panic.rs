@@ -5,6 +5,7 @@ mod common;
 
 use common::{GgufBuilder, W};
 use proptest::prelude::*;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::summarize;
 
@@ -32,7 +33,7 @@ fn valid_safetensors() -> Vec<u8> {
 }
 
 fn check(bytes: &[u8]) {
-    match parse_bytes(bytes) {
+    match parse_bytes(bytes).map(OpenedModel::from) {
         Ok(m) => {
             if let Some(e) = &m.error {
                 assert!(e.offset <= bytes.len() as u64, "{e}");

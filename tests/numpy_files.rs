@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::open_model;
 use serde_json::Value as J;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::block_on_ready;
 
 fn fixtures() -> Option<PathBuf> {
@@ -138,7 +139,7 @@ fn damaged_deflated_members_are_errors() {
     use weightpeek::source::{block_on_ready, parse_bytes};
     let Some(dir) = fixtures() else { return };
     let good = std::fs::read(dir.join("compressed.npz")).unwrap();
-    let m = parse_bytes(&good).unwrap();
+    let m = OpenedModel::from(parse_bytes(&good).unwrap());
     let a = m.archive().unwrap();
     let mut errors = 0;
     for d in &a.deflated {
@@ -517,7 +518,7 @@ fn hostile_headers_and_pickles_are_errors_not_panics() {
         "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
         &[0; 16],
     );
-    let m = parse_bytes(&huge).unwrap();
+    let m = OpenedModel::from(parse_bytes(&huge).unwrap());
     assert!(m.error.is_none());
     assert_eq!(m.tensors[0].elements, None);
     let findings = weightpeek::check::check(&m);
@@ -538,7 +539,7 @@ fn hostile_headers_and_pickles_are_errors_not_panics() {
             for cut in (0..b.len()).step_by(1 + b.len() / 300) {
                 if let Ok(m) = parse_bytes(&b[..cut]) {
                     let _ = weightpeek::check::check(&m);
-                    let _ = weightpeek::summary::summarize(&m);
+                    let _ = weightpeek::summary::summarize(&m.into());
                 }
                 cuts += 1;
             }
@@ -555,7 +556,7 @@ fn a_member_this_tool_cannot_read_is_not_called_safe() {
     let Some(dir) = fixtures() else { return };
     let path = dir.join("bzip2-object.npz");
     let (m, _) = open_model(&path);
-    let e = m.error.expect("an error");
+    let e = m.model.error.expect("an error");
     assert!(e.to_string().contains("is not known"), "{e}");
     assert!(e.to_string().contains("allow_pickle=True"), "{e}");
     let (code, out, _) = common::run_cli(&[path.to_str().unwrap(), "--check"], None, None);

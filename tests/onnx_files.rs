@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use common::{open_model, CountingFile};
 use serde_json::Value as J;
-use weightpeek::format::{Model, Value};
+use weightpeek::format::Value;
+use weightpeek::open::OpenedModel;
 use weightpeek::preview::{preview_tensor, Preview, PreviewError, WindowRequest};
 use weightpeek::source::{block_on_ready, parse_bytes, MAX_ZIP_READS};
 
@@ -42,7 +43,7 @@ fn meta_text(v: &Value) -> String {
 }
 
 fn preview(
-    m: &Model,
+    m: &OpenedModel,
     src: &mut CountingFile,
     name: &str,
     rows: Option<std::ops::Range<u64>>,
@@ -56,7 +57,7 @@ fn preview(
 }
 
 /// The default window and the last row of tensor `name`.
-fn windows(m: &Model, src: &mut CountingFile, name: &str) -> (Preview, Preview) {
+fn windows(m: &OpenedModel, src: &mut CountingFile, name: &str) -> (Preview, Preview) {
     let first = preview(m, src, name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     let last = first.window.geometry.rows - 1;
     let row = preview(m, src, name, Some(last..last + 1)).unwrap();
@@ -153,7 +154,7 @@ fn the_same_weights_preview_alike_across_formats() {
     let Some(dir) = fixtures() else { return };
     let doc = expected(&dir);
     let silero = common::data_dir().join("silero-vad");
-    let mut opened: BTreeMap<String, (Model, CountingFile)> = BTreeMap::new();
+    let mut opened: BTreeMap<String, (OpenedModel, CountingFile)> = BTreeMap::new();
     let groups = doc["same"].as_array().unwrap();
     let mut all_three = 0;
     for g in groups {
@@ -533,8 +534,8 @@ fn initializer(name: &str, raw: &[u8]) -> Vec<u8> {
 }
 
 /// Opens `b` as the app does, and summarises and checks what it gives (no panic anywhere).
-fn open(b: &[u8]) -> Result<Model, weightpeek::format::Error> {
-    let r = parse_bytes(b);
+fn open(b: &[u8]) -> Result<OpenedModel, weightpeek::format::Error> {
+    let r = parse_bytes(b).map(OpenedModel::from);
     if let Ok(m) = &r {
         let _ = weightpeek::check::check(m);
         let _ = weightpeek::summary::summarize(m);
@@ -546,7 +547,7 @@ fn open(b: &[u8]) -> Result<Model, weightpeek::format::Error> {
 }
 
 fn error_text(b: &[u8]) -> String {
-    let m = open(b).expect("an ONNX model");
+    let m = open(b).expect("an ONNX model").model;
     m.error
         .map(|e| e.to_string())
         .unwrap_or_else(|| panic!("no error: {:?}", m.tensors))

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use common::{GgufBuilder, W};
-use weightpeek::check::check;
+use weightpeek::open::findings::check;
 use weightpeek::open::native::LocalOpener;
 use weightpeek::open::read::{open, OpenError, Opener, Options};
 use weightpeek::source::{block_on_ready, ByteSource, ReadPolicy, SourceError};
@@ -105,7 +105,7 @@ fn names(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-fn codes(m: &weightpeek::format::Model) -> Vec<&'static str> {
+fn codes(m: &weightpeek::open::OpenedModel) -> Vec<&'static str> {
     check(m).iter().map(|f| f.code).collect()
 }
 

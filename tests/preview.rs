@@ -13,13 +13,14 @@ use common::{data_dir, real_file, reference, reference_dir, CountingFile, GgufBu
 use serde_json::Value as J;
 use weightpeek::dequant::Exact;
 use weightpeek::format::Model;
+use weightpeek::open::OpenedModel;
 use weightpeek::preview::{
     parse_range, plan, preview_tensor, read_window, Job, PreviewError, WindowRequest,
 };
 use weightpeek::source::{block_on_ready, parse_bytes};
 
 /// The model, and its source with the header's reads forgotten (only the preview's are counted).
-fn open(p: &Path) -> (Model, CountingFile) {
+fn open(p: &Path) -> (OpenedModel, CountingFile) {
     let (m, mut src) = common::open_model(p);
     src.bytes = 0;
     src.reads.clear();
@@ -236,7 +237,7 @@ fn fixture(ty: u32, dims: &[u64], data_len: u64) -> Model {
 #[test]
 fn windows_are_row_aligned_whole_blocks() {
     // Q4_K (256 values in 144 bytes), 4 rows of 512: rows of 288 bytes.
-    let m = fixture(12, &[512, 4], 4 * 288);
+    let m = OpenedModel::from(fixture(12, &[512, 4], 4 * 288));
     let off = m.tensors[0].offset;
     let p = plan(&m, 0, &WindowRequest::default()).unwrap();
     assert_eq!((p.rows.clone(), p.cols.clone()), (0..4, 0..512));
@@ -289,12 +290,12 @@ fn windows_are_row_aligned_whole_blocks() {
 #[test]
 fn default_window_is_about_a_million_values() {
     // F16 [1000, 5000]: 1048 rows of 1000 values (2^20 / 1000).
-    let m = fixture(1, &[1000, 5000], 1000 * 5000 * 2);
+    let m = OpenedModel::from(fixture(1, &[1000, 5000], 1000 * 5000 * 2));
     let p = plan(&m, 0, &WindowRequest::default()).unwrap();
     assert_eq!(p.rows, 0..1048);
     assert_eq!(p.read_len, 1048 * 2000);
     // A 1-D tensor longer than 2^20: its first 2^20 values.
-    let m = fixture(0, &[3 << 20], 12 << 20);
+    let m = OpenedModel::from(fixture(0, &[3 << 20], 12 << 20));
     let p = plan(&m, 0, &WindowRequest::default()).unwrap();
     assert_eq!((p.rows.clone(), p.cols.clone()), (0..1, 0..1 << 20));
     assert_eq!(p.read_len, 4 << 20);
@@ -302,7 +303,7 @@ fn default_window_is_about_a_million_values() {
 
 #[test]
 fn bad_windows_and_types_say_why() {
-    let m = fixture(0, &[8, 4], 128);
+    let m = OpenedModel::from(fixture(0, &[8, 4], 128));
     let err = |req: WindowRequest| plan(&m, 0, &req).unwrap_err().to_string();
     let e = err(WindowRequest {
         rows: Some(3..9),
@@ -317,24 +318,29 @@ fn bad_windows_and_types_say_why() {
     });
     assert!(e.contains("columns 2..2"), "{e}");
     // Data past the end of the file: the data section is cut short.
-    let cut = fixture(0, &[8, 4], 100);
+    let cut = OpenedModel::from(fixture(0, &[8, 4], 100));
     let e = plan(&cut, 0, &WindowRequest::default()).unwrap_err();
     assert!(matches!(e, PreviewError::BeyondEnd { .. }), "{e}");
     assert!(e.to_string().contains("past the end"), "{e}");
     // Shapes whose byte size overflows 64 bits.
-    let huge = fixture(0, &[1 << 40, 1 << 40], 0);
+    let huge = OpenedModel::from(fixture(0, &[1 << 40, 1 << 40], 0));
     assert!(plan(&huge, 0, &WindowRequest::default()).is_err());
     // Unknown and removed types, quantised big-endian.
-    let e = plan(&fixture(4, &[32], 18), 0, &WindowRequest::default()).unwrap_err();
+    let e = plan(&fixture(4, &[32], 18).into(), 0, &WindowRequest::default()).unwrap_err();
     assert!(e.to_string().contains("removed"), "{e}");
     let mut b = GgufBuilder::new(3).tensor("t", &[32], 2, 0);
     b.big_endian = true;
     b.data_len = 18;
-    let be = parse_bytes(&b.build()).unwrap();
+    let be = OpenedModel::from(parse_bytes(&b.build()).unwrap());
     let e = plan(&be, 0, &WindowRequest::default()).unwrap_err();
     assert!(e.to_string().contains("big-endian"), "{e}");
     // Rows that are not whole blocks (Q4_0 needs 32 values per block).
-    let e = plan(&fixture(2, &[48, 2], 54), 0, &WindowRequest::default()).unwrap_err();
+    let e = plan(
+        &fixture(2, &[48, 2], 54).into(),
+        0,
+        &WindowRequest::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("block"), "{e}");
 }
 
@@ -346,7 +352,7 @@ fn big_windows_are_refused_before_anything_is_allocated() {
     let (bytes, off) = b.build_with_offset();
     // The model believes the file is big enough: build the Model from the header only and
     // patch the size, so no 256 MiB buffer is needed.
-    let mut m = parse_bytes(&bytes).unwrap();
+    let mut m = OpenedModel::from(parse_bytes(&bytes).unwrap());
     m.file_size = off + (256 << 20);
     let e = plan(
         &m,
@@ -377,7 +383,7 @@ fn safetensors_rows_are_the_last_dimension() {
     for v in [1.0f32, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0] {
         file.extend_from_slice(&v.to_le_bytes());
     }
-    let m = parse_bytes(&file).unwrap();
+    let m = OpenedModel::from(parse_bytes(&file).unwrap());
     let p = plan(
         &m,
         0,

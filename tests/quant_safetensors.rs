@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::{json, Value as Json};
 use weightpeek::check::Severity;
-use weightpeek::format::Model;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::parse_bytes;
 use weightpeek::summary::quant_st::{analyse, wanted_tensor_data, QuantReport, Scheme};
 use weightpeek::summary::summarize;
@@ -30,10 +30,12 @@ fn cases(dir: &Path) -> Vec<Json> {
 }
 
 /// Opens a fixture: header only, plus config.json beside it when there is one.
-fn open(dir: &Path, case: &Json) -> (Model, Vec<u8>) {
+fn open(dir: &Path, case: &Json) -> (OpenedModel, Vec<u8>) {
     let file = dir.join(case["file"].as_str().unwrap());
     let bytes = std::fs::read(&file).unwrap();
-    let mut m = parse_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut m = OpenedModel::from(
+        parse_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", file.display())),
+    );
     let config = file.with_file_name("config.json");
     if config.exists() {
         m.sidecar.config = Some(serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap());
@@ -295,7 +297,7 @@ fn st_header_only(tensors: &[(&str, &str, &[u64])]) -> Vec<u8> {
 }
 
 fn report(bytes: &[u8], config: Option<Json>) -> (QuantReport, Vec<(&'static str, String)>) {
-    let mut m = parse_bytes(bytes).unwrap();
+    let mut m = OpenedModel::from(parse_bytes(bytes).unwrap());
     m.sidecar.config = config;
     let r = analyse(&m).expect("a layout");
     let codes = r
@@ -468,7 +470,7 @@ fn companion_shapes_that_disagree_with_the_packing_are_findings() {
     ]);
     // Not recognised as a layout at all when nothing else is quantised: a finding-free None is
     // fine, but a mixed file reports it.
-    let mut m = parse_bytes(&f).unwrap();
+    let mut m = OpenedModel::from(parse_bytes(&f).unwrap());
     m.sidecar.config = None;
     if let Some(r) = analyse(&m) {
         assert!(r.findings.iter().any(|f| f.code == "quant-shape-mismatch"));
@@ -527,7 +529,7 @@ fn bad_shape_tensor_data_falls_back_to_the_packing() {
         ),
         (vec![1, 2, 3], vec![0xff]),
     ] {
-        let mut m = parse_bytes(&f).unwrap();
+        let mut m = OpenedModel::from(parse_bytes(&f).unwrap());
         m.sidecar.config = Some(cfg.clone());
         m.sidecar
             .tensor_data
@@ -573,7 +575,7 @@ fn overflowing_shapes_do_not_panic() {
             ("b.weight.absmax", "F32", &[1]),
         ]),
     ] {
-        let m = parse_bytes(&f).unwrap();
+        let m = OpenedModel::from(parse_bytes(&f).unwrap());
         let _ = analyse(&m);
         let _ = summarize(&m);
     }
@@ -582,11 +584,11 @@ fn overflowing_shapes_do_not_panic() {
 #[test]
 fn gguf_and_plain_safetensors_have_no_layout() {
     let f = st(&[("a.weight", "F16", &[4, 4]), ("a.scales", "F16", &[4])]);
-    let m = parse_bytes(&f).unwrap();
+    let m = OpenedModel::from(parse_bytes(&f).unwrap());
     assert!(analyse(&m).is_none());
     assert!(summarize(&m).quantization.is_none());
     let g = common::GgufBuilder::new(3).build();
-    assert!(analyse(&parse_bytes(&g).unwrap()).is_none());
+    assert!(analyse(&parse_bytes(&g).unwrap().into()).is_none());
 }
 
 #[test]
@@ -600,7 +602,7 @@ fn many_distinct_findings_stay_fast() {
         .map(|(n, s)| (n.as_str(), "I32", &s[..]))
         .collect();
     let f = st_header_only(&tensors);
-    let mut m = parse_bytes(&f).unwrap();
+    let mut m = OpenedModel::from(parse_bytes(&f).unwrap());
     m.sidecar.config = Some(json!({"quantization_config": {"bits": 3}}));
     let t = std::time::Instant::now();
     let r = analyse(&m).unwrap();
@@ -683,7 +685,9 @@ fn random_layouts_never_panic() {
             })
             .collect();
         let f = st_header_only(&tensors);
-        let Ok(mut m) = parse_bytes(&f) else { continue };
+        let Ok(mut m) = parse_bytes(&f).map(OpenedModel::from) else {
+            continue;
+        };
         m.sidecar.config = Some(configs[next(configs.len() as u64) as usize].clone());
         if next(2) == 0 {
             for name in &names {

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use common::{data_dir, open_model as open, real_file, reference, shared_dir};
 use serde_json::Value as J;
 use weightpeek::format::ggml_type::{self, file_type_name, GGML_TYPES};
-use weightpeek::format::{ErrorKind, Model, Value};
+use weightpeek::format::{ErrorKind, Value};
+use weightpeek::open::OpenedModel;
 use weightpeek::summary::summarize;
 
 fn u(j: &J) -> u64 {
@@ -48,7 +49,7 @@ fn nonfinite(x: f64) -> String {
 
 /// Checks a parsed model against its reference JSON: counts, sizes, every tensor, every
 /// metadata value (arrays: type, count, first 5 and last elements), and the summary totals.
-fn check_against_reference(m: &Model, r: &J) {
+fn check_against_reference(m: &OpenedModel, r: &J) {
     let path = r["path"].as_str().unwrap();
     assert!(m.error.is_none(), "{path}: {:?}", m.error);
     assert_eq!(m.format.name(), r["format"], "{path}");

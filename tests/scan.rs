@@ -12,6 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as J;
+use weightpeek::open::OpenedModel;
 use weightpeek::scan;
 use weightpeek::source::block_on_ready;
 use weightpeek::source::file::FileSource;
@@ -32,11 +33,7 @@ fn fixture_dir(env: &str, sub: &str) -> PathBuf {
 
 /// Every tensor of `model` (the file at `path`) scanned in pieces of `piece` bytes, and the
 /// bytes read from the file.
-fn scan_counted(
-    model: &weightpeek::format::Model,
-    path: &Path,
-    piece: u64,
-) -> (Vec<scan::TensorScan>, u64) {
+fn scan_counted(model: &OpenedModel, path: &Path, piece: u64) -> (Vec<scan::TensorScan>, u64) {
     let mut src = vec![FileSource::open(path).unwrap()];
     let scans = block_on_ready(scan::scan(model, &mut src, piece, &mut |_| {}));
     (scans, src[0].bytes_read)

@@ -9,6 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use weightpeek::check::check;
+use weightpeek::open::OpenedModel;
 use weightpeek::preview::{preview_tensor, WindowRequest};
 use weightpeek::source::{block_on_ready, parse_bytes, MemSource};
 use weightpeek::summary::summarize;
@@ -23,7 +24,7 @@ fn fixtures() -> Option<PathBuf> {
 /// Opens `b`, summarises and checks it, and previews every tensor: any outcome but a panic,
 /// with every error's offset inside the file.
 fn survive(b: &[u8]) -> usize {
-    match parse_bytes(b) {
+    match parse_bytes(b).map(OpenedModel::from) {
         Ok(m) => {
             if let Some(e) = &m.error {
                 assert!(e.offset <= b.len() as u64, "{e}");

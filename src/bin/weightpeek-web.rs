@@ -23,6 +23,7 @@ pub fn bench_header(bytes: &[u8], runs: u32) -> wasm_bindgen::JsValue {
         let t = now();
         for _ in 0..runs {
             let summary = weightpeek::source::parse_bytes(bytes)
+                .map(weightpeek::open::OpenedModel::from)
                 .map(|m| weightpeek::summary::summarize_open(&m).tensor_count);
             tensors = summary.unwrap_or(0);
         }

@@ -38,10 +38,10 @@ mod cli {
     use std::process::ExitCode;
 
     use clap::Parser;
-    use weightpeek::format::MAX_CONFIG_BYTES;
     use weightpeek::open::native::{LocalOpener, NetOpener};
     use weightpeek::open::read::{self, Opened, Opener};
     use weightpeek::open::recognise::file_name;
+    use weightpeek::open::MAX_CONFIG_BYTES;
     use weightpeek::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
     use weightpeek::remote::shards::{find_entry, group, parse_tree_listing, Entry};
     use weightpeek::source::file::FileSource;
@@ -271,7 +271,7 @@ mod cli {
     /// [`options`] with `wants` deciding whether to read `config.json`.
     pub(crate) fn options_wanting(
         explicit_config: bool,
-        wants: fn(&weightpeek::format::Model) -> bool,
+        wants: fn(&weightpeek::open::OpenedModel) -> bool,
     ) -> read::Options {
         read::Options {
             wants_config: if explicit_config { None } else { Some(wants) },
@@ -300,7 +300,7 @@ mod cli {
         file: Option<&str>,
         config: Option<&std::path::Path>,
         token: Option<&str>,
-        wants: fn(&weightpeek::format::Model) -> bool,
+        wants: fn(&weightpeek::open::OpenedModel) -> bool,
     ) -> Result<Loaded, String> {
         let (endpoint, token) = hub_settings(token)?;
         let remote: Vec<Option<Target>> = inputs
@@ -401,7 +401,7 @@ mod cli {
     }
 
     /// `--config PATH`: read whole (at most the config cap; a FIFO or a huge file is refused).
-    fn attach_config_file(m: &mut weightpeek::format::Model, p: &std::path::Path) {
+    fn attach_config_file(m: &mut weightpeek::open::OpenedModel, p: &std::path::Path) {
         let shown = p.display().to_string();
         match block_on_ready(LocalOpener.read_all(&shown, MAX_CONFIG_BYTES)) {
             Ok(b) => m.sidecar.attach_config(&b, &shown),
@@ -458,7 +458,7 @@ mod cli {
         Ok(ExitCode::SUCCESS)
     }
 
-    fn print_memory(args: &Args, m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+    fn print_memory(args: &Args, m: &weightpeek::open::OpenedModel) -> Result<ExitCode, String> {
         use weightpeek::summary::memory::{estimate, KvType};
         let kv = KvType::parse(&args.kv)
             .ok_or_else(|| format!("--kv {}: use f16, q8_0 or q4_0", args.kv))?;
@@ -479,7 +479,7 @@ mod cli {
     }
 
     fn run_diff(args: &DiffArgs) -> Result<ExitCode, String> {
-        let open = |input: &String| -> Result<weightpeek::format::Model, String> {
+        let open = |input: &String| -> Result<weightpeek::open::OpenedModel, String> {
             match load(
                 std::slice::from_ref(input),
                 None,
@@ -582,7 +582,7 @@ mod cli {
         })
     }
 
-    fn print_check(m: &weightpeek::format::Model) -> Result<ExitCode, String> {
+    fn print_check(m: &weightpeek::open::OpenedModel) -> Result<ExitCode, String> {
         let findings = summary::summarize(m).findings;
         print(&render::check::text(&findings))?;
         Ok(if render::check::has_error(&findings) {
@@ -594,7 +594,7 @@ mod cli {
 
     fn preview<S: ByteSource>(
         args: &Args,
-        model: &weightpeek::format::Model,
+        model: &weightpeek::open::OpenedModel,
         sources: &mut [S],
         name: &str,
     ) -> Result<ExitCode, String> {

@@ -12,10 +12,9 @@ pub mod doctor;
 mod onnx;
 mod pickle;
 pub mod quant;
-mod set;
-pub use set::member_word;
+pub use pickle::pickle_findings;
 
-use crate::format::{DType, Detail, Format, Model};
+use crate::format::{DType, Format, Model};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -69,7 +68,9 @@ pub const CHECKS: [&str; 10] = [
     "metadata values have the types loaders expect",
 ];
 
-fn finding(
+/// A finding of `severity` and `code`, with its message, the byte offset and the tensor it
+/// concerns, if any.
+pub fn finding(
     severity: Severity,
     code: &'static str,
     message: String,
@@ -85,8 +86,9 @@ fn finding(
     }
 }
 
-/// Validation findings of a model: [`container_findings`] and then the doctor's
-/// ([`add_doctor`]), errors first.
+/// Validation findings of one file's model: [`container_findings`] and then the doctor's
+/// ([`add_doctor`]), errors first. (A model opened from a set of files, with the set's own
+/// findings: [`crate::open::findings::check`].)
 pub fn check(m: &Model) -> Vec<Finding> {
     let mut out = container_findings(m);
     add_doctor(m, &mut out);
@@ -103,71 +105,11 @@ pub fn add_doctor(m: &Model, out: &mut Vec<Finding>) {
     out.sort_by_key(|f| f.severity);
 }
 
-/// Validation findings of a model without the doctor's, errors first ([`check_file`] for one
-/// file); one merged from several files is checked file by file, since each tensor's offset is
-/// relative to its own part (checking the merged table as one file would see every part's
-/// tensors overlap). The first part carries the metadata and every parser and merge warning;
-/// each part's findings name the part.
+/// Validation findings of one file's model without the doctor's, errors first: [`check_file`]
+/// sorted by severity alone. (A model merged from several files is checked file by file by
+/// [`crate::open::findings::container_findings`].)
 pub fn container_findings(m: &Model) -> Vec<Finding> {
-    if m.parts.is_empty() {
-        let mut out = check_file(m);
-        set::set_findings(m, &mut out);
-        out.sort_by_key(|f| f.severity);
-        return out;
-    }
-    let mut out = Vec::new();
-    for (i, p) in m.parts.iter().enumerate() {
-        let first = i == 0;
-        let part = Model {
-            format: m.format,
-            version: m.version,
-            endian: m.endian,
-            file_size: p.file_size,
-            header_size: p.header_size,
-            data_offset: p.header_size,
-            alignment: m.alignment,
-            metadata: if first {
-                m.metadata.clone()
-            } else {
-                Vec::new()
-            },
-            metadata_count: if first { m.metadata_count } else { 0 },
-            tensor_count: p.tensors.len() as u64,
-            tensors: m
-                .tensors
-                .get(p.tensors.clone())
-                .unwrap_or_default()
-                .to_vec(),
-            warnings: if first {
-                m.warnings.clone()
-            } else {
-                Vec::new()
-            },
-            error: if first { m.error.clone() } else { None },
-            bytes: Vec::new(),
-            parts: Vec::new(),
-            sidecar: Default::default(),
-            set: None,
-            // PyTorch parts: marked so the range checks know; their pickles are judged once,
-            // on the merged archive, below.
-            detail: m.archive().map_or(Detail::None, |a| {
-                Detail::Archive(crate::format::archive::Archive {
-                    kind: a.kind,
-                    ..Default::default()
-                })
-            }),
-        };
-        for mut f in check_file(&part) {
-            if !first || f.tensor.is_some() {
-                f.message = format!("{}: {}", p.name, f.message);
-            }
-            out.push(f);
-        }
-    }
-    if crate::FULL {
-        pickle::pickle_findings(m, &mut out);
-    }
-    set::set_findings(m, &mut out);
+    let mut out = check_file(m);
     out.sort_by_key(|f| f.severity);
     out
 }

@@ -6,7 +6,7 @@
 
 use super::error::Error;
 use super::pickle::{Import, Pickle};
-use super::{Endian, Format, Model, Sidecar};
+use super::{Endian, Format, Model};
 
 /// What unpickles a NumPy file's object arrays, for messages.
 pub const NUMPY_LOADER: &str = "np.load(allow_pickle=True)";
@@ -162,9 +162,6 @@ pub(crate) fn base(format: Format, file_size: u64, bytes: Vec<u8>) -> Model {
         warnings: Vec::new(),
         error: None,
         bytes,
-        parts: Vec::new(),
-        sidecar: Sidecar::default(),
-        set: None,
         detail: crate::format::Detail::None,
     }
 }

@@ -3,18 +3,19 @@
 //! without their index (`model.safetensors.index.json`: `metadata.total_size` and a
 //! `weight_map` of tensor name to shard file).
 //!
-//! The merged [`Model`] has the first part's metadata, every part's tensors in part order (each
-//! tensor's offset stays relative to its own file), sizes summed over the parts, and
-//! [`Model::parts`] saying which tensors each file holds (with each file's own split keys), and
-//! a [`SetInfo`] of what was read, missing or unreadable (with the index, if any).
+//! The merged [`OpenedModel`]'s [`Model`] has the first part's metadata, every part's tensors in
+//! part order (each tensor's offset stays relative to its own file) and sizes summed over the
+//! parts; its [`OpenedModel::parts`] say which tensors each file holds (with each file's own
+//! split keys), and a [`SetInfo`] what was read, missing or unreadable (with the index, if any).
 //! Inconsistencies between the parts, the index and the listing are found by
-//! `check::check` from these; nothing here fails.
+//! [`super::findings::check`] from these; nothing here fails.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::recognise::PART_EXTS;
-pub use crate::format::ShardIndex;
-use crate::format::{Format, Model, Part, SetInfo, SplitKeys, Stray};
+pub use super::set::ShardIndex;
+use super::set::{OpenedModel, Part, SetInfo, SplitKeys, Stray};
+use crate::format::{Format, Model};
 use crate::remote::shards::split_name;
 use crate::source::SourceError;
 
@@ -231,13 +232,13 @@ impl<'de> Visitor<'de> for WeightMap<'_> {
 
 /// Merges the parts (in order) into one model. `Err` when no part could be read at all.
 /// `missing` names set members that are not there; `index` is the safetensors index, if any.
-/// The model's [`Model::set`] records what was read, missing and unreadable.
+/// The model's [`OpenedModel::set`] records what was read, missing and unreadable.
 pub fn merge(
     parts: Vec<PartResult>,
     index: Option<&ShardIndex>,
     missing: &[String],
-) -> Result<Model, NoPartRead> {
-    let mut merged: Option<Model> = None;
+) -> Result<OpenedModel, NoPartRead> {
+    let mut merged: Option<OpenedModel> = None;
     let mut unreadable = Vec::new();
     let mut read = Vec::new();
     let total = parts.len();
@@ -314,7 +315,7 @@ fn part(name: String, position: u64, m: &Model, tensors: std::ops::Range<usize>)
     }
 }
 
-fn start(name: String, position: u64, mut m: Model) -> Model {
+fn start(name: String, position: u64, mut m: Model) -> OpenedModel {
     prefix_findings(&mut m, &name);
     if let Some(a) = m.archive_mut() {
         for p in &mut a.pickles {
@@ -324,8 +325,11 @@ fn start(name: String, position: u64, mut m: Model) -> Model {
             u.name = format!("{name}: {}", u.name);
         }
     }
-    m.parts = vec![part(name, position, &m, 0..m.tensors.len())];
-    m
+    let parts = vec![part(name, position, &m, 0..m.tensors.len())];
+    OpenedModel {
+        parts,
+        ..OpenedModel::from(m)
+    }
 }
 
 fn prefix_findings(m: &mut Model, name: &str) {
@@ -337,7 +341,7 @@ fn prefix_findings(m: &mut Model, name: &str) {
     }
 }
 
-fn append(mut acc: Model, name: String, position: u64, mut m: Model) -> Model {
+fn append(mut acc: OpenedModel, name: String, position: u64, mut m: Model) -> OpenedModel {
     prefix_findings(&mut m, &name);
     let begin = acc.tensors.len();
     acc.tensors.append(&mut m.tensors);

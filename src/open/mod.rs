@@ -1,11 +1,12 @@
 //! Opening a model: recognising what the given files are (one model file, the parts of a split
 //! GGUF, safetensors shards with or without their index, a `config.json`), planning the reads,
 //! reading every header through the one [`crate::source::ByteSource`] driver, merging sets into
-//! one [`crate::format::Model`], and saying what is missing or does not belong. Plain Rust,
+//! one [`OpenedModel`], and saying what is missing or does not belong. Plain Rust,
 //! tested natively; the page, the element, the JavaScript API and the CLI only provide the
 //! byte sources (Blob, fetch, file, HTTP).
 #![forbid(unsafe_code)]
 
+pub mod findings;
 pub mod keyed;
 pub mod merge;
 #[cfg(not(target_arch = "wasm32"))]
@@ -13,5 +14,10 @@ pub mod native;
 pub mod pool;
 pub mod read;
 pub mod recognise;
+pub mod set;
 pub mod shared;
 pub mod urls;
+
+pub use set::{
+    OpenedModel, Part, SetInfo, ShardIndex, Sidecar, SplitKeys, Stray, MAX_CONFIG_BYTES,
+};

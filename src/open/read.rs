@@ -9,7 +9,8 @@
 use super::merge::{merge, parse_index, shard_first_read, PartError, ShardIndex};
 use super::pool::{bounded, POOL_SIZE};
 use super::recognise::{file_name, index_shards, normal, not_in_index, plan, Plan, Target};
-use crate::format::{onnx, Format, Model, SetInfo, Stray, Value, MAX_CONFIG_BYTES};
+use super::set::{OpenedModel, SetInfo, SplitKeys, Stray, MAX_CONFIG_BYTES};
+use crate::format::{onnx, Format, Model, Value};
 use crate::source::{read_model, ByteSource, ReadPolicy, ReadStats, SourceError};
 
 /// Most bytes of a safetensors index read: 256 MiB (diffusers' indexes of models with
@@ -57,14 +58,14 @@ pub trait Opener {
 }
 
 /// The tensors whose data a model wants read with its header: (name, offset, length).
-pub type TensorDataWanted = fn(&Model) -> Vec<(String, u64, u64)>;
+pub type TensorDataWanted = fn(&OpenedModel) -> Vec<(String, u64, u64)>;
 
 /// What the shell may add to an opening.
 #[derive(Clone, Copy, Default)]
 pub struct Options {
     /// Whether the model wants its `config.json` (quantised safetensors layouts; the shell
     /// passes `summary::quant_st::wants_config`). `None`: never read a config.
-    pub wants_config: Option<fn(&Model) -> bool>,
+    pub wants_config: Option<fn(&OpenedModel) -> bool>,
     /// The small tensors whose data describes the model (quantised layouts' logical shapes;
     /// the CLI passes `summary::quant_st::wanted_tensor_data`): (name, offset, length) in a
     /// single file, read into the model's sidecar. `None`: read no tensor data.
@@ -75,11 +76,11 @@ pub struct Options {
 pub struct Opened<S> {
     /// Display name: the file, the index, or `x.gguf (3 parts)`.
     pub name: String,
-    /// The model, merged from its parts; its [`Model::set`] says how complete it is.
-    pub model: Model,
+    /// The model, merged from its parts; its [`OpenedModel::set`] says how complete it is.
+    pub model: OpenedModel,
     /// Reads and bytes of the header reading, over every file.
     pub stats: ReadStats,
-    /// The source of each file read, in [`Model::parts`] order (one for a single file), for
+    /// The source of each file read, in [`OpenedModel::parts`] order (one for a single file), for
     /// tensor previews.
     pub sources: Vec<S>,
 }
@@ -173,7 +174,7 @@ impl OpenError {
 /// by its parts (the other parts are looked for beside the first with
 /// [`Opener::available`]), or an index and its shards. Errors: see [`OpenError`]; a set
 /// with missing or unreadable parts opens with what could be read, and says so in
-/// [`Model::set`].
+/// [`OpenedModel::set`].
 pub async fn open<O: Opener>(
     opener: &O,
     names: &[String],
@@ -267,7 +268,7 @@ pub async fn open<O: Opener>(
             Ok((model, s, src)) => {
                 stats.reads += s.reads;
                 stats.bytes += s.bytes;
-                let keys = crate::format::SplitKeys::of(&model);
+                let keys = SplitKeys::of(&model);
                 if set_kind == Some("gguf-split")
                     && model.format == Format::Gguf
                     && keys.no.is_none()
@@ -307,7 +308,7 @@ pub async fn open<O: Opener>(
     }
     let mut model = if single {
         match parts.pop() {
-            Some((_, Ok(m))) => m,
+            Some((_, Ok(m))) => OpenedModel::from(m),
             _ => {
                 return Err(OpenError::NothingToOpen {
                     ignored: Vec::new(),
@@ -336,7 +337,7 @@ pub async fn open<O: Opener>(
         // One part alone: shown as that file (its own offsets, its own totals), with the set
         // it belongs to described in `set`.
         match parts.pop() {
-            Some((_, Ok(m))) => m,
+            Some((_, Ok(m))) => OpenedModel::from(m),
             // Excluded above (the one part read is not an error); no panic either way.
             _ => {
                 return Err(OpenError::NoPart {
@@ -569,7 +570,12 @@ pub async fn read_one<O: Opener + ?Sized>(
 /// Reads the config a quantised layout needs: the one given, else `config.json` beside the
 /// first file (or AutoGPTQ's `quantize_config.json` when `config.json` has no quantisation
 /// section); attached to the model's sidecar, or the reason it could not be used.
-async fn read_config<O: Opener>(opener: &O, m: &mut Model, given: Option<&str>, files: &[String]) {
+async fn read_config<O: Opener>(
+    opener: &O,
+    m: &mut OpenedModel,
+    given: Option<&str>,
+    files: &[String],
+) {
     let dir = files
         .first()
         .map_or("", |f| super::recognise::dir_prefix(f));

@@ -5,7 +5,7 @@
 //! files given together, [`plan`] picks the one model they make and says which files do not
 //! belong to it (another set's part, a second copy, another model) and which are missing.
 
-pub use crate::format::Stray;
+pub use super::set::Stray;
 use crate::remote::shards::split_name;
 
 /// What one file is, by its name.

@@ -2,6 +2,7 @@
 //! window's rows, the statistics' two passes, the heatmap.
 
 use super::*;
+use crate::open::OpenedModel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
@@ -445,7 +446,7 @@ pub(super) fn pass2_rows<T: Copy + Into<f64>>(
 
 /// Plans, reads and computes a preview in one go (the CLI; tests). `name` is the tensor name.
 pub async fn preview_tensor<S: ByteSource>(
-    model: &Model,
+    model: &OpenedModel,
     src: &mut S,
     name: &str,
     req: &WindowRequest,

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::dequant::{st_elements, st_kind};
 use crate::format::{DType, Endian, Model, Tensor};
+use crate::open::OpenedModel;
 
 use super::field::{field_view, structured, Gather};
 use super::PreviewError;
@@ -272,7 +273,7 @@ fn field_of(
 /// Errors: no such tensor, a type that cannot be previewed (see [`geometry`]), an unknown byte
 /// size, data that does not fit in the file, rows or columns outside the tensor or empty, a
 /// window over [`MAX_WINDOW_VALUES`] values or [`MAX_READ_BYTES`] bytes, sizes past 64 bits.
-pub fn plan(model: &Model, index: usize, req: &WindowRequest) -> Result<Plan, PreviewError> {
+pub fn plan(model: &OpenedModel, index: usize, req: &WindowRequest) -> Result<Plan, PreviewError> {
     let whole = model
         .tensors
         .get(index)

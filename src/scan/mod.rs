@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dequant::{element_at, ElementKind, Exact};
 use crate::format::{DType, Model};
+use crate::open::OpenedModel;
 use crate::preview::{
     self, Decoder, IntRange, Plan, PreviewError, WindowRequest, MAX_WINDOW_VALUES,
 };
@@ -55,7 +56,7 @@ pub struct TensorScan {
     /// Its type (`Q4_K`, `F16`, …).
     #[serde(rename = "type")]
     pub dtype: String,
-    /// Index of the file (part) holding it, in [`Model::parts`] order.
+    /// Index of the file (part) holding it, in [`OpenedModel::parts`] order.
     pub part: usize,
     /// Bytes of its data read.
     pub bytes_read: u64,
@@ -81,7 +82,7 @@ pub struct TensorScan {
 }
 
 impl TensorScan {
-    fn new(model: &Model, index: usize) -> TensorScan {
+    fn new(model: &OpenedModel, index: usize) -> TensorScan {
         let t = model.tensors.get(index);
         TensorScan {
             name: t.map_or_else(|| format!("#{index}"), |t| t.name.clone()),
@@ -196,7 +197,7 @@ pub struct TensorScanner {
 impl TensorScanner {
     /// Starts the scan of tensor `index`. Errors: its type is not decoded (structured and
     /// object arrays, values elsewhere, unknown types: [`preview::target_geometry`]'s reasons).
-    pub fn new(model: &Model, index: usize) -> Result<TensorScanner, PreviewError> {
+    pub fn new(model: &OpenedModel, index: usize) -> Result<TensorScanner, PreviewError> {
         let t = model
             .tensors
             .get(index)
@@ -346,7 +347,7 @@ fn first_non_finite<T: Copy + Into<f64>>(xs: &[T], any: bool) -> Option<usize> {
 }
 
 /// A skipped tensor's result, saying why.
-pub fn skipped(model: &Model, index: usize, why: &PreviewError) -> TensorScan {
+pub fn skipped(model: &OpenedModel, index: usize, why: &PreviewError) -> TensorScan {
     TensorScan {
         skipped: Some(why.to_string()),
         failed: is_failure(why),
@@ -373,7 +374,7 @@ fn is_failure(e: &PreviewError) -> bool {
 /// be scanned, or whose read fails, comes back [`TensorScan::skipped`] with the reason (the
 /// scan of the others goes on).
 pub async fn scan_tensor<S: ByteSource>(
-    model: &Model,
+    model: &OpenedModel,
     src: &mut S,
     index: usize,
     piece_bytes: u64,
@@ -418,7 +419,7 @@ pub async fn scan_tensor<S: ByteSource>(
 
 /// The order tensors are scanned in: by file, then by offset (each file's data read front to
 /// back).
-pub fn scan_order(model: &Model) -> Vec<usize> {
+pub fn scan_order(model: &OpenedModel) -> Vec<usize> {
     let mut order: Vec<usize> = (0..model.tensors.len()).collect();
     order.sort_by_key(|&i| (model.source_of(i), model.tensors[i].offset, i));
     order
@@ -428,7 +429,7 @@ pub fn scan_order(model: &Model) -> Vec<usize> {
 /// work apart (the page's Workers): each tensor, in [`scan_order`], goes to the share holding
 /// the fewest bytes so far (the first of them on a tie), so each share is read front to back
 /// too. Every scanner computes the same split from the same model.
-pub fn shares(model: &Model, count: usize) -> Vec<Vec<usize>> {
+pub fn shares(model: &OpenedModel, count: usize) -> Vec<Vec<usize>> {
     let count = count.max(1);
     let mut out = vec![Vec::new(); count];
     let mut bytes = vec![0u64; count];
@@ -461,7 +462,7 @@ pub fn bytes_to_scan_of(model: &Model, indices: &[usize]) -> u64 {
 /// Scans tensor `i` from the source of the file holding it (`sources[model.source_of(i)]`,
 /// [`scan_tensor`]); a missing source gives a result saying so.
 pub async fn scan_from<S: ByteSource>(
-    model: &Model,
+    model: &OpenedModel,
     sources: &mut [S],
     i: usize,
     piece_bytes: u64,
@@ -480,7 +481,7 @@ pub async fn scan_from<S: ByteSource>(
 /// Scans every tensor of `model`, one after another ([`scan_order`], [`scan_from`]). Results
 /// are in the model's tensor order.
 pub async fn scan<S: ByteSource>(
-    model: &Model,
+    model: &OpenedModel,
     sources: &mut [S],
     piece_bytes: u64,
     progress: &mut dyn FnMut(u64),

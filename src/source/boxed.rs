@@ -57,7 +57,7 @@ impl ByteSource for BoxedSource {
 }
 
 /// Makes a new reader for each preview (cheap: a handle clone) of the file holding the tensor:
-/// its argument is the 0-based part ([`crate::format::Model::part_of`]) of a model merged from
+/// its argument is the 0-based part (`crate::open::OpenedModel::part_of`) of a model merged from
 /// several files, 0 for a single file.
 pub type SourceFactory = Rc<dyn Fn(usize) -> Box<dyn DynByteSource>>;
 

@@ -16,7 +16,8 @@ pub mod tokenizer;
 use serde::Serialize;
 
 use crate::check::Finding;
-use crate::format::{Model, Warning};
+use crate::format::Warning;
+use crate::open::OpenedModel;
 
 pub use arch::{arch_card, ArchCard};
 pub use layers::{layer_map, LayerMap};
@@ -100,10 +101,10 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quantization: Option<quant_st::QuantReport>,
     /// The set of files the model was opened from, when it is more than one file or one part
-    /// of several ([`crate::format::SetInfo`]): the totals above are then those of the files
+    /// of several ([`crate::open::SetInfo`]): the totals above are then those of the files
     /// read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub set: Option<crate::format::SetInfo>,
+    pub set: Option<crate::open::SetInfo>,
     /// The dtype histogram, largest share of bytes first.
     pub dtypes: Vec<DtypeRow>,
     /// GGUF architecture card.
@@ -138,7 +139,7 @@ pub struct OptimizerState {
 }
 
 /// Summarises a parsed model, every finding included (the doctor's too).
-pub fn summarize(m: &Model) -> Summary {
+pub fn summarize(m: &OpenedModel) -> Summary {
     let mut s = summarize_open(m);
     s.add_doctor(m);
     s
@@ -148,8 +149,8 @@ impl Summary {
     /// Adds the doctor's findings of `m` (the model this summary is of, by
     /// [`summarize_open`]) to [`Summary::findings`], ordered as [`summarize`] orders them: the
     /// summary then equals `summarize(m)`.
-    pub fn add_doctor(&mut self, m: &Model) {
-        crate::check::add_doctor(m, &mut self.findings);
+    pub fn add_doctor(&mut self, m: &OpenedModel) {
+        crate::open::findings::add_doctor(m, &mut self.findings);
         if self.quantization.is_some() {
             sort_findings(&mut self.findings);
         }
@@ -164,7 +165,7 @@ fn sort_findings(f: &mut [Finding]) {
 /// Summarises a parsed model for the first view of it: as [`summarize`] but without the
 /// doctor's findings (tokenizer, chat template, structure), which scan the vocabulary; what a
 /// model's open costs is then the header's parse and this. [`Summary::add_doctor`] adds them.
-pub fn summarize_open(m: &Model) -> Summary {
+pub fn summarize_open(m: &OpenedModel) -> Summary {
     let mut dtypes: Vec<DtypeRow> = Vec::new();
     let mut params = 0u64;
     let mut bytes = 0u64;
@@ -218,7 +219,7 @@ pub fn summarize_open(m: &Model) -> Summary {
     }
     dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
     let quantization = quant_st::analyse(m);
-    let mut findings = crate::check::container_findings(m);
+    let mut findings = crate::open::findings::container_findings(m);
     let mut bits_per_weight = bpw(bytes, sized_params);
     if let Some(q) = &quantization {
         params = q.logical_parameters;

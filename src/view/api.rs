@@ -3,7 +3,7 @@
 //! tensor, a fit planned from its arguments, and every failure's message as JavaScript gets
 //! it. `src/web/api.rs` only reads the JavaScript values, opens and decodes.
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::preview::{plan, target_geometry, Plan};
 use crate::summary::fit::{plan as fit_plan, Devices, FitOptions, FitPlan};
 use crate::text;
@@ -79,7 +79,7 @@ pub fn window_failure(why: impl Into<String>) -> Failure {
 /// `name`). Errors: no such tensor (its name escaped, cut to 200 characters; a model read in
 /// part says so), a bad window or field ([`window_failure`], in the API's words).
 pub fn window_plan(
-    model: &Model,
+    model: &OpenedModel,
     name: &str,
     tensor: &str,
     spec: &WindowSpec,
@@ -135,7 +135,7 @@ pub fn no_plan(why: impl Into<String>) -> Failure {
 /// The plan of `model` (opened as `name`) on `devices`. Errors: a model read only in part
 /// ([`partial_failure`]), or none from the planner (`name: why`).
 pub fn fit(
-    model: &Model,
+    model: &OpenedModel,
     name: &str,
     devices: &Devices,
     options: &FitOptions,
@@ -328,8 +328,8 @@ mod tests {
         assert_eq!(e.headline, "o/m is a repository, not a file");
     }
 
-    fn model() -> Model {
-        crate::source::parse_bytes(&tiny_llama()).unwrap()
+    fn model() -> OpenedModel {
+        crate::source::parse_bytes(&tiny_llama()).unwrap().into()
     }
 
     #[test]
@@ -341,7 +341,7 @@ mod tests {
             )],
             &[("w", 0, vec![4, 3], 48)],
         );
-        let m = crate::source::parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
         let t = m.tensors[0].name.clone();
         let p = window_plan(&m, "m.gguf", &t, &WindowSpec::default()).unwrap();
         let direct = plan(

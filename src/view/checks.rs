@@ -149,7 +149,9 @@ mod tests {
 
     #[test]
     fn the_card_lists_findings_worst_first_and_caps_them() {
-        let sample = crate::source::parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let sample = crate::open::OpenedModel::from(
+            crate::source::parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap(),
+        );
         let clean = card(&crate::summary::summarize(&sample).findings);
         assert_eq!(clean.get_attr("data-testid"), Some("checks"));
         assert_eq!(clean.class, "card checks checks-clean");

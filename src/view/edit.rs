@@ -7,6 +7,7 @@
 use crate::check::Finding;
 use crate::edit::{result_model, Change, ChangeKind, Edit, NewValue, Plan};
 use crate::format::{Model, Value, ValueType};
+use crate::open::OpenedModel;
 use crate::summary;
 use crate::text::{self, escape};
 use crate::view::compare::{compare, row_list, table, CompareView};
@@ -72,7 +73,8 @@ pub fn change_rows(changes: &[Change]) -> Vec<ChangeRow> {
 
 /// Reviews `plan`, made from `original` (named `name_in`), as the file `name_out`.
 pub fn review(name_in: &str, original: &Model, name_out: &str, plan: &Plan) -> Review {
-    let result = result_model(plan);
+    // The edited file alone: one file, nothing read beside it.
+    let result = OpenedModel::from(result_model(plan));
     let compare = compare(name_in, original, name_out, &result);
     let findings = summary::summarize(&result).findings;
     let sizes = format!(
@@ -88,7 +90,7 @@ pub fn review(name_in: &str, original: &Model, name_out: &str, plan: &Plan) -> R
         findings,
         sizes,
         notes: plan.notes.iter().map(|n| escape(n)).collect(),
-        result,
+        result: result.model,
     }
 }
 

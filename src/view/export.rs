@@ -5,6 +5,7 @@
 //! summary, dtype table, per-layer map).
 
 use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::Summary;
 use crate::text;
 use crate::view::node::{self, Node};
@@ -105,7 +106,7 @@ pub fn layer_ranges(layers: &[u64]) -> String {
 /// A Markdown report: the summary figures, the architecture, the dtype table and the per-layer
 /// quantisation map (each role with the layers of each type). Text from the file is escaped
 /// (control characters made visible, `|` escaped in tables).
-pub fn markdown(name: &str, s: &Summary, m: &Model) -> String {
+pub fn markdown(name: &str, s: &Summary, m: &OpenedModel) -> String {
     let mut o = format!("# {}\n\n", md_cell(name));
     o.push_str("| | |\n|---|---|\n");
     // The summary card's figures, in its words (a set, a part alone, quantisation included).
@@ -266,7 +267,7 @@ impl Kind {
 
     /// The file's text for model `m` shown as `name` (as the CLI's `--json`, `--csv`,
     /// `--markdown` print it).
-    pub fn text(self, name: &str, m: &Model) -> String {
+    pub fn text(self, name: &str, m: &OpenedModel) -> String {
         let s = crate::summary::summarize(m);
         match self {
             Kind::Json => summary_json(m, &s),
@@ -315,7 +316,7 @@ mod tests {
             &[("general.architecture", Kv::Str("llama"))],
             &[("blk.0.attn_q.weight", 12, vec![256, 2], 288)],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let s = summarize(&m);
         let v: serde_json::Value = serde_json::from_str(&summary_json(&m, &s)).unwrap();
         assert_eq!(v["format"], "gguf");
@@ -336,7 +337,7 @@ mod tests {
                 ("a,\"b\"", 0, vec![4], 600),
             ],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let s = summarize(&m);
         let csv = tensors_csv(&s);
         let lines: Vec<&str> = csv.split("\r\n").collect();
@@ -406,7 +407,7 @@ mod tests {
                 ("ok.weight", 0, vec![4], 96),
             ],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let mut s = summarize(&m);
         s.tensors[3].dtype = "@type\u{7}".into();
         let csv = tensors_csv(&s);
@@ -457,7 +458,9 @@ mod tests {
 
     #[test]
     fn kinds_name_their_buttons_and_files() {
-        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let m = crate::open::OpenedModel::from(
+            parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap(),
+        );
         for (k, id) in [
             (Kind::Json, "export-json"),
             (Kind::Csv, "export-csv"),

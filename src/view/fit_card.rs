@@ -4,7 +4,7 @@
 //! ([`repo_card`], [`repo_row`], [`repo_plan`], [`repo_status`]). The texts and figures come
 //! from [`crate::view::fit`]; the page renders these and wires the listeners.
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
 use crate::view::fit::{
     cli_args, device_rows, fits_name, repo_cells, rows, verdict_line, FieldError, Inputs,
@@ -365,7 +365,7 @@ pub fn repo_status(read: usize, models: usize) -> (String, &'static str) {
 /// The plan of one repo model `file`: [`RepoPlanError::Pending`] while its header is read
 /// (`model` `None`), its read error, the settings' error, or the plan's own error.
 pub fn repo_plan(
-    model: Option<Result<&Model, &str>>,
+    model: Option<Result<&OpenedModel, &str>>,
     inputs: &Result<Inputs, FieldError>,
     file: &str,
 ) -> Result<FitPlan, RepoPlanError> {
@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn the_plan_draws_its_figures_devices_and_command() {
         let b = tiny_llama();
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let s = Settings::default();
         let i = inputs(&s).unwrap();
         let p = plan(&m, "m.gguf", &i.devices, &i.options).unwrap();
@@ -554,7 +554,7 @@ mod tests {
     #[test]
     fn repo_rows_say_their_state_and_star_the_pick() {
         let b = tiny_llama();
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let i = inputs(&Settings::default());
         let ok = repo_plan(Some(Ok(&m)), &i, "a.gguf");
         assert!(ok.is_ok());

@@ -427,7 +427,9 @@ mod node_tests {
 
     #[test]
     fn the_card_of_the_sample() {
-        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let m = crate::open::OpenedModel::from(
+            parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap(),
+        );
         let s = summarize(&m);
         let c = card(&s.dtypes);
         assert_eq!(c.class, "card types");

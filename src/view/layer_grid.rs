@@ -258,7 +258,7 @@ mod tests {
                 ("blk.2.attn_q.weight", 12, vec![256], 144),
             ],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let g = grid(&summarize(&m).layers);
         assert_eq!(g.layers, ["0", "1", "2"]);
         assert_eq!(g.rows.len(), 2);
@@ -330,7 +330,9 @@ mod tests {
 
     #[test]
     fn the_card_of_the_sample() {
-        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let m = crate::open::OpenedModel::from(
+            parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap(),
+        );
         let g = grid(&summarize(&m).layers);
         let c = card(&g);
         assert_eq!(c.class, "card layers");

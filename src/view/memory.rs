@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn rows_and_reasons() {
         let b = tiny_llama();
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         assert_eq!(model_context(&m), Some(100));
         let e = estimate(&m, None, KvType::Q8_0).unwrap();
         let r = rows(&e);
@@ -379,7 +379,7 @@ mod tests {
             ],
             &[("t", 0, vec![8], 0)],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let e = estimate(&m, None, KvType::F16).unwrap();
         let s = e.sliding_window.clone().unwrap();
         let r = rows(&e);
@@ -408,7 +408,9 @@ mod tests {
 
     #[test]
     fn the_card_of_the_sample() {
-        let m = parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap();
+        let m = crate::open::OpenedModel::from(
+            parse_bytes(include_bytes!("../../www/sample.gguf")).unwrap(),
+        );
         let ctx = model_context(&m);
         let c = card(ctx);
         assert_eq!(c.class, "card memory");
@@ -435,7 +437,7 @@ mod tests {
         assert!(bert[0].text.as_deref().unwrap().starts_with("no "));
 
         let llama = tiny_llama();
-        let m = parse_bytes(&llama).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&llama).unwrap());
         assert_eq!(
             card(model_context(&m))
                 .find_testid("memory-context")

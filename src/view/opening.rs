@@ -7,6 +7,7 @@
 use crate::format::{registry, Model, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
+use crate::open::OpenedModel;
 use crate::remote::hub::{parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
@@ -186,7 +187,7 @@ pub fn whole_file_error(problem: Problem, url: &str, to: &Audience<'_>) -> Sourc
 
 /// The file of each source of a model read as `name`: the merged model's parts, or the one
 /// file.
-pub fn part_files(model: &Model, name: &str) -> Vec<String> {
+pub fn part_files(model: &OpenedModel, name: &str) -> Vec<String> {
     if model.parts.is_empty() {
         vec![name.to_string()]
     } else {
@@ -435,7 +436,7 @@ mod tests {
             )],
             &[],
         );
-        let mut m = crate::source::parse_bytes(&b).unwrap();
+        let mut m = crate::open::OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
         let before = m.warnings.len();
         warn_no_range(&mut m, [("a", false), ("b", true)]);
         assert_eq!(m.warnings.len(), before + 1);
@@ -445,7 +446,7 @@ mod tests {
             ("b", NO_RANGE_WARNING)
         );
         assert_eq!(part_files(&m, "one.gguf"), ["one.gguf"]);
-        let part = |name: &str, position| crate::format::Part {
+        let part = |name: &str, position| crate::open::Part {
             name: name.into(),
             file_size: 10,
             header_size: 5,

@@ -9,7 +9,7 @@ const SAMPLE: &[u8] = include_bytes!("../../www/sample.gguf");
 
 #[test]
 fn the_bundled_sample_feeds_every_card() {
-    let m = parse_bytes(SAMPLE).unwrap();
+    let m = crate::open::OpenedModel::from(parse_bytes(SAMPLE).unwrap());
     assert!(m.error.is_none());
     let s = summarize(&m);
     let f = facts::summary_facts(&s, &m);
@@ -39,7 +39,7 @@ fn a_cut_short_file_says_how_much_was_read() {
     let m = parse_bytes(SAMPLE).unwrap();
     // Cut inside the tensor infos: metadata complete, tensors partly read.
     let cut = (m.header_size as usize) - 200;
-    let part = parse_bytes(&SAMPLE[..cut]).unwrap();
+    let part = crate::open::OpenedModel::from(parse_bytes(&SAMPLE[..cut]).unwrap());
     assert!(part.error.is_some());
     let s = summarize(&part);
     let f = facts::summary_facts(&s, &part);

@@ -494,7 +494,7 @@ mod tests {
     fn zeros() -> Preview {
         // An F32 tensor of 2 rows × 4 values, zero-filled.
         let b = gguf(&[], &[("w", 0, vec![4, 2], 32)]);
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let req = WindowRequest::default();
         block_on_ready(preview_tensor(&m, &mut MemSource::new(&b), "w", &req)).unwrap()
     }
@@ -678,7 +678,7 @@ mod tests {
     fn the_boxes_show_and_read_the_window() {
         // F32 tensors: `w` of 3 rows × 5 values, `z` with a zero dimension.
         let b = gguf(&[], &[("w", 0, vec![5, 3], 60), ("z", 0, vec![5, 0], 0)]);
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let asked = WindowRequest {
             rows: Some(1..3),
             cols: Some(2..4),
@@ -761,7 +761,7 @@ mod tests {
     #[test]
     fn the_card_says_what_is_open_and_what_was_read() {
         let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let o = opening(&m, 0, WindowRequest::default()).unwrap();
         assert_eq!(
             o.card_attrs(),

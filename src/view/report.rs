@@ -6,6 +6,7 @@
 //! a [`Plan`] says.
 
 use crate::format::{Format, Model};
+use crate::open::OpenedModel;
 use crate::summary::tokenizer::{has_tokenizer, tokenizer_info, TokenizerInfo};
 use crate::view::export::Kind;
 use crate::view::tabs::{self, Tab, FULL_TABS};
@@ -157,7 +158,7 @@ impl Plan {
 
 /// Whether the page's Edit tab edits `model`'s header: a GGUF model read whole and without
 /// error from one local file alone (`alone`), never a set of parts merged into one.
-pub fn editable(model: &Model, alone: bool) -> bool {
+pub fn editable(model: &OpenedModel, alone: bool) -> bool {
     model.format == Format::Gguf && model.error.is_none() && model.parts.is_empty() && alone
 }
 
@@ -348,10 +349,10 @@ mod tests {
 
     #[test]
     fn only_one_local_gguf_alone_is_editable() {
-        let llama = parse_bytes(&tiny_llama()).unwrap();
+        let llama = OpenedModel::from(parse_bytes(&tiny_llama()).unwrap());
         assert!(editable(&llama, true));
         assert!(!editable(&llama, false));
-        assert!(!editable(&safetensors(), true));
+        assert!(!editable(&safetensors().into(), true));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! natively (`examples/bench_stages.rs`) and in the browser (the wasm entry's `bench_stages`),
 //! so `scripts/bench.sh` compares like with like. Not used by the page or the CLI.
 //!
-//! The stages ([`STAGES`]): `parse` (bytes to [`Model`]), `summary` (the first view's
+//! The stages ([`STAGES`]): `parse` (bytes to [`crate::format::Model`]), `summary` (the first view's
 //! [`summarize_open`]: counts, types, layers, tensors, container checks), `checks` (the
 //! container checks alone), `doctor` (tokenizer, template and structure findings, added after
 //! the first view), `recipe`, `layer_map`, `tokenizer` (the Tokenizer card's facts), `memory`
@@ -13,8 +13,9 @@
 
 use serde::Serialize;
 
-use crate::check::{container_findings, doctor::doctor_findings};
-use crate::format::Model;
+use crate::check::doctor::doctor_findings;
+use crate::open::findings::container_findings;
+use crate::open::OpenedModel;
 use crate::source::parse_bytes;
 use crate::summary::{
     fit, layers::layer_map, memory, recipe::recipe, summarize_open, tokenizer::tokenizer_info,
@@ -57,7 +58,7 @@ pub fn time_stages(
     runs: usize,
     now: &dyn Fn() -> f64,
 ) -> Result<Vec<StageTime>, crate::format::Error> {
-    let m = parse_bytes(header)?;
+    let m = OpenedModel::from(parse_bytes(header)?);
     let runs = runs.max(1);
     let mut out = Vec::new();
     for stage in STAGES {
@@ -83,7 +84,7 @@ pub fn time_stages(
 }
 
 /// Runs `stage` once on `m` (parsed from `header`), its results kept from the optimiser.
-fn run(stage: &str, header: &[u8], m: &Model) {
+fn run(stage: &str, header: &[u8], m: &OpenedModel) {
     use std::hint::black_box;
     match stage {
         "parse" => drop(black_box(parse_bytes(header))),
@@ -100,7 +101,7 @@ fn run(stage: &str, header: &[u8], m: &Model) {
         "memory" => drop(black_box(card_estimate(m))),
         "fit" => drop(black_box(default_plan(m))),
         _ => {
-            if let Ok(m) = parse_bytes(header) {
+            if let Ok(m) = parse_bytes(header).map(OpenedModel::from) {
                 black_box(summarize_open(&m));
                 black_box(tokenizer_info(&m));
                 black_box(recipe(&m));
@@ -112,12 +113,12 @@ fn run(stage: &str, header: &[u8], m: &Model) {
 }
 
 /// The Memory card's first estimate: the model's own context, F16 KV cache.
-fn card_estimate(m: &Model) -> Option<memory::MemoryEstimate> {
+fn card_estimate(m: &OpenedModel) -> Option<memory::MemoryEstimate> {
     memory::estimate(m, None, memory::KvType::F16).ok()
 }
 
 /// The Fit card's first plan: the page's default settings.
-fn default_plan(m: &Model) -> Option<fit::FitPlan> {
+fn default_plan(m: &OpenedModel) -> Option<fit::FitPlan> {
     let i = super::fit::inputs(&super::fit::Settings::default()).ok()?;
     fit::plan(m, "model", &i.devices, &i.options).ok()
 }

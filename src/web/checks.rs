@@ -8,7 +8,8 @@ use web_sys::Element;
 
 use super::dom::{self, attr};
 use crate::check::Finding;
-use crate::format::{Format, Model};
+use crate::format::Format;
+use crate::open::OpenedModel;
 use crate::view::checks;
 
 /// Runs the doctor on `model` in a task of its own (`setTimeout(0)`: the first view is painted
@@ -18,7 +19,7 @@ use crate::view::checks;
 /// the card says `data-doctor="pending"`, then `"done"`.
 pub fn later_doctor(
     card: Element,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     mut findings: Vec<Finding>,
 ) -> Option<Timeout> {
     if model.format != Format::Gguf {
@@ -27,7 +28,7 @@ pub fn later_doctor(
     }
     attr(&card, "data-doctor", "pending");
     Some(Timeout::new(0, move || {
-        crate::check::add_doctor(&model, &mut findings);
+        crate::open::findings::add_doctor(&model, &mut findings);
         let done = checks_card(&findings);
         attr(&done, "data-doctor", "done");
         // The tab panel's or the page's card, wherever it was placed.

@@ -20,7 +20,7 @@ use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 use super::compare::Placed;
 use super::dom::{self, append, attr, set_body_data};
 use crate::edit::{plan, Plan};
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::view::edit::{self as vm, EditForm};
 
 thread_local! {
@@ -32,7 +32,7 @@ thread_local! {
 /// Everything the listeners share.
 struct State {
     name: String,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     file: Blob,
     form: RefCell<EditForm>,
     /// The card (the editor's inputs are found in it, [`EditForm::input_order`]).
@@ -69,7 +69,7 @@ fn all(root: &Element, selector: &str) -> Vec<Element> {
 
 /// Adds the "Edit header" card for `model` (a local GGUF file read to the end, `file`) at the
 /// end of `root`. The editor itself is built when the person opens it.
-pub(super) fn show(root: &Element, name: &str, model: Rc<Model>, file: Blob) {
+pub(super) fn show(root: &Element, name: &str, model: Rc<OpenedModel>, file: Blob) {
     forget();
     let card = dom::render(&vm::card());
     let state = Rc::new(State {

@@ -13,7 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Element, HtmlAnchorElement, Url};
 
 use super::dom;
-use crate::format::Model;
+use crate::open::OpenedModel;
 pub use crate::view::export::Kind;
 
 /// Saves text as a downloaded file, keeping the object URL of the last download until the
@@ -66,7 +66,7 @@ pub struct ExportButton {
 
 impl ExportButton {
     /// A button that downloads `model`'s `kind` export as `<name>.weightpeek.<ext>`.
-    pub fn new(model: Rc<Model>, name: &str, kind: Kind) -> (Element, ExportButton) {
+    pub fn new(model: Rc<OpenedModel>, name: &str, kind: Kind) -> (Element, ExportButton) {
         let download = Download::default();
         let (file, shown) = (kind.file_name(name), name.to_string());
         ExportButton::on_click(kind, move || {

@@ -23,10 +23,10 @@ use web_sys::{Blob, File, FileList};
 
 use super::blob::{js_error_text, BlobSource};
 use super::http::{Fetcher, HttpSource, Location};
-use crate::format::Model;
 use crate::open::keyed::{Key, Watch, Watchers};
 use crate::open::read::{open, OpenError, Opener, Options};
 use crate::open::urls::Urls;
+use crate::open::OpenedModel;
 use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
 use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
@@ -38,14 +38,14 @@ pub use crate::source::http::Counters;
 pub use crate::view::opening::{display_name, url_file, LoadError};
 
 /// A model that was opened: its display name, the model (possibly with a parse error after
-/// what was read; [`Model::set`] says how complete a set is), what reading it cost, and a
+/// what was read; [`crate::open::OpenedModel::set`] says how complete a set is), what reading it cost, and a
 /// reader of its data for previews.
 pub struct Opened {
     /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).
     pub name: String,
     /// The parsed (and, for sets, merged) model; shared with every consumer of the same
     /// reading ([`read_shared`]).
-    pub model: Rc<Model>,
+    pub model: Rc<OpenedModel>,
     /// Reads and bytes of the header reading, over every file.
     pub stats: ReadStats,
     /// A fresh reader of the file holding part `i`, for tensor previews.
@@ -339,7 +339,7 @@ pub async fn read_remote(
 /// keeps ([`read_shared`]); each consumer reads previews with its own fetcher.
 struct Header {
     name: String,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     stats: ReadStats,
     /// Where each file read lives, in the merged model's part order.
     located: Vec<Location>,
@@ -486,7 +486,7 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
 /// kept), for the full module to read the same header without a request: `(where it lives,
 /// the model, whose `bytes` are those read from offset 0)`. `None` when this module has no
 /// such reading, it failed, or its server ignores Range (its stream is gone).
-pub async fn header_prefix(url: &str) -> Option<(Location, Rc<Model>)> {
+pub async fn header_prefix(url: &str) -> Option<(Location, Rc<OpenedModel>)> {
     let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
     let header = ticket.await.ok()?;
     match header.located.as_slice() {

@@ -11,7 +11,7 @@ use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::memory::{estimate, KvType};
 use crate::view::memory::{self, model_context, parse_context};
 
@@ -27,7 +27,7 @@ pub struct MemoryCard {
 }
 
 struct Parts {
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     card: Element,
     input: HtmlInputElement,
     select: HtmlSelectElement,
@@ -37,7 +37,7 @@ struct Parts {
 
 impl MemoryCard {
     /// The card for `model` (a GGUF).
-    pub fn new(model: Rc<Model>) -> (Element, MemoryCard) {
+    pub fn new(model: Rc<OpenedModel>) -> (Element, MemoryCard) {
         let context = model_context(&model);
         let card = dom::render(&memory::card(context));
         let input: HtmlInputElement = dom::find_testid(&card, "memory-context")

@@ -9,7 +9,8 @@ use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
-use crate::format::{Model, Value};
+use crate::format::Value;
+use crate::open::OpenedModel;
 use crate::view::metadata::{self, count_text, metadata_rows, ArrayPager};
 
 use super::dom::{self, append, attr};
@@ -22,7 +23,7 @@ struct Expanded {
 }
 
 struct State {
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     tbody: Element,
     count: Element,
     expanded: HashMap<usize, Expanded>,
@@ -35,7 +36,7 @@ pub struct MetadataView {
 }
 
 impl MetadataView {
-    pub fn new(model: Rc<Model>) -> (Element, MetadataView) {
+    pub fn new(model: Rc<OpenedModel>) -> (Element, MetadataView) {
         let card = dom::render(&metadata::card());
         let count = dom::find(&card, ".card-head .count");
         let filter: HtmlInputElement = dom::find(&card, ".card-head input").unchecked_into();

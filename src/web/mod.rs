@@ -373,7 +373,7 @@ impl App {
     fn draw(
         &self,
         name: &str,
-        model: Rc<crate::format::Model>,
+        model: Rc<crate::open::OpenedModel>,
         stats: &crate::source::ReadStats,
         source: crate::source::boxed::SourceFactory,
         editor: bool,

@@ -23,7 +23,7 @@ use web_sys::{
     ImageData,
 };
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest};
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::preview as pv;
@@ -42,7 +42,7 @@ pub type OnChange = Rc<dyn Fn(Option<&str>)>;
 /// The preview card: one open tensor at a time; its listeners are dropped with it.
 pub struct PreviewCard {
     card: Element,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     source: SourceFactory,
     /// Bumped for every window started; a task that finds a newer one stops writing.
     generation: Rc<Cell<u64>>,
@@ -74,7 +74,7 @@ async fn yield_now() {
 
 impl PreviewCard {
     /// An empty, hidden card; [`PreviewCard::open`] fills it.
-    pub fn new(model: Rc<Model>, source: SourceFactory) -> PreviewCard {
+    pub fn new(model: Rc<OpenedModel>, source: SourceFactory) -> PreviewCard {
         let card = el_class("section", "card preview");
         attr(&card, "data-testid", "preview");
         dom::set_hidden(&card, true);
@@ -142,7 +142,7 @@ impl PreviewCard {
 #[allow(clippy::too_many_lines, clippy::too_many_arguments)]
 fn open_panel(
     card: &Element,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     source: SourceFactory,
     generation: Rc<Cell<u64>>,
     panel: Rc<RefCell<Option<Panel>>>,
@@ -374,7 +374,7 @@ impl Els {
 
 /// Plans, reads, decodes in slices. Returns the preview and the time the bytes arrived.
 async fn run(
-    model: &Model,
+    model: &OpenedModel,
     source: &SourceFactory,
     index: usize,
     req: &WindowRequest,
@@ -398,7 +398,7 @@ async fn run(
 /// Reads the bytes of `plan`'s window from the file holding its tensor (its part of a merged
 /// model, or the one file): one read of exactly the planned range.
 pub async fn window_bytes(
-    model: &Model,
+    model: &OpenedModel,
     source: &SourceFactory,
     plan: &mut crate::preview::Plan,
 ) -> Result<Vec<u8>, PreviewError> {

@@ -22,8 +22,8 @@ use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
 use super::App;
-use crate::format::Model;
 use crate::open::recognise::file_name;
+use crate::open::OpenedModel;
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::boxed::SourceFactory;
@@ -341,7 +341,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
 fn show_model(
     app: &Rc<App>,
     name: &str,
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     stats: &ReadStats,
     source: SourceFactory,
     scan: ScanInput,

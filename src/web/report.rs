@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::source::ReadStats;
 use crate::summary;
 use crate::view::report::{Laps, Plan, PreviewPlan};
@@ -51,7 +51,7 @@ pub struct Report {
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
     root: Element,
     /// The name and model shown (the page's Compare card compares against them).
-    shown: (String, Rc<Model>),
+    shown: (String, Rc<OpenedModel>),
     /// The lean module's listener for what it leaves to the full one, and the tabs that ask
     /// for it ([`Plan::lean_tabs`]).
     need: Rc<RefCell<Option<OnNeed>>>,
@@ -115,7 +115,7 @@ impl Report {
     pub fn build(
         root: &web_sys::Element,
         name: &str,
-        model: Rc<Model>,
+        model: Rc<OpenedModel>,
         stats: &ReadStats,
         source: Option<SourceFactory>,
         layout: Layout,
@@ -419,7 +419,7 @@ impl Report {
     }
 
     /// The name and the model this view shows.
-    pub fn shown(&self) -> (&str, &Rc<Model>) {
+    pub fn shown(&self) -> (&str, &Rc<OpenedModel>) {
         (&self.shown.0, &self.shown.1)
     }
 

@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::node::Node;
 use crate::view::tokenizer::{
@@ -61,7 +62,7 @@ list_rows!(TokenRows, TOKEN_LIST);
 list_rows!(MergeRows, MERGE_LIST);
 
 struct ListState<R> {
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     rows: R,
     body: VirtualBody,
     count: Element,
@@ -107,7 +108,7 @@ struct List<R> {
 
 impl<R: ListRows + 'static> List<R> {
     /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
-    fn new(body: &Element, model: Rc<Model>, make: impl FnOnce(&Model) -> R) -> List<R> {
+    fn new(body: &Element, model: Rc<OpenedModel>, make: impl FnOnce(&Model) -> R) -> List<R> {
         let [head, frame] = list_nodes(&R::TEXTS);
         let head = dom::render(&head);
         let scroller = dom::render(&frame);
@@ -169,7 +170,7 @@ pub struct TokenizerCard {
 
 impl TokenizerCard {
     /// Builds the card for `model` (whose tokenizer keys gave `info`).
-    pub fn new(model: Rc<Model>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
+    pub fn new(model: Rc<OpenedModel>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
         let (card, body) = dom::card("Tokenizer", "tokenizer");
         attr(&card, "data-testid", "tokenizer");
         let mut listeners = Vec::new();

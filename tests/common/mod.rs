@@ -7,7 +7,7 @@ pub mod range_server;
 use std::path::{Path, PathBuf};
 
 use weightpeek::dequant::Exact;
-use weightpeek::format::Model;
+use weightpeek::open::OpenedModel;
 use weightpeek::source::{block_on_ready, read_model, ByteSource, ReadPolicy, SourceError};
 
 /// A metadata value to write.
@@ -264,11 +264,11 @@ pub fn real_file(p: PathBuf) -> Option<PathBuf> {
 
 /// Reads a file's header as the app does locally (`ReadPolicy::LOCAL`) through a
 /// [`CountingFile`], which is returned with the bytes and reads it counted.
-pub fn open_model(p: &Path) -> (Model, CountingFile) {
+pub fn open_model(p: &Path) -> (OpenedModel, CountingFile) {
     let mut src = CountingFile::open(p);
     let (m, _) = block_on_ready(read_model(&mut src, &ReadPolicy::LOCAL))
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    (m, src)
+    (m.into(), src)
 }
 
 /// `DIR/expected.json`, as a reference script wrote it.
@@ -386,7 +386,7 @@ pub fn kind_of(dtype: &str) -> &'static str {
 /// reference's values exactly. Returns how many tensors were previewed.
 pub fn check_tensors<S: ByteSource>(
     file: &str,
-    m: &Model,
+    m: &OpenedModel,
     src: &mut S,
     want: &[serde_json::Value],
 ) -> usize {
@@ -454,7 +454,7 @@ fn shape_of(w: &serde_json::Value) -> Vec<u64> {
 /// row's (`w["first"]`, `w["last_row"]`). `false` when `w` has no values to compare.
 fn check_values<S: ByteSource>(
     label: &str,
-    m: &Model,
+    m: &OpenedModel,
     src: &mut S,
     name: &str,
     base: &weightpeek::preview::WindowRequest,

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use weightpeek::format::Model;
+use weightpeek::open::OpenedModel;
 use weightpeek::scan::{self, TensorScan};
 use weightpeek::source::file::FileSource;
 use weightpeek::source::net::NetSource;
@@ -114,7 +114,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode, String> {
 /// Scans every tensor on `threads` threads, each taking the next tensor in file order
 /// ([`scan::scan_order`]) with its own readers; a progress line on a terminal's stderr.
 fn scan_on_threads<S: Fork>(
-    model: &Model,
+    model: &OpenedModel,
     sources: &[S],
     threads: usize,
 ) -> Result<Vec<TensorScan>, String> {

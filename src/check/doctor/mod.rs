@@ -49,14 +49,22 @@ pub fn is_doctor_code(code: &str) -> bool {
     CODES.contains(&code)
 }
 
-/// The doctor's findings of a GGUF model (nothing for other formats), appended to `out`.
+/// The doctor's findings of a GGUF model that is one whole file (nothing for other formats),
+/// appended to `out`.
 pub fn doctor_findings(m: &Model, out: &mut Vec<Finding>) {
+    doctor_findings_of_set(m, false, out);
+}
+
+/// The doctor's findings of a GGUF model (nothing for other formats), appended to `out`;
+/// `incomplete_set` when it is a set of files not all read, whose structure is then not judged
+/// (see [`crate::open::findings`]).
+pub fn doctor_findings_of_set(m: &Model, incomplete_set: bool, out: &mut Vec<Finding>) {
     if m.format != Format::Gguf {
         return;
     }
     tokenizer::findings(m, out);
     template::findings(m, out);
-    structure::findings(m, out);
+    structure::findings(m, incomplete_set, out);
 }
 
 /// The metadata entry `key`'s byte offset, for a finding about it.

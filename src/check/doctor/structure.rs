@@ -101,13 +101,10 @@ fn layer_of(name: &str) -> Option<(u64, &str)> {
     Some((n.parse().ok()?, rest))
 }
 
-/// The structure findings of `m`.
-pub fn findings(m: &Model, out: &mut Vec<Finding>) {
-    if m.tensors.is_empty()
-        || m.set
-            .as_ref()
-            .is_some_and(|s| !s.kind.is_empty() && !s.complete())
-    {
+/// The structure findings of `m`; none when `incomplete_set` (the model is a set of files not
+/// all read: its tensors are not the whole model's).
+pub fn findings(m: &Model, incomplete_set: bool, out: &mut Vec<Finding>) {
+    if m.tensors.is_empty() || incomplete_set {
         return;
     }
     let Some(arch) = architecture(m) else { return };

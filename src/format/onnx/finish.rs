@@ -275,9 +275,6 @@ impl<'a> Parser<'a> {
             warnings: self.warnings,
             error,
             bytes: prefix.to_vec(),
-            parts: Vec::new(),
-            sidecar: Sidecar::default(),
-            set: None,
             detail: crate::format::Detail::Onnx(self.info),
         }
     }

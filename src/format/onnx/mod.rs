@@ -52,7 +52,7 @@ use super::error::{Error, ErrorKind, Warning};
 use super::held::Held;
 use super::value::{MetadataEntry, Text, Value};
 use super::zip::{Need, Stop};
-use super::{element_count, DType, Endian, Format, Model, Sidecar, Tensor};
+use super::{element_count, DType, Endian, Format, Model, Tensor};
 use found::*;
 use parser::*;
 pub use side::{

@@ -274,7 +274,7 @@ fn gguf(id: u32, row: u64, rows: u64, data: &[u8]) -> Vec<u8> {
 /// The tensor of `file` scanned in pieces of `piece` bytes, fused and careful.
 fn scan_both(file: &[u8], piece: u64) -> (crate::scan::TensorScan, crate::scan::TensorScan) {
     use crate::scan::{pieces, TensorScanner};
-    let model = crate::source::parse_bytes(file).unwrap();
+    let model = crate::open::OpenedModel::from(crate::source::parse_bytes(file).unwrap());
     let at = usize::try_from(model.tensors[0].offset).unwrap();
     let run = |fused: bool| {
         let mut s = TensorScanner::new(&model, 0).unwrap();

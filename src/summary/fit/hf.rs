@@ -27,7 +27,8 @@ use std::fmt;
 
 use serde_json::Value as Json;
 
-use crate::format::{Format, Model};
+use crate::format::Format;
+use crate::open::OpenedModel;
 use crate::summary::memory::KvType;
 
 /// Why a safetensors model's `config.json` gives no KV sizing for vLLM.
@@ -89,7 +90,7 @@ pub const ENCODERS: [&str; 12] = [
 ];
 
 /// Whether the fit planner wants this model's `config.json`: a safetensors model without one.
-pub fn wants_config(m: &Model) -> bool {
+pub fn wants_config(m: &OpenedModel) -> bool {
     m.format == Format::Safetensors && m.sidecar.config.is_none()
 }
 

@@ -30,6 +30,7 @@ mod vllm;
 use serde::Serialize;
 
 use crate::format::{Format, Model, Value};
+use crate::open::OpenedModel;
 use crate::summary::memory::{estimate, EstimateError, KvType, CELL_PAD};
 pub use compute::Compute;
 pub use costs::{Costs, LayerCost};
@@ -309,7 +310,7 @@ fn check_kv_blocks(m: &Model, arch: &str, kv: KvType) -> Result<(), FitError> {
 }
 
 fn evaluate(
-    m: &Model,
+    m: &OpenedModel,
     arch: &str,
     devices: &Devices,
     opts: &FitOptions,
@@ -423,7 +424,7 @@ fn largest(limit: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 
 /// Plans `m` (named `file` in the command line) on `devices`.
 pub fn plan(
-    m: &Model,
+    m: &OpenedModel,
     file: &str,
     devices: &Devices,
     opts: &FitOptions,

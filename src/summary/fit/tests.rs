@@ -165,7 +165,7 @@ proptest! {
 }
 
 /// A small llama-style GGUF: `layers` layers of `per_layer` f32 elements each.
-fn llama(layers: u32, per_layer: u64, tied: bool) -> Model {
+fn llama(layers: u32, per_layer: u64, tied: bool) -> OpenedModel {
     let mut tensors: Vec<(String, u32, Vec<u64>, u64)> =
         vec![("token_embd.weight".into(), 0, vec![64, 100], 0)];
     for l in 0..layers {
@@ -192,6 +192,7 @@ fn llama(layers: u32, per_layer: u64, tied: bool) -> Model {
         &t,
     ))
     .unwrap()
+    .into()
 }
 
 fn devices(gpus: &[u64], ram: u64) -> Devices {
@@ -303,13 +304,13 @@ fn the_largest_context_search_is_exact() {
 }
 
 /// A safetensors model of one `bytes`-byte U8 tensor with `config` attached.
-fn safetensors(bytes: u64, config: serde_json::Value) -> Model {
+fn safetensors(bytes: u64, config: serde_json::Value) -> OpenedModel {
     let header =
         format!(r#"{{"w":{{"dtype":"U8","shape":[{bytes}],"data_offsets":[0,{bytes}]}}}}"#);
     let mut b = (header.len() as u64).to_le_bytes().to_vec();
     b.extend(header.as_bytes());
     b.resize(b.len() + bytes as usize, 0);
-    let mut m = parse_bytes(&b).unwrap();
+    let mut m = OpenedModel::from(parse_bytes(&b).unwrap());
     m.sidecar
         .attach_config(config.to_string().as_bytes(), "config.json");
     m

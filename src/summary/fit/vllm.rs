@@ -6,7 +6,7 @@ use super::{
     budgets, largest, quote, Compute, Costs, DeviceLoad, DeviceUse, Devices, FitError, FitOptions,
     FitPlan, Fits, LayerCost, Runtime,
 };
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::memory::KvType;
 
 const GIB: u64 = 1 << 30;
@@ -42,7 +42,7 @@ pub(super) fn vllm_fit(w: u64, k: u64, budgets: &[u64], ram: u64) -> (Fits, u64)
 
 /// The vLLM plan of a safetensors model (see [`hf`]).
 pub(super) fn plan(
-    m: &Model,
+    m: &OpenedModel,
     file: &str,
     devices: &Devices,
     opts: &FitOptions,

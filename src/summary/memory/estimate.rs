@@ -9,6 +9,7 @@ use super::{
     CELL_PAD, DEDICATED_CACHE, NO_CACHE, N_SEQ_MAX, N_UBATCH, RECURRENT_OR_HYBRID, SWA_RULES,
 };
 use crate::format::{Model, Value};
+use crate::open::OpenedModel;
 
 /// The required key `{arch}.{k}`.
 fn need<'a>(m: &'a Model, arch: &str, k: &'static str) -> Result<&'a Value, EstimateError> {
@@ -28,7 +29,7 @@ fn need_u64(m: &Model, arch: &str, k: &'static str) -> Result<u64, EstimateError
 /// Estimates memory for `m` at `context` tokens (default: the model's own
 /// `{arch}.context_length`) with a `kv` cache. `Err` says why there is no estimate.
 pub fn estimate(
-    m: &Model,
+    m: &OpenedModel,
     context: Option<u64>,
     kv: KvType,
 ) -> Result<MemoryEstimate, EstimateError> {
@@ -378,7 +379,7 @@ fn layer_bytes(kv: KvType, h: u64, k: u64, v: u64, c: u64) -> Option<u64> {
 }
 
 /// Bytes of all tensors as stored, with a note when they are not the whole model's.
-fn weights(m: &Model, notes: &mut Vec<String>) -> u64 {
+fn weights(m: &OpenedModel, notes: &mut Vec<String>) -> u64 {
     let weights_bytes = m
         .tensors
         .iter()

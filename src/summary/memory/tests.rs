@@ -2,12 +2,15 @@
 //! itself is tests/memory_vs_llama_cpp.rs.
 
 use super::*;
+use crate::open::OpenedModel;
 use crate::source::parse_bytes;
 use crate::view::testutil::{gguf, Kv};
 
 /// A model from metadata only (one 8-element f32 tensor, 32 bytes).
-fn model(kvs: &[(&str, Kv<'_>)]) -> Model {
-    parse_bytes(&gguf(kvs, &[("t", 0, vec![8], 0)])).unwrap()
+fn model(kvs: &[(&str, Kv<'_>)]) -> OpenedModel {
+    parse_bytes(&gguf(kvs, &[("t", 0, vec![8], 0)]))
+        .unwrap()
+        .into()
 }
 
 /// f16 bytes of `layers` layers at `cells` cells with `h` KV heads of (k + v) dims.
@@ -155,7 +158,7 @@ fn common_architectures_estimate_from_their_keys() {
     }
 }
 
-fn gemma(arch: &str, layers: u32, window: Option<u32>, extra: &[(&str, Kv<'_>)]) -> Model {
+fn gemma(arch: &str, layers: u32, window: Option<u32>, extra: &[(&str, Kv<'_>)]) -> OpenedModel {
     let k = |s: &str| format!("{arch}.{s}");
     let names = [
         k("block_count"),

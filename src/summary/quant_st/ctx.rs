@@ -10,6 +10,7 @@ use super::{Companion, QuantWeight, Scheme};
 use crate::check::quant::Notes;
 use crate::check::Severity;
 use crate::format::{DType, Model, Tensor};
+use crate::open::OpenedModel;
 
 /// What a tensor counts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +36,7 @@ pub(super) fn bpw(bytes: u64, elements: u64) -> Option<f64> {
 
 /// Reading state over one model.
 pub(super) struct Ctx<'a> {
-    pub(super) m: &'a Model,
+    pub(super) m: &'a OpenedModel,
     pub(super) index: HashMap<&'a str, usize>,
     pub(super) roles: Vec<Role>,
     pub(super) weights: Vec<QuantWeight>,

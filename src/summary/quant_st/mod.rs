@@ -7,7 +7,7 @@
 //! here packed values are unpacked to the weight's logical element count, companions count as
 //! bytes but not as parameters, and the effective bits per weight are
 //! `all tensor bytes × 8 ÷ logical parameters`. Layouts are recognised by tensor names and
-//! dtypes; `config.json` ([`crate::format::Sidecar`]) supplies what the header cannot (bits,
+//! dtypes; `config.json` ([`crate::open::Sidecar`]) supplies what the header cannot (bits,
 //! group size) and is checked against the shapes where they can say the same thing.
 //!
 //! Conventions followed (logical shapes are given as PyTorch `nn.Linear.weight`, `[out, in]`):
@@ -45,7 +45,8 @@ use serde::Serialize;
 
 use crate::check::quant::Notes;
 use crate::check::{Finding, Severity};
-use crate::format::{Format, Model};
+use crate::format::Format;
+use crate::open::OpenedModel;
 use bnb::{bnb4, bnb8};
 use compressed::compressed_tensors;
 use ctx::{bpw, Ctx, Role};
@@ -201,7 +202,7 @@ pub struct QuantReport {
 }
 
 /// A small tensor whose data refines [`analyse`]: the caller may read it and put the bytes in
-/// [`crate::format::Sidecar::tensor_data`].
+/// [`crate::open::Sidecar::tensor_data`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataRequest {
     /// Tensor name.
@@ -221,7 +222,7 @@ pub const MAX_DATA_TOTAL: u64 = 16 << 20;
 /// compressed-tensors `weight_shape`), at most [`MAX_DATA_TENSOR`] bytes each and
 /// [`MAX_DATA_TOTAL`] in all. Empty for GGUF and for models merged from several files (their
 /// offsets are per part).
-pub fn wanted_tensor_data(m: &Model) -> Vec<DataRequest> {
+pub fn wanted_tensor_data(m: &OpenedModel) -> Vec<DataRequest> {
     if m.format != Format::Safetensors || !m.parts.is_empty() {
         return Vec::new();
     }
@@ -247,22 +248,22 @@ pub fn wanted_tensor_data(m: &Model) -> Vec<DataRequest> {
     out
 }
 
-pub use crate::format::MAX_CONFIG_BYTES;
+pub use crate::open::MAX_CONFIG_BYTES;
 
-/// Puts a config file's bytes into the model's sidecar ([`crate::format::Sidecar::attach_config`]).
-pub fn attach_config(m: &mut Model, bytes: &[u8], source: &str) {
+/// Puts a config file's bytes into the model's sidecar ([`crate::open::Sidecar::attach_config`]).
+pub fn attach_config(m: &mut OpenedModel, bytes: &[u8], source: &str) {
     m.sidecar.attach_config(bytes, source);
 }
 
 /// Whether a config would refine [`analyse`]: a safetensors model with a quantised layout
 /// (decide this before fetching `config.json` from a server).
-pub fn wants_config(m: &Model) -> bool {
+pub fn wants_config(m: &OpenedModel) -> bool {
     m.sidecar.config.is_none() && analyse(m).is_some()
 }
-/// Recognises the quantised layouts of a safetensors model (with its [`crate::format::Sidecar`]
+/// Recognises the quantised layouts of a safetensors model (with its [`crate::open::Sidecar`]
 /// config and tensor data) and counts logical parameters. `None` for GGUF and for files with no
 /// quantised weight.
-pub fn analyse(m: &Model) -> Option<QuantReport> {
+pub fn analyse(m: &OpenedModel) -> Option<QuantReport> {
     if m.format != Format::Safetensors {
         return None;
     }

@@ -13,7 +13,11 @@ fn group_words_say_per_channel_for_a_whole_row() {
 
 #[test]
 fn attach_config_keeps_the_reason_it_failed() {
-    let mut m = crate::format::model_from_safetensors(Default::default(), Vec::new(), 0);
+    let mut m = OpenedModel::from(crate::format::model_from_safetensors(
+        Default::default(),
+        Vec::new(),
+        0,
+    ));
     attach_config(&mut m, b"{\"quantization\": {\"bits\": 4}}", "c.json");
     assert!(m.sidecar.config.is_some());
     attach_config(&mut m, b"{ nope", "c.json");

@@ -38,7 +38,7 @@ mod tests {
     use crate::view::cli::tests::clean;
     use crate::view::testutil::{gguf, Kv};
 
-    fn gemma() -> crate::format::Model {
+    fn gemma() -> crate::open::OpenedModel {
         let b = gguf(
             &[
                 ("general.architecture", Kv::Str("gemma3")),
@@ -53,7 +53,7 @@ mod tests {
             ],
             &[("t", 0, vec![1024], 4096)],
         );
-        parse_bytes(&b).unwrap()
+        parse_bytes(&b).unwrap().into()
     }
 
     /// `  label  value` of the output, by label.
@@ -127,7 +127,7 @@ mod tests {
             &[("general.architecture", Kv::Str("e\u{1b}vil\u{202e}"))],
             &[],
         );
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let why = estimate(&m, None, KvType::F16).unwrap_err().to_string();
         let out = no_estimate(&why);
         assert!(out.starts_with("no estimate"), "{out}");

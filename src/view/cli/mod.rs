@@ -31,7 +31,7 @@ pub mod tokenizer;
 
 use serde::Serialize;
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::Summary;
 
 /// Pretty JSON with a final newline: every `--json` output.
@@ -50,7 +50,7 @@ pub fn matches(hay: &str, query: &str) -> bool {
 /// The summary the exports (`--json`, `--csv`, `--markdown`) print, its tensors filtered by
 /// `--query` (name or type containing it). The text output takes the whole summary
 /// ([`summary::text`]), since its figures say how many tensors were read.
-pub fn summary_for(m: &Model, query: &str) -> Summary {
+pub fn summary_for(m: &OpenedModel, query: &str) -> Summary {
     let mut s = crate::summary::summarize(m);
     s.tensors
         .retain(|t| matches(&t.name, query) || matches(&t.dtype, query));

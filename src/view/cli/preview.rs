@@ -2,7 +2,7 @@
 //! read, the statistics ([`preview::stat_rows`]), the histogram in text bars, the first values
 //! and, for block-quantised types, the block scales ([`preview::scales_caption`]).
 
-use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::preview::Preview;
 use crate::text::escape;
 use crate::view::preview as pv;
@@ -60,7 +60,7 @@ pub fn text(p: &Preview) -> String {
 /// Why `name` cannot be previewed because it is not among the tensors read: not in the
 /// model; or, for a set read in part, in a file that was not read (named when the index says
 /// which).
-pub fn missing_tensor_text(m: &Model, name: &str) -> String {
+pub fn missing_tensor_text(m: &OpenedModel, name: &str) -> String {
     let base = format!("no tensor \"{}\"", escape(name));
     let Some(set) = m
         .set
@@ -104,7 +104,7 @@ mod tests {
         // A Q8_0 tensor of 2 rows × 32 values (one block each), zero-filled: every value 0.
         let name = "blk.0.\u{1b}[31mattn\u{202e}.weight";
         let b = gguf(&[], &[(name, 8, vec![32, 2], 68)]);
-        let m = parse_bytes(&b).unwrap();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
         let mut src = MemSource::new(&b);
         let req = WindowRequest {
             rows: Some(1..2),

@@ -5,6 +5,7 @@
 //! the checks ([`checks::lines`]) and, for a header cut short, the error.
 
 use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::quant_st::QuantReport;
 use crate::summary::Summary;
 use crate::text::{self, escape};
@@ -27,7 +28,7 @@ const FACT_WIDTH: usize = 15;
 
 /// The whole output for `shown_name`. `s` is the whole summary ([`crate::summary::summarize`]:
 /// the figures count what was read); the query filters the tables.
-pub fn text(shown_name: &str, m: &Model, s: &Summary, opts: Options<'_>) -> String {
+pub fn text(shown_name: &str, m: &OpenedModel, s: &Summary, opts: Options<'_>) -> String {
     let mut o = format!("{}\n", escape(shown_name));
     o.push_str(&fact_lines(s, m));
     if let Some(q) = &s.quantization {
@@ -53,7 +54,7 @@ pub fn text(shown_name: &str, m: &Model, s: &Summary, opts: Options<'_>) -> Stri
 
 /// The summary card's figures, one per line: `label  text · detail`; the set's detail (a
 /// sentence or two) goes on a line of its own under its figure.
-pub fn fact_lines(s: &Summary, m: &Model) -> String {
+pub fn fact_lines(s: &Summary, m: &OpenedModel) -> String {
     let facts = facts::summary_facts(s, m);
     let width = label_width(facts.iter().map(|f| f.label), FACT_WIDTH);
     let mut o = String::new();
@@ -278,7 +279,7 @@ mod tests {
     use crate::view::cli::tests::clean;
     use crate::view::testutil::{gguf, Kv};
 
-    fn model() -> Model {
+    fn model() -> OpenedModel {
         let b = gguf(
             &[
                 ("general.architecture", Kv::Str("lla\u{1b}[2Jma")),
@@ -292,7 +293,7 @@ mod tests {
                 ("output_norm.weight", 0, vec![64], 256),
             ],
         );
-        parse_bytes(&b).unwrap()
+        parse_bytes(&b).unwrap().into()
     }
 
     #[test]
@@ -320,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_set_detail_goes_under_its_figure() {
-        use crate::format::SetInfo;
+        use crate::open::SetInfo;
         let m = model();
         let mut s = summarize(&m);
         s.set = Some(SetInfo {

@@ -1,6 +1,7 @@
 //! The summary card's figures and the architecture card's lines, as text.
 
-use crate::format::{Endian, Model};
+use crate::format::Endian;
+use crate::open::OpenedModel;
 use crate::source::ReadStats;
 use crate::summary::{ArchCard, Summary};
 use crate::text;
@@ -70,7 +71,7 @@ fn of(part: u64, whole: u64, files: usize) -> String {
 
 /// The summary card, in the CLI's order: format, file size, header size, metadata, tensors,
 /// parameters, tensor bytes, bits per weight. `model` says how much was actually parsed.
-pub fn summary_facts(s: &Summary, model: &Model) -> Vec<Fact> {
+pub fn summary_facts(s: &Summary, model: &OpenedModel) -> Vec<Fact> {
     let mut out = Vec::new();
     let partial = s
         .set
@@ -321,7 +322,7 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
 /// a set (`tensors_read`: the tensors in the files read): `part 1 of 3` with "6 of the
 /// model's 18 tensors are in this file; …; missing: …", or
 /// `3 parts` for a whole set. `None` for a single file with nothing given beside it.
-pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact> {
+pub fn set_fact(set: &crate::open::SetInfo, tensors_read: u64) -> Option<Fact> {
     let names = |v: &[String]| {
         let shown: Vec<String> = v
             .iter()
@@ -365,7 +366,7 @@ pub fn set_fact(set: &crate::format::SetInfo, tensors_read: u64) -> Option<Fact>
             .hook("set", Some("strays".into()))
         });
     }
-    let word = crate::check::member_word(set);
+    let word = crate::open::findings::member_word(set);
     let read = set.files_read.len() as u64;
     let expected = u64::from(set.files_expected);
     let (text, value) = if set.complete() {
@@ -500,7 +501,7 @@ pub fn read_note(stats: &ReadStats, files: usize) -> String {
 /// The summary card (`data-testid="summary"`): the file `name` and [`subtitle`], the
 /// [`read_note`], then every figure of [`summary_facts`] as a `div.fact` of `dt` and
 /// `dd.fact-value` (with its `data-testid` and `data-value`) and `dd.fact-detail`.
-pub fn summary_card(name: &str, s: &Summary, model: &Model, stats: &ReadStats) -> Node {
+pub fn summary_card(name: &str, s: &Summary, model: &OpenedModel, stats: &ReadStats) -> Node {
     let title = node::el("div", "file-title")
         .child(node::text("h2", "file-name mono", &text::escape(name)))
         .child(node::text("p", "file-sub", &subtitle(s)));

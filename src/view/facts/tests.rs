@@ -1,9 +1,10 @@
 use super::*;
+use crate::open::OpenedModel;
 use crate::source::parse_bytes;
 use crate::summary::summarize;
 use crate::view::testutil::{gguf, Kv};
 
-fn model() -> Model {
+fn model() -> OpenedModel {
     let b = gguf(
         &[
             ("general.architecture", Kv::Str("llama")),
@@ -16,7 +17,7 @@ fn model() -> Model {
             ("output_norm.weight", 0, vec![64], 256),
         ],
     );
-    parse_bytes(&b).unwrap()
+    parse_bytes(&b).unwrap().into()
 }
 
 #[test]
@@ -46,7 +47,7 @@ fn a_quantised_layout_is_a_figure_of_its_own() {
     let mut b = (header.len() as u64).to_le_bytes().to_vec();
     b.extend(header.as_bytes());
     b.resize(b.len() + 552, 0);
-    let m = parse_bytes(&b).unwrap();
+    let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
     let s = summarize(&m);
     let f = summary_facts(&s, &m);
     let get = |id: &str| f.iter().find(|x| x.testid == Some(id)).unwrap().clone();
@@ -128,7 +129,9 @@ fn shape_note_names_the_order() {
 
 #[test]
 fn the_summary_and_architecture_cards_of_the_sample() {
-    let m = parse_bytes(include_bytes!("../../../www/sample.gguf")).unwrap();
+    let m = crate::open::OpenedModel::from(
+        parse_bytes(include_bytes!("../../../www/sample.gguf")).unwrap(),
+    );
     let s = summarize(&m);
     let stats = ReadStats {
         bytes: 2048,

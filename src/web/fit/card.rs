@@ -35,7 +35,7 @@ pub(super) fn wire_copy(
 
 /// The Fit card of one GGUF model.
 pub struct FitCard {
-    model: Rc<Model>,
+    model: Rc<OpenedModel>,
     /// The file named in the command lines.
     file: String,
     card: Element,
@@ -48,7 +48,7 @@ pub struct FitCard {
 impl FitCard {
     /// The card for `model` opened as `name`, showing `settings`; `page`: the page's card
     /// (its settings are remembered and in the address).
-    pub fn new(model: Rc<Model>, name: &str, settings: Settings, page: bool) -> Rc<FitCard> {
+    pub fn new(model: Rc<OpenedModel>, name: &str, settings: Settings, page: bool) -> Rc<FitCard> {
         let card = dom::render(&nodes::card());
         let c = Rc::new(FitCard {
             model,

@@ -6,7 +6,7 @@ use super::*;
 /// One GGUF model of the repo table: its entry and, once read, its header.
 struct RepoModel {
     entry: Entry,
-    model: Option<Result<Rc<Model>, String>>,
+    model: Option<Result<Rc<OpenedModel>, String>>,
 }
 
 /// A Hub repo's "Will it fit?" table: every GGUF model (a split set is one) planned on the

@@ -1,12 +1,14 @@
-//! Findings about the set of files a model was opened from ([`crate::format::SetInfo`]):
-//! parts that are missing or unreadable, files given with it that were not merged, each GGUF
-//! part's `split.*` keys against its place in the set, the safetensors index against the
-//! shards' headers, and tensors found in two parts.
+//! Findings of a model as opened ([`OpenedModel`]): [`crate::check`]'s for each file of a set
+//! (each tensor's offset is relative to its own part), and the set's own ([`SetInfo`]): parts
+//! that are missing or unreadable, files given with it that were not merged, each GGUF part's
+//! `split.*` keys against its place in the set, the safetensors index against the shards'
+//! headers, and tensors found in two parts.
 
 use std::collections::{HashMap, HashSet};
 
-use super::{finding, Finding, Severity};
-use crate::format::{Format, Model, SetInfo, ShardIndex};
+use super::set::{OpenedModel, SetInfo, ShardIndex, SplitKeys};
+use crate::check::{self, doctor, finding, Finding, Severity};
+use crate::format::{archive::Archive, Detail, Format, Model};
 
 /// At most this many names are listed in one finding; the rest are counted.
 const SHOWN: usize = 20;
@@ -20,8 +22,96 @@ pub fn member_word(set: &SetInfo) -> &'static str {
     }
 }
 
+/// Validation findings of a model as opened: [`container_findings`] and then the doctor's
+/// ([`add_doctor`]), errors first; for a single file with no set, [`crate::check::check`]'s.
+pub fn check(m: &OpenedModel) -> Vec<Finding> {
+    let mut out = container_findings(m);
+    add_doctor(m, &mut out);
+    out
+}
+
+/// Appends the doctor's findings ([`doctor::doctor_findings_of_set`]; a set not all read is
+/// not judged as a whole model) to `out`, the [`container_findings`] of the same model, and
+/// sorts them as [`check()`] does: the result equals `check(m)`. The doctor scans a vocabulary
+/// token by token, so the page runs this after the first view is drawn.
+pub fn add_doctor(m: &OpenedModel, out: &mut Vec<Finding>) {
+    let incomplete_set = m
+        .set
+        .as_ref()
+        .is_some_and(|s| !s.kind.is_empty() && !s.complete());
+    doctor::doctor_findings_of_set(m, incomplete_set, out);
+    out.sort_by_key(|f| f.severity);
+}
+
+/// Validation findings of a model as opened, without the doctor's, errors first
+/// ([`check::check_file`] for one file, then the set's findings); one merged from several
+/// files is checked file by file, since each tensor's offset is relative to its own part
+/// (checking the merged table as one file would see every part's tensors overlap). The first
+/// part carries the metadata and every parser and merge warning; each part's findings name the
+/// part.
+pub fn container_findings(m: &OpenedModel) -> Vec<Finding> {
+    if m.parts.is_empty() {
+        let mut out = check::check_file(m);
+        set_findings(m, &mut out);
+        out.sort_by_key(|f| f.severity);
+        return out;
+    }
+    let mut out = Vec::new();
+    for (i, p) in m.parts.iter().enumerate() {
+        let first = i == 0;
+        let part = Model {
+            format: m.format,
+            version: m.version,
+            endian: m.endian,
+            file_size: p.file_size,
+            header_size: p.header_size,
+            data_offset: p.header_size,
+            alignment: m.alignment,
+            metadata: if first {
+                m.metadata.clone()
+            } else {
+                Vec::new()
+            },
+            metadata_count: if first { m.metadata_count } else { 0 },
+            tensor_count: p.tensors.len() as u64,
+            tensors: m
+                .tensors
+                .get(p.tensors.clone())
+                .unwrap_or_default()
+                .to_vec(),
+            warnings: if first {
+                m.warnings.clone()
+            } else {
+                Vec::new()
+            },
+            error: if first { m.error.clone() } else { None },
+            bytes: Vec::new(),
+            // PyTorch parts: marked so the range checks know; their pickles are judged once,
+            // on the merged archive, below.
+            detail: m.archive().map_or(Detail::None, |a| {
+                Detail::Archive(Archive {
+                    kind: a.kind,
+                    ..Default::default()
+                })
+            }),
+        };
+        for mut f in check::check_file(&part) {
+            if !first || f.tensor.is_some() {
+                f.message = format!("{}: {}", p.name, f.message);
+            }
+            out.push(f);
+        }
+    }
+    if crate::FULL {
+        check::pickle_findings(m, &mut out);
+    }
+    set_findings(m, &mut out);
+    out.sort_by_key(|f| f.severity);
+    out
+}
+
 /// Findings of the model's set, if it has one.
-pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
+fn set_findings(m: &OpenedModel, out: &mut Vec<Finding>) {
     let Some(set) = &m.set else {
         return;
     };
@@ -65,7 +155,7 @@ pub fn set_findings(m: &Model, out: &mut Vec<Finding>) {
     }
     if m.parts.is_empty() {
         // A part read alone: its own split.count against the set it was named as part of.
-        let count = crate::format::SplitKeys::of(m).count;
+        let count = SplitKeys::of(m).count;
         if let Some(c) =
             count.filter(|&c| set.kind == "gguf-split" && c != u64::from(set.files_expected))
         {
@@ -106,7 +196,7 @@ fn warning(code: &'static str, message: String) -> Finding {
 
 /// Each part's `split.no` and `split.count` against its place in the set, and the first
 /// part's totals against what the parts hold.
-fn split_keys(m: &Model, set: &SetInfo, out: &mut Vec<Finding>) {
+fn split_keys(m: &OpenedModel, set: &SetInfo, out: &mut Vec<Finding>) {
     let files = u64::from(set.files_expected);
     for p in &m.parts {
         match p.split.no {
@@ -152,7 +242,7 @@ fn split_keys(m: &Model, set: &SetInfo, out: &mut Vec<Finding>) {
 }
 
 /// The index's weight map and total size against the shards' headers.
-fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>, complete: bool) {
+fn index(m: &OpenedModel, ix: &ShardIndex, out: &mut Vec<Finding>, complete: bool) {
     // Where each tensor actually is: name -> part index (first occurrence).
     let mut actual: HashMap<&str, usize> = HashMap::with_capacity(m.tensors.len());
     for (pi, p) in m.parts.iter().enumerate() {
@@ -230,7 +320,7 @@ fn index(m: &Model, ix: &ShardIndex, out: &mut Vec<Finding>, complete: bool) {
 }
 
 /// The same tensor name in two parts.
-fn duplicates(m: &Model, out: &mut Vec<Finding>) {
+fn duplicates(m: &OpenedModel, out: &mut Vec<Finding>) {
     if m.parts.len() < 2 {
         return;
     }
