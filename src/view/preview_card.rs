@@ -11,7 +11,7 @@ use crate::preview::{self, exact_raw, Geometry, Heatmap, Plan, Preview, WindowRe
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::node::{self, Node};
 use crate::view::preview as pv;
-use crate::view::spec::{Front, RangeSpec, WindowSpec};
+use crate::view::spec::{RangeSpec, WindowError, WindowSpec};
 
 /// The note under the title: `shape [4096, 32000] · a row is …` (what a row of the window is,
 /// when the tensor has a window geometry: GGUF's first dimension for a ggml type, else the last).
@@ -418,20 +418,21 @@ pub fn range_texts(plan: &Plan) -> [String; 2] {
 /// The window the boxes ask for: `rows` and `cols` as typed (a blank box is no range, the
 /// default), of `field` when a structured array's field is shown, within geometry `g`; the
 /// one reading of a window shared with the CLI and the API ([`WindowSpec::request`]).
-/// Errors: the text the error box shows ([`Front::Page`]).
+/// Errors: the typed [`WindowError`]; the error box words it with
+/// `text_for(Front::Page)`.
 pub fn typed_request(
     rows: &str,
     cols: &str,
     field: Option<&str>,
     g: &Geometry,
-) -> Result<WindowRequest, String> {
+) -> Result<WindowRequest, WindowError> {
     let typed = |v: &str| (!v.trim().is_empty()).then(|| RangeSpec::Text(v.to_string()));
     let spec = WindowSpec {
         rows: typed(rows),
         cols: typed(cols),
         field: field.map(|f| Ok(f.to_string())),
     };
-    spec.request(g).map_err(|e| e.text_for(Front::Page))
+    spec.request(g)
 }
 
 /// The canvas's CSS size for `h`: the window's own aspect ratio (rows : columns of values),
@@ -698,7 +699,9 @@ mod tests {
         );
         let typed = typed_request("1..3", "2..", None, &g).unwrap();
         assert_eq!((typed.rows, typed.cols), (Some(1..3), Some(2..5)));
-        let bad = typed_request("x", "", None, &g).unwrap_err();
+        let bad = typed_request("x", "", None, &g)
+            .unwrap_err()
+            .text_for(crate::view::spec::Front::Page);
         assert!(bad.starts_with("rows"), "{bad}");
         assert_eq!(
             typed_request("", "", Some("a"), &g)

@@ -28,6 +28,7 @@ use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, Win
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::preview as pv;
 use crate::view::preview_card::{self as pc, Stage};
+use crate::view::spec::Front;
 
 use super::dom::{self, append, attr, el_class};
 
@@ -231,7 +232,7 @@ fn open_panel(
                 match pc::typed_request(&rows, &cols, field.as_deref(), geo) {
                     Ok(req) => req,
                     Err(e) => {
-                        error.set_text_content(Some(&e));
+                        error.set_text_content(Some(&e.text_for(Front::Page)));
                         dom::set_hidden(&error, false);
                         return;
                     }
