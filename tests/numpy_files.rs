@@ -51,6 +51,46 @@ fn every_array_lists_and_previews_numpys_values() {
     assert!(previewed >= 60, "{previewed} arrays and fields previewed");
 }
 
+/// Bits per weight are numpy's count: `arr.itemsize * 8` bits for each of `arr.size`
+/// elements, over the arrays of numbers; a structured array's records (96-byte elements in
+/// weights.npz) are not weights and claim none (the script's `bits_per_weight`; `null` for
+/// an array without numbers, or none of them).
+#[test]
+fn bits_per_weight_count_elements_as_numpy_does() {
+    let Some(dir) = fixtures() else { return };
+    let doc = common::expected_json(&dir);
+    let mut compared = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let Some(want) = f.get("bits_per_weight") else {
+            continue;
+        };
+        let (m, _) = open_model(&dir.join(file));
+        let s = weightpeek::summary::summarize(&m);
+        match want.as_f64() {
+            Some(w) => {
+                let got = s
+                    .bits_per_weight
+                    .unwrap_or_else(|| panic!("{file}: no bpw"));
+                assert!(
+                    (got - w).abs() <= 1e-12 * w,
+                    "{file}: {got} bits per weight, numpy {w}"
+                );
+            }
+            None => assert_eq!(s.bits_per_weight, None, "{file}"),
+        }
+        // A type whose values are not weights has no bits per weight in the dtype rows.
+        for r in &s.dtypes {
+            if r.dtype.starts_with('[') {
+                assert_eq!(r.bits_per_weight, None, "{file}: {}", r.dtype);
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} files compared");
+    assert!(doc["files"]["weights.npz"]["bits_per_weight"].is_f64());
+    assert!(doc["files"]["records.npy"]["bits_per_weight"].is_null());
+}
+
 /// A deflated `.npz` member (np.savez_compressed) previews by inflating its compressed bytes
 /// from the member's start up to the window's end, in reads of at most
 /// [`weightpeek::preview::INFLATE_READ`]: a first row reads one such chunk, the last row reads
