@@ -310,7 +310,7 @@ impl Opener for RemoteFiles {
     /// then).
     async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
-        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url))
+        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url), Rc::default())
             .map_err(|p| self.error(p, &url))
     }
 }
@@ -326,12 +326,15 @@ pub async fn read_remote(
     given: &[(String, String)],
     listed: Option<&[String]>,
 ) -> Result<Opened, LoadError> {
-    let h = read_header(&fetcher, counters, given, listed).await?;
+    let h = read_header(&fetcher, counters.clone(), given, listed).await?;
+    // The previews' reads count in each file's counter and redraw the opening's progress.
+    let files = part_files(&h.model, &h.name);
+    let counted = Counted { counters, files };
     Ok(Opened {
+        source: preview_source(&fetcher, h.located, Some(counted)),
         name: h.name,
         model: h.model,
         stats: h.stats,
-        source: preview_source(&fetcher, h.located),
     })
 }
 
@@ -449,7 +452,7 @@ pub async fn read_shared(
         name: header.name.clone(),
         model: header.model.clone(),
         stats: header.stats.clone(),
-        source: preview_source(&own, header.located.clone()),
+        source: preview_source(&own, header.located.clone(), None),
     })
 }
 
@@ -466,8 +469,24 @@ fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
 /// for exactly its window's bytes. Uses the opening's endpoint and token (the token still goes
 /// only to the endpoint's origin). Requests of previews are cancelled with the opening's
 /// fetcher ([`Fetcher::child`]).
-fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactory {
-    let fetcher = opening.child();
+/// `counted`: the opening's counters and its files' names in part order, when its previews'
+/// requests are counted there and told to its progress display.
+fn preview_source(
+    opening: &Rc<Fetcher>,
+    located: Vec<Location>,
+    counted: Option<Counted>,
+) -> SourceFactory {
+    let fetcher = match &counted {
+        Some(_) => {
+            let parent = Rc::downgrade(opening);
+            opening.child_telling(Box::new(move || {
+                if let Some(p) = parent.upgrade() {
+                    (p.on_progress)();
+                }
+            }))
+        }
+        None => opening.child(),
+    };
     Rc::new(move |part| {
         let Some(l) = located.get(part) else {
             return unreadable(0, "the file holding this tensor was not read");
@@ -475,11 +494,25 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
         if let Err(why) = l.previewable() {
             return unreadable(l.size, why);
         }
-        match HttpSource::reopen(fetcher.clone(), l) {
+        let counter = match (&counted, part_name(&counted, part)) {
+            (Some(c), Some(name)) => counter_of(&c.counters, name),
+            _ => Rc::default(),
+        };
+        match HttpSource::reopen(fetcher.clone(), l, counter) {
             Ok(src) => Box::new(src),
             Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
         }
     })
+}
+
+/// An opening's request counters and its files' names in part order ([`part_files`]).
+struct Counted {
+    counters: Counters,
+    files: Vec<String>,
+}
+
+fn part_name(counted: &Option<Counted>, part: usize) -> Option<&str> {
+    counted.as_ref()?.files.get(part).map(String::as_str)
 }
 
 /// This module's shared reading of the remote file at `url` alone (joined while in flight, or
