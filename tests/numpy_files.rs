@@ -87,6 +87,26 @@ fn bits_per_weight_count_elements_as_numpy_does() {
         compared += 1;
     }
     assert!(compared >= 20, "{compared} files compared");
+    // The figure's second line says what it is over.
+    let detail = |file: &str| {
+        let (m, _) = open_model(&dir.join(file));
+        let s = weightpeek::summary::summarize(&m);
+        weightpeek::view::facts::summary_facts(&s, &m)
+            .into_iter()
+            .find(|f| f.label == "bits per weight")
+            .and_then(|f| f.detail)
+            .unwrap()
+    };
+    assert_eq!(
+        detail("weights.npz"),
+        "bytes × 8 ÷ elements of the arrays of numbers (1 structured, text or object array \
+         apart: its elements are not weights)"
+    );
+    assert_eq!(
+        detail("records.npy"),
+        "no arrays of numbers (structured, text or object arrays hold no weights)"
+    );
+    assert_eq!(detail("f32.npy"), "tensor bytes × 8 ÷ parameters");
     assert!(doc["files"]["weights.npz"]["bits_per_weight"].is_f64());
     assert!(doc["files"]["records.npy"]["bits_per_weight"].is_null());
 }

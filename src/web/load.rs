@@ -478,12 +478,9 @@ fn preview_source(
 ) -> SourceFactory {
     let fetcher = match &counted {
         Some(_) => {
-            let parent = Rc::downgrade(opening);
-            opening.child_telling(Box::new(move || {
-                if let Some(p) = parent.upgrade() {
-                    (p.on_progress)();
-                }
-            }))
+            // Held by the previews' reader: the opening's fetcher is dropped once it is read.
+            let parent = opening.clone();
+            opening.child_telling(Box::new(move || (parent.on_progress)()))
         }
         None => opening.child(),
     };

@@ -109,6 +109,16 @@ fn of(part: u64, whole: u64, files: usize) -> String {
     }
 }
 
+/// Tensors whose values are not weights ([`crate::summary::counts_as_weights`]: NumPy
+/// structured, text and object arrays), which bits per weight leaves out.
+fn not_weights(model: &OpenedModel) -> usize {
+    model
+        .tensors
+        .iter()
+        .filter(|t| !crate::summary::counts_as_weights(model, t))
+        .count()
+}
+
 /// The tensor bytes' second line: `1,024 bytes · 5.3% of the file`; when tensors share
 /// storages (tied weights, views), the share of the file is that of the storages, each
 /// counted once: `2,560 bytes summed per tensor; 8 storages hold 1,280 bytes · 52.9% of the
@@ -253,13 +263,23 @@ pub fn summary_facts(s: &Summary, model: &OpenedModel) -> Vec<Fact> {
         Fact::new(
             "bits per weight",
             s.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
-            Some(match (s.bits_per_weight, q) {
-                (Some(_), Some(_)) => {
+            Some(match (s.bits_per_weight, q, not_weights(model)) {
+                (Some(_), Some(_), _) => {
                     "tensor bytes × 8 ÷ logical parameters (scales and zero points count as bytes)"
                         .into()
                 }
-                (Some(_), None) => "tensor bytes × 8 ÷ parameters".into(),
-                (None, _) => "no parameters".into(),
+                (Some(_), None, 0) => "tensor bytes × 8 ÷ parameters".into(),
+                (Some(_), None, n) => format!(
+                    "bytes × 8 ÷ elements of the arrays of numbers ({n} structured, text or \
+                     object array{} apart: {} elements are not weights)",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "its" } else { "their" }
+                ),
+                (None, _, 0) => "no parameters".into(),
+                (None, _, _) => {
+                    "no arrays of numbers (structured, text or object arrays hold no weights)"
+                        .into()
+                }
             }),
         )
         .hook("bits-per-weight", s.bits_per_weight.map(|b| b.to_string())),
