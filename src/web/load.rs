@@ -329,9 +329,8 @@ pub async fn read_remote(
     let h = read_header(&fetcher, counters.clone(), given, listed).await?;
     // The previews' reads count in each file's counter and redraw the opening's progress.
     let files = part_files(&h.model, &h.name);
-    let counted = Counted { counters, files };
     Ok(Opened {
-        source: preview_source(&fetcher, h.located, Some(counted)),
+        source: preview_source(&fetcher, h.located, Some((counters, files))),
         name: h.name,
         model: h.model,
         stats: h.stats,
@@ -474,7 +473,7 @@ fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
 fn preview_source(
     opening: &Rc<Fetcher>,
     located: Vec<Location>,
-    counted: Option<Counted>,
+    counted: Option<(Counters, Vec<String>)>,
 ) -> SourceFactory {
     let fetcher = match &counted {
         Some(_) => {
@@ -491,25 +490,14 @@ fn preview_source(
         if let Err(why) = l.previewable() {
             return unreadable(l.size, why);
         }
-        let counter = match (&counted, part_name(&counted, part)) {
-            (Some(c), Some(name)) => counter_of(&c.counters, name),
-            _ => Rc::default(),
-        };
-        match HttpSource::reopen(fetcher.clone(), l, counter) {
+        let counter = counted
+            .as_ref()
+            .and_then(|(c, files)| Some(counter_of(c, files.get(part)?)));
+        match HttpSource::reopen(fetcher.clone(), l, counter.unwrap_or_default()) {
             Ok(src) => Box::new(src),
             Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
         }
     })
-}
-
-/// An opening's request counters and its files' names in part order ([`part_files`]).
-struct Counted {
-    counters: Counters,
-    files: Vec<String>,
-}
-
-fn part_name(counted: &Option<Counted>, part: usize) -> Option<&str> {
-    counted.as_ref()?.files.get(part).map(String::as_str)
 }
 
 /// This module's shared reading of the remote file at `url` alone (joined while in flight, or
