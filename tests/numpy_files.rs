@@ -51,6 +51,66 @@ fn every_array_lists_and_previews_numpys_values() {
     assert!(previewed >= 60, "{previewed} arrays and fields previewed");
 }
 
+/// Bits per weight are numpy's count: `arr.itemsize * 8` bits for each of `arr.size`
+/// elements, over the arrays of numbers; a structured array's records (96-byte elements in
+/// weights.npz) are not weights and claim none (the script's `bits_per_weight`; `null` for
+/// an array without numbers, or none of them).
+#[test]
+fn bits_per_weight_count_elements_as_numpy_does() {
+    let Some(dir) = fixtures() else { return };
+    let doc = common::expected_json(&dir);
+    let mut compared = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        let Some(want) = f.get("bits_per_weight") else {
+            continue;
+        };
+        let (m, _) = open_model(&dir.join(file));
+        let s = weightpeek::summary::summarize(&m);
+        match want.as_f64() {
+            Some(w) => {
+                let got = s
+                    .bits_per_weight
+                    .unwrap_or_else(|| panic!("{file}: no bpw"));
+                assert!(
+                    (got - w).abs() <= 1e-12 * w,
+                    "{file}: {got} bits per weight, numpy {w}"
+                );
+            }
+            None => assert_eq!(s.bits_per_weight, None, "{file}"),
+        }
+        // A type whose values are not weights has no bits per weight in the dtype rows.
+        for r in &s.dtypes {
+            if r.dtype.starts_with('[') {
+                assert_eq!(r.bits_per_weight, None, "{file}: {}", r.dtype);
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} files compared");
+    // The figure's second line says what it is over.
+    let detail = |file: &str| {
+        let (m, _) = open_model(&dir.join(file));
+        let s = weightpeek::summary::summarize(&m);
+        weightpeek::view::facts::summary_facts(&s, &m)
+            .into_iter()
+            .find(|f| f.label == "bits per weight")
+            .and_then(|f| f.detail)
+            .unwrap()
+    };
+    assert_eq!(
+        detail("weights.npz"),
+        "bytes × 8 ÷ elements of the arrays of numbers (1 structured, text or object array \
+         apart: its elements are not weights)"
+    );
+    assert_eq!(
+        detail("records.npy"),
+        "no arrays of numbers (structured, text or object arrays hold no weights)"
+    );
+    assert_eq!(detail("f32.npy"), "tensor bytes × 8 ÷ parameters");
+    assert!(doc["files"]["weights.npz"]["bits_per_weight"].is_f64());
+    assert!(doc["files"]["records.npy"]["bits_per_weight"].is_null());
+}
+
 /// A deflated `.npz` member (np.savez_compressed) previews by inflating its compressed bytes
 /// from the member's start up to the window's end, in reads of at most
 /// [`weightpeek::preview::INFLATE_READ`]: a first row reads one such chunk, the last row reads

@@ -275,6 +275,21 @@ fn the_real_damaged_file_gives_a_clear_error_and_keeps_the_keys_before_it() {
     assert!(got.len() >= 5, "{got:?}");
     assert_eq!(got[..], real[..got.len()]);
     assert!(e.offset < m.file_size);
+    // The tensor list was never reached: the table says so (its header announces none), and
+    // the memory card says what an encoder needs without a missing number.
+    assert_eq!(m.tensor_count, 0);
+    assert_eq!(
+        weightpeek::view::tensors::empty_text(m.tensors.len(), m.tensor_count, true),
+        "No tensors: the header announces none, and parsing stopped before its tensor list."
+    );
+    let kv = weightpeek::summary::memory::KvType::F16;
+    let why = weightpeek::summary::memory::estimate(&m, None, kv)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        why.ends_with("it needs about as much memory as its weights, which are not known: the header was not read to the end of its tensor list"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -53,6 +53,70 @@ fn every_file_lists_the_reference_tensors_and_values() {
     assert!(values >= 60, "{values} tensors previewed");
 }
 
+/// Tensors sharing a storage (tied weights, a slice of another's storage) count it once in
+/// the share of the file the weights take: the storages and bytes are those of the distinct
+/// storages the script's torch-free reader finds named in the pickles (legacy.pth: 16 tensors
+/// summed per tensor are more bytes than the file; its 14 storages are not), and no share of
+/// the file shown is over 100%.
+#[test]
+fn shared_storages_count_once_in_the_share_of_the_file() {
+    let Some(dir) = fixtures() else { return };
+    let doc = expected(&dir);
+    let mut shared = 0;
+    for (file, f) in doc["files"].as_object().unwrap() {
+        if f["optimizer_state"]["tensors"].as_u64() != Some(0) {
+            continue; // the reference counts every storage, the optimizer state's too
+        }
+        let path = PathBuf::from(f["path"].as_str().unwrap());
+        let (m, _) = open_model(&path);
+        let totals = weightpeek::summary::storage_totals(&m).expect(file);
+        assert_eq!(
+            totals.storages,
+            f["storages"]["count"].as_u64().unwrap(),
+            "{file}"
+        );
+        assert_eq!(
+            totals.bytes,
+            f["storages"]["bytes"].as_u64().unwrap(),
+            "{file}"
+        );
+        let s = weightpeek::summary::summarize(&m);
+        let facts = weightpeek::view::facts::summary_facts(&s, &m);
+        let detail = facts
+            .iter()
+            .find(|x| x.label == "tensor bytes")
+            .and_then(|x| x.detail.clone())
+            .unwrap();
+        let pct: f64 = detail
+            .rsplit(" · ")
+            .next()
+            .and_then(|p| p.strip_suffix("% of the file"))
+            .unwrap_or_else(|| panic!("{file}: {detail}"))
+            .parse()
+            .unwrap();
+        let want = totals.bytes as f64 * 100.0 / s.file_size as f64;
+        assert!(
+            (pct - want).abs() <= 0.05 && pct <= 100.0,
+            "{file}: {detail}"
+        );
+        if totals.bytes != s.tensor_bytes {
+            shared += 1;
+            let per_tensor = f["tensors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["bytes"].as_u64().unwrap())
+                .sum::<u64>();
+            assert_eq!(s.tensor_bytes, per_tensor, "{file}");
+            assert!(
+                detail.contains(" bytes summed per tensor; "),
+                "{file}: {detail}"
+            );
+        }
+    }
+    assert!(shared >= 4, "{shared} files with shared storages");
+}
+
 /// The safety verdicts: the malicious pickles' dangerous imports are errors, with the byte of
 /// the import; the clean files get the "nothing in it runs code" note; the imports listed are
 /// the reference's (pickletools order is file order).

@@ -33,7 +33,8 @@ pub struct DtypeRow {
     pub elements: u64,
     /// Bytes of this type's tensors.
     pub bytes: u64,
-    /// bytes × 8 / elements (`None` with no elements).
+    /// bytes × 8 / elements (`None` with no elements, and for a type whose values are not
+    /// weights: [`counts_as_weights`]).
     pub bits_per_weight: Option<f64>,
 }
 
@@ -93,9 +94,11 @@ pub struct Summary {
     /// not in the parameters, bytes or bits per weight.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimizer_state: Option<OptimizerState>,
-    /// tensor_bytes × 8 / parameter_count, over the tensors whose byte size is known (`None`
-    /// with no such parameters); for a quantised safetensors layout the effective bits per
-    /// logical weight, companions' bytes included.
+    /// Bytes × 8 / elements over the tensors whose byte size is known and whose values are
+    /// weights ([`counts_as_weights`]: not a NumPy structured, text or object array), as numpy
+    /// counts them (`arr.itemsize * 8` bits for each of `arr.size` elements); `None` with no
+    /// such tensor. For a quantised safetensors layout the effective bits per logical weight,
+    /// companions' bytes included.
     pub bits_per_weight: Option<f64>,
     /// The quantised safetensors layout ([`quant_st::analyse`]), when one was recognised.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,9 +172,13 @@ pub fn summarize_open(m: &OpenedModel) -> Summary {
     let mut dtypes: Vec<DtypeRow> = Vec::new();
     let mut params = 0u64;
     let mut bytes = 0u64;
-    // Elements of the tensors whose size is known: the denominator of bits per weight, so a
-    // tensor of unknown size does not drag the figure towards 0.
+    // Elements and bytes of the tensors of weights whose size is known: bits per weight, so a
+    // tensor of unknown size does not drag the figure towards 0, and a structured array's
+    // records (one element of many values) do not count as weights.
     let mut sized_params = 0u64;
+    let mut weight_bytes = 0u64;
+    // Labels of the types whose values are not weights (their rows get no bits per weight).
+    let mut not_weights: Vec<String> = Vec::new();
     let mut warnings = m.warnings.clone();
     let mut overflow = false;
     let mut optimizer = OptimizerState::default();
@@ -189,8 +196,13 @@ pub fn summarize_open(m: &OpenedModel) -> Summary {
             Some((p, b)) => (params, bytes) = (p, b),
             None => overflow = true,
         }
-        if t.bytes.is_some() {
+        let weights = counts_as_weights(m, t);
+        if !weights && !not_weights.contains(&label) {
+            not_weights.push(label.clone());
+        }
+        if t.bytes.is_some() && weights {
             sized_params = sized_params.saturating_add(el);
+            weight_bytes = weight_bytes.saturating_add(by);
         }
         match dtypes.iter_mut().find(|r| r.dtype == label) {
             Some(r) => {
@@ -215,12 +227,14 @@ pub fn summarize_open(m: &OpenedModel) -> Summary {
         });
     }
     for r in &mut dtypes {
-        r.bits_per_weight = bpw(r.bytes, r.elements);
+        if !not_weights.contains(&r.dtype) {
+            r.bits_per_weight = bpw(r.bytes, r.elements);
+        }
     }
     dtypes.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.dtype.cmp(&b.dtype)));
     let quantization = quant_st::analyse(m);
     let mut findings = crate::open::findings::container_findings(m);
-    let mut bits_per_weight = bpw(bytes, sized_params);
+    let mut bits_per_weight = bpw(weight_bytes, sized_params);
     if let Some(q) = &quantization {
         params = q.logical_parameters;
         bits_per_weight = q.bits_per_weight;
@@ -265,6 +279,54 @@ pub fn summarize_open(m: &OpenedModel) -> Summary {
         set: m.set.clone(),
         error: m.error.as_ref().map(|e| e.to_string()),
     }
+}
+
+/// The storages holding the tensors counted in [`Summary::tensor_bytes`] (a checkpoint's
+/// optimizer state apart), each counted once however many tensors view it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StorageTotals {
+    /// Distinct storages (a tensor without a known storage is one of its own).
+    pub storages: u64,
+    /// Their bytes: what of the file the weights take.
+    pub bytes: u64,
+}
+
+/// The storages of `m`'s tensors, each once (a PyTorch file's tied weights and views share
+/// one storage: the per-tensor sum counts it again for each); `None` for a file without
+/// storages (not a PyTorch or NumPy archive, or tensors not mapped to storages).
+pub fn storage_totals(m: &OpenedModel) -> Option<StorageTotals> {
+    let a = m.archive()?;
+    if a.storages.is_empty() || a.tensor_storage.len() != m.tensors.len() {
+        return None;
+    }
+    let mut seen = vec![false; a.storages.len()];
+    let mut totals = StorageTotals {
+        storages: 0,
+        bytes: 0,
+    };
+    for (t, s) in m.tensors.iter().zip(&a.tensor_storage) {
+        if crate::format::torch::is_optimizer_state(&t.name) {
+            continue;
+        }
+        let bytes = match s.and_then(|i| seen.get_mut(i).map(|seen| (i, seen))) {
+            Some((_, true)) => continue,
+            Some((i, seen)) => {
+                *seen = true;
+                a.storages[i].bytes
+            }
+            None => t.bytes.unwrap_or(0),
+        };
+        totals.storages += 1;
+        totals.bytes = totals.bytes.saturating_add(bytes);
+    }
+    Some(totals)
+}
+
+/// Whether tensor `t` of `m` holds weights that bits per weight counts: every tensor but a
+/// NumPy array that does not hold numbers ([`crate::format::numpy::holds_numbers`]: a
+/// structured array's element is a record of several values, a text array's a string).
+pub fn counts_as_weights(m: &crate::format::Model, t: &crate::format::Tensor) -> bool {
+    m.format != crate::format::Format::Numpy || crate::format::numpy::holds_numbers(&t.dtype)
 }
 
 fn bpw(bytes: u64, elements: u64) -> Option<f64> {

@@ -65,19 +65,25 @@ pub struct Progress {
     pub children: Vec<Node>,
 }
 
-/// The progress display for `counters` (file name, its counter), in the order files were
-/// first asked for. Totals saturate.
-pub fn progress(counters: &[(String, Rc<Counter>)]) -> Progress {
+/// The progress display for `counters` (file name, its counter: the header's requests and
+/// bytes, then the previews' Range reads of the same file), in the order files were first
+/// asked for. `header_requests`: the requests the header took, once it was read (`None`
+/// while reading, and for a listing). A header read with no request (handed over by the
+/// page's lean start) says [`NOTHING_DOWNLOADED`] until a preview reads something, then
+/// counts the previews' reads after it. Totals saturate.
+pub fn progress(counters: &[(String, Rc<Counter>)], header_requests: Option<u32>) -> Progress {
     let (requests, bytes) = totals(counters);
-    let mut children = vec![node::text(
-        "span",
-        "progress-total",
-        &format!(
-            "{requests} request{} · {} received",
-            if requests == 1 { "" } else { "s" },
-            text::bytes(bytes)
-        ),
-    )];
+    let counted = format!(
+        "{requests} request{} · {} received",
+        if requests == 1 { "" } else { "s" },
+        text::bytes(bytes)
+    );
+    let line = match (header_requests, requests) {
+        (Some(0), 0) => NOTHING_DOWNLOADED.to_string(),
+        (Some(0), _) => format!("{HANDED_OVER}; previews since: {counted}"),
+        _ => counted,
+    };
+    let mut children = vec![node::text("span", "progress-total", &line)];
     if counters.len() > 1 {
         children.push(
             node::el("ol", "progress-files").children(counters.iter().map(|(name, c)| {
@@ -98,6 +104,9 @@ pub fn progress(counters: &[(String, Rc<Counter>)]) -> Progress {
         children,
     }
 }
+
+/// The start of the progress line of a header read while the page loaded, once previews read.
+const HANDED_OVER: &str = "Header read while the page loaded";
 
 /// The progress line once a model was read without any request: the lean module read the
 /// header while the page loaded (`www/page.js`) and handed it over.
@@ -237,7 +246,7 @@ mod tests {
 
     #[test]
     fn progress_shows_totals_and_each_file_of_a_set() {
-        let one = progress(&[("listing".into(), counter(1, 2048))]);
+        let one = progress(&[("listing".into(), counter(1, 2048))], None);
         assert_eq!(
             one.attrs,
             [
@@ -252,13 +261,16 @@ mod tests {
             format!("1 request · {} received", text::bytes(2048))
         );
         assert_eq!(
-            progress(&[]).children[0].text_content(),
+            progress(&[], None).children[0].text_content(),
             format!("0 requests · {} received", text::bytes(0))
         );
-        let two = progress(&[
-            ("sub/a.gguf".into(), counter(2, 100)),
-            ("b.gguf".into(), counter(u32::MAX, u64::MAX)),
-        ]);
+        let two = progress(
+            &[
+                ("sub/a.gguf".into(), counter(2, 100)),
+                ("b.gguf".into(), counter(u32::MAX, u64::MAX)),
+            ],
+            Some(3),
+        );
         // Totals saturate.
         assert_eq!(two.attrs[0].1, u32::MAX.to_string());
         assert_eq!(two.attrs[1].1, u64::MAX.to_string());
@@ -273,6 +285,40 @@ mod tests {
         assert_eq!(a.get_attr("data-requests"), Some("2"));
         assert_eq!(a.get_attr("data-bytes"), Some("100"));
         assert_eq!(a.class, "");
+    }
+
+    /// A header handed over by the page's lean start: nothing downloaded until a preview
+    /// reads, then the previews' Range reads are counted (requests and bytes, in the line and
+    /// the attributes); a header that took requests counts them and the previews' together.
+    #[test]
+    fn progress_counts_the_previews_reads() {
+        let c = counter(0, 0);
+        let files = [("m.gguf".to_string(), c.clone())];
+        let handed = progress(&files, Some(0));
+        assert_eq!(handed.children[0].text_content(), NOTHING_DOWNLOADED);
+        assert_eq!(handed.attrs[0], ("data-requests", "0".to_string()));
+        // Two previews' Range reads of 64 KiB and 4 KiB.
+        c.requests.set(2);
+        c.bytes.set(68 << 10);
+        let after = progress(&files, Some(0));
+        assert_eq!(
+            after.children[0].text_content(),
+            "Header read while the page loaded; previews since: 2 requests · 68.0 KiB received"
+        );
+        assert_eq!(
+            after.attrs,
+            [
+                ("data-requests", "2".to_string()),
+                ("data-bytes", (68u64 << 10).to_string())
+            ]
+        );
+        // A header of 1 request and 2 MiB, then one preview of 1 KiB.
+        let c = counter(2, (2 << 20) + 1024);
+        let read = progress(&[("m.gguf".to_string(), c)], Some(1));
+        assert_eq!(
+            read.children[0].text_content(),
+            format!("2 requests · {} received", text::bytes((2 << 20) + 1024))
+        );
     }
 
     #[test]

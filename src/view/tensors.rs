@@ -393,6 +393,26 @@ impl TensorTable {
     }
 }
 
+/// What the tensor table's body says when it shows no row: `no matching tensors` when the
+/// filter hides every row of a table that has some; for a table without rows, why there are
+/// none: the header announces `announced` tensors, and `stopped` says parsing stopped before
+/// the end of the header (so before or inside its tensor list).
+pub fn empty_text(rows: usize, announced: u64, stopped: bool) -> String {
+    match (rows, announced, stopped) {
+        (1.., _, _) => "no matching tensors".into(),
+        (0, 0, false) => "This file holds no tensors.".into(),
+        (0, 0, true) => {
+            "No tensors: the header announces none, and parsing stopped before its tensor list."
+                .into()
+        }
+        (0, n, _) => format!(
+            "No tensors could be read: the header announces {}, but parsing stopped before its \
+             tensor list.",
+            text::thousands(n)
+        ),
+    }
+}
+
 /// The note above a table cut short by a parse error.
 pub fn partial_text(read: usize, announced: u64) -> String {
     format!(
@@ -459,6 +479,25 @@ pub fn cell_title(r: &TensorRow, c: Column) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An empty table says why: the filter (rows hidden), a file without tensors, or a header
+    /// that stopped before its tensor list (the damaged vocabulary file announces none and
+    /// stops in its metadata), never "no matching tensors" when nothing was filtered.
+    #[test]
+    fn an_empty_table_says_why() {
+        assert_eq!(empty_text(3, 3, false), "no matching tensors");
+        assert_eq!(empty_text(3, 9, true), "no matching tensors");
+        assert_eq!(empty_text(0, 0, false), "This file holds no tensors.");
+        assert_eq!(
+            empty_text(0, 0, true),
+            "No tensors: the header announces none, and parsing stopped before its tensor list."
+        );
+        assert_eq!(
+            empty_text(0, 1200, true),
+            "No tensors could be read: the header announces 1,200, but parsing stopped before \
+             its tensor list."
+        );
+    }
 
     fn row(i: usize, dtype: &str) -> TensorRow {
         TensorRow {

@@ -128,9 +128,15 @@ impl Fetcher {
     /// A fetcher with the same endpoint and token and no progress display (the previews of a
     /// model), cancelled when this one is.
     pub fn child(&self) -> Rc<Fetcher> {
+        self.child_telling(Box::new(|| {}))
+    }
+
+    /// As [`Fetcher::child`], telling `on_progress` of each request started and chunk
+    /// received (the page's progress line counts its previews' reads).
+    pub fn child_telling(&self, on_progress: Box<dyn Fn()>) -> Rc<Fetcher> {
         let c = Rc::new(Fetcher {
             front: self.front,
-            ..Fetcher::new(self.endpoint.clone(), self.token.clone(), Box::new(|| {}))
+            ..Fetcher::new(self.endpoint.clone(), self.token.clone(), on_progress)
         });
         self.cancel.hold(&c.cancel);
         c
@@ -473,9 +479,13 @@ impl HttpSource {
     }
 
     /// A reader of a file opened before (its size and redirect target known): every read is
-    /// one ranged GET of exactly the bytes asked ([`RangeFile::at`]).
-    pub fn reopen(fetcher: Rc<Fetcher>, at: &Location) -> Result<HttpSource, Problem> {
-        HttpSource::with_file(fetcher, Rc::default(), RangeFile::at(at))
+    /// one ranged GET of exactly the bytes asked ([`RangeFile::at`]), counted in `counter`.
+    pub fn reopen(
+        fetcher: Rc<Fetcher>,
+        at: &Location,
+        counter: Rc<Counter>,
+    ) -> Result<HttpSource, Problem> {
+        HttpSource::with_file(fetcher, counter, RangeFile::at(at))
     }
 
     /// The body of a 206 for `range` (inclusive): exactly the range's length, or an error.

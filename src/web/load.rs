@@ -310,7 +310,7 @@ impl Opener for RemoteFiles {
     /// then).
     async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
-        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url))
+        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url), Rc::default())
             .map_err(|p| self.error(p, &url))
     }
 }
@@ -326,12 +326,14 @@ pub async fn read_remote(
     given: &[(String, String)],
     listed: Option<&[String]>,
 ) -> Result<Opened, LoadError> {
-    let h = read_header(&fetcher, counters, given, listed).await?;
+    let h = read_header(&fetcher, counters.clone(), given, listed).await?;
+    // The previews' reads count in each file's counter and redraw the opening's progress.
+    let files = part_files(&h.model, &h.name);
     Ok(Opened {
+        source: preview_source(&fetcher, h.located, Some((counters, files))),
         name: h.name,
         model: h.model,
         stats: h.stats,
-        source: preview_source(&fetcher, h.located),
     })
 }
 
@@ -449,7 +451,7 @@ pub async fn read_shared(
         name: header.name.clone(),
         model: header.model.clone(),
         stats: header.stats.clone(),
-        source: preview_source(&own, header.located.clone()),
+        source: preview_source(&own, header.located.clone(), None),
     })
 }
 
@@ -466,8 +468,21 @@ fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
 /// for exactly its window's bytes. Uses the opening's endpoint and token (the token still goes
 /// only to the endpoint's origin). Requests of previews are cancelled with the opening's
 /// fetcher ([`Fetcher::child`]).
-fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactory {
-    let fetcher = opening.child();
+/// `counted`: the opening's counters and its files' names in part order, when its previews'
+/// requests are counted there and told to its progress display.
+fn preview_source(
+    opening: &Rc<Fetcher>,
+    located: Vec<Location>,
+    counted: Option<(Counters, Vec<String>)>,
+) -> SourceFactory {
+    let fetcher = match &counted {
+        Some(_) => {
+            // Held by the previews' reader: the opening's fetcher is dropped once it is read.
+            let parent = opening.clone();
+            opening.child_telling(Box::new(move || (parent.on_progress)()))
+        }
+        None => opening.child(),
+    };
     Rc::new(move |part| {
         let Some(l) = located.get(part) else {
             return unreadable(0, "the file holding this tensor was not read");
@@ -475,7 +490,10 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
         if let Err(why) = l.previewable() {
             return unreadable(l.size, why);
         }
-        match HttpSource::reopen(fetcher.clone(), l) {
+        let counter = counted
+            .as_ref()
+            .and_then(|(c, files)| Some(counter_of(c, files.get(part)?)));
+        match HttpSource::reopen(fetcher.clone(), l, counter.unwrap_or_default()) {
             Ok(src) => Box::new(src),
             Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
         }

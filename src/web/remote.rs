@@ -41,6 +41,9 @@ thread_local! {
     static REPO_FIT: RefCell<Option<Rc<super::fit::RepoFit>>> = const { RefCell::new(None) };
     /// The `tensor=` of the link the page was opened with, until its model is shown.
     static PENDING_TENSOR: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The opening the progress line shows: its counters, and the requests its header took
+    /// once read (its previews' reads come after them).
+    static SHOWN: RefCell<Option<(Counters, Option<u32>)>> = const { RefCell::new(None) };
 }
 
 fn input(id: &str) -> HtmlInputElement {
@@ -209,16 +212,26 @@ fn open_text(app: Rc<App>, text: String) {
 /// A fetcher for one opening, registered for the cancel button; its progress redraws from
 /// `counters`.
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
-    let redraw = Box::new(move || draw_progress(&counters.borrow()));
+    SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), None)));
+    let redraw = Box::new(move || draw_progress(&counters));
     let f = Rc::new(Fetcher::new(endpoint(), token(), redraw));
     CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
     set_busy(true);
     f
 }
 
-fn draw_progress(counters: &[(String, Rc<Counter>)]) {
+/// Draws the progress of the opening of `counters`, when it is the one shown (a model opened
+/// before may still read previews).
+fn draw_progress(counters: &Counters) {
+    let shown = SHOWN.with(|s| match &*s.borrow() {
+        Some((c, header)) if Rc::ptr_eq(c, counters) => Some(*header),
+        _ => None,
+    });
+    let Some(header_requests) = shown else {
+        return;
+    };
     let el = progress_el();
-    let p = words::progress(counters);
+    let p = words::progress(&counters.borrow(), header_requests);
     for (name, value) in &p.attrs {
         attr(&el, name, value);
     }
@@ -318,15 +331,24 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     let g = app.begin(&name, &words::reading_status(&name));
     let counters = load::counters();
     let fetcher = new_fetcher(counters.clone());
-    draw_progress(&counters.borrow());
+    draw_progress(&counters);
     let result = load::read_remote(fetcher, counters.clone(), &given, listed).await;
     if !app.current(g) {
         return;
     }
     finish_busy();
-    // The header the page's lean start read is handed over (www/page.js): no request now.
-    if totals(&counters.borrow()).0 == 0 && result.is_ok() {
-        progress_el().set_text_content(Some(words::NOTHING_DOWNLOADED));
+    // The header's requests (none when the page's lean start handed it over, www/page.js);
+    // the previews' reads are counted after them.
+    if result.is_ok() {
+        let header = totals(&counters.borrow()).0;
+        SHOWN.with(|s| {
+            if let Some((c, h)) = &mut *s.borrow_mut() {
+                if Rc::ptr_eq(c, &counters) {
+                    *h = Some(header);
+                }
+            }
+        });
+        draw_progress(&counters);
     }
     match result {
         Ok(o) => {

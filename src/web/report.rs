@@ -205,8 +205,9 @@ impl Report {
 
         // The tensor table is built first so the type chart can filter it, and placed later.
         let part_names = model.parts.iter().map(|p| p.name.clone()).collect();
+        let stopped = s.error.is_some();
         let (tensor_card, tensors) =
-            tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count);
+            tables::TensorTableView::new(s.tensors, part_names, s.format, s.tensor_count, stopped);
         lap.mark("tensor-table", dom::now());
 
         let row = el_class("div", "card-row");

@@ -312,6 +312,8 @@ struct State {
     columns: Vec<Column>,
     /// The file index of the tensor whose preview is open (its row is marked selected).
     selected: Option<usize>,
+    /// What the body says with no row ([`crate::view::tensors::empty_text`]).
+    empty: String,
 }
 
 impl Virtual for State {
@@ -336,13 +338,16 @@ pub struct TensorTableView {
 
 impl TensorTableView {
     /// The card for `rows`; `part_names` are the files of a model merged from several (empty
-    /// for one file: then there is no part column).
+    /// for one file: then there is no part column); `announced`: the tensors the header
+    /// announces; `stopped`: parsing stopped before the header's end.
     pub fn new(
         rows: Vec<TensorRow>,
         part_names: Vec<String>,
         format: &str,
         announced: u64,
+        stopped: bool,
     ) -> (Element, TensorTableView) {
+        let empty = crate::view::tensors::empty_text(rows.len(), announced, stopped);
         let tensor_table = TensorTable::with_parts(rows, part_names);
         let columns = tensor_table.columns();
         let card = dom::render(&tensor_card::card(&tensor_table, format, announced));
@@ -366,6 +371,7 @@ impl TensorTableView {
             openable: false,
             selected: None,
             columns,
+            empty,
         }));
 
         let mut listeners = virtual_listeners(&state);
@@ -520,9 +526,10 @@ impl State {
             openable,
             columns,
             selected,
+            empty,
             ..
         } = self;
-        let drew = body.draw(table.len(), force, window_h, "no matching tensors", |pos| {
+        let drew = body.draw(table.len(), force, window_h, empty, |pos| {
             tensor_card::row(table, *openable, columns, *selected, pos)
         });
         if drew {

@@ -124,6 +124,17 @@ describe('a lean first load', { timeout: 5 * 60_000 }, () => {
     assert.equal(await page.evaluate(() => document.body.dataset.lean ?? null), null);
     assert.equal(await page.locator('#report [data-testid=tensor-count]').getAttribute('data-value'), String(gemmaRef.tensor_count));
     assert.equal(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).length, headerReads, `the header was read again: ${JSON.stringify(hub.log.filter((e) => e.path.endsWith(GGUF_FILE)))}`);
+    // The progress line: nothing downloaded, until a preview's Range read, which it counts.
+    const progress = page.locator('[data-testid=remote-progress]');
+    assert.equal(await progress.textContent(), 'Nothing more downloaded: the header was read while the page loaded.');
+    await page.click('#report [role=tab][data-tab="tensors"]');
+    await page.click('#report tr[data-file-index="1"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=preview]')?.dataset.state === 'ready', null, { timeout: 30_000, polling: 50 });
+    const previewReads = hub.log.filter((e) => e.path.endsWith(GGUF_FILE)).slice(headerReads);
+    assert.equal(previewReads.length, 1, 'one Range read for the preview');
+    assert.equal(await progress.getAttribute('data-requests'), '1');
+    assert.equal(Number(await progress.getAttribute('data-bytes')), previewReads[0].bytes);
+    assert.match(await progress.textContent(), /^Header read while the page loaded; previews since: 1 request · [\d.]+ (B|KiB|MiB) received$/);
     const later = [...new Set(own)];
     assert.deepEqual(later.filter((p) => p.startsWith('weightpeek-web')).sort(), ['weightpeek-web.js', 'weightpeek-web_bg.wasm']);
     assert.equal(later.filter((p) => p === 'weightpeek-lite_bg.wasm').length, 1);

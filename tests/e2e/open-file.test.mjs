@@ -150,6 +150,9 @@ describe('weightpeek in a browser', { timeout: 10 * 60_000 }, () => {
       const err = await errorBox(page);
       assert.ok(err.visible, 'error box is visible');
       assert.match(err.text, /byte/i, `error names the byte offset: ${err.text}`);
+      // The header stopped in its metadata: the tensor table says so, not "no matching tensors".
+      const empty = await page.locator('[data-testid=tensor-table] td.empty-row').textContent();
+      assert.equal(empty, 'No tensors: the header announces none, and parsing stopped before its tensor list.');
 
       // The page keeps working: a good file dropped next is shown and the error goes away.
       await dropFile(page, files.gemma);

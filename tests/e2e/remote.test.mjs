@@ -315,9 +315,19 @@ describe('remote models over HTTP Range', { timeout: 15 * 60_000 }, () => {
       const row = await page.waitForFunction((name) => [...document.querySelectorAll('tr[data-file-index]')]
         .find((tr) => tr.querySelector('td.col-name')?.textContent === name)?.dataset.fileIndex, ref.tensor, { timeout: 10_000 });
       hub.clearLog();
+      const progress = async () => ({
+        requests: Number(await attr(page, '[data-testid=remote-progress]', 'data-requests')),
+        bytes: Number(await attr(page, '[data-testid=remote-progress]', 'data-bytes')),
+        line: await page.textContent('[data-testid=remote-progress] .progress-total'),
+      });
+      const before = await progress();
       await page.click(`tr[data-file-index="${await row.jsonValue()}"]`);
       await waitPreview(page, ref.tensor);
       await checkPreviewValues(page, 'remote Q4_K preview', ref);
+      // The progress line counts the preview's Range read too (one request, its window).
+      const after = await progress();
+      assert.deepEqual([after.requests, after.bytes], [before.requests + 1, before.bytes + ref.read_len], `progress ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      assert.ok(after.line.startsWith(`${after.requests} requests · `) && after.line.endsWith(' received'), after.line);
       const gets = hub.log.filter((r) => r.method === 'GET');
       console.log(`# remote preview of ${ref.tensor}: ${gets.length} GET(s) ${JSON.stringify(gets.map((r) => [r.server, r.range, r.bytes]))}`);
       assert.equal(gets.length, 1, 'one request for the preview');

@@ -283,6 +283,18 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
       if (file.startsWith('malicious-')) assert.equal(verdict, 'dangerous', file);
       else if (file.startsWith('silero')) assert.equal(verdict, 'unknown', `${file}: TorchScript classes are not known imports`);
       else assert.equal(verdict, 'safe', file);
+      // The verdict is styled by its severity (src/view decides it, www/style.css draws it):
+      // danger in red on a red tint, caution in amber, safe as any figure; text at AA contrast.
+      const look = await verdictLook(page);
+      const severity = { dangerous: 'danger', unknown: 'caution', safe: 'safe' }[verdict];
+      assert.equal(look.severity, severity, `${file}: data-severity`);
+      assert.ok(look.contrast >= 4.5, `${file}: verdict contrast ${look.contrast}`);
+      if (severity === 'danger') assert.ok(look.red > look.green + 80 && look.bg !== 'rgba(0, 0, 0, 0)', `${file}: danger looks like danger: ${JSON.stringify(look)}`);
+      if (severity === 'safe') assert.ok(look.bg === 'rgba(0, 0, 0, 0)' && !(look.red > look.green + 80), `${file}: safe as before: ${JSON.stringify(look)}`);
+      // One name for the format: the line under the file name starts with the format figure.
+      const sub = await page.locator('[data-testid=summary] .file-sub').textContent();
+      const fmt = await page.locator('[data-testid=summary] .fact dd.fact-value').first().textContent();
+      assert.ok(sub === fmt || sub.startsWith(`${fmt} · `), `${file}: subtitle ${sub} vs format ${fmt}`);
       const size = fs.statSync(f.path).size;
       const c = await readCounters(page);
       assert.ok(c.slicedBytes <= Math.max(512 * 1024, size / 2) || c.slicedBytes <= size, `${file}: sliced ${c.slicedBytes} of ${size}`);
@@ -307,6 +319,27 @@ describe('PyTorch checkpoints in the page', { timeout: 10 * 60_000 }, () => {
     await page.context().close();
   });
 });
+
+/** The pickle verdict figure's severity, text colour (its red and green) and background, and
+ * the contrast of its text on the card (WCAG relative luminance). */
+async function verdictLook(page) {
+  return page.evaluate(() => {
+    const dd = document.querySelector('[data-testid=pickle-verdict]');
+    const item = dd.closest('.fact');
+    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const fg = rgb(getComputedStyle(dd).color);
+    const own = getComputedStyle(item).backgroundColor;
+    let bg = own;
+    for (let el = item; el && /rgba\(0, 0, 0, 0\)|transparent/.test(bg); el = el.parentElement) bg = getComputedStyle(el).backgroundColor;
+    if (/rgba\(0, 0, 0, 0\)|transparent/.test(bg)) bg = 'rgb(255, 255, 255)';
+    const [a, b] = [lum(fg), lum(rgb(bg))].sort((x, y) => y - x);
+    return { severity: item.dataset.severity, red: fg[0], green: fg[1], bg: own, contrast: (a + 0.05) / (b + 0.05) };
+  });
+}
 
 /** A PyTorch repository over the mock Hub (tests/e2e/mock-hub.mjs): the repo URL pasted, its
  * pytorch_model.bin (the reference script's 500 MB big.pt) picked from the listing, its tensors

@@ -134,6 +134,24 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     if (ggufDir) fs.rmSync(ggufDir, { recursive: true, force: true });
   });
 
+  it('the example pages ask for no favicon: their icon is a data: URL, nothing answers 404', async () => {
+    for (const url of [embedUrl, apiUrl]) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const failed = [];
+      const asked = [];
+      page.on('request', (r) => { if (/favicon/.test(r.url())) asked.push(r.url()); });
+      page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+      await page.goto(url, { waitUntil: 'load' });
+      await new Promise((r) => setTimeout(r, 1000)); // a browser asks for /favicon.ico after load
+      const icon = await page.getAttribute('link[rel=icon]', 'href');
+      assert.ok(icon?.startsWith('data:image/svg+xml,'), `${url}: icon ${icon}`);
+      assert.deepEqual(asked, [], `${url}: favicon requests`);
+      assert.deepEqual(failed, [], `${url}: failed requests`);
+      await context.close();
+    }
+  });
+
   it('the docs page shows both models with the reference facts, one wasm instance, header bytes only', async () => {
     hub.clearLog();
     const page = await openPage(browser, embedUrl);

@@ -445,6 +445,15 @@ def picklescan_file(path: Path) -> dict:
                 globals=sorted([g.module, g.name, g.safety.value] for g in r.globals))
 
 
+def bits_per_weight(arrays) -> float | None:
+    """Bits per weight as numpy counts an array's weights: each of `arr.size` elements holds
+    `arr.itemsize * 8` bits, over the arrays of numbers (dtype.kind b, i, u, f, c); a
+    structured, text or object array's elements are not weights. None without such an array."""
+    nums = [a for a in arrays if a.dtype.kind in "biufc"]
+    n = sum(a.size for a in nums)
+    return sum(a.size * a.itemsize * 8 for a in nums) / n if n else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
@@ -455,7 +464,7 @@ def main() -> int:
         np.save(a.out / f"{name}.npy", arr)
         back = np.load(a.out / f"{name}.npy")
         assert back.dtype == arr.dtype and np.array_equal(back, arr, equal_nan=arr.dtype.kind in "fc")
-        files[f"{name}.npy"] = dict(tensors=[describe("array", back)])
+        files[f"{name}.npy"] = dict(tensors=[describe("array", back)], bits_per_weight=bits_per_weight([back]))
     some = {k: v for k, v in arrays().items() if k in ("f32", "i64", "bool", "c64", "c128", "fortran", "scalar", "records")}
     some["layer/weight"] = RNG.normal(size=(2, 3)).astype(np.float32)  # a name with a slash
     np.savez(a.out / "weights.npz", **some)
@@ -466,7 +475,8 @@ def main() -> int:
         with np.load(a.out / f) as z, zipfile.ZipFile(a.out / f) as zf:
             order = [n[:-4] for n in zf.namelist()]
             assert all(zf.getinfo(n + ".npy").compress_type == (8 if deflated else 0) for n in order)
-            files[f] = dict(tensors=[describe(n, z[n], deflated) for n in order])
+            files[f] = dict(tensors=[describe(n, z[n], deflated) for n in order],
+                            bits_per_weight=bits_per_weight([z[n] for n in order]))
     write_headers(a.out, files)
     write_objects(a.out, files)
     doc = dict(generator="tests/reference/numpy_fixtures.py",

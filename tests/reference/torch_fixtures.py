@@ -534,6 +534,40 @@ def read_legacy(path: Path):
     return found, u.imports
 
 
+def storage_totals(path: Path) -> dict:
+    """The distinct storages the file's pickles name by persistent id ('storage', type, key,
+    location, numel), each once however many tensors view it (tied weights, slices): their
+    count and bytes (numel x the storage type's item size), read without torch. Keys are per
+    pickle (a TorchScript archive's data/ and constants/ are separate folders)."""
+    seen = {}
+
+    class Keys(RefUnpickler):
+        def __init__(self, f, scope):
+            super().__init__(f, None)
+            self.scope = scope
+
+        def persistent_load(self, pid):
+            _, type_name, key, _loc, numel = pid[:5]
+            dt = np.dtype(STORAGES[type_name][0])
+            seen[(self.scope, key)] = numel * dt.itemsize
+            return (np.zeros(numel, dt), STORAGES[type_name][1])
+
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            main = min((n for n in names if n.endswith("data.pkl")), key=lambda n: n.count("/"))
+            root = main.rsplit("/", 1)[0]
+            for pk in (main, f"{root}/constants.pkl"):
+                if pk in names:
+                    Keys(io.BytesIO(z.read(pk)), pk[:-4]).load()
+    else:
+        with open(path, "rb") as f:
+            for _ in range(3):
+                pickle.load(f)  # magic number, protocol version, sys_info
+            Keys(f, "").load()
+    return dict(count=len(seen), bytes=sum(seen.values()))
+
+
 def dtypes_of(found):
     return {id(r): NP_DT.get(r.arr.dtype, "?") for _, r in found}
 
@@ -594,7 +628,8 @@ def main() -> int:
         found, imports = read_zip(path) if is_zip else read_legacy(path)
         files[name] = dict(path=str(path), format="pytorch" if is_zip else "pytorch-legacy",
                            tensors=describe(name, found, dtypes_of(found)), imports=imports,
-                           optimizer_state=optimizer_state(path) if is_zip else dict(tensors=0, values=0))
+                           optimizer_state=optimizer_state(path) if is_zip else dict(tensors=0, values=0),
+                           storages=storage_totals(path))
     doc = dict(generator="tests/reference/torch_fixtures.py",
                versions={k: version(k) for k in ("numpy", "ml_dtypes")}, files=files,
                sharded=dict(dir=str(shards), parts=sharded))

@@ -291,6 +291,22 @@ pub fn dtype_words(descr: &str) -> String {
     }
 }
 
+/// Whether an array whose dtype [`tensor`] named `dtype` holds numbers, numpy's
+/// `dtype.kind` in `b i u f c` (booleans, integers, floats, complex numbers; either byte
+/// order): each of its `arr.size` elements is then one weight of `arr.itemsize * 8` bits.
+/// Structured records, text, byte strings, void values, Python objects, dates and time
+/// differences are not weights, and bits per weight does not count them.
+pub fn holds_numbers(dtype: &DType) -> bool {
+    match dtype {
+        DType::StUnknown(s) => {
+            let descr = s.strip_suffix(" (big-endian)").unwrap_or(s);
+            let code = descr.trim_start_matches(['<', '>', '|', '=']);
+            matches!(code.chars().next(), Some('b' | 'i' | 'u' | 'f' | 'c'))
+        }
+        DType::St(_) | DType::Ggml(_) => true,
+    }
+}
+
 /// The dtype of a descr (`<f4`, `|b1`, `<c8`), and whether it is big-endian. Unknown and
 /// unsupported ones (`<U8` strings, `O` objects, `<c16`) are [`DType::StUnknown`].
 pub fn descr_dtype(descr: &str) -> (DType, bool) {

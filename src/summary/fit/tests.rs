@@ -385,8 +385,12 @@ fn fit_errors_keep_their_sentences() {
         "no plan: the KV cache size overflows 64 bits"
     );
     assert_eq!(
-        FitError::NoEstimate(EstimateError::NoCache { arch: "bert".into() }).to_string(),
-        "no plan: no KV estimate: bert is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); it needs about its weights"
+        FitError::NoEstimate(EstimateError::NoCache {
+            arch: "bert".into(),
+            weights: Some(3 << 20)
+        })
+        .to_string(),
+        "no plan: no KV estimate: bert is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); it needs about as much memory as its weights, 3.0 MiB"
     );
     assert_eq!(
         FitError::from(EstimateError::NoArchitecture).to_string(),

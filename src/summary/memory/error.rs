@@ -22,6 +22,9 @@ pub enum EstimateError {
     NoCache {
         /// `general.architecture`.
         arch: String,
+        /// Bytes of its tensors as stored (what it needs, about), when the header was read to
+        /// the end of its tensor list; `None` when parsing stopped before.
+        weights: Option<u64>,
     },
     /// llama.cpp gives the architecture a dedicated cache this estimate does not model.
     DedicatedCache {
@@ -100,9 +103,14 @@ impl fmt::Display for EstimateError {
                 f,
                 "no estimate: {arch} is a recurrent (state-space/RWKV) or hybrid model; its state is not a KV cache"
             ),
-            EstimateError::NoCache { arch } => write!(
+            EstimateError::NoCache { arch, weights } => write!(
                 f,
-                "no KV estimate: {arch} is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); it needs about its weights"
+                "no KV estimate: {arch} is an encoder or non-causal model, for which llama.cpp keeps no KV cache (llama_model::create_memory); {}",
+                match weights {
+                    Some(0) => "it needs about as much memory as its weights, and this file holds no tensors".to_string(),
+                    Some(w) => format!("it needs about as much memory as its weights, {}", crate::text::bytes(*w)),
+                    None => "it needs about as much memory as its weights, which are not known: the header was not read to the end of its tensor list".to_string(),
+                }
             ),
             EstimateError::DedicatedCache { arch } => write!(
                 f,

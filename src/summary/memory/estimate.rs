@@ -186,7 +186,13 @@ fn architecture(m: &Model) -> Result<String, EstimateError> {
     if NO_CACHE.contains(&arch.as_str())
         || key(m, &arch, "attention.causal") == Some(&Value::Bool(false))
     {
-        return Err(EstimateError::NoCache { arch });
+        let weights = m.error.is_none().then(|| {
+            m.tensors
+                .iter()
+                .filter_map(|t| t.bytes)
+                .fold(0u64, u64::saturating_add)
+        });
+        return Err(EstimateError::NoCache { arch, weights });
     }
     if DEDICATED_CACHE.contains(&arch.as_str()) {
         return Err(EstimateError::DedicatedCache { arch });

@@ -93,6 +93,55 @@ fn missing_keys_say_no_estimate() {
     }
 }
 
+/// An encoder needs about its weights: their bytes when the tensor list was read, said to be
+/// none for a file without tensors, and unknown (not a missing number) when parsing stopped
+/// before the tensor list.
+#[test]
+fn an_encoder_needs_about_its_weights_known_or_not() {
+    let kvs = [("general.architecture", Kv::Str("bert"))];
+    let why = estimate(&model(&kvs), None, KvType::F16).unwrap_err();
+    assert_eq!(
+        why,
+        EstimateError::NoCache {
+            arch: "bert".into(),
+            weights: Some(32)
+        }
+    );
+    assert!(
+        why.to_string().ends_with(
+            "(llama_model::create_memory); it needs about as much memory as its weights, 32 B"
+        ),
+        "{why}"
+    );
+    let empty: OpenedModel = parse_bytes(&gguf(&kvs, &[])).unwrap().into();
+    assert!(estimate(&empty, None, KvType::F16)
+        .unwrap_err()
+        .to_string()
+        .ends_with("as much memory as its weights, and this file holds no tensors"));
+    // Cut in its second key: the architecture was read, the tensor list was not.
+    let b = gguf(
+        &[
+            ("general.architecture", Kv::Str("bert")),
+            ("bert.block_count", Kv::U32(2)),
+        ],
+        &[("t", 0, vec![8], 0)],
+    );
+    // 24 bytes of counts, then the first key (8 + 20 name, 4 type, 8 + 4 value) ends at 68.
+    let cut = parse_bytes(&b[..75]).unwrap();
+    assert!(cut.error.is_some() && cut.tensors.is_empty());
+    let why = estimate(&cut.into(), None, KvType::F16).unwrap_err();
+    assert_eq!(
+        why,
+        EstimateError::NoCache {
+            arch: "bert".into(),
+            weights: None
+        }
+    );
+    assert!(why.to_string().ends_with(
+        "as much memory as its weights, which are not known: the header was not read to the end of its tensor list"
+    ));
+}
+
 /// The common decoder architectures of issue #6, from the keys their converters write:
 /// every layer at the full context.
 #[test]

@@ -21,6 +21,31 @@ pub struct Fact {
     /// The raw number for `data-value` (integers as digits, floats as the full-precision
     /// shortest round-trip text of the `f64`).
     pub value: Option<String>,
+    /// How the figure reads, for a verdict (`data-severity` and class `severity-…` of its
+    /// `div.fact`): [`Severity::Danger`], [`Severity::Caution`] or [`Severity::Safe`].
+    pub severity: Option<Severity>,
+}
+
+/// How a verdict figure reads (the pickle's): its words say it, the style only repeats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Loading the file can run code (`dangerous`).
+    Danger,
+    /// Not known to be safe: imports this tool does not know, or pickles not read whole.
+    Caution,
+    /// Every import a known rebuild, every pickle read whole.
+    Safe,
+}
+
+impl Severity {
+    /// `danger`, `caution`, `safe`: the `data-severity` value (and class `severity-…`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Danger => "danger",
+            Severity::Caution => "caution",
+            Severity::Safe => "safe",
+        }
+    }
 }
 
 impl Fact {
@@ -31,6 +56,7 @@ impl Fact {
             detail,
             testid: None,
             value: None,
+            severity: None,
         }
     }
 
@@ -41,8 +67,22 @@ impl Fact {
     }
 }
 
-/// `GGUF v3`, `safetensors`.
-pub fn format_label(s: &Summary) -> String {
+/// The file's format as the page names it, in the summary card's format figure and under the
+/// file name alike: `GGUF v3`, `safetensors`, `PyTorch (zip)`, `TorchScript (zip)`,
+/// `PyTorch (legacy format)`, `Python pickle`, `NumPy`, `NumPy (.npz)`, `ONNX` (`model`: the
+/// model `s` summarises, whose archive tells a TorchScript archive, a plain pickle and an
+/// `.npz` apart).
+pub fn format_name(s: &Summary, model: &OpenedModel) -> String {
+    match model.archive().map(|a| a.kind) {
+        Some("torchscript") => "TorchScript (zip)".to_string(),
+        Some("pickle") => "Python pickle".to_string(),
+        Some("npz") => "NumPy (.npz)".to_string(),
+        _ => format_label(s),
+    }
+}
+
+/// The format from the summary alone: `GGUF v3`, `safetensors`, `PyTorch (zip)`.
+fn format_label(s: &Summary) -> String {
     match (s.format, s.version) {
         ("gguf", Some(v)) => format!("GGUF v{v}"),
         ("gguf", None) => "GGUF".into(),
@@ -66,6 +106,40 @@ fn of(part: u64, whole: u64, files: usize) -> String {
         format!(" · <0.1% of {what}")
     } else {
         format!(" · {pct:.1}% of {what}")
+    }
+}
+
+/// Tensors whose values are not weights ([`crate::summary::counts_as_weights`]: NumPy
+/// structured, text and object arrays), which bits per weight leaves out.
+fn not_weights(model: &OpenedModel) -> usize {
+    model
+        .tensors
+        .iter()
+        .filter(|t| !crate::summary::counts_as_weights(model, t))
+        .count()
+}
+
+/// The tensor bytes' second line: `1,024 bytes · 5.3% of the file`; when tensors share
+/// storages (tied weights, views), the share of the file is that of the storages, each
+/// counted once: `2,560 bytes summed per tensor; 8 storages hold 1,280 bytes · 52.9% of the
+/// file` (the per-tensor sum counts a shared storage again for each tensor).
+fn tensor_bytes_detail(s: &Summary, model: &OpenedModel) -> String {
+    let files = model.parts.len();
+    match crate::summary::storage_totals(model).filter(|t| t.bytes != s.tensor_bytes) {
+        Some(t) => format!(
+            "{} bytes summed per tensor; {} storage{} hold{} {} bytes{}",
+            text::thousands(s.tensor_bytes),
+            text::thousands(t.storages),
+            if t.storages == 1 { "" } else { "s" },
+            if t.storages == 1 { "s" } else { "" },
+            text::thousands(t.bytes),
+            of(t.bytes, s.file_size, files)
+        ),
+        None => format!(
+            "{} bytes{}",
+            text::thousands(s.tensor_bytes),
+            of(s.tensor_bytes, s.file_size, files)
+        ),
     }
 }
 
@@ -95,13 +169,7 @@ pub fn summary_facts(s: &Summary, model: &OpenedModel) -> Vec<Fact> {
     if let Some(a) = s.alignment {
         fmt_detail.push_str(&format!(" · alignment {a}"));
     }
-    let format_text = match model.archive().map(|a| a.kind) {
-        Some("torchscript") => "TorchScript (zip)".to_string(),
-        Some("pickle") => "Python pickle".to_string(),
-        Some("npz") => "NumPy (.npz)".to_string(),
-        _ => format_label(s),
-    };
-    out.push(Fact::new("format", format_text, Some(fmt_detail)));
+    out.push(Fact::new("format", format_name(s, model), Some(fmt_detail)));
     out.push(Fact::new(
         "file size",
         text::bytes(s.file_size),
@@ -189,23 +257,29 @@ pub fn summary_facts(s: &Summary, model: &OpenedModel) -> Vec<Fact> {
             "tensor bytes in these files",
         )),
         text::bytes(s.tensor_bytes),
-        Some(format!(
-            "{} bytes{}",
-            text::thousands(s.tensor_bytes),
-            of(s.tensor_bytes, s.file_size, model.parts.len())
-        )),
+        Some(tensor_bytes_detail(s, model)),
     ));
     out.push(
         Fact::new(
             "bits per weight",
             s.bits_per_weight.map_or("–".into(), |b| format!("{b:.3}")),
-            Some(match (s.bits_per_weight, q) {
-                (Some(_), Some(_)) => {
+            Some(match (s.bits_per_weight, q, not_weights(model)) {
+                (Some(_), Some(_), _) => {
                     "tensor bytes × 8 ÷ logical parameters (scales and zero points count as bytes)"
                         .into()
                 }
-                (Some(_), None) => "tensor bytes × 8 ÷ parameters".into(),
-                (None, _) => "no parameters".into(),
+                (Some(_), None, 0) => "tensor bytes × 8 ÷ parameters".into(),
+                (Some(_), None, n) => format!(
+                    "bytes × 8 ÷ elements of the arrays of numbers ({n} structured, text or \
+                     object array{} apart: {} elements are not weights)",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "its" } else { "their" }
+                ),
+                (None, _, 0) => "no parameters".into(),
+                (None, _, _) => {
+                    "no arrays of numbers (structured, text or object arrays hold no weights)"
+                        .into()
+                }
             }),
         )
         .hook("bits-per-weight", s.bits_per_weight.map(|b| b.to_string())),
@@ -258,7 +332,7 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
     } else {
         String::new()
     };
-    let (value, detail, hook) = if dangerous > 0 {
+    let (value, detail, hook, severity) = if dangerous > 0 {
         (
             "dangerous".to_string(),
             format!(
@@ -269,6 +343,7 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
                 a.loader()
             ),
             "dangerous",
+            Severity::Danger,
         )
     } else if !a.fully_checked() {
         let stopped = a.pickles.iter().filter(|p| p.stopped.is_some()).count();
@@ -291,6 +366,7 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
                  {unknown} not known to this tool)"
             ),
             "unchecked",
+            Severity::Caution,
         )
     } else if unknown > 0 {
         (
@@ -307,15 +383,20 @@ pub fn pickle_fact(a: &crate::format::torch::Archive) -> Fact {
                 }
             ),
             "unknown",
+            Severity::Caution,
         )
     } else {
         (
             "safe".to_string(),
             format!("all {total} imports are known tensor and container rebuilds{needs}"),
             "safe",
+            Severity::Safe,
         )
     };
-    Fact::new("pickle", value, Some(detail)).hook("pickle-verdict", Some(hook.to_string()))
+    let mut f =
+        Fact::new("pickle", value, Some(detail)).hook("pickle-verdict", Some(hook.to_string()));
+    f.severity = Some(severity);
+    f
 }
 
 /// The summary card's first figure for a model opened from a set of files, or from one file of
@@ -468,9 +549,10 @@ pub fn arch_lines(card: &ArchCard) -> (String, Vec<ArchLine>) {
     (text::escape(&card.architecture), lines)
 }
 
-/// The line under the file name: `GGUF v3 · gemma3 · Gemma 3 270m`.
-pub fn subtitle(s: &Summary) -> String {
-    let mut sub = format_label(s);
+/// The line under the file name: `GGUF v3 · gemma3 · Gemma 3 270m` (the format as
+/// [`format_name`] names it in the format figure).
+pub fn subtitle(s: &Summary, model: &OpenedModel) -> String {
+    let mut sub = format_name(s, model);
     if let Some(a) = &s.architecture {
         sub.push_str(" · ");
         sub.push_str(&text::escape(&a.architecture));
@@ -504,7 +586,7 @@ pub fn read_note(stats: &ReadStats, files: usize) -> String {
 pub fn summary_card(name: &str, s: &Summary, model: &OpenedModel, stats: &ReadStats) -> Node {
     let title = node::el("div", "file-title")
         .child(node::text("h2", "file-name mono", &text::escape(name)))
-        .child(node::text("p", "file-sub", &subtitle(s)));
+        .child(node::text("p", "file-sub", &subtitle(s, model)));
     let head = node::el("header", "card-head")
         .child(title)
         .child(node::text(
@@ -521,9 +603,13 @@ pub fn summary_card(name: &str, s: &Summary, model: &OpenedModel, stats: &ReadSt
                 value = value.attr("data-value", v.as_str());
             }
         }
-        let mut item = node::el("div", "fact")
-            .child(node::text("dt", "", f.label))
-            .child(value);
+        let mut item = match f.severity {
+            Some(sev) => node::el("div", &format!("fact severity-{}", sev.name()))
+                .attr("data-severity", sev.name()),
+            None => node::el("div", "fact"),
+        }
+        .child(node::text("dt", "", f.label))
+        .child(value);
         if let Some(d) = &f.detail {
             item.push(node::text("dd", "fact-detail", d));
         }

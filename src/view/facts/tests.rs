@@ -83,7 +83,7 @@ fn arch_card_lines_are_escaped_text() {
 fn headline_texts() {
     let m = model();
     let s = summarize(&m);
-    assert_eq!(subtitle(&s), "GGUF v3 · llama · tiny\\nthing");
+    assert_eq!(subtitle(&s, &m), "GGUF v3 · llama · tiny\\nthing");
     assert_eq!(
         read_note(
             &ReadStats {
@@ -142,7 +142,7 @@ fn the_summary_and_architecture_cards_of_the_sample() {
     assert_eq!(c.get_attr("data-testid"), Some("summary"));
     let name = &c.find_class("file-name")[0];
     assert_eq!((name.tag, name.text.as_deref()), ("h2", Some("a\\nb.gguf")));
-    assert_eq!(c.find_class("file-sub")[0].text, Some(subtitle(&s)));
+    assert_eq!(c.find_class("file-sub")[0].text, Some(subtitle(&s, &m)));
     assert_eq!(
         c.find_class("read-note")[0].text.as_deref(),
         Some("read 2.0 KiB of the file in 1 slice")
@@ -170,4 +170,108 @@ fn the_summary_and_architecture_cards_of_the_sample() {
         Some(lines[0].key.as_str())
     );
     assert_eq!(dl.children[1].text, Some(lines[0].value.clone()));
+}
+
+/// The format has one name: the line under the file name starts with the format figure's
+/// text, for each kind of archive (silero_vad.jit read "PyTorch (zip)" above a "TorchScript
+/// (zip)" figure).
+#[test]
+fn the_subtitle_names_the_format_as_the_format_figure_does() {
+    use crate::format::archive::Archive;
+    use crate::format::Detail;
+    for (kind, name) in [
+        ("torchscript", "TorchScript (zip)"),
+        ("pickle", "Python pickle"),
+        ("npz", "NumPy (.npz)"),
+    ] {
+        let mut m = model();
+        m.detail = Detail::Archive(Archive {
+            kind,
+            ..Archive::default()
+        });
+        let mut s = summarize(&m);
+        s.format = "pytorch";
+        s.architecture = None;
+        assert_eq!(format_name(&s, &m), name);
+        assert_eq!(summary_facts(&s, &m)[0].text, name);
+        assert_eq!(subtitle(&s, &m), name);
+    }
+    let m = model();
+    let s = summarize(&m);
+    assert_eq!(summary_facts(&s, &m)[0].text, "GGUF v3");
+    assert!(subtitle(&s, &m).starts_with("GGUF v3 · "));
+}
+
+/// The pickle verdict's figure carries its severity (`data-severity`, class `severity-…`):
+/// danger for dangerous imports, caution for unknown imports or pickles not read whole, safe
+/// otherwise; its words say the same.
+#[test]
+fn the_pickle_verdict_carries_its_severity() {
+    use crate::format::archive::{Archive, PickleInfo};
+    use crate::format::pickle::{Import, Verdict};
+    let import = |module: &str, name: &str, verdict| Import {
+        module: module.into(),
+        name: name.into(),
+        offset: 0,
+        opcode: "GLOBAL",
+        calls: Vec::new(),
+        verdict,
+        why: "",
+    };
+    let archive = |imports: Vec<Import>, stopped: Option<String>| Archive {
+        kind: "zip",
+        pickles: vec![PickleInfo {
+            imports,
+            stopped,
+            ..PickleInfo::default()
+        }],
+        ..Archive::default()
+    };
+    let safe = import("torch._utils", "_rebuild_tensor_v2", Verdict::Safe);
+    let cases = [
+        (
+            archive(
+                vec![safe.clone(), import("os", "system", Verdict::Dangerous)],
+                None,
+            ),
+            "dangerous",
+            Severity::Danger,
+        ),
+        (
+            archive(vec![safe.clone(), import("a", "B", Verdict::Unknown)], None),
+            "unknown imports",
+            Severity::Caution,
+        ),
+        (
+            archive(vec![safe.clone()], Some("cut".into())),
+            "not fully checked",
+            Severity::Caution,
+        ),
+        (archive(vec![safe.clone()], None), "safe", Severity::Safe),
+    ];
+    for (a, text, severity) in cases {
+        let f = pickle_fact(&a);
+        assert_eq!((f.text.as_str(), f.severity), (text, Some(severity)));
+        let mut m = model();
+        m.detail = crate::format::Detail::Archive(a);
+        let s = summarize(&m);
+        let card = summary_card("m.pt", &s, &m, &ReadStats::default());
+        let verdict = card.find_testid("pickle-verdict").unwrap();
+        assert_eq!(verdict.text.as_deref(), Some(text));
+        let item = card
+            .find_class("fact")
+            .into_iter()
+            .find(|n| {
+                n.children
+                    .iter()
+                    .any(|c| c.get_attr("data-testid") == Some("pickle-verdict"))
+            })
+            .unwrap();
+        assert_eq!(item.get_attr("data-severity"), Some(severity.name()));
+        assert_eq!(item.class, format!("fact severity-{}", severity.name()));
+    }
+    assert_eq!(
+        [Severity::Danger, Severity::Caution, Severity::Safe].map(Severity::name),
+        ["danger", "caution", "safe"]
+    );
 }
