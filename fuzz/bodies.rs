@@ -162,7 +162,7 @@ pub fn gguf_header(data: &[u8]) -> bool {
         return false;
     };
     let _ = weightpeek::summary::summarize(&m);
-    let _ = weightpeek::check::check(&m);
+    let _ = weightpeek::check::check_one_file(&m);
     for e in &m.metadata {
         if let weightpeek::format::Value::Array(a) = &e.value {
             let _ = a.values(&m.bytes, 0, 4);
@@ -181,7 +181,7 @@ pub fn safetensors_header(data: &[u8]) -> bool {
     let ok = match parse_bytes(&b).map(OpenedModel::from) {
         Ok(m) => {
             let _ = weightpeek::summary::summarize(&m);
-            let _ = weightpeek::check::check(&m);
+            let _ = weightpeek::check::check_one_file(&m);
             m.error.is_none()
         }
         Err(_) => false,

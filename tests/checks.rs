@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{GgufBuilder, W};
-use weightpeek::check::{check, Finding, Severity};
+use weightpeek::check::{check_one_file as check, Finding, Severity};
 use weightpeek::source::parse_bytes;
 
 fn codes(f: &[Finding]) -> Vec<(Severity, &'static str, Option<&str>)> {

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
-use weightpeek::check::{check, Finding};
+use weightpeek::check::{check_one_file as check, Finding};
 
 fn fixtures() -> Option<PathBuf> {
     let dir = std::env::var_os("WEIGHTPEEK_DOCTOR_FIXTURES")

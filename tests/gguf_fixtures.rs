@@ -158,7 +158,7 @@ fn unknown_and_removed_types_are_listed_with_estimated_sizes() {
     assert_eq!(m.tensors[1].bytes, Some(64));
     assert_eq!(m.tensors[2].bytes, Some(128));
     assert_eq!(m.tensors[2].offset, off + 160);
-    let unknown: Vec<_> = weightpeek::check::check(&m)
+    let unknown: Vec<_> = weightpeek::check::check_one_file(&m)
         .into_iter()
         .filter(|f| f.code == "unknown-type")
         .filter_map(|f| f.tensor)

@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{data_dir, real_file};
-use weightpeek::check::{check, Severity};
+use weightpeek::check::{check_one_file as check, Severity};
 use weightpeek::format::{ErrorKind, Format, Model};
 use weightpeek::open::OpenedModel;
 use weightpeek::source::parse_bytes;

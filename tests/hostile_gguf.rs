@@ -5,7 +5,7 @@
 mod common;
 
 use common::{GgufBuilder, W};
-use weightpeek::check::check;
+use weightpeek::check::check_one_file as check;
 use weightpeek::format::Model;
 use weightpeek::source::parse_bytes;
 

@@ -317,7 +317,7 @@ fn header_forms_read_as_numpy_reads_them() {
         "bigendian.npy",
     ] {
         let (m, mut src) = open_model(&dir.join(file));
-        let findings = weightpeek::check::check(&m);
+        let findings = weightpeek::check::check_one_file(&m);
         let f = findings
             .iter()
             .find(|f| f.code == "unknown-type")
@@ -356,7 +356,7 @@ fn header_forms_read_as_numpy_reads_them() {
 /// picklescan's and fickling's verdicts on the same files are printed beside ours.
 #[test]
 fn object_array_pickles_are_judged_as_checkpoints_are() {
-    use weightpeek::check::check;
+    use weightpeek::check::check_one_file as check;
     use weightpeek::format::pickle::Verdict;
     let Some(dir) = fixtures() else { return };
     let doc = common::expected_json(&dir);
@@ -581,7 +581,7 @@ fn hostile_headers_and_pickles_are_errors_not_panics() {
     let m = OpenedModel::from(parse_bytes(&huge).unwrap());
     assert!(m.error.is_none());
     assert_eq!(m.tensors[0].elements, None);
-    let findings = weightpeek::check::check(&m);
+    let findings = weightpeek::check::check_one_file(&m);
     assert!(
         findings.iter().any(|f| f.code == "elements-overflow"),
         "{findings:?}"
@@ -598,7 +598,7 @@ fn hostile_headers_and_pickles_are_errors_not_panics() {
             }
             for cut in (0..b.len()).step_by(1 + b.len() / 300) {
                 if let Ok(m) = parse_bytes(&b[..cut]) {
-                    let _ = weightpeek::check::check(&m);
+                    let _ = weightpeek::check::check_one_file(&m);
                     let _ = weightpeek::summary::summarize(&m.into());
                 }
                 cuts += 1;

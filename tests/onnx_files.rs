@@ -299,7 +299,7 @@ fn external_data_previews_from_its_side_file() {
             );
             // Listing read none of any side file.
             assert!(o.sources[1..].iter().all(|s| s.bytes == 0), "{file}");
-            let findings = weightpeek::check::check(m);
+            let findings = weightpeek::check::check_one_file(m);
             for (i, (t, w)) in m.tensors.iter().zip(want).enumerate() {
                 if w.get("external").is_none() {
                     continue;
@@ -360,7 +360,7 @@ fn external_data_previews_from_its_side_file() {
         let o = open_with(std::slice::from_ref(&path), &[]);
         let m = &o.model;
         assert_eq!(o.sources.len(), 1, "{file}");
-        let findings = weightpeek::check::check(m);
+        let findings = weightpeek::check::check_one_file(m);
         for (t, w) in m.tensors.iter().zip(want) {
             let Some(loc) = w["external"]["location"].as_str() else {
                 continue;
@@ -537,7 +537,7 @@ fn initializer(name: &str, raw: &[u8]) -> Vec<u8> {
 fn open(b: &[u8]) -> Result<OpenedModel, weightpeek::format::Error> {
     let r = parse_bytes(b).map(OpenedModel::from);
     if let Ok(m) = &r {
-        let _ = weightpeek::check::check(m);
+        let _ = weightpeek::check::check_one_file(m);
         let _ = weightpeek::summary::summarize(m);
         if let Some(e) = &m.error {
             assert!(e.offset <= b.len() as u64, "{e}");

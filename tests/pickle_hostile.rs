@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::Value as J;
-use weightpeek::check::check;
+use weightpeek::check::check_one_file as check;
 
 const CHILD_ENV: &str = "WEIGHTPEEK_HOSTILE_CHILD";
 const MAX_KIB: u64 = 256 << 10;

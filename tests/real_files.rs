@@ -162,7 +162,7 @@ fn every_vocab_file_matches_the_reference() {
         check_against_reference(&m, &r);
         // The container checks find nothing; the doctor's real findings in these files are
         // tests/doctor.rs's.
-        let found: Vec<_> = weightpeek::check::check(&m)
+        let found: Vec<_> = weightpeek::check::check_one_file(&m)
             .into_iter()
             .filter(|f| !weightpeek::check::doctor::is_doctor_code(f.code))
             .collect();
@@ -182,7 +182,7 @@ fn gemma_3_gguf_matches_the_reference_reading_only_its_header() {
     };
     let (m, src) = open(&p);
     check_against_reference(&m, &r);
-    assert_eq!(weightpeek::check::check(&m), []);
+    assert_eq!(weightpeek::check::check_one_file(&m), []);
     let header = u(&r["data_offset"]);
     assert!(
         src.bytes < header + (1 << 20),
@@ -227,7 +227,7 @@ fn minilm_safetensors_matches_the_reference_reading_only_its_header() {
     };
     let (m, src) = open(&p);
     check_against_reference(&m, &r);
-    assert_eq!(weightpeek::check::check(&m), []);
+    assert_eq!(weightpeek::check::check_one_file(&m), []);
     assert!(src.bytes < u(&r["header_size"]) + (1 << 20));
     assert_eq!(src.reads.len(), 1, "an 11 KB header takes one read");
 }

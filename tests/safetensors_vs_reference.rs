@@ -2,7 +2,7 @@
 //! files, including damaged ones: where the reference rejects a file and we still show it, our
 //! validation must say so (an error- or warning-level finding).
 
-use weightpeek::check::{check, Severity};
+use weightpeek::check::{check_one_file as check, Severity};
 use weightpeek::source::parse_bytes;
 
 fn file(header: &[u8], data: usize) -> Vec<u8> {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use common::{open_model, run_cli};
 use serde_json::Value as J;
-use weightpeek::check::check;
+use weightpeek::check::check_one_file as check;
 
 fn fixtures() -> Option<PathBuf> {
     let dir = std::env::var_os("WEIGHTPEEK_TORCH_FIXTURES")

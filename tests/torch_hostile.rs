@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use weightpeek::check::check;
+use weightpeek::check::check_one_file as check;
 use weightpeek::open::OpenedModel;
 use weightpeek::preview::{preview_tensor, WindowRequest};
 use weightpeek::source::{block_on_ready, parse_bytes, MemSource};

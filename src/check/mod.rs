@@ -54,7 +54,7 @@ pub struct Finding {
     pub tensor: Option<String>,
 }
 
-/// What [`check`] looks at, for the "no problems found" message.
+/// What [`check_one_file`] looks at, for the "no problems found" message.
 pub const CHECKS: [&str; 10] = [
     "the header parses to the end",
     "every tensor's data lies inside the file",
@@ -86,18 +86,19 @@ pub fn finding(
     }
 }
 
-/// Validation findings of one file's model: [`container_findings`] and then the doctor's
+/// Validation findings of one file's model, named so a set is not checked by mistake (an
+/// `OpenedModel` derefs to its first file's `Model`): [`container_findings`] and then the doctor's
 /// ([`add_doctor`]), errors first. (A model opened from a set of files, with the set's own
 /// findings: [`crate::open::findings::check`].)
-pub fn check(m: &Model) -> Vec<Finding> {
+pub fn check_one_file(m: &Model) -> Vec<Finding> {
     let mut out = container_findings(m);
     add_doctor(m, &mut out);
     out
 }
 
 /// Appends the doctor's findings ([`doctor::doctor_findings`]) to `out`, the
-/// [`container_findings`] of the same model, and sorts them as [`check`] does: the result
-/// equals `check(m)`. (Both sorts are stable and by severity alone, so each severity keeps the
+/// [`container_findings`] of the same model, and sorts them as [`check_one_file`] does: the result
+/// equals `check_one_file(m)`. (Both sorts are stable and by severity alone, so each severity keeps the
 /// container's findings first, in their order, then the doctor's.) The doctor scans a
 /// vocabulary token by token, so the page runs this after the first view is drawn.
 pub fn add_doctor(m: &Model, out: &mut Vec<Finding>) {

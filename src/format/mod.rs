@@ -311,7 +311,7 @@ fn size_unknown_types(tensors: &mut [Tensor], file_size: u64) {
                 g.label()
             ),
         });
-        // check::check reports the unknown type; the note says how the size was found.
+        // check::check_one_file reports the unknown type; the note says how the size was found.
     }
 }
 

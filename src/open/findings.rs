@@ -23,7 +23,7 @@ pub fn member_word(set: &SetInfo) -> &'static str {
 }
 
 /// Validation findings of a model as opened: [`container_findings`] and then the doctor's
-/// ([`add_doctor`]), errors first; for a single file with no set, [`crate::check::check`]'s.
+/// ([`add_doctor`]), errors first; for a single file with no set, [`crate::check::check_one_file`]'s.
 pub fn check(m: &OpenedModel) -> Vec<Finding> {
     let mut out = container_findings(m);
     add_doctor(m, &mut out);
