@@ -7,7 +7,7 @@
 #      tensor-preview statistics in target/reference/preview.json
 #      (skipped when newer than their inputs and tests/reference/); the generated remote sets
 #      (target/remote-fixtures) and quantised safetensors files (target/quant-fixtures)
-#   3. cargo fmt --check, clippy -D warnings (native and wasm32), then the native Rust tests:
+#   3. cargo fmt --check, clippy -D warnings (native and wasm32), rustdoc's links, then the native Rust tests:
 #      cargo test --all-targets, checked against the reference facts
 #   4. the release web app: trunk build --release -> dist/
 #   5. end-to-end tests: node --test tests/e2e/ (headless Chromium; Firefox and WebKit run the
@@ -201,12 +201,14 @@ else
 fi
 
 # --- 3. formatting, lints, native tests -------------------------------------------------------
-step "cargo fmt --check, clippy -D warnings (native, wasm32, the lean wasm32)"
+step "cargo fmt --check, clippy -D warnings (native, wasm32, the lean wasm32), doc links"
 cargo fmt --check 2>&1 | tee "$LOGS/fmt.log"
 cargo clippy --all-targets -- -D warnings 2>&1 | tee "$LOGS/clippy.log"
 cargo clippy --target wasm32-unknown-unknown --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
 # The lean web module's code (no `full` feature: scripts/build_lite.sh).
 cargo clippy --target wasm32-unknown-unknown --no-default-features --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm-lite.log"
+# Every intra-doc link of the library's docs names a real, public item.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib 2>&1 | tee "$LOGS/doc.log"
 
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \

@@ -3,7 +3,7 @@
 //!
 //! - [`spec`]: the edits ([`Edit`]), parsed from `KEY=VALUE`, `KEY:TYPE=VALUE` and
 //!   `KEY[INDEX]=VALUE`, and the typed values they carry.
-//! - [`write`]: [`write::plan`] builds the new header bytes from the original header bytes and
+//! - [`mod@write`]: [`write::plan`] builds the new header bytes from the original header bytes and
 //!   the edits: unchanged pairs and the tensor directory are copied byte for byte, so a no-op
 //!   edit reproduces the original header exactly; tensor offsets (relative to the data
 //!   section) are kept, and the padding is recomputed for the (possibly new) alignment.

@@ -39,7 +39,7 @@ pub struct PickleInfo {
 }
 
 /// A pickle a loader may unpickle that was not read at all (too large, compressed in a way
-/// this tool does not inflate, past [`MAX_OTHER_PICKLES`], inside a tar archive): its verdict is
+/// this tool does not inflate, past [`MAX_OTHER_PICKLES`](crate::format::torch::MAX_OTHER_PICKLES), inside a tar archive): its verdict is
 /// *not fully checked*, never safe.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unchecked {

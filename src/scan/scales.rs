@@ -18,7 +18,7 @@ pub enum Scales {
     Iq1m,
 }
 
-/// The scales [`ggml_validate_row_data`] judges for ggml type `type_id`, or `None` when it
+/// The scales llama.cpp's `ggml_validate_row_data` judges for ggml type `type_id`, or `None` when it
 /// judges none (plain types: their values are judged; NVFP4; unknown types).
 pub fn judged_scales(type_id: u32) -> Option<Scales> {
     use ScaleField::{E8M0, F16, F32};

@@ -46,7 +46,7 @@ pub struct ValueStats {
 }
 
 /// Accumulates [`ValueStats`] over runs of values: the statistics so far, kept as a fast
-/// path's [`Part`] is (the same fields, merged by [`Accumulator::add_part`]).
+/// path's `Part` is (the same fields, merged by `Accumulator::add_part`).
 #[derive(Debug, Clone, Default)]
 pub struct Accumulator(Part);
 

@@ -50,7 +50,7 @@ pub enum SourceError {
         size: u64,
     },
     /// A remote read failed: the URL, the HTTP problem (status, byte range, cause) and its
-    /// description for the person (headline and likely cause, as [`http::Problem::describe`]
+    /// description for the person (headline and likely cause, as [`crate::view::errors::http_failure`]
     /// words it for the source's endpoint and token).
     Http {
         /// The URL read.
@@ -149,7 +149,7 @@ pub struct ReadPolicy {
     /// against reading a whole model by accident).
     pub max_header: u64,
     /// Size reads after the first from the GGUF parser's guess of the header's end
-    /// ([`GgufParser::estimate_end`]) instead of doubling: for remote files, where every read
+    /// ([`GgufParser::estimate_end`](crate::format::gguf::GgufParser::estimate_end)) instead of doubling: for remote files, where every read
     /// is a round trip. safetensors reads are exact either way (8 + N).
     pub estimate: bool,
 }

@@ -1,5 +1,5 @@
 //! The scan of every weight (issue #22) as the page shows it: one row of text per tensor
-//! ([`row`]), sorted and filtered as the tensor table is ([`sort`], [`matches`]); the finding
+//! ([`row`]), sorted and filtered as the tensor table is ([`sort`], [`fn@matches`]); the finding
 //! lines for the Checks card ([`FindingLine`]); what the card says before, while and after a
 //! scan ([`intro_text`], [`confirm_text`], [`progress`], [`done_text`]); the JSON document of a
 //! scan ([`ScanDoc`], `weightpeek scan --json` and `scan()`). The worker makes the rows (it holds

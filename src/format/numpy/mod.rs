@@ -343,7 +343,7 @@ pub fn descr_dtype(descr: &str) -> (DType, bool) {
 const INFLATE_HEAD: usize = 64 << 10;
 
 /// Inflates the start of a raw deflate stream (`input`: its first compressed bytes) into at
-/// most [`INFLATE_HEAD`] bytes: what comes out before the input or the room ends.
+/// most `INFLATE_HEAD` bytes: what comes out before the input or the room ends.
 pub fn inflate_head(input: &[u8]) -> Vec<u8> {
     use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
     let mut out = vec![0u8; INFLATE_HEAD];

@@ -9,7 +9,7 @@
 //!
 //! Only the pickle's bytes are read: from the array's data start to the end of the `.npy`
 //! file or `.npz` member (numpy writes nothing after it), at most
-//! [`MAX_PICKLE_BYTES`](crate::format::archive::MAX_PICKLE_BYTES); a longer pickle is judged as
+//! [`MAX_PICKLE_BYTES`]; a longer pickle is judged as
 //! far as it was read, with an error saying the rest was not checked.
 
 use crate::format::archive::{PickleInfo, MAX_PICKLE_BYTES};

@@ -21,7 +21,7 @@
 //! `usize` is 32 bits), the values built, the memo and the nesting are bounded by [`Limits`],
 //! and nothing recurses over the input: the machine is a loop over opcodes, the tree is a flat
 //! `Vec`, so dropping it never recurses either. Any input gives a [`Pickle`] or an
-//! [`Error`](crate::format::Error) naming the opcode and its absolute offset; none panics.
+//! [`Error`] naming the opcode and its absolute offset; none panics.
 //!
 //! The tree can be cyclic (`a = []; a.append(a)` pickles as a list holding itself) and can be
 //! deeper than [`Limits::max_depth`] through a mutation made after a value was nested (the

@@ -17,7 +17,7 @@
 //!   `itemgetter`) that let a pickle call something without naming it in an import.
 //!   Third-party libraries' sinks (YAML loaders that build objects, expression evaluators,
 //!   template engines, native-library loaders, other deserialisers, remote shells) are in
-//!   [`super::sinks`], which says where that list comes from.
+//!   `super::sinks`, which says where that list comes from.
 //! - **Unknown**: everything else — a model's own classes (`torch.save(model)` pickles
 //!   `torch.nn.modules.*` and the program's classes), TorchScript classes (`__torch__.*`),
 //!   another library's types. Not evidence of harm, but loading it runs code this tool has not

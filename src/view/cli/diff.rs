@@ -1,4 +1,4 @@
-//! `weightpeek diff A B`: the Compare card as text ([`compare::compare`]): the files, the
+//! `weightpeek diff A B`: the Compare card as text ([`crate::view::compare::compare`]): the files, the
 //! card's summary line, bits per weight by role with B − A, then the metadata and tensor
 //! differences (changed, only in A, only in B), each with its A and B sides.
 

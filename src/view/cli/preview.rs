@@ -1,6 +1,6 @@
-//! `--tensor NAME`: the preview panel as text: the window ([`preview::window_text`]), the bytes
-//! read, the statistics ([`preview::stat_rows`]), the histogram in text bars, the first values
-//! and, for block-quantised types, the block scales ([`preview::scales_caption`]).
+//! `--tensor NAME`: the preview panel as text: the window ([`crate::view::preview::window_text`]), the bytes
+//! read, the statistics ([`crate::view::preview::stat_rows`]), the histogram in text bars, the first values
+//! and, for block-quantised types, the block scales ([`crate::view::preview::scales_caption`]).
 
 use crate::open::OpenedModel;
 use crate::preview::Preview;

@@ -1,7 +1,7 @@
 //! The default text output: the file's name, the summary card's figures
 //! ([`facts::summary_facts`]), the quantised layout, the architecture card
 //! ([`facts::arch_lines`]), the type table ([`histogram::type_lines`]), the metadata table
-//! ([`metadata::metadata_rows`]), with `--tensors` the tensor table ([`tensors::cell_text`]),
+//! ([`metadata::metadata_rows`]), with `--tensors` the tensor table ([`crate::view::tensors::cell_text`]),
 //! the checks ([`checks::lines`]) and, for a header cut short, the error.
 
 use crate::format::Model;

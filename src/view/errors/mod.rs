@@ -92,7 +92,7 @@ impl fmt::Display for Failure {
 }
 
 impl From<(String, String)> for Failure {
-    /// A `(headline, details)` pair, as the words of an HTTP problem ([`http`]) are.
+    /// A `(headline, details)` pair, as the words of an HTTP problem ([`http_failure`]) are.
     fn from((headline, details): (String, String)) -> Failure {
         Failure { headline, details }
     }

@@ -77,7 +77,7 @@ impl DeviceInput {
 }
 
 /// Why devices or options cannot be used. `Display`: `<key>: <what is wrong>`, the key as in
-/// [`DeviceSpec`]/[`OptionsSpec`] (`gpus[1]`, `ram`, `kv`).
+/// [`super::DeviceSpec`]/[`super::OptionsSpec`] (`gpus[1]`, `ram`, `kv`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeviceError {
     /// The devices are not an object `{gpus, ram}` (the API's argument).
