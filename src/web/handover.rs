@@ -4,7 +4,7 @@
 //! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
 //! `header_prefix` (its reading as a [`prefix_object`]), and the full module's first read of that
 //! URL ([`preloaded`], asked by `super::load` before it opens the file) takes its bytes instead
-//! of making a request ([`super::http::HttpSource::with_first`]).
+//! of making a request ([`super::http::Fetcher::with_first`]).
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};

@@ -31,7 +31,7 @@ use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
 use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
-use crate::view::errors::{Audience, Front};
+use crate::view::errors::{http_failure, Audience, Front};
 use crate::view::opening::{blob_name, part_files, warn_no_range, whole_file_error};
 
 pub use crate::source::http::Counters;
@@ -284,11 +284,12 @@ impl Opener for RemoteFiles {
         // The full module on a page whose lean module read this header: no request.
         if crate::FULL {
             if let Some((at, first)) = super::handover::preloaded(&url).await {
-                return HttpSource::with_first(self.fetcher.clone(), counter, &at, first)
+                return (self.fetcher.with_first(counter, &at, first))
                     .map_err(|p| self.error(p, &url));
             }
         }
-        HttpSource::open(self.fetcher.clone(), counter, &url, first_read)
+        self.fetcher
+            .open(counter, &url, first_read)
             .await
             .map_err(|p| self.error(p, &url))
     }
@@ -310,8 +311,7 @@ impl Opener for RemoteFiles {
     /// then).
     async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
-        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url))
-            .map_err(|p| self.error(p, &url))
+        (self.fetcher.reopen(&Location::unread(&url))).map_err(|p| self.error(p, &url))
     }
 }
 
@@ -475,9 +475,12 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
         if let Err(why) = l.previewable() {
             return unreadable(l.size, why);
         }
-        match HttpSource::reopen(fetcher.clone(), l) {
+        match fetcher.reopen(l) {
             Ok(src) => Box::new(src),
-            Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
+            Err(p) => unreadable(
+                l.size,
+                &http_failure(&p, &l.url, &fetcher.audience()).details,
+            ),
         }
     })
 }

@@ -1,16 +1,19 @@
 //! The HTTP Range core both remote sources use (the browser's `fetch` source in `web/http.rs`
 //! and the native one in [`super::net`]), without I/O and tested natively: the reader's
 //! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
-//! CDN URL), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:
+//! CDN URL), the order of every request and read over any transport ([`driver`]: retries,
+//! bodies within the read timeout, WebKit's lost `Range`), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:
 //! cancellation, counters), the `Content-Range` checks, which origin may receive the access token, retries and
 //! the read timeout, and what each failure means for the person (likely cause and what to do).
 
 use url::Url;
 
 pub mod body;
+pub mod driver;
 pub mod reader;
 pub mod session;
 pub use body::{accept, content_length, Body, Forward};
+pub use driver::{get_all, Chunk, Next, Reader, Transport};
 pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
 pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters};
 
