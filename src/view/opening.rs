@@ -4,7 +4,7 @@
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
 //! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
 
-use crate::format::{registry, Model, Warning};
+use crate::format::{registry, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::open::OpenedModel;
@@ -52,10 +52,12 @@ impl LoadError {
     }
 }
 
-/// Warns on each file (`files`, with whether its server ignored Range) read from the start
-/// of a full download ([`NO_RANGE_WARNING`]).
-pub fn warn_no_range<'a>(model: &mut Model, files: impl IntoIterator<Item = (&'a str, bool)>) {
-    for (file, no_range) in files {
+/// Warns on each file of `model` read as `name` ([`part_files`]) that was read from the start
+/// of a full download ([`NO_RANGE_WARNING`]): `no_range[i]` says whether file `i`'s server
+/// ignored Range.
+pub fn warn_no_range(model: &mut OpenedModel, name: &str, no_range: &[bool]) {
+    let files = part_files(model, name);
+    for (file, &no_range) in files.iter().zip(no_range) {
         if no_range {
             model.warnings.push(Warning {
                 field: file.to_string(),
@@ -438,13 +440,8 @@ mod tests {
         );
         let mut m = crate::open::OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
         let before = m.warnings.len();
-        warn_no_range(&mut m, [("a", false), ("b", true)]);
-        assert_eq!(m.warnings.len(), before + 1);
-        let w = &m.warnings[before];
-        assert_eq!(
-            (w.field.as_str(), w.message.as_str()),
-            ("b", NO_RANGE_WARNING)
-        );
+        warn_no_range(&mut m, "one.gguf", &[false]);
+        assert_eq!(m.warnings.len(), before);
         assert_eq!(part_files(&m, "one.gguf"), ["one.gguf"]);
         let part = |name: &str, position| crate::open::Part {
             name: name.into(),
@@ -459,6 +456,14 @@ mod tests {
         assert_eq!(
             part_files(&m, "a-1.gguf (2 parts)"),
             ["a-1.gguf", "a-2.gguf"]
+        );
+        // Each part's own warning, named by the part.
+        warn_no_range(&mut m, "a-1.gguf (2 parts)", &[false, true]);
+        assert_eq!(m.warnings.len(), before + 1);
+        let w = &m.warnings[before];
+        assert_eq!(
+            (w.field.as_str(), w.message.as_str()),
+            ("a-2.gguf", NO_RANGE_WARNING)
         );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);

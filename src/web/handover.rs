@@ -46,16 +46,6 @@ pub async fn preloaded(url: &str) -> Option<(Location, Vec<u8>)> {
     let direct = get("direct")?.as_string()?;
     let size = get("size")?.as_f64()?;
     let bytes: Uint8Array = get("bytes")?.dyn_into().ok()?;
-    let len = u64::from(bytes.length());
-    // A browser's sizes are integers below 2^53.
-    if !(size.is_finite() && size.fract() == 0.0 && size >= len as f64 && size < 9.0e15) {
-        return None;
-    }
-    let at = Location {
-        url: url.to_string(),
-        direct,
-        size: size as u64,
-        no_range: false,
-    };
+    let at = Location::handed_over(url, direct, size, u64::from(bytes.length()))?;
     Some((at, bytes.to_vec()))
 }

@@ -21,29 +21,28 @@ use web_sys::{
 use super::blob::js_error_text;
 use super::fetch_io::{global_fetch, init, next_chunk, now_ms, race, Raced};
 use crate::source::http::{
-    get_all, read_timeout_ms, request_headers, Abort, Cancel, Chunk, Next, Problem, RangeFile,
-    Reader, Transport, Watchdog, CORS_CONTENT_RANGE,
+    get_all, read_timeout_ms, Abort, Chunk, Next, Problem, RangeFile, Reader, Session, Transport,
+    Watchdog, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::SourceError;
 use crate::view::errors::{Audience, Front};
 use crate::view::opening::http_error;
 
-/// Settings and cancellation shared by every request of one opening (one model, all shards).
+/// The requests of one opening (one model, all shards): its [`Session`] (endpoint, token,
+/// cancellation, progress, read timeout) and whose messages its failures are.
 pub struct Fetcher {
-    /// The configured Hub endpoint (the only origin that receives the token).
-    pub endpoint: String,
-    /// The access token, if one was entered.
-    pub token: Option<String>,
-    /// Aborts the requests in flight, the child fetchers, and tells who asked.
-    cancel: Rc<Cancel>,
-    /// Called after every request start and every received chunk (progress display).
-    pub on_progress: Box<dyn Fn()>,
-    /// The read timeout ([`crate::source::http::READ_TIMEOUT_MS`], or the page's
-    /// `read_timeout_ms=` test hook).
-    pub timeout_ms: u32,
+    session: Session,
     /// Whose messages: [`Front::Page`], or [`Front::Api`] for the element and the API.
     pub front: Front,
+}
+
+impl std::ops::Deref for Fetcher {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.session
+    }
 }
 
 impl Abort for AbortController {
@@ -75,14 +74,9 @@ fn page_read_timeout() -> u32 {
 impl Fetcher {
     /// Settings for one opening.
     pub fn new(endpoint: String, token: Option<String>, on_progress: Box<dyn Fn()>) -> Self {
-        Fetcher {
-            endpoint,
-            token,
-            cancel: Rc::default(),
-            on_progress,
-            timeout_ms: page_read_timeout(),
-            front: Front::Page,
-        }
+        let session = Session::new(endpoint, token, on_progress, page_read_timeout());
+        let front = Front::Page;
+        Fetcher { session, front }
     }
 
     /// As [`Fetcher::new`], for the element and the JavaScript API.
@@ -107,47 +101,28 @@ impl Fetcher {
         }
     }
 
-    /// A fetcher with the same endpoint and token and no progress display (the previews of a
-    /// model), cancelled when this one is.
+    /// A fetcher of the same session with no progress display (the previews of a model),
+    /// cancelled when this one is.
     pub fn child(&self) -> Rc<Fetcher> {
-        let c = Rc::new(Fetcher {
+        let session = self.session.child();
+        Rc::new(Fetcher {
+            session,
             front: self.front,
-            ..Fetcher::new(self.endpoint.clone(), self.token.clone(), Box::new(|| {}))
-        });
-        self.cancel.hold(&c.cancel);
-        c
+        })
     }
 
-    /// Stops every request of this opening (and of its children), in flight or to come.
-    pub fn cancel(&self) {
-        self.cancel.cancel();
-    }
-
-    /// Calls `f` once when this fetcher is cancelled (at once if it is already): a consumer
-    /// of a shared reading leaves it ([`super::load::read_shared`]).
-    pub fn on_cancel(&self, f: Box<dyn FnOnce()>) {
-        self.cancel.on_cancel(f);
-    }
-
-    /// Whether [`Fetcher::cancel`] was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// A new request's controller, aborted by [`Fetcher::cancel`] while the request holds it.
+    /// A new request's controller, aborted by [`Session::cancel`] while the request holds it.
     fn controller(&self) -> Result<Rc<AbortController>, Problem> {
-        if self.is_cancelled() {
-            return Err(Problem::Cancelled);
-        }
-        let c = Rc::new(AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?);
-        self.cancel.hold(&c);
+        let c = AbortController::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
+        let c = Rc::new(c);
+        self.hold(&c)?;
         Ok(c)
     }
 
     /// Request headers for `url`: `range` (inclusive) if any, the token where it may go.
     fn headers(&self, url: &str, range: Option<(u64, u64)>) -> Result<Headers, Problem> {
         let headers = Headers::new().map_err(|e| Problem::Network(js_error_text(&e)))?;
-        for (name, value) in request_headers(url, range, self.token.as_deref(), &self.endpoint) {
+        for (name, value) in self.session.headers(url, range) {
             let _ = headers.set(name, &value);
         }
         Ok(headers)

@@ -32,7 +32,7 @@ use crate::source::http::{counter_of, Problem};
 use crate::source::{ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
 use crate::view::errors::{http_failure, Audience, Front};
-use crate::view::opening::{blob_name, part_files, warn_no_range, whole_file_error};
+use crate::view::opening::{blob_name, warn_no_range, whole_file_error};
 
 pub use crate::source::http::Counters;
 pub use crate::view::opening::{display_name, url_file, LoadError};
@@ -357,13 +357,9 @@ async fn read_header(
     let mut o = open(&opener, &names, options())
         .await
         .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
-    let files = part_files(&o.model, &o.name);
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
-    let flags = files
-        .iter()
-        .zip(&located)
-        .map(|(f, at)| (f.as_str(), at.no_range));
-    warn_no_range(&mut o.model, flags);
+    let no_range: Vec<bool> = located.iter().map(|at| at.no_range).collect();
+    warn_no_range(&mut o.model, &o.name, &no_range);
     // The header reads' sources end here (a no-Range download is aborted when its source is
     // dropped); previews reopen the files by location.
     drop(o.sources);
@@ -469,12 +465,10 @@ fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
 fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactory {
     let fetcher = opening.child();
     Rc::new(move |part| {
-        let Some(l) = located.get(part) else {
-            return unreadable(0, "the file holding this tensor was not read");
+        let l = match Location::of_part(&located, part) {
+            Ok(l) => l,
+            Err((size, why)) => return unreadable(size, why),
         };
-        if let Err(why) = l.previewable() {
-            return unreadable(l.size, why);
-        }
         match fetcher.reopen(l) {
             Ok(src) => Box::new(src),
             Err(p) => unreadable(
@@ -492,10 +486,6 @@ fn preview_source(opening: &Rc<Fetcher>, located: Vec<Location>) -> SourceFactor
 pub async fn header_prefix(url: &str) -> Option<(Location, Rc<OpenedModel>)> {
     let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
     let header = ticket.await.ok()?;
-    match header.located.as_slice() {
-        [one] if !one.no_range && header.model.parts.is_empty() => {
-            Some((one.clone(), header.model.clone()))
-        }
-        _ => None,
-    }
+    let one = Location::handover(&header.located, header.model.parts.len())?;
+    Some((one.clone(), header.model.clone()))
 }

@@ -366,33 +366,52 @@ impl App {
         set_body_data("state", "error");
     }
 
-    /// Draws `model` as the page's tabbed view, on the tab the address asks for (Summary when
-    /// it asks for none, or for one this model lacks); the tab the person picks is written
-    /// into the address ([`address`]). With `editor`, an Edit tab is made for the header
-    /// editor ([`report::Report::edit_panel`]).
-    fn draw(
+    /// Shows the model `o` opened as the page's tabbed view, on the tab the address asks for
+    /// (Summary when it asks for none, or for one this model lacks), a partial model's failure
+    /// above it; the tab the person picks is written into the address ([`address`]). With
+    /// `editor`, an Edit tab is made for the header editor ([`report::Report::edit_panel`]);
+    /// `on_preview` is told the tensor previewed. [`App::shown`] ends it.
+    fn show(
         &self,
-        name: &str,
-        model: Rc<crate::open::OpenedModel>,
-        stats: &crate::source::ReadStats,
-        source: crate::source::boxed::SourceFactory,
+        o: &load::Opened,
         editor: bool,
+        scan: scan_card::ScanInput,
+        on_preview: Option<preview::OnChange>,
     ) -> report::Report {
+        dom::set_hidden(&self.status, true);
+        self.name_shown(&o.name);
+        if let Some(e) = &o.model.error {
+            self.show_error(Some(errors::partial_failure(e, &o.name, Front::Page)));
+        }
         let carried = CARRIED.with(|c| c.borrow().as_ref().and_then(|c| c.tab));
         let first = carried
             .or_else(address::asked_tab)
             .unwrap_or(crate::view::tabs::Tab::Summary);
+        let layout = report::Layout::Page { first, editor };
+        let source = Some(o.source.clone());
         let view = report::Report::build(
             &self.report_root,
-            name,
-            model,
-            stats,
-            Some(source),
-            report::Layout::Page { first, editor },
+            &o.name,
+            o.model.clone(),
+            &o.stats,
+            source,
+            layout,
         );
         view.tabs().set_on_select(Rc::new(address::set_tab));
         address::set_tab(view.tabs().current());
+        view.offer_scan(scan);
+        if let Some(f) = on_preview {
+            view.on_preview(f);
+        }
+        apply_carried(&view, &o.model);
         view
+    }
+
+    /// The page is ready once the cards built after the first view are there too (`failed`:
+    /// the model was read only in part).
+    fn shown(&self, view: report::Report, failed: bool) {
+        view.when_built(move || set_body_data("state", DataState::shown(failed).name()));
+        *self.view.borrow_mut() = Some(view);
     }
 }
 
@@ -430,32 +449,13 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
         }
         match result {
             Err(e) => app.fail(e.into()),
-            Ok(opened) => {
-                dom::set_hidden(&app.status, true);
-                app.name_shown(&opened.name);
-                let model = opened.model;
-                let failed = model.error.is_some();
-                if let Some(e) = &model.error {
-                    app.show_error(Some(errors::partial_failure(e, &opened.name, Front::Page)));
-                }
-                let editable = crate::view::report::editable(&model, alone.is_some());
-                let view = app.draw(
-                    &opened.name,
-                    model.clone(),
-                    &opened.stats,
-                    opened.source,
-                    editable,
-                );
-                view.offer_scan(scan_input);
-                apply_carried(&view, &model);
+            Ok(o) => {
+                let editable = crate::view::report::editable(&o.model, alone.is_some());
+                let view = app.show(&o, editable, scan_input, None);
                 if let (Some(panel), Some(blob)) = (view.edit_panel(), alone) {
-                    edit::show(&panel, &opened.name, model, blob);
+                    edit::show(&panel, &o.name, o.model.clone(), blob);
                 }
-                // Ready once the cards built after the first view are there too.
-                view.when_built(move || {
-                    set_body_data("state", DataState::shown(failed).name());
-                });
-                *app.view.borrow_mut() = Some(view);
+                app.shown(view, o.model.error.is_some());
             }
         }
     });

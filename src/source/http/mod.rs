@@ -15,7 +15,7 @@ pub mod session;
 pub use body::{accept, content_length, Body, Forward};
 pub use driver::{get_all, Chunk, Next, Reader, Transport};
 pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
-pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters};
+pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters, Session};
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the
