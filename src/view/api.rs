@@ -212,6 +212,26 @@ pub fn text_options(o: &impl JsData) -> TextOptions {
     }
 }
 
+/// Whether `v` is truthy as JavaScript's `if (v)` reads it (a function, a Symbol or a BigInt
+/// counts as true).
+pub fn truthy(v: &impl JsData) -> bool {
+    match v.kind() {
+        JsKind::Null => false,
+        JsKind::Bool(b) => b,
+        JsKind::Number(x) => x != 0.0 && !x.is_nan(),
+        JsKind::Text(t) => !t.is_empty(),
+        JsKind::Array | JsKind::Object | JsKind::Other => true,
+    }
+}
+
+/// The string property `key` of `v` (`None` when absent or not a string).
+pub fn text_of(v: &impl JsData, key: &str) -> Option<String> {
+    match v.get(key).kind() {
+        JsKind::Text(t) => Some(t),
+        _ => None,
+    }
+}
+
 /// The URLs a call's source names: a URL string, or an array of URL strings; `None` for
 /// anything else (local files).
 pub fn urls_of(source: &impl JsData) -> Option<Vec<String>> {
@@ -275,34 +295,7 @@ mod tests {
     use super::*;
     use crate::view::testutil::tiny_llama;
 
-    /// JSON standing in for JavaScript values; `{"fn": …}` is a function, `{"nan": …}` NaN.
-    struct Js(serde_json::Value);
-
-    impl JsData for Js {
-        fn kind(&self) -> JsKind {
-            use serde_json::Value as J;
-            match &self.0 {
-                J::Null => JsKind::Null,
-                J::Bool(b) => JsKind::Bool(*b),
-                J::Number(n) => JsKind::Number(n.as_f64().unwrap_or(0.0)),
-                J::String(t) => JsKind::Text(t.clone()),
-                J::Array(_) => JsKind::Array,
-                J::Object(o) if o.contains_key("fn") => JsKind::Other,
-                J::Object(o) if o.contains_key("nan") => JsKind::Number(f64::NAN),
-                J::Object(_) => JsKind::Object,
-            }
-        }
-        fn items(&self) -> Vec<Js> {
-            self.0.as_array().unwrap().iter().cloned().map(Js).collect()
-        }
-        fn entries(&self) -> Vec<(String, Js)> {
-            let o = self.0.as_object().unwrap();
-            o.iter().map(|(k, v)| (k.clone(), Js(v.clone()))).collect()
-        }
-        fn get(&self, key: &str) -> Js {
-            Js(self.0.get(key).cloned().unwrap_or_default())
-        }
-    }
+    use crate::view::testutil::js;
 
     #[test]
     fn a_calls_text_options_are_trimmed_strings_of_an_object() {
@@ -330,6 +323,29 @@ mod tests {
     }
 
     #[test]
+    fn javascript_truthiness_and_string_properties() {
+        for (v, t) in [
+            ("0", false),
+            ("1", true),
+            ("\"\"", false),
+            ("\"x\"", true),
+            ("null", false),
+            ("[]", true),
+            ("{}", true),
+            ("false", false),
+            ("true", true),
+        ] {
+            assert_eq!(truthy(&js(v)), t, "{v}");
+        }
+        assert!(!truthy(&js(r#"{"nan": 1}"#)));
+        let o = js(r#"{"url": "a", "n": 1}"#);
+        assert_eq!(
+            (text_of(&o, "url"), text_of(&o, "n"), text_of(&o, "x")),
+            (Some("a".into()), None, None)
+        );
+    }
+
+    #[test]
     fn a_source_names_urls_as_a_string_or_an_array_of_strings() {
         assert_eq!(
             urls_of(&js(r#""https://h/a.gguf""#)),
@@ -344,10 +360,6 @@ mod tests {
         assert_eq!(urls_of(&js(r#"["a", {}]"#)), None);
         assert_eq!(urls_of(&js("{}")), None);
         assert_eq!(urls_of(&js("null")), None);
-    }
-
-    fn js(text: &str) -> Js {
-        Js(serde_json::from_str(text).unwrap())
     }
 
     #[test]

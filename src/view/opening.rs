@@ -12,7 +12,9 @@ use crate::remote::hub::{parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
 use crate::text;
+use crate::view::api::{is_object, text_of, truthy, JsData, JsKind};
 use crate::view::errors::{http_failure, open_failure, Audience, Failure};
+use crate::view::report::Carried;
 
 /// Why a model could not be opened: left to the full web module (the lean module only), or
 /// a failure worded for the reader.
@@ -240,6 +242,23 @@ pub enum EarlyOpen {
 }
 
 impl Early {
+    /// What `window.__wpEarly` (`early`, an object) holds: the input given (`files`, an array;
+    /// `url`; `sample`), and the reader's lean view's state (`view`: `{tab, tensor, export}`)
+    /// when it is an object.
+    pub fn of(early: &impl JsData) -> (Early, Option<Carried>) {
+        let files = early.get("files");
+        let given = Early {
+            files: matches!(files.kind(), JsKind::Array).then(|| files.items().len()),
+            url: text_of(early, "url").unwrap_or_default(),
+            sample: truthy(&early.get("sample")),
+        };
+        let view = early.get("view");
+        let text = |k| text_of(&view, k);
+        let carried = is_object(&view)
+            .then(|| Carried::from_texts(text("tab"), text("tensor"), text("export")));
+        (given, carried)
+    }
+
     /// Whether something was given: the page's state goes from "loading" to that opening's
     /// with no "idle" between.
     pub fn pending(&self) -> bool {
@@ -260,6 +279,31 @@ impl Early {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_early_input_and_the_lean_views_state_are_read_from_wp_early() {
+        use crate::view::testutil::js;
+        let (e, c) = Early::of(&js(
+            r#"{"files": [{}, {}], "url": "https://h/a.gguf", "sample": true,
+            "view": {"tab": "tensors", "tensor": "t", "export": 5}}"#,
+        ));
+        assert_eq!(
+            (e.files, e.url.as_str(), e.sample),
+            (Some(2), "https://h/a.gguf", true)
+        );
+        assert_eq!(
+            c,
+            Some(Carried::from_texts(
+                Some("tensors".into()),
+                Some("t".into()),
+                None
+            ))
+        );
+        let (e, c) = Early::of(&js(
+            r#"{"files": null, "url": 7, "sample": 0, "view": "x"}"#,
+        ));
+        assert_eq!((e, c), (Early::default(), None));
+    }
+
     use super::*;
     use crate::view::errors::Front;
 

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use gloo_timers::future::TimeoutFuture;
 use js_sys::Uint8Array;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use web_sys::{
     AbortController, Headers, ReadableStreamDefaultReader, RequestRedirect, Response, ResponseType,
 };
@@ -21,8 +21,8 @@ use web_sys::{
 use super::blob::js_error_text;
 use super::fetch_io::{global_fetch, init, next_chunk, now_ms, race, Raced};
 use crate::source::http::{
-    get_all, read_timeout_ms, Abort, Chunk, Next, Problem, RangeFile, Reader, Session, Transport,
-    Watchdog, CORS_CONTENT_RANGE,
+    get_all, no_answer, read_timeout_ms, Abort, Chunk, Next, Problem, RangeFile, Reader, Session,
+    Transport, Watchdog, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::SourceError;
@@ -206,55 +206,6 @@ impl Fetch {
     fn signal(&self) -> Rc<AbortController> {
         self.controller.borrow().clone()
     }
-
-    /// Why a request of `url` got no answer (`e`): cancelled, offline, a refused ranged
-    /// answer, a redirect failing, or the browser's words.
-    async fn failed(&self, url: &str, range: Option<(u64, u64)>, e: &JsValue) -> Problem {
-        if self.fetcher.is_cancelled() {
-            return Problem::Cancelled;
-        }
-        if offline() {
-            return Problem::Offline;
-        }
-        let why = js_error_text(e);
-        match range {
-            Some(range) if self.answers_without_range(url).await => {
-                Problem::RangeRefused { range, why }
-            }
-            _ if self.redirects(url).await => Problem::RedirectFailed(why),
-            _ => Problem::Network(why),
-        }
-    }
-
-    /// After a failed ranged request: whether `url` answers a plain GET (no Range, no token;
-    /// its body is cancelled as soon as the headers arrive).
-    async fn answers_without_range(&self, url: &str) -> bool {
-        let Ok(probe) = AbortController::new() else {
-            return false;
-        };
-        if self.signal().signal().aborted() {
-            return false;
-        }
-        let init = init("GET", RequestRedirect::Follow, &probe);
-        let ok = match race(global_fetch(url, &init), self.fetcher.timeout_ms).await {
-            Raced::Done(Ok(r)) => r.unchecked_into::<Response>().ok(),
-            _ => false,
-        };
-        probe.abort();
-        ok
-    }
-
-    /// After a failed request: whether `url` itself answers with a redirect (one plain GET
-    /// that does not follow it; its answer is opaque, nothing of it is read).
-    async fn redirects(&self, url: &str) -> bool {
-        let init = init("GET", RequestRedirect::Manual, &self.signal());
-        match race(global_fetch(url, &init), self.fetcher.timeout_ms).await {
-            Raced::Done(Ok(r)) => {
-                r.unchecked_into::<Response>().type_() == ResponseType::Opaqueredirect
-            }
-            _ => false,
-        }
-    }
 }
 
 impl Chunk for Uint8Array {
@@ -291,7 +242,7 @@ impl Transport for Fetch {
                 })
             }
             Raced::Done(Ok(r)) => Ok(r.unchecked_into()),
-            Raced::Done(Err(e)) => Err(self.failed(url, range, &e).await),
+            Raced::Done(Err(e)) => Err(no_answer(self, url, range, js_error_text(&e)).await),
         }
     }
 
@@ -364,6 +315,36 @@ impl Transport for Fetch {
     fn renew(&self) -> Result<(), Problem> {
         *self.controller.borrow_mut() = self.fetcher.controller()?;
         Ok(())
+    }
+
+    /// After a failed ranged request: whether `url` answers a plain GET (no Range, no token;
+    /// its body is cancelled as soon as the headers arrive).
+    async fn answers_without_range(&self, url: &str) -> bool {
+        let Ok(probe) = AbortController::new() else {
+            return false;
+        };
+        if self.signal().signal().aborted() {
+            return false;
+        }
+        let init = init("GET", RequestRedirect::Follow, &probe);
+        let ok = match race(global_fetch(url, &init), self.fetcher.timeout_ms).await {
+            Raced::Done(Ok(r)) => r.unchecked_into::<Response>().ok(),
+            _ => false,
+        };
+        probe.abort();
+        ok
+    }
+
+    /// After a failed request: whether `url` itself answers with a redirect (one plain GET
+    /// that does not follow it; its answer is opaque, nothing of it is read).
+    async fn redirects(&self, url: &str) -> bool {
+        let init = init("GET", RequestRedirect::Manual, &self.signal());
+        match race(global_fetch(url, &init), self.fetcher.timeout_ms).await {
+            Raced::Done(Ok(r)) => {
+                r.unchecked_into::<Response>().type_() == ResponseType::Opaqueredirect
+            }
+            _ => false,
+        }
     }
 
     /// Whether this is WebKit ([`crate::source::http::drops_range_on_redirect`]).

@@ -62,6 +62,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
+use crate::view::api::JsData;
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
@@ -154,35 +155,17 @@ pub fn start() {
 /// Takes what was given while the module loaded (`www/early.js` keeps it in
 /// `window.__wpEarly`, emptied here): the files picked or dropped, the URL submitted, the
 /// sample asked for; the reader's lean view's state goes to [`CARRIED`].
-fn take_early() -> (Early, Vec<File>) {
+fn take_early() -> (Early, Vec<(String, Blob)>) {
     let window = gloo::utils::window();
     let early = js_sys::Reflect::get(&window, &"__wpEarly".into()).unwrap_or_default();
     if !early.is_object() {
         return (Early::default(), Vec::new());
     }
-    let get =
-        |k: &str| js_sys::Reflect::get(&early, &k.into()).unwrap_or(wasm_bindgen::JsValue::NULL);
-    let text = |v: &wasm_bindgen::JsValue, k: &str| {
-        js_sys::Reflect::get(v, &k.into())
-            .ok()
-            .and_then(|x| x.as_string())
-    };
-    let files = get("files");
-    let files = Array::is_array(&files).then(|| Array::from(&files));
-    let given = Early {
-        files: files.as_ref().map(|f| f.length() as usize),
-        url: text(&early, "url").unwrap_or_default(),
-        sample: get("sample").is_truthy(),
-    };
-    let view = get("view");
-    if view.is_object() {
-        let carried = Carried::from_texts(
-            text(&view, "tab"),
-            text(&view, "tensor"),
-            text(&view, "export"),
-        );
-        CARRIED.with(|c| *c.borrow_mut() = Some(carried));
+    let (given, carried) = Early::of(&early);
+    if carried.is_some() {
+        CARRIED.with(|c| *c.borrow_mut() = carried);
     }
+    let files = early.get("files");
     for (k, v) in [
         ("files", wasm_bindgen::JsValue::NULL),
         ("url", wasm_bindgen::JsValue::NULL),
@@ -191,15 +174,22 @@ fn take_early() -> (Early, Vec<File>) {
     ] {
         let _ = js_sys::Reflect::set(&early, &k.into(), &v);
     }
-    let files = files.iter().flat_map(Array::iter);
-    (given, files.filter_map(|f| f.dyn_into().ok()).collect())
+    let files = Array::is_array(&files).then(|| Array::from(&files));
+    let files = files
+        .iter()
+        .flat_map(Array::iter)
+        .filter_map(|f| f.dyn_into::<File>().ok());
+    (
+        given,
+        files.map(|f| (f.name(), f.unchecked_into())).collect(),
+    )
 }
 
 /// Opens what was given while the module loaded ([`take_early`]): the files, the URL (the
 /// form is submitted again, now to the app's own listener) or the sample.
-fn open_early(app: Rc<App>, early: Early, files: Vec<File>) {
+fn open_early(app: Rc<App>, early: Early, files: Vec<(String, Blob)>) {
     match early.open() {
-        EarlyOpen::Files if !files.is_empty() => open(app, named(files)),
+        EarlyOpen::Files if !files.is_empty() => open(app, files),
         EarlyOpen::Url(url) => {
             // The URL given, not what the address's `url=` put in the box meanwhile.
             if let Some(input) = dom::document()
@@ -220,38 +210,26 @@ fn open_early(app: Rc<App>, early: Early, files: Vec<File>) {
     }
 }
 
-/// The files of a `FileList` (picked or dropped together), in order.
-fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
-    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
-        .unwrap_or_default()
-}
-
-/// Files picked or dropped together as (name, Blob), for [`load::read_local`].
-fn named(files: Vec<File>) -> Vec<(String, Blob)> {
-    files
-        .into_iter()
-        .map(|f| (f.name(), f.unchecked_into::<Blob>()))
-        .collect()
+/// The files of a `FileList` (picked or dropped together) as (name, Blob), in order; `None`
+/// when there are none.
+fn files_of(list: Option<web_sys::FileList>) -> Option<Vec<(String, Blob)>> {
+    load::local_files(&list?.into(), None)
 }
 
 fn on_drop(app: &Weak<App>, e: &Event) {
     e.prevent_default();
     e.stop_propagation();
     dom::body().class_list().remove_1("dragging").ok();
-    let files = files_of(
-        e.dyn_ref::<DragEvent>()
-            .and_then(DragEvent::data_transfer)
-            .and_then(|dt| dt.files()),
-    );
-    let Some(app) = app.upgrade() else { return };
-    if files.is_empty() {
+    let list = e.dyn_ref::<DragEvent>().and_then(DragEvent::data_transfer);
+    let files = list.and_then(|dt| files_of(dt.files()));
+    let (Some(app), Some(files)) = (app.upgrade(), files) else {
         return;
-    }
+    };
     if compare::drop_compares() && app.view.borrow().is_some() {
-        compare::compare_files(&app, named(files));
+        compare::compare_files(&app, files);
         return;
     }
-    open(app, named(files));
+    open(app, files);
 }
 
 fn wire(app: &Rc<App>) {
@@ -295,11 +273,10 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     let input2 = input.clone();
     ls.push(EventListener::new(&input, "change", move |_| {
-        let files = files_of(input2.files());
-        if let (Some(app), false) = (w.upgrade(), files.is_empty()) {
+        if let (Some(app), Some(files)) = (w.upgrade(), files_of(input2.files())) {
             // Let the same files be picked again later.
             input2.set_value("");
-            open(app, named(files));
+            open(app, files);
         }
     }));
 

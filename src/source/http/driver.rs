@@ -110,6 +110,39 @@ pub trait Transport {
     async fn head_final_url(&self, _url: &str) -> Option<String> {
         None
     }
+    /// After a request got no answer: whether `url` answers a plain GET (no Range, no token;
+    /// nothing of its body read).
+    async fn answers_without_range(&self, _url: &str) -> bool {
+        false
+    }
+    /// After a request got no answer: whether `url` itself answers with a redirect (a GET
+    /// not following it).
+    async fn redirects(&self, _url: &str) -> bool {
+        false
+    }
+}
+
+/// Why a request of `url` (with `range`, if any) got no answer, the client saying `why`:
+/// cancelled, offline, a ranged answer refused (the same URL answers without Range: a
+/// compressed range, say), a redirect failing (a loop, a target without CORS headers), or a
+/// network failure. The transport is asked only what tells these apart, in that order.
+pub async fn no_answer<T: Transport>(
+    t: &T,
+    url: &str,
+    range: Option<(u64, u64)>,
+    why: String,
+) -> Problem {
+    if t.cancelled() {
+        return Problem::Cancelled;
+    }
+    if t.offline() {
+        return Problem::Offline;
+    }
+    match range {
+        Some(range) if t.answers_without_range(url).await => Problem::RangeRefused { range, why },
+        _ if t.redirects(url).await => Problem::RedirectFailed(why),
+        _ => Problem::Network(why),
+    }
 }
 
 /// A GET of `url` with `range` (inclusive) whose answer is one to read ([`accept`]); a 5xx is
@@ -391,6 +424,10 @@ mod tests {
         bytes: Cell<u64>,
         aborts: Cell<u32>,
         cancelled: Cell<bool>,
+        /// What the probes after a request without an answer find: (plain GET answers,
+        /// redirects).
+        probes: (bool, bool),
+        offline: bool,
     }
 
     fn server(len: usize) -> Server {
@@ -407,6 +444,8 @@ mod tests {
             bytes: Cell::new(0),
             aborts: Cell::new(0),
             cancelled: Cell::new(false),
+            probes: (false, false),
+            offline: false,
         }
     }
 
@@ -535,6 +574,17 @@ mod tests {
         }
         fn drops_range_on_redirect(&self) -> bool {
             self.webkit
+        }
+        fn offline(&self) -> bool {
+            self.offline
+        }
+        async fn answers_without_range(&self, url: &str) -> bool {
+            self.log.borrow_mut().push((format!("GET {url}"), None));
+            self.probes.0
+        }
+        async fn redirects(&self, url: &str) -> bool {
+            self.log.borrow_mut().push((format!("MANUAL {url}"), None));
+            self.probes.1
         }
         async fn head_final_url(&self, url: &str) -> Option<String> {
             self.log.borrow_mut().push((format!("HEAD {url}"), None));
@@ -700,6 +750,31 @@ mod tests {
             Some(Problem::Cancelled)
         );
         assert_eq!(s.requests().len(), before);
+    }
+
+    #[test]
+    fn a_request_without_an_answer_is_told_apart_by_probes() {
+        let why = || "TypeError: Failed to fetch".to_string();
+        let diagnose = |s: &Server, range| block_on_ready(no_answer(&s, URL, range, why()));
+        let mut s = server(10);
+        assert_eq!(diagnose(&s, Some((0, 9))), Problem::Network(why()));
+        // Both probes were made, in order: the plain GET first.
+        let asked: Vec<String> = s.requests().into_iter().map(|(u, _)| u).collect();
+        assert_eq!(asked, [format!("GET {URL}"), format!("MANUAL {URL}")]);
+        s.probes = (true, true);
+        assert_eq!(
+            diagnose(&s, Some((0, 9))),
+            Problem::RangeRefused {
+                range: (0, 9),
+                why: why()
+            }
+        );
+        // Without a range, no plain GET is tried.
+        assert_eq!(diagnose(&s, None), Problem::RedirectFailed(why()));
+        s.offline = true;
+        assert_eq!(diagnose(&s, None), Problem::Offline);
+        s.cancelled.set(true);
+        assert_eq!(diagnose(&s, None), Problem::Cancelled);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod driver;
 pub mod reader;
 pub mod session;
 pub use body::{accept, content_length, Body, Forward};
-pub use driver::{get_all, Chunk, Next, Reader, Transport};
+pub use driver::{get_all, no_answer, Chunk, Next, Reader, Transport};
 pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
 pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters, Session};
 
