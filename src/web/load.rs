@@ -13,7 +13,6 @@
 //! API, by [`crate::view::errors::open_failure`].
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use js_sys::{Array, Uint8Array};
@@ -239,9 +238,8 @@ pub async fn read_local(
 pub struct RemoteFiles {
     fetcher: Rc<Fetcher>,
     counters: Counters,
+    /// Where each file is, and which exist when a Hub listing named them.
     urls: Urls,
-    /// The repository's files, when a Hub listing named them: nothing else is asked for.
-    listed: Option<HashSet<String>>,
 }
 
 impl RemoteFiles {
@@ -256,8 +254,10 @@ impl RemoteFiles {
         RemoteFiles {
             fetcher,
             counters,
-            urls: Urls::new(given),
-            listed: listed.map(|l| l.iter().cloned().collect()),
+            urls: match listed {
+                Some(l) => Urls::new(given).with_listing(l.iter().cloned()),
+                None => Urls::new(given),
+            },
         }
     }
 
@@ -275,7 +275,7 @@ impl Opener for RemoteFiles {
     }
 
     fn available(&self, name: &str) -> bool {
-        self.listed.as_ref().is_none_or(|l| l.contains(name))
+        self.urls.available(name)
     }
 
     async fn open(&self, name: &str, first_read: u64) -> Result<HttpSource, SourceError> {

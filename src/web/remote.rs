@@ -24,9 +24,9 @@ use super::scan_card::ScanInput;
 use super::App;
 use crate::open::recognise::file_name;
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
-use crate::remote::shards::{group, parse_tree_listing, Entry};
+use crate::remote::shards::Entry;
 use crate::source::http::{totals, MAX_WHOLE_FILE};
-use crate::view::errors::{self, Audience, Failure, Front};
+use crate::view::errors::{self, Failure};
 use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
 
 thread_local! {
@@ -245,26 +245,15 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
         return;
     }
     finish_busy();
-    let listing = match result {
-        Ok(bytes) => parse_tree_listing(&String::from_utf8_lossy(&bytes)),
-        Err(p) => {
-            let page = Audience {
-                front: Front::Page,
-                hub: &ep,
-                has_token: token().is_some(),
-            };
-            app.fail(errors::http_failure(&p, &url, &page));
-            return;
-        }
+    let entries = match result {
+        Ok(bytes) => words::listing_entries(&bytes, &repo.id),
+        Err(p) => Err(errors::http_failure(&p, &url, &fetcher.audience())),
     };
-    let entries = match listing {
-        Ok(files) => group(&files),
-        Err(e) => return app.fail(words::listing_unreadable(e.to_string())),
+    let entries = match entries {
+        Ok(entries) => entries,
+        Err(f) => return app.fail(f),
     };
     dom::set_hidden(&app.status, true);
-    if entries.is_empty() {
-        return app.fail(words::no_model_files(&repo.id));
-    }
     show_entries(&app, &repo, &entries);
     // Every GGUF model's header, planned on the page's devices.
     let table = super::fit::RepoFit::start(&by_id("repo-fit"), &repo, &entries, ep, token());
