@@ -41,12 +41,7 @@ impl Opener for LocalOpener {
         if !meta.is_file() {
             return Err(SourceError::Unavailable("not a regular file".into()));
         }
-        if meta.len() > cap {
-            return Err(SourceError::TooLarge {
-                size: Some(meta.len()),
-                cap,
-            });
-        }
+        crate::source::whole_within(meta.len(), cap)?;
         std::fs::read(name).map_err(|e| SourceError::Io {
             offset: 0,
             len: meta.len(),

@@ -12,7 +12,6 @@
 //! Errors are [`Failure`]s (headline and details), worded for the page, or the element and the
 //! API, by [`crate::view::errors::open_failure`].
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Array, Uint8Array};
@@ -27,8 +26,8 @@ use crate::open::read::{open, OpenError, Opener, Options};
 use crate::open::urls::Urls;
 use crate::open::OpenedModel;
 use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
-use crate::source::http::{counter_of, Problem};
-use crate::source::{ReadPolicy, ReadStats, SourceError};
+use crate::source::http::{counter_of, totals, Problem};
+use crate::source::{whole_within, ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
 use crate::view::errors::{http_failure, Audience, Front};
 use crate::view::opening::{blob_name, warn_no_range, whole_file_error};
@@ -75,15 +74,15 @@ pub fn resolve_url(src: &str) -> String {
 
 /// Empty counters for one opening.
 pub fn counters() -> Counters {
-    Rc::new(RefCell::new(Vec::new()))
+    Counters::default()
 }
 
 /// Local files given together, by name (a `File`'s own name). Nothing beside them can be
 /// found (`available` is false): a set is what was picked.
 pub struct LocalFiles {
     files: Vec<(String, Blob)>,
-    /// Bytes read so far of each file (same order as `files`).
-    read: Rc<Vec<Cell<u64>>>,
+    /// Bytes read so far of each file opened.
+    read: Counters,
     /// Told the bytes read so far over all files.
     progress: Rc<dyn Fn(u64)>,
 }
@@ -91,7 +90,7 @@ pub struct LocalFiles {
 impl LocalFiles {
     /// The files `files` as (name, Blob); `progress` is told the bytes read so far.
     pub fn new(files: Vec<(String, Blob)>, progress: Rc<dyn Fn(u64)>) -> LocalFiles {
-        let read = Rc::new(files.iter().map(|_| Cell::new(0)).collect());
+        let read = Counters::default();
         LocalFiles {
             files,
             read,
@@ -104,18 +103,11 @@ impl LocalFiles {
         self.files.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn find(&self, name: &str) -> Result<(usize, &Blob), SourceError> {
-        self.files
-            .iter()
-            .position(|(n, _)| n == name)
-            .map(|i| (i, &self.files[i].1))
-            .ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
+    fn find(&self, name: &str) -> Result<&Blob, SourceError> {
+        let file = self.files.iter().find(|(n, _)| n == name);
+        let blob = file.map(|(_, b)| b);
+        blob.ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
     }
-}
-
-/// A Blob's size in bytes (a browser's sizes are integers below 2^53).
-fn blob_size(b: &Blob) -> u64 {
-    b.size() as u64
 }
 
 impl Opener for LocalFiles {
@@ -130,17 +122,14 @@ impl Opener for LocalFiles {
     }
 
     async fn open(&self, name: &str, _first_read: u64) -> Result<BlobSource, SourceError> {
-        let (i, blob) = self.find(name)?;
+        let blob = self.find(name)?.clone();
         let (read, progress) = (self.read.clone(), self.progress.clone());
-        Ok(BlobSource::new(
-            blob.clone(),
-            Box::new(move |n| {
-                if let Some(c) = read.get(i) {
-                    c.set(n);
-                }
-                progress(read.iter().fold(0u64, |a, c| a.saturating_add(c.get())));
-            }),
-        ))
+        let counter = counter_of(&read, name);
+        let told = move |n| {
+            counter.bytes.set(n);
+            progress(totals(&read.borrow()).1);
+        };
+        Ok(BlobSource::new(blob, Box::new(told)))
     }
 
     async fn open_unread(&self, name: &str) -> Result<BlobSource, SourceError> {
@@ -150,14 +139,9 @@ impl Opener for LocalFiles {
     /// A small file read whole (an index, a config); one larger than `cap` is refused before
     /// any of it is read.
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
-        let (_, blob) = self.find(name)?;
-        let size = blob_size(blob);
-        if size > cap {
-            return Err(SourceError::TooLarge {
-                size: Some(size),
-                cap,
-            });
-        }
+        let blob = self.find(name)?;
+        // A browser's sizes are integers below 2^53.
+        let size = whole_within(blob.size() as u64, cap)?;
         JsFuture::from(blob.array_buffer())
             .await
             .map(|b| Uint8Array::new(&b).to_vec())
@@ -408,7 +392,7 @@ pub async fn read_shared(
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let join = READINGS.with(|r| {
         r.join(key, move || {
-            let watchers = Rc::new(Watchers::new(counters()));
+            let watchers = Rc::new(Watchers::new(Counters::default()));
             let w = watchers.clone();
             let fetcher = Rc::new(Fetcher::new_embedded(
                 endpoint,
