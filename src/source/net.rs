@@ -19,7 +19,7 @@ use std::time::Duration;
 use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
-    get_all, request_headers, Next, Problem, RangeFile, Reader, Transport, Watchdog,
+    get_all, request_headers, unanswered, Next, Problem, RangeFile, Reader, Transport, Watchdog,
     MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{block_on_ready, SourceError};
@@ -87,11 +87,7 @@ impl Client {
 
     fn call_problem(&self, e: ureq::Error, range: Option<(u64, u64)>) -> Problem {
         match e {
-            ureq::Error::Timeout(_) => Problem::Stalled {
-                range,
-                got: 0,
-                timeout_ms: self.timeout_ms,
-            },
+            ureq::Error::Timeout(_) => unanswered(range, self.timeout_ms),
             ureq::Error::TooManyRedirects => {
                 Problem::RedirectFailed("more than 10 redirects".into())
             }

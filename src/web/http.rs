@@ -21,8 +21,8 @@ use web_sys::{
 use super::blob::js_error_text;
 use super::fetch_io::{global_fetch, init, next_chunk, now_ms, race, Raced};
 use crate::source::http::{
-    get_all, no_answer, read_timeout_ms, Abort, Chunk, Next, Problem, RangeFile, Reader, Session,
-    Transport, Watchdog, CORS_CONTENT_RANGE,
+    get_all, no_answer, read_timeout_ms, unanswered, Abort, Chunk, Next, Problem, RangeFile,
+    Reader, Session, Transport, Watchdog, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::SourceError;
@@ -234,12 +234,7 @@ impl Transport for Fetch {
         match race(global_fetch(url, &init), timeout_ms).await {
             Raced::TimedOut => {
                 controller.abort();
-                let got = 0;
-                Err(Problem::Stalled {
-                    range,
-                    got,
-                    timeout_ms,
-                })
+                Err(unanswered(range, timeout_ms))
             }
             Raced::Done(Ok(r)) => Ok(r.unchecked_into()),
             Raced::Done(Err(e)) => Err(no_answer(self, url, range, js_error_text(&e)).await),

@@ -256,6 +256,16 @@ pub fn request_headers(
 /// ([`RangeFile::opened`]'s `cors_missing`).
 pub const CORS_CONTENT_RANGE: &str = "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)";
 
+/// No answer to a request of `range` (inclusive, if any) within the read timeout of
+/// `timeout_ms`: nothing of its body received.
+pub fn unanswered(range: Option<(u64, u64)>, timeout_ms: u32) -> Problem {
+    Problem::Stalled {
+        range,
+        got: 0,
+        timeout_ms,
+    }
+}
+
 /// Why a body stopped arriving (the stream failed, `why`: the browser's words): cancelled
 /// when the opening was (`cancelled`), offline when the browser says so (`offline`), else a
 /// network failure.
@@ -387,6 +397,18 @@ mod tests {
             [("Authorization", "Bearer t".to_string())]
         );
         assert!(request_headers("https://huggingface.co/x", None, None, hub).is_empty());
+    }
+
+    #[test]
+    fn a_request_unanswered_in_time_is_stalled_with_nothing_received() {
+        assert_eq!(
+            unanswered(Some((0, 99)), 3000),
+            Problem::Stalled {
+                range: Some((0, 99)),
+                got: 0,
+                timeout_ms: 3000
+            }
+        );
     }
 
     #[test]
