@@ -54,15 +54,12 @@ pub(super) fn token() -> Option<String> {
     words::token_of(&input("hub-token").value())
 }
 
-/// The tab's `sessionStorage`, or with `local` the page's `localStorage` (if the browser has it).
-fn storage(local: bool) -> Option<web_sys::Storage> {
-    let w = gloo::utils::window();
-    let s = if local {
-        w.local_storage()
-    } else {
-        w.session_storage()
-    };
-    s.ok().flatten()
+fn session() -> Option<web_sys::Storage> {
+    gloo::utils::window().session_storage().ok().flatten()
+}
+
+fn local() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
 }
 
 /// Does `what` to `key` of `storage` (if the browser has it).
@@ -75,25 +72,21 @@ fn store(storage: Option<web_sys::Storage>, key: &str, what: Store) {
 
 /// Keeps the endpoint for the next visit (forgets it when it is the default again).
 fn remember_endpoint() {
-    store(
-        storage(true),
-        ENDPOINT_KEY,
-        words::endpoint_store(&endpoint()),
-    );
+    store(local(), ENDPOINT_KEY, words::endpoint_store(&endpoint()));
 }
 
 fn remember_token() {
     let what = words::token_store(token().as_deref(), input("hub-remember").checked());
-    store(storage(false), TOKEN_KEY, what);
+    store(session(), TOKEN_KEY, what);
 }
 
 /// Wires the URL form, the settings and the cancel button; the listeners go into the app's
 /// list. Opens `?url=` of the page's address, if present.
 pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
-    if let Some(ep) = storage(true).and_then(|s| s.get_item(ENDPOINT_KEY).ok().flatten()) {
+    if let Some(ep) = local().and_then(|s| s.get_item(ENDPOINT_KEY).ok().flatten()) {
         input("hub-endpoint").set_value(&ep);
     }
-    if let Some(t) = storage(false).and_then(|s| s.get_item(TOKEN_KEY).ok().flatten()) {
+    if let Some(t) = session().and_then(|s| s.get_item(TOKEN_KEY).ok().flatten()) {
         input("hub-token").set_value(&t);
         input("hub-remember").set_checked(true);
     }
