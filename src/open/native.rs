@@ -41,12 +41,7 @@ impl Opener for LocalOpener {
         if !meta.is_file() {
             return Err(SourceError::Unavailable("not a regular file".into()));
         }
-        if meta.len() > cap {
-            return Err(SourceError::TooLarge {
-                size: Some(meta.len()),
-                cap,
-            });
-        }
+        crate::source::whole_within(meta.len(), cap)?;
         std::fs::read(name).map_err(|e| SourceError::Io {
             offset: 0,
             len: meta.len(),
@@ -61,10 +56,8 @@ impl Opener for LocalOpener {
 pub struct NetOpener {
     /// The client (endpoint, token, counters).
     pub client: Arc<Client>,
-    /// The files given, and where their siblings are.
+    /// The files given, where their siblings are, and which exist when a listing says.
     urls: Urls,
-    /// The repository's files, when a listing said which exist: other names are not there.
-    listed: Option<std::collections::HashSet<String>>,
 }
 
 impl NetOpener {
@@ -74,14 +67,13 @@ impl NetOpener {
         NetOpener {
             client,
             urls: Urls::new(given),
-            listed: None,
         }
     }
 
     /// As [`NetOpener::new`], for files of a repository whose listing names every file that
     /// exists (paths in the repository): a set member it lacks is missing, not asked for.
     pub fn with_listing(mut self, paths: impl IntoIterator<Item = String>) -> NetOpener {
-        self.listed = Some(paths.into_iter().collect());
+        self.urls = self.urls.with_listing(paths);
         self
     }
 
@@ -99,7 +91,7 @@ impl Opener for NetOpener {
     }
 
     fn available(&self, name: &str) -> bool {
-        self.listed.as_ref().is_none_or(|l| l.contains(name))
+        self.urls.available(name)
     }
 
     async fn open(&self, name: &str, first_read: u64) -> Result<NetSource, SourceError> {

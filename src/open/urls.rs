@@ -3,7 +3,7 @@
 //! set's other part, an index's shard, `config.json`) is the file beside the first URL given,
 //! at the same path relative to the first name's directory.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::recognise::{dir_prefix, file_name};
 use crate::remote::hub::sibling_url;
@@ -15,6 +15,8 @@ pub struct Urls {
     given: HashMap<String, String>,
     /// The first file given (name, URL): siblings are resolved against it.
     base: Option<(String, String)>,
+    /// The repository's files, when a listing said which exist: other names are not there.
+    listed: Option<HashSet<String>>,
 }
 
 impl Urls {
@@ -24,7 +26,20 @@ impl Urls {
         Urls {
             given: given.iter().cloned().collect(),
             base: given.first().cloned(),
+            listed: None,
         }
+    }
+
+    /// These files, of a repository whose listing names every file that exists (`paths` in
+    /// the repository): a set member it lacks is missing, never asked for.
+    pub fn with_listing(mut self, paths: impl IntoIterator<Item = String>) -> Urls {
+        self.listed = Some(paths.into_iter().collect());
+        self
+    }
+
+    /// Whether the file `name` may exist: any name without a listing, else the listed ones.
+    pub fn available(&self, name: &str) -> bool {
+        self.listed.as_ref().is_none_or(|l| l.contains(name))
     }
 
     /// The URL of `name`: its own if given, else beside the first URL given (query and
@@ -68,5 +83,9 @@ mod tests {
             "https://h/o/r/resolve/main/dir/config.json"
         );
         assert_eq!(Urls::default().url_of("x.gguf"), "x.gguf");
+        assert!(u.available("dir/m-00002-of-00002.gguf"));
+        let listed = u.with_listing(["dir/m-00001-of-00002.gguf".to_string()]);
+        assert!(listed.available("dir/m-00001-of-00002.gguf"));
+        assert!(!listed.available("dir/m-00002-of-00002.gguf"));
     }
 }

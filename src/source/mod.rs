@@ -158,6 +158,19 @@ pub struct ReadPolicy {
 /// ~130 MB (safetensors with thousands of experts) and ~30 MB (GGUF with big vocabularies).
 pub const MAX_HEADER_BYTES: u64 = 512 << 20;
 
+/// A local file of `size` bytes to be read whole by a reader taking at most `cap` of it (an
+/// index, a config): its size. Errors: [`SourceError::TooLarge`] when it is larger (nothing
+/// of it is read).
+pub fn whole_within(size: u64, cap: u64) -> Result<u64, SourceError> {
+    if size > cap {
+        return Err(SourceError::TooLarge {
+            size: Some(size),
+            cap,
+        });
+    }
+    Ok(size)
+}
+
 impl ReadPolicy {
     /// For local files: 256 KiB first, doubling, at most 1 MiB per read (so the bytes read stay
     /// under header + 1 MiB).
@@ -582,6 +595,18 @@ mod tests {
     }
 
     /// The texts are those the read loop gave when `ErrorKind::Source` held a `String`.
+    #[test]
+    fn a_whole_file_is_read_only_within_its_cap() {
+        assert_eq!(whole_within(10, 10), Ok(10));
+        assert_eq!(
+            whole_within(11, 10),
+            Err(SourceError::TooLarge {
+                size: Some(11),
+                cap: 10
+            })
+        );
+    }
+
     #[test]
     fn a_failed_read_stays_typed_and_reads_as_before() {
         let policy = ReadPolicy {

@@ -175,6 +175,75 @@ pub trait JsData: Sized {
     /// An object's own enumerable string-keyed properties, in order (only asked of a
     /// [`JsKind::Object`]: a typed array's are its indices, a `Set` has none).
     fn entries(&self) -> Vec<(String, Self)>;
+    /// The property `key` of an object (`undefined` when it has none), as JavaScript reads
+    /// it: own or inherited, a getter's value.
+    fn get(&self, key: &str) -> Self;
+}
+
+/// The text options of a call: `endpoint` (the Hub endpoint, the default one when absent),
+/// `token`, and `name` (a `Blob`'s display name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextOptions {
+    /// The Hub endpoint for Hub URL forms.
+    pub endpoint: String,
+    /// The access token, sent only to that endpoint's origin.
+    pub token: Option<String>,
+    /// The display name of a `Blob`.
+    pub name: Option<String>,
+}
+
+/// Whether `v` is an object whose properties a call reads (an object or an array: JavaScript's
+/// `typeof v === "object"`, not `null`).
+pub fn is_object(v: &impl JsData) -> bool {
+    matches!(v.kind(), JsKind::Object | JsKind::Array)
+}
+
+/// The text options of the options value `o` ([`option_text`] of each string property); all
+/// absent when `o` is not an object.
+pub fn text_options(o: &impl JsData) -> TextOptions {
+    let text = |k: &str| match (is_object(o), o.get(k).kind()) {
+        (true, JsKind::Text(t)) => option_text(Some(t)),
+        _ => None,
+    };
+    TextOptions {
+        endpoint: crate::remote::hub::endpoint_or_default(text("endpoint").as_deref()),
+        token: text("token"),
+        name: text("name"),
+    }
+}
+
+/// Whether `v` is truthy as JavaScript's `if (v)` reads it (a function, a Symbol or a BigInt
+/// counts as true).
+pub fn truthy(v: &impl JsData) -> bool {
+    match v.kind() {
+        JsKind::Null => false,
+        JsKind::Bool(b) => b,
+        JsKind::Number(x) => x != 0.0 && !x.is_nan(),
+        JsKind::Text(t) => !t.is_empty(),
+        JsKind::Array | JsKind::Object | JsKind::Other => true,
+    }
+}
+
+/// The string property `key` of `v` (`None` when absent or not a string).
+pub fn text_of(v: &impl JsData, key: &str) -> Option<String> {
+    match v.get(key).kind() {
+        JsKind::Text(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// The URLs a call's source names: a URL string, or an array of URL strings; `None` for
+/// anything else (local files).
+pub fn urls_of(source: &impl JsData) -> Option<Vec<String>> {
+    let text = |v: &_| match JsData::kind(v) {
+        JsKind::Text(t) => Some(t),
+        _ => None,
+    };
+    match source.kind() {
+        JsKind::Text(t) => Some(vec![t]),
+        JsKind::Array => source.items().iter().map(text).collect(),
+        _ => None,
+    }
 }
 
 /// Deepest nesting [`plain`] copies (a spec is three levels deep: `devices.gpus[i].size`).
@@ -226,34 +295,71 @@ mod tests {
     use super::*;
     use crate::view::testutil::tiny_llama;
 
-    /// JSON standing in for JavaScript values; `{"fn": …}` is a function, `{"nan": …}` NaN.
-    struct Js(serde_json::Value);
+    use crate::view::testutil::js;
 
-    impl JsData for Js {
-        fn kind(&self) -> JsKind {
-            use serde_json::Value as J;
-            match &self.0 {
-                J::Null => JsKind::Null,
-                J::Bool(b) => JsKind::Bool(*b),
-                J::Number(n) => JsKind::Number(n.as_f64().unwrap_or(0.0)),
-                J::String(t) => JsKind::Text(t.clone()),
-                J::Array(_) => JsKind::Array,
-                J::Object(o) if o.contains_key("fn") => JsKind::Other,
-                J::Object(o) if o.contains_key("nan") => JsKind::Number(f64::NAN),
-                J::Object(_) => JsKind::Object,
+    #[test]
+    fn a_calls_text_options_are_trimmed_strings_of_an_object() {
+        let o = text_options(&js(
+            r#"{"endpoint": " http://127.0.0.1:8000 ", "token": "  ", "name": 5}"#,
+        ));
+        assert_eq!(
+            o,
+            TextOptions {
+                endpoint: "http://127.0.0.1:8000".into(),
+                token: None,
+                name: None
             }
-        }
-        fn items(&self) -> Vec<Js> {
-            self.0.as_array().unwrap().iter().cloned().map(Js).collect()
-        }
-        fn entries(&self) -> Vec<(String, Js)> {
-            let o = self.0.as_object().unwrap();
-            o.iter().map(|(k, v)| (k.clone(), Js(v.clone()))).collect()
-        }
+        );
+        let o = text_options(&js(r#"{"token": " hf_x ", "name": "m.gguf"}"#));
+        assert_eq!(o.endpoint, "https://huggingface.co");
+        assert_eq!(
+            (o.token.as_deref(), o.name.as_deref()),
+            (Some("hf_x"), Some("m.gguf"))
+        );
+        // Not an object: nothing read of it.
+        assert_eq!(text_options(&js(r#""token""#)), text_options(&js("null")));
+        assert_eq!(text_options(&js("null")).token, None);
+        assert!(is_object(&js("[]")) && !is_object(&js(r#"{"fn": 1}"#)));
     }
 
-    fn js(text: &str) -> Js {
-        Js(serde_json::from_str(text).unwrap())
+    #[test]
+    fn javascript_truthiness_and_string_properties() {
+        for (v, t) in [
+            ("0", false),
+            ("1", true),
+            ("\"\"", false),
+            ("\"x\"", true),
+            ("null", false),
+            ("[]", true),
+            ("{}", true),
+            ("false", false),
+            ("true", true),
+        ] {
+            assert_eq!(truthy(&js(v)), t, "{v}");
+        }
+        assert!(!truthy(&js(r#"{"nan": 1}"#)));
+        let o = js(r#"{"url": "a", "n": 1}"#);
+        assert_eq!(
+            (text_of(&o, "url"), text_of(&o, "n"), text_of(&o, "x")),
+            (Some("a".into()), None, None)
+        );
+    }
+
+    #[test]
+    fn a_source_names_urls_as_a_string_or_an_array_of_strings() {
+        assert_eq!(
+            urls_of(&js(r#""https://h/a.gguf""#)),
+            Some(vec!["https://h/a.gguf".into()])
+        );
+        assert_eq!(
+            urls_of(&js(r#"["a", "b"]"#)),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(urls_of(&js("[]")), Some(vec![]));
+        // Files (objects) among them, or not strings at all: local files.
+        assert_eq!(urls_of(&js(r#"["a", {}]"#)), None);
+        assert_eq!(urls_of(&js("{}")), None);
+        assert_eq!(urls_of(&js("null")), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
 //! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
 
-use crate::format::{registry, Model, Warning};
+use crate::format::{registry, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::open::OpenedModel;
@@ -12,7 +12,9 @@ use crate::remote::hub::{parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
 use crate::text;
+use crate::view::api::{is_object, text_of, truthy, JsData, JsKind};
 use crate::view::errors::{http_failure, open_failure, Audience, Failure};
+use crate::view::report::Carried;
 
 /// Why a model could not be opened: left to the full web module (the lean module only), or
 /// a failure worded for the reader.
@@ -52,10 +54,12 @@ impl LoadError {
     }
 }
 
-/// Warns on each file (`files`, with whether its server ignored Range) read from the start
-/// of a full download ([`NO_RANGE_WARNING`]).
-pub fn warn_no_range<'a>(model: &mut Model, files: impl IntoIterator<Item = (&'a str, bool)>) {
-    for (file, no_range) in files {
+/// Warns on each file of `model` read as `name` ([`part_files`]) that was read from the start
+/// of a full download ([`NO_RANGE_WARNING`]): `no_range[i]` says whether file `i`'s server
+/// ignored Range.
+pub fn warn_no_range(model: &mut OpenedModel, name: &str, no_range: &[bool]) {
+    let files = part_files(model, name);
+    for (file, &no_range) in files.iter().zip(no_range) {
         if no_range {
             model.warnings.push(Warning {
                 field: file.to_string(),
@@ -238,6 +242,23 @@ pub enum EarlyOpen {
 }
 
 impl Early {
+    /// What `window.__wpEarly` (`early`, an object) holds: the input given (`files`, an array;
+    /// `url`; `sample`), and the reader's lean view's state (`view`: `{tab, tensor, export}`)
+    /// when it is an object.
+    pub fn of(early: &impl JsData) -> (Early, Option<Carried>) {
+        let files = early.get("files");
+        let given = Early {
+            files: matches!(files.kind(), JsKind::Array).then(|| files.items().len()),
+            url: text_of(early, "url").unwrap_or_default(),
+            sample: truthy(&early.get("sample")),
+        };
+        let view = early.get("view");
+        let text = |k| text_of(&view, k);
+        let carried = is_object(&view)
+            .then(|| Carried::from_texts(text("tab"), text("tensor"), text("export")));
+        (given, carried)
+    }
+
     /// Whether something was given: the page's state goes from "loading" to that opening's
     /// with no "idle" between.
     pub fn pending(&self) -> bool {
@@ -258,6 +279,31 @@ impl Early {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_early_input_and_the_lean_views_state_are_read_from_wp_early() {
+        use crate::view::testutil::js;
+        let (e, c) = Early::of(&js(
+            r#"{"files": [{}, {}], "url": "https://h/a.gguf", "sample": true,
+            "view": {"tab": "tensors", "tensor": "t", "export": 5}}"#,
+        ));
+        assert_eq!(
+            (e.files, e.url.as_str(), e.sample),
+            (Some(2), "https://h/a.gguf", true)
+        );
+        assert_eq!(
+            c,
+            Some(Carried::from_texts(
+                Some("tensors".into()),
+                Some("t".into()),
+                None
+            ))
+        );
+        let (e, c) = Early::of(&js(
+            r#"{"files": null, "url": 7, "sample": 0, "view": "x"}"#,
+        ));
+        assert_eq!((e, c), (Early::default(), None));
+    }
+
     use super::*;
     use crate::view::errors::Front;
 
@@ -438,13 +484,8 @@ mod tests {
         );
         let mut m = crate::open::OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
         let before = m.warnings.len();
-        warn_no_range(&mut m, [("a", false), ("b", true)]);
-        assert_eq!(m.warnings.len(), before + 1);
-        let w = &m.warnings[before];
-        assert_eq!(
-            (w.field.as_str(), w.message.as_str()),
-            ("b", NO_RANGE_WARNING)
-        );
+        warn_no_range(&mut m, "one.gguf", &[false]);
+        assert_eq!(m.warnings.len(), before);
         assert_eq!(part_files(&m, "one.gguf"), ["one.gguf"]);
         let part = |name: &str, position| crate::open::Part {
             name: name.into(),
@@ -459,6 +500,14 @@ mod tests {
         assert_eq!(
             part_files(&m, "a-1.gguf (2 parts)"),
             ["a-1.gguf", "a-2.gguf"]
+        );
+        // Each part's own warning, named by the part.
+        warn_no_range(&mut m, "a-1.gguf (2 parts)", &[false, true]);
+        assert_eq!(m.warnings.len(), before + 1);
+        let w = &m.warnings[before];
+        assert_eq!(
+            (w.field.as_str(), w.message.as_str()),
+            ("a-2.gguf", NO_RANGE_WARNING)
         );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::format::{registry, Model};
 use crate::open::recognise::{role, Role};
 use crate::remote::hub::{Repo, DEFAULT_ENDPOINT};
-use crate::remote::shards::Entry;
+use crate::remote::shards::{group, parse_tree_listing, Entry};
 use crate::source::http::{totals, Counter};
 use crate::text;
 use crate::view::errors::Failure;
@@ -138,6 +138,19 @@ pub fn no_model_files(repo_id: &str) -> Failure {
         format!("{repo_id} has no {} files", registry::labels_text("or")),
         "Check the revision, or pick another repository.",
     )
+}
+
+/// The models a repository's listing (`body`, the Hub API's tree listing of `repo_id`) lists
+/// to pick from. Errors: the listing cannot be read ([`listing_unreadable`]), or it holds no
+/// model file ([`no_model_files`]).
+pub fn listing_entries(body: &[u8], repo_id: &str) -> Result<Vec<Entry>, Failure> {
+    let files = parse_tree_listing(&String::from_utf8_lossy(body))
+        .map_err(|e| listing_unreadable(e.to_string()))?;
+    let entries = group(&files);
+    if entries.is_empty() {
+        return Err(no_model_files(repo_id));
+    }
+    Ok(entries)
 }
 
 /// The path a listed entry's button names (`data-path`; its URL goes in the address bar):
@@ -342,6 +355,18 @@ mod tests {
             listing_unreadable("bad json").joined(),
             "The Hub's file listing could not be read: bad json"
         );
+        // A listing: its model files, or why there are none to pick.
+        let body = br#"[{"type": "directory", "path": "d"}, {"type": "file", "path": "README.md", "size": 5},
+            {"type": "file", "path": "m.gguf", "size": 10, "lfs": {"size": 4000}}]"#;
+        let entries = listing_entries(body, "o/m").unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entry_path(&entries[0]), "m.gguf");
+        assert_eq!(
+            listing_entries(b"[]", "o/m").unwrap_err(),
+            no_model_files("o/m")
+        );
+        let e = listing_entries(b"{}", "o/m").unwrap_err();
+        assert_eq!(e.headline, "The Hub's file listing could not be read");
     }
 
     fn repo() -> Repo {

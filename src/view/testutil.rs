@@ -86,3 +86,39 @@ pub fn tiny_llama() -> Vec<u8> {
         &[("t", 0, vec![8], 0)],
     )
 }
+
+use crate::view::api::{JsData, JsKind};
+
+/// JSON standing in for JavaScript values; `{"fn": …}` is a function, `{"nan": …}` NaN.
+pub(crate) struct Js(pub serde_json::Value);
+
+impl JsData for Js {
+    fn kind(&self) -> JsKind {
+        use serde_json::Value as J;
+        match &self.0 {
+            J::Null => JsKind::Null,
+            J::Bool(b) => JsKind::Bool(*b),
+            J::Number(n) => JsKind::Number(n.as_f64().unwrap_or(0.0)),
+            J::String(t) => JsKind::Text(t.clone()),
+            J::Array(_) => JsKind::Array,
+            J::Object(o) if o.contains_key("fn") => JsKind::Other,
+            J::Object(o) if o.contains_key("nan") => JsKind::Number(f64::NAN),
+            J::Object(_) => JsKind::Object,
+        }
+    }
+    fn items(&self) -> Vec<Js> {
+        self.0.as_array().unwrap().iter().cloned().map(Js).collect()
+    }
+    fn entries(&self) -> Vec<(String, Js)> {
+        let o = self.0.as_object().unwrap();
+        o.iter().map(|(k, v)| (k.clone(), Js(v.clone()))).collect()
+    }
+    fn get(&self, key: &str) -> Js {
+        Js(self.0.get(key).cloned().unwrap_or_default())
+    }
+}
+
+/// The JavaScript value written as JSON `text`.
+pub(crate) fn js(text: &str) -> Js {
+    Js(serde_json::from_str(text).unwrap())
+}

@@ -19,7 +19,6 @@ use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{Job, WindowValues};
-use crate::remote::hub::endpoint_or_default;
 use crate::summary;
 use crate::view::api::{self as calls, spec_of, window_failure, JsData, JsKind};
 use crate::view::errors::{self, Failure, Front};
@@ -34,35 +33,14 @@ pub(super) struct Options {
     name: Option<String>,
 }
 
-fn string_field(o: &JsValue, key: &str) -> Option<String> {
-    calls::option_text(
-        Reflect::get(o, &key.into())
-            .ok()
-            .and_then(|v| v.as_string()),
-    )
-}
-
 pub(super) fn options(o: &JsValue) -> Options {
-    let o = if o.is_object() {
-        o.clone()
-    } else {
-        JsValue::UNDEFINED
-    };
-    let get = |k| {
-        if o.is_undefined() {
-            None
-        } else {
-            string_field(&o, k)
-        }
-    };
+    let t = calls::text_options(o);
+    let signal = calls::is_object(o).then(|| o.get("signal").dyn_into::<AbortSignal>().ok());
     Options {
-        endpoint: endpoint_or_default(get("endpoint").as_deref()),
-        token: get("token"),
-        signal: (!o.is_undefined())
-            .then(|| Reflect::get(&o, &"signal".into()).ok())
-            .flatten()
-            .and_then(|s| s.dyn_into::<AbortSignal>().ok()),
-        name: get("name"),
+        endpoint: t.endpoint,
+        token: t.token,
+        signal: signal.flatten(),
+        name: t.name,
     }
 }
 
@@ -87,27 +65,11 @@ fn aborted(o: &Options) -> Option<JsValue> {
 /// call's signal aborts: it lives as long as the call.
 pub(super) type Open = (Opened, Option<EventListener>);
 
-/// The URLs `source` names (a URL string, or an array of them); `None` for local files.
-pub(super) fn urls_of(source: &JsValue) -> Option<Vec<String>> {
-    if let Some(url) = source.as_string() {
-        Some(vec![url])
-    } else if Array::is_array(source) && Array::from(source).every(&mut |v, _, _| v.is_string()) {
-        Some(
-            Array::from(source)
-                .iter()
-                .filter_map(|v| v.as_string())
-                .collect(),
-        )
-    } else {
-        None
-    }
-}
-
 /// Opens `source`: a URL string (a split part or an index opens its set), an array of URL
 /// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
 /// `FileList`; given together they open as one model when they form a set).
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
-    let Some(urls) = urls_of(source) else {
+    let Some(urls) = calls::urls_of(source) else {
         let files = load::local_files(source, o.name.clone()).ok_or_else(calls::not_a_source)?;
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
@@ -191,6 +153,10 @@ impl JsData for JsValue {
         let value = |k: &JsValue| Reflect::get(self, k).unwrap_or(JsValue::UNDEFINED);
         let key = |k: JsValue| Some((k.as_string()?, value(&k)));
         keys.iter().filter_map(key).collect()
+    }
+
+    fn get(&self, key: &str) -> JsValue {
+        Reflect::get(self, &key.into()).unwrap_or(JsValue::UNDEFINED)
     }
 }
 

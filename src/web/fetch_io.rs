@@ -15,25 +15,17 @@ use web_sys::{
     AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode, RequestRedirect,
 };
 
-use crate::source::http::Watchdog;
+use super::blob::js_error_text;
+use crate::source::http::{Next, Watchdog};
 
-/// A CORS GET with the given redirect handling, aborted by `controller`.
-pub(super) fn get_init(redirect: RequestRedirect, controller: &AbortController) -> RequestInit {
+/// A CORS request's options: `method` (GET, or HEAD for the final URL of a redirect only)
+/// with the given redirect handling, aborted by `controller`.
+pub(super) fn init(method: &str, redirect: RequestRedirect, c: &AbortController) -> RequestInit {
     let init = RequestInit::new();
-    init.set_method("GET");
+    init.set_method(method);
     init.set_mode(RequestMode::Cors);
     init.set_redirect(redirect);
-    init.set_signal(Some(&controller.signal()));
-    init
-}
-
-/// A HEAD request's options: as [`get_init`], for the final URL of a redirect only.
-pub(super) fn head_init(controller: &AbortController) -> RequestInit {
-    let init = RequestInit::new();
-    init.set_method("HEAD");
-    init.set_mode(RequestMode::Cors);
-    init.set_redirect(RequestRedirect::Follow);
-    init.set_signal(Some(&controller.signal()));
+    init.set_signal(Some(&c.signal()));
     init
 }
 
@@ -66,34 +58,27 @@ pub(super) fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-/// Why reading a body chunk failed.
-pub(super) enum ChunkError {
-    /// No byte came within the watchdog's time.
-    TimedOut,
-    /// The stream failed (aborted, a network error).
-    Failed(JsValue),
-}
-
-/// The next chunk of a body (None at its end), within the watchdog's time.
+/// The next chunk of a body, within the watchdog's time.
 pub(super) async fn next_chunk(
     reader: &ReadableStreamDefaultReader,
     dog: &Watchdog,
-) -> Result<Option<Uint8Array>, ChunkError> {
+) -> Next<Uint8Array> {
     let chunk = match race(reader.read(), dog.remaining_ms(now_ms())).await {
-        Raced::TimedOut => return Err(ChunkError::TimedOut),
-        Raced::Done(r) => r.map_err(ChunkError::Failed)?,
+        Raced::TimedOut => return Next::TimedOut,
+        Raced::Done(r) => r,
     };
-    let done = Reflect::get(&chunk, &"done".into())
-        .ok()
-        .and_then(|v| v.as_bool())
-        .unwrap_or(true);
-    if done {
-        return Ok(None);
+    let done = |c: &JsValue| Reflect::get(c, &"done".into()).ok()?.as_bool();
+    let value = chunk.and_then(|c| match done(&c).unwrap_or(true) {
+        true => Ok(None),
+        false => Ok(Some(
+            Reflect::get(&c, &"value".into())?.dyn_into::<Uint8Array>()?,
+        )),
+    });
+    match value {
+        Ok(Some(v)) => Next::Chunk(v),
+        Ok(None) => Next::End,
+        Err(e) => Next::Failed(js_error_text(&e)),
     }
-    let value = Reflect::get(&chunk, &"value".into()).map_err(ChunkError::Failed)?;
-    Ok(Some(
-        value.dyn_into::<Uint8Array>().map_err(ChunkError::Failed)?,
-    ))
 }
 
 /// `fetch(url, init)` of the page, or of the Worker this runs in (the scan's).

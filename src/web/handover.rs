@@ -4,7 +4,7 @@
 //! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
 //! `header_prefix` (its reading as a [`prefix_object`]), and the full module's first read of that
 //! URL ([`preloaded`], asked by `super::load` before it opens the file) takes its bytes instead
-//! of making a request ([`super::http::HttpSource::with_first`]).
+//! of making a request ([`super::http::Fetcher::with_first`]).
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -46,16 +46,6 @@ pub async fn preloaded(url: &str) -> Option<(Location, Vec<u8>)> {
     let direct = get("direct")?.as_string()?;
     let size = get("size")?.as_f64()?;
     let bytes: Uint8Array = get("bytes")?.dyn_into().ok()?;
-    let len = u64::from(bytes.length());
-    // A browser's sizes are integers below 2^53.
-    if !(size.is_finite() && size.fract() == 0.0 && size >= len as f64 && size < 9.0e15) {
-        return None;
-    }
-    let at = Location {
-        url: url.to_string(),
-        direct,
-        size: size as u64,
-        no_range: false,
-    };
+    let at = Location::handed_over(url, direct, size, u64::from(bytes.length()))?;
     Some((at, bytes.to_vec()))
 }

@@ -12,8 +12,6 @@
 //! Errors are [`Failure`]s (headline and details), worded for the page, or the element and the
 //! API, by [`crate::view::errors::open_failure`].
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use js_sys::{Array, Uint8Array};
@@ -28,10 +26,10 @@ use crate::open::read::{open, OpenError, Opener, Options};
 use crate::open::urls::Urls;
 use crate::open::OpenedModel;
 use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
-use crate::source::http::{counter_of, Problem};
-use crate::source::{ReadPolicy, ReadStats, SourceError};
+use crate::source::http::{counter_of, totals, Problem};
+use crate::source::{whole_within, ReadPolicy, ReadStats, SourceError};
 use crate::summary::quant_st;
-use crate::view::errors::{Audience, Front};
+use crate::view::errors::{http_failure, Audience, Front};
 use crate::view::opening::{blob_name, part_files, warn_no_range, whole_file_error};
 
 pub use crate::source::http::Counters;
@@ -76,15 +74,15 @@ pub fn resolve_url(src: &str) -> String {
 
 /// Empty counters for one opening.
 pub fn counters() -> Counters {
-    Rc::new(RefCell::new(Vec::new()))
+    Counters::default()
 }
 
 /// Local files given together, by name (a `File`'s own name). Nothing beside them can be
 /// found (`available` is false): a set is what was picked.
 pub struct LocalFiles {
     files: Vec<(String, Blob)>,
-    /// Bytes read so far of each file (same order as `files`).
-    read: Rc<Vec<Cell<u64>>>,
+    /// Bytes read so far of each file opened.
+    read: Counters,
     /// Told the bytes read so far over all files.
     progress: Rc<dyn Fn(u64)>,
 }
@@ -92,7 +90,7 @@ pub struct LocalFiles {
 impl LocalFiles {
     /// The files `files` as (name, Blob); `progress` is told the bytes read so far.
     pub fn new(files: Vec<(String, Blob)>, progress: Rc<dyn Fn(u64)>) -> LocalFiles {
-        let read = Rc::new(files.iter().map(|_| Cell::new(0)).collect());
+        let read = Counters::default();
         LocalFiles {
             files,
             read,
@@ -105,18 +103,11 @@ impl LocalFiles {
         self.files.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    fn find(&self, name: &str) -> Result<(usize, &Blob), SourceError> {
-        self.files
-            .iter()
-            .position(|(n, _)| n == name)
-            .map(|i| (i, &self.files[i].1))
-            .ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
+    fn find(&self, name: &str) -> Result<&Blob, SourceError> {
+        let file = self.files.iter().find(|(n, _)| n == name);
+        let blob = file.map(|(_, b)| b);
+        blob.ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
     }
-}
-
-/// A Blob's size in bytes (a browser's sizes are integers below 2^53).
-fn blob_size(b: &Blob) -> u64 {
-    b.size() as u64
 }
 
 impl Opener for LocalFiles {
@@ -131,17 +122,14 @@ impl Opener for LocalFiles {
     }
 
     async fn open(&self, name: &str, _first_read: u64) -> Result<BlobSource, SourceError> {
-        let (i, blob) = self.find(name)?;
+        let blob = self.find(name)?.clone();
         let (read, progress) = (self.read.clone(), self.progress.clone());
-        Ok(BlobSource::new(
-            blob.clone(),
-            Box::new(move |n| {
-                if let Some(c) = read.get(i) {
-                    c.set(n);
-                }
-                progress(read.iter().fold(0u64, |a, c| a.saturating_add(c.get())));
-            }),
-        ))
+        let counter = counter_of(&read, name);
+        let told = move |n| {
+            counter.bytes.set(n);
+            progress(totals(&read.borrow()).1);
+        };
+        Ok(BlobSource::new(blob, Box::new(told)))
     }
 
     async fn open_unread(&self, name: &str) -> Result<BlobSource, SourceError> {
@@ -151,14 +139,9 @@ impl Opener for LocalFiles {
     /// A small file read whole (an index, a config); one larger than `cap` is refused before
     /// any of it is read.
     async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
-        let (_, blob) = self.find(name)?;
-        let size = blob_size(blob);
-        if size > cap {
-            return Err(SourceError::TooLarge {
-                size: Some(size),
-                cap,
-            });
-        }
+        let blob = self.find(name)?;
+        // A browser's sizes are integers below 2^53.
+        let size = whole_within(blob.size() as u64, cap)?;
         JsFuture::from(blob.array_buffer())
             .await
             .map(|b| Uint8Array::new(&b).to_vec())
@@ -239,9 +222,8 @@ pub async fn read_local(
 pub struct RemoteFiles {
     fetcher: Rc<Fetcher>,
     counters: Counters,
+    /// Where each file is, and which exist when a Hub listing named them.
     urls: Urls,
-    /// The repository's files, when a Hub listing named them: nothing else is asked for.
-    listed: Option<HashSet<String>>,
 }
 
 impl RemoteFiles {
@@ -256,8 +238,10 @@ impl RemoteFiles {
         RemoteFiles {
             fetcher,
             counters,
-            urls: Urls::new(given),
-            listed: listed.map(|l| l.iter().cloned().collect()),
+            urls: match listed {
+                Some(l) => Urls::new(given).with_listing(l.iter().cloned()),
+                None => Urls::new(given),
+            },
         }
     }
 
@@ -275,7 +259,7 @@ impl Opener for RemoteFiles {
     }
 
     fn available(&self, name: &str) -> bool {
-        self.listed.as_ref().is_none_or(|l| l.contains(name))
+        self.urls.available(name)
     }
 
     async fn open(&self, name: &str, first_read: u64) -> Result<HttpSource, SourceError> {
@@ -284,11 +268,12 @@ impl Opener for RemoteFiles {
         // The full module on a page whose lean module read this header: no request.
         if crate::FULL {
             if let Some((at, first)) = super::handover::preloaded(&url).await {
-                return HttpSource::with_first(self.fetcher.clone(), counter, &at, first)
+                return (self.fetcher.with_first(counter, &at, first))
                     .map_err(|p| self.error(p, &url));
             }
         }
-        HttpSource::open(self.fetcher.clone(), counter, &url, first_read)
+        self.fetcher
+            .open(counter, &url, first_read)
             .await
             .map_err(|p| self.error(p, &url))
     }
@@ -310,7 +295,7 @@ impl Opener for RemoteFiles {
     /// then).
     async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
         let url = self.urls.url_of(name);
-        HttpSource::reopen(self.fetcher.clone(), &Location::unread(&url), Rc::default())
+        (self.fetcher.reopen(&Location::unread(&url), Rc::default()))
             .map_err(|p| self.error(p, &url))
     }
 }
@@ -359,13 +344,9 @@ async fn read_header(
     let mut o = open(&opener, &names, options())
         .await
         .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
-    let files = part_files(&o.model, &o.name);
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
-    let flags = files
-        .iter()
-        .zip(&located)
-        .map(|(f, at)| (f.as_str(), at.no_range));
-    warn_no_range(&mut o.model, flags);
+    let no_range: Vec<bool> = located.iter().map(|at| at.no_range).collect();
+    warn_no_range(&mut o.model, &o.name, &no_range);
     // The header reads' sources end here (a no-Range download is aborted when its source is
     // dropped); previews reopen the files by location.
     drop(o.sources);
@@ -414,7 +395,7 @@ pub async fn read_shared(
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let join = READINGS.with(|r| {
         r.join(key, move || {
-            let watchers = Rc::new(Watchers::new(counters()));
+            let watchers = Rc::new(Watchers::new(Counters::default()));
             let w = watchers.clone();
             let fetcher = Rc::new(Fetcher::new_embedded(
                 endpoint,
@@ -484,18 +465,19 @@ fn preview_source(
         None => opening.child(),
     };
     Rc::new(move |part| {
-        let Some(l) = located.get(part) else {
-            return unreadable(0, "the file holding this tensor was not read");
+        let l = match Location::of_part(&located, part) {
+            Ok(l) => l,
+            Err((size, why)) => return unreadable(size, why),
         };
-        if let Err(why) = l.previewable() {
-            return unreadable(l.size, why);
-        }
         let counter = counted
             .as_ref()
             .and_then(|(c, files)| Some(counter_of(c, files.get(part)?)));
-        match HttpSource::reopen(fetcher.clone(), l, counter.unwrap_or_default()) {
+        match fetcher.reopen(l, counter.unwrap_or_default()) {
             Ok(src) => Box::new(src),
-            Err(p) => unreadable(l.size, &fetcher.describe(&p, &l.url).details),
+            Err(p) => unreadable(
+                l.size,
+                &http_failure(&p, &l.url, &fetcher.audience()).details,
+            ),
         }
     })
 }
@@ -507,10 +489,6 @@ fn preview_source(
 pub async fn header_prefix(url: &str) -> Option<(Location, Rc<OpenedModel>)> {
     let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
     let header = ticket.await.ok()?;
-    match header.located.as_slice() {
-        [one] if !one.no_range && header.model.parts.is_empty() => {
-            Some((one.clone(), header.model.clone()))
-        }
-        _ => None,
-    }
+    let one = Location::handover(&header.located, header.model.parts.len())?;
+    Some((one.clone(), header.model.clone()))
 }

@@ -62,6 +62,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
+use crate::view::api::JsData;
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
@@ -154,35 +155,17 @@ pub fn start() {
 /// Takes what was given while the module loaded (`www/early.js` keeps it in
 /// `window.__wpEarly`, emptied here): the files picked or dropped, the URL submitted, the
 /// sample asked for; the reader's lean view's state goes to [`CARRIED`].
-fn take_early() -> (Early, Vec<File>) {
+fn take_early() -> (Early, Vec<(String, Blob)>) {
     let window = gloo::utils::window();
     let early = js_sys::Reflect::get(&window, &"__wpEarly".into()).unwrap_or_default();
     if !early.is_object() {
         return (Early::default(), Vec::new());
     }
-    let get =
-        |k: &str| js_sys::Reflect::get(&early, &k.into()).unwrap_or(wasm_bindgen::JsValue::NULL);
-    let text = |v: &wasm_bindgen::JsValue, k: &str| {
-        js_sys::Reflect::get(v, &k.into())
-            .ok()
-            .and_then(|x| x.as_string())
-    };
-    let files = get("files");
-    let files = Array::is_array(&files).then(|| Array::from(&files));
-    let given = Early {
-        files: files.as_ref().map(|f| f.length() as usize),
-        url: text(&early, "url").unwrap_or_default(),
-        sample: get("sample").is_truthy(),
-    };
-    let view = get("view");
-    if view.is_object() {
-        let carried = Carried::from_texts(
-            text(&view, "tab"),
-            text(&view, "tensor"),
-            text(&view, "export"),
-        );
-        CARRIED.with(|c| *c.borrow_mut() = Some(carried));
+    let (given, carried) = Early::of(&early);
+    if carried.is_some() {
+        CARRIED.with(|c| *c.borrow_mut() = carried);
     }
+    let files = early.get("files");
     for (k, v) in [
         ("files", wasm_bindgen::JsValue::NULL),
         ("url", wasm_bindgen::JsValue::NULL),
@@ -191,15 +174,22 @@ fn take_early() -> (Early, Vec<File>) {
     ] {
         let _ = js_sys::Reflect::set(&early, &k.into(), &v);
     }
-    let files = files.iter().flat_map(Array::iter);
-    (given, files.filter_map(|f| f.dyn_into().ok()).collect())
+    let files = Array::is_array(&files).then(|| Array::from(&files));
+    let files = files
+        .iter()
+        .flat_map(Array::iter)
+        .filter_map(|f| f.dyn_into::<File>().ok());
+    (
+        given,
+        files.map(|f| (f.name(), f.unchecked_into())).collect(),
+    )
 }
 
 /// Opens what was given while the module loaded ([`take_early`]): the files, the URL (the
 /// form is submitted again, now to the app's own listener) or the sample.
-fn open_early(app: Rc<App>, early: Early, files: Vec<File>) {
+fn open_early(app: Rc<App>, early: Early, files: Vec<(String, Blob)>) {
     match early.open() {
-        EarlyOpen::Files if !files.is_empty() => open(app, named(files)),
+        EarlyOpen::Files if !files.is_empty() => open(app, files),
         EarlyOpen::Url(url) => {
             // The URL given, not what the address's `url=` put in the box meanwhile.
             if let Some(input) = dom::document()
@@ -220,38 +210,26 @@ fn open_early(app: Rc<App>, early: Early, files: Vec<File>) {
     }
 }
 
-/// The files of a `FileList` (picked or dropped together), in order.
-fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
-    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
-        .unwrap_or_default()
-}
-
-/// Files picked or dropped together as (name, Blob), for [`load::read_local`].
-fn named(files: Vec<File>) -> Vec<(String, Blob)> {
-    files
-        .into_iter()
-        .map(|f| (f.name(), f.unchecked_into::<Blob>()))
-        .collect()
+/// The files of a `FileList` (picked or dropped together) as (name, Blob), in order; `None`
+/// when there are none.
+fn files_of(list: Option<web_sys::FileList>) -> Option<Vec<(String, Blob)>> {
+    load::local_files(&list?.into(), None)
 }
 
 fn on_drop(app: &Weak<App>, e: &Event) {
     e.prevent_default();
     e.stop_propagation();
     dom::body().class_list().remove_1("dragging").ok();
-    let files = files_of(
-        e.dyn_ref::<DragEvent>()
-            .and_then(DragEvent::data_transfer)
-            .and_then(|dt| dt.files()),
-    );
-    let Some(app) = app.upgrade() else { return };
-    if files.is_empty() {
+    let list = e.dyn_ref::<DragEvent>().and_then(DragEvent::data_transfer);
+    let files = list.and_then(|dt| files_of(dt.files()));
+    let (Some(app), Some(files)) = (app.upgrade(), files) else {
         return;
-    }
+    };
     if compare::drop_compares() && app.view.borrow().is_some() {
-        compare::compare_files(&app, named(files));
+        compare::compare_files(&app, files);
         return;
     }
-    open(app, named(files));
+    open(app, files);
 }
 
 fn wire(app: &Rc<App>) {
@@ -295,11 +273,10 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     let input2 = input.clone();
     ls.push(EventListener::new(&input, "change", move |_| {
-        let files = files_of(input2.files());
-        if let (Some(app), false) = (w.upgrade(), files.is_empty()) {
+        if let (Some(app), Some(files)) = (w.upgrade(), files_of(input2.files())) {
             // Let the same files be picked again later.
             input2.set_value("");
-            open(app, named(files));
+            open(app, files);
         }
     }));
 
@@ -366,33 +343,52 @@ impl App {
         set_body_data("state", "error");
     }
 
-    /// Draws `model` as the page's tabbed view, on the tab the address asks for (Summary when
-    /// it asks for none, or for one this model lacks); the tab the person picks is written
-    /// into the address ([`address`]). With `editor`, an Edit tab is made for the header
-    /// editor ([`report::Report::edit_panel`]).
-    fn draw(
+    /// Shows the model `o` opened as the page's tabbed view, on the tab the address asks for
+    /// (Summary when it asks for none, or for one this model lacks), a partial model's failure
+    /// above it; the tab the person picks is written into the address ([`address`]). With
+    /// `editor`, an Edit tab is made for the header editor ([`report::Report::edit_panel`]);
+    /// `on_preview` is told the tensor previewed. [`App::shown`] ends it.
+    fn show(
         &self,
-        name: &str,
-        model: Rc<crate::open::OpenedModel>,
-        stats: &crate::source::ReadStats,
-        source: crate::source::boxed::SourceFactory,
+        o: &load::Opened,
         editor: bool,
+        scan: scan_card::ScanInput,
+        on_preview: Option<preview::OnChange>,
     ) -> report::Report {
+        dom::set_hidden(&self.status, true);
+        self.name_shown(&o.name);
+        if let Some(e) = &o.model.error {
+            self.show_error(Some(errors::partial_failure(e, &o.name, Front::Page)));
+        }
         let carried = CARRIED.with(|c| c.borrow().as_ref().and_then(|c| c.tab));
         let first = carried
             .or_else(address::asked_tab)
             .unwrap_or(crate::view::tabs::Tab::Summary);
+        let layout = report::Layout::Page { first, editor };
+        let source = Some(o.source.clone());
         let view = report::Report::build(
             &self.report_root,
-            name,
-            model,
-            stats,
-            Some(source),
-            report::Layout::Page { first, editor },
+            &o.name,
+            o.model.clone(),
+            &o.stats,
+            source,
+            layout,
         );
         view.tabs().set_on_select(Rc::new(address::set_tab));
         address::set_tab(view.tabs().current());
+        view.offer_scan(scan);
+        if let Some(f) = on_preview {
+            view.on_preview(f);
+        }
+        apply_carried(&view, &o.model);
         view
+    }
+
+    /// The page is ready once the cards built after the first view are there too (`failed`:
+    /// the model was read only in part).
+    fn shown(&self, view: report::Report, failed: bool) {
+        view.when_built(move || set_body_data("state", DataState::shown(failed).name()));
+        *self.view.borrow_mut() = Some(view);
     }
 }
 
@@ -430,32 +426,13 @@ fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
         }
         match result {
             Err(e) => app.fail(e.into()),
-            Ok(opened) => {
-                dom::set_hidden(&app.status, true);
-                app.name_shown(&opened.name);
-                let model = opened.model;
-                let failed = model.error.is_some();
-                if let Some(e) = &model.error {
-                    app.show_error(Some(errors::partial_failure(e, &opened.name, Front::Page)));
-                }
-                let editable = crate::view::report::editable(&model, alone.is_some());
-                let view = app.draw(
-                    &opened.name,
-                    model.clone(),
-                    &opened.stats,
-                    opened.source,
-                    editable,
-                );
-                view.offer_scan(scan_input);
-                apply_carried(&view, &model);
+            Ok(o) => {
+                let editable = crate::view::report::editable(&o.model, alone.is_some());
+                let view = app.show(&o, editable, scan_input, None);
                 if let (Some(panel), Some(blob)) = (view.edit_panel(), alone) {
-                    edit::show(&panel, &opened.name, model, blob);
+                    edit::show(&panel, &o.name, o.model.clone(), blob);
                 }
-                // Ready once the cards built after the first view are there too.
-                view.when_built(move || {
-                    set_body_data("state", DataState::shown(failed).name());
-                });
-                *app.view.borrow_mut() = Some(view);
+                app.shown(view, o.model.error.is_some());
             }
         }
     });

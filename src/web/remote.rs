@@ -23,13 +23,10 @@ use super::load::{self, Counters};
 use super::scan_card::ScanInput;
 use super::App;
 use crate::open::recognise::file_name;
-use crate::open::OpenedModel;
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
-use crate::remote::shards::{group, parse_tree_listing, Entry};
-use crate::source::boxed::SourceFactory;
+use crate::remote::shards::Entry;
 use crate::source::http::{totals, MAX_WHOLE_FILE};
-use crate::source::ReadStats;
-use crate::view::errors::{self, Audience, Failure, Front};
+use crate::view::errors::{self, Failure};
 use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
 
 thread_local! {
@@ -261,26 +258,15 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
         return;
     }
     finish_busy();
-    let listing = match result {
-        Ok(bytes) => parse_tree_listing(&String::from_utf8_lossy(&bytes)),
-        Err(p) => {
-            let page = Audience {
-                front: Front::Page,
-                hub: &ep,
-                has_token: token().is_some(),
-            };
-            app.fail(errors::http_failure(&p, &url, &page));
-            return;
-        }
+    let entries = match result {
+        Ok(bytes) => words::listing_entries(&bytes, &repo.id),
+        Err(p) => Err(errors::http_failure(&p, &url, &fetcher.audience())),
     };
-    let entries = match listing {
-        Ok(files) => group(&files),
-        Err(e) => return app.fail(words::listing_unreadable(e.to_string())),
+    let entries = match entries {
+        Ok(entries) => entries,
+        Err(f) => return app.fail(f),
     };
     dom::set_hidden(&app.status, true);
-    if entries.is_empty() {
-        return app.fail(words::no_model_files(&repo.id));
-    }
     show_entries(&app, &repo, &entries);
     // Every GGUF model's header, planned on the page's devices.
     let table = super::fit::RepoFit::start(&by_id("repo-fit"), &repo, &entries, ep, token());
@@ -350,37 +336,16 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
         });
         draw_progress(&counters);
     }
-    match result {
-        Ok(o) => {
-            let urls: Vec<String> = given.iter().map(|(_, u)| u.clone()).collect();
-            let scan = ScanInput::remote(&urls, &endpoint(), token().as_deref());
-            show_model(&app, &o.name, o.model, &o.stats, o.source, scan)
-        }
-        Err(e) => app.fail(e.into()),
-    }
-}
-
-fn show_model(
-    app: &Rc<App>,
-    name: &str,
-    model: Rc<OpenedModel>,
-    stats: &ReadStats,
-    source: SourceFactory,
-    scan: ScanInput,
-) {
-    dom::set_hidden(&app.status, true);
-    app.name_shown(name);
-    let failed = model.error.is_some();
-    if let Some(e) = &model.error {
-        app.show_error(Some(errors::partial_failure(e, name, Front::Page)));
-    }
-    let view = app.draw(name, model.clone(), stats, source, false);
-    view.offer_scan(scan);
-    view.on_preview(Rc::new(set_page_tensor));
-    super::apply_carried(&view, &model);
+    let o = match result {
+        Ok(o) => o,
+        Err(e) => return app.fail(e.into()),
+    };
+    let urls: Vec<String> = given.iter().map(|(_, u)| u.clone()).collect();
+    let scan = ScanInput::remote(&urls, &endpoint(), token().as_deref());
+    let view = app.show(&o, false, scan, Some(Rc::new(set_page_tensor)));
     // A link's `tensor=`: open that tensor's preview now that its model is shown.
     if let Some(t) = PENDING_TENSOR.with(|p| p.borrow_mut().take()) {
-        match words::linked_tensor(&model, name, &t) {
+        match words::linked_tensor(&o.model, &o.name, &t) {
             Ok(i) => {
                 view.open_tensor(i);
                 // A link naming a tensor and no tab shows its preview.
@@ -391,7 +356,5 @@ fn show_model(
             Err(f) => app.show_error(Some(f)),
         }
     }
-    // Ready once the cards built after the first view are there too.
-    view.when_built(move || set_body_data("state", if failed { "error" } else { "ready" }));
-    *app.view.borrow_mut() = Some(view);
+    app.shown(view, o.model.error.is_some());
 }

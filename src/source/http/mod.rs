@@ -1,18 +1,21 @@
 //! The HTTP Range core both remote sources use (the browser's `fetch` source in `web/http.rs`
 //! and the native one in [`super::net`]), without I/O and tested natively: the reader's
 //! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
-//! CDN URL), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:
+//! CDN URL), the order of every request and read over any transport ([`driver`]: retries,
+//! bodies within the read timeout, WebKit's lost `Range`), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:
 //! cancellation, counters), the `Content-Range` checks, which origin may receive the access token, retries and
 //! the read timeout, and what each failure means for the person (likely cause and what to do).
 
 use url::Url;
 
 pub mod body;
+pub mod driver;
 pub mod reader;
 pub mod session;
 pub use body::{accept, content_length, Body, Forward};
+pub use driver::{get_all, no_answer, Chunk, Next, Reader, Transport};
 pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
-pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters};
+pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters, Session};
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the
@@ -253,6 +256,16 @@ pub fn request_headers(
 /// ([`RangeFile::opened`]'s `cors_missing`).
 pub const CORS_CONTENT_RANGE: &str = "a 206 answer without a readable Content-Range header: the server must expose it to other sites (Access-Control-Expose-Headers: Content-Range)";
 
+/// No answer to a request of `range` (inclusive, if any) within the read timeout of
+/// `timeout_ms`: nothing of its body received.
+pub fn unanswered(range: Option<(u64, u64)>, timeout_ms: u32) -> Problem {
+    Problem::Stalled {
+        range,
+        got: 0,
+        timeout_ms,
+    }
+}
+
 /// Why a body stopped arriving (the stream failed, `why`: the browser's words): cancelled
 /// when the opening was (`cancelled`), offline when the browser says so (`offline`), else a
 /// network failure.
@@ -384,6 +397,18 @@ mod tests {
             [("Authorization", "Bearer t".to_string())]
         );
         assert!(request_headers("https://huggingface.co/x", None, None, hub).is_empty());
+    }
+
+    #[test]
+    fn a_request_unanswered_in_time_is_stalled_with_nothing_received() {
+        assert_eq!(
+            unanswered(Some((0, 99)), 3000),
+            Problem::Stalled {
+                range: Some((0, 99)),
+                got: 0,
+                timeout_ms: 3000
+            }
+        );
     }
 
     #[test]

@@ -99,6 +99,41 @@ impl Location {
         }
         Ok(())
     }
+
+    /// The file holding part `part` of a model whose files live at `located` (in the merged
+    /// model's part order), to preview a tensor of it. Errors: the file's size (0 when
+    /// unknown) and why not, as a sentence's details: it was not read, or
+    /// [`Location::previewable`] says no.
+    pub fn of_part(located: &[Location], part: usize) -> Result<&Location, (u64, &'static str)> {
+        let l = located
+            .get(part)
+            .ok_or((0, "the file holding this tensor was not read"))?;
+        l.previewable().map(|()| l).map_err(|why| (l.size, why))
+    }
+
+    /// The file a reading of one file alone (`located`, a model of `parts` merged parts) can
+    /// hand over with its first bytes to another reader: `None` for a set of files or parts,
+    /// or a server that ignores Range (its download is gone).
+    pub fn handover(located: &[Location], parts: usize) -> Option<&Location> {
+        match located {
+            [one] if !one.no_range && parts == 0 => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Where a file handed over by another reader lives: `url` as opened, reads going to
+    /// `direct`, its size as a JavaScript number (`size`) of which `held` bytes are handed
+    /// over. `None` when that does not hold together: a size that is not an integer below
+    /// 2^53 (a browser's sizes are), or smaller than the bytes held.
+    pub fn handed_over(url: &str, direct: String, size: f64, held: u64) -> Option<Location> {
+        let whole = size.is_finite() && size.fract() == 0.0;
+        (whole && size >= held as f64 && size < 9.0e15).then(|| Location {
+            url: url.to_string(),
+            direct,
+            size: size as u64,
+            no_range: false,
+        })
+    }
 }
 
 /// What the reader of one remote file knows (see the module documentation).
@@ -562,6 +597,34 @@ mod tests {
         assert_eq!(at.previewable(), Ok(()));
         let u = Location::unread("https://h/x");
         assert_eq!(RangeFile::at(&u), RangeFile::unopened("https://h/x"));
+        // Previews: the part's file, unless it was not read or its server ignores Range.
+        let located = [at.clone(), g.location()];
+        assert_eq!(Location::of_part(&located, 0), Ok(&at));
+        assert_eq!(
+            Location::of_part(&located, 1),
+            Err((5000, "this server ignores Range requests: previewing a tensor would download the file up to it"))
+        );
+        assert_eq!(
+            Location::of_part(&located, 2),
+            Err((0, "the file holding this tensor was not read"))
+        );
+        // Handed over: one file alone, its server honouring Range; the size a whole number.
+        assert_eq!(Location::handover(&located[..1], 0), Some(&at));
+        assert_eq!(Location::handover(&located[..1], 2), None);
+        assert_eq!(Location::handover(&located[1..], 0), None);
+        assert_eq!(Location::handover(&located, 0), None);
+        let h = Location::handed_over(HUB, CDN.into(), 5000.0, 100).unwrap();
+        assert_eq!(
+            (h.url.as_str(), h.direct.as_str(), h.size, h.no_range),
+            (HUB, CDN, 5000, false)
+        );
+        for bad in [99.0, 5000.5, f64::NAN, f64::INFINITY, 9.1e15, -1.0] {
+            assert_eq!(
+                Location::handed_over(HUB, CDN.into(), bad, 100),
+                None,
+                "{bad}"
+            );
+        }
         let mut h = RangeFile::with_first(HUB, CDN, 5000, vec![7; 8]);
         assert_eq!(h.plan(2, 4), Ok(Plan::Held(2..6)));
         assert_eq!(h.first(), &[7; 8]);

@@ -1,10 +1,94 @@
-//! What the requests of one opening share, without I/O: their cancellation ([`Cancel`]: one
-//! call stops the requests in flight, those to come, the openings made from it and whoever
-//! asked to be told) and their per-file counters ([`Counter`], [`Counters`]). The web build's
-//! `Fetcher` holds one of each; its `AbortController`s and child fetchers are the [`Abort`]s.
+//! What the requests of one opening share, without I/O ([`Session`]: the Hub endpoint and
+//! token, the read timeout, progress), their cancellation ([`Cancel`]: one call stops the
+//! requests in flight, those to come, the openings made from it and whoever asked to be told)
+//! and their per-file counters ([`Counter`], [`Counters`]). The web build's `Fetcher` is a
+//! session; its `AbortController`s and child sessions are the [`Abort`]s.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
+
+use super::{request_headers, Problem};
+
+/// Settings and cancellation shared by every request of one opening (one model, all shards).
+pub struct Session {
+    /// The configured Hub endpoint (the only origin that receives the token).
+    pub endpoint: String,
+    /// The access token, if one was entered.
+    pub token: Option<String>,
+    /// Called after every request start and every received chunk (progress display).
+    pub on_progress: Box<dyn Fn()>,
+    /// The read timeout in milliseconds ([`super::READ_TIMEOUT_MS`], or a page's test hook).
+    pub timeout_ms: u32,
+    /// Aborts the requests in flight and the child sessions, and tells who asked.
+    stop: Rc<Cancel>,
+}
+
+impl Session {
+    /// A session of `endpoint` and `token`, telling `on_progress` of every request and chunk.
+    pub fn new(
+        endpoint: String,
+        token: Option<String>,
+        on_progress: Box<dyn Fn()>,
+        timeout_ms: u32,
+    ) -> Session {
+        Session {
+            endpoint,
+            token,
+            on_progress,
+            timeout_ms,
+            stop: Rc::default(),
+        }
+    }
+
+    /// A session with the same endpoint, token and timeout and no progress display (the
+    /// previews of a model), cancelled when this one is.
+    pub fn child(&self) -> Session {
+        self.child_telling(Box::new(|| {}))
+    }
+
+    /// As [`Session::child`], telling `on_progress` of each request started and chunk
+    /// received (the page's progress line counts its previews' reads).
+    pub fn child_telling(&self, on_progress: Box<dyn Fn()>) -> Session {
+        let c = Session::new(
+            self.endpoint.clone(),
+            self.token.clone(),
+            on_progress,
+            self.timeout_ms,
+        );
+        self.stop.hold(&c.stop);
+        c
+    }
+
+    /// Stops every request of this opening (and of its children), in flight or to come.
+    pub fn cancel(&self) {
+        self.stop.cancel();
+    }
+
+    /// Calls `f` once when this session is cancelled (at once if it is already).
+    pub fn on_cancel(&self, f: Box<dyn FnOnce()>) {
+        self.stop.on_cancel(f);
+    }
+
+    /// Whether [`Session::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
+    /// Aborts `item` (a request's abort handle) when this session is cancelled. Errors:
+    /// [`Problem::Cancelled`] when it already is (no request is to be made).
+    pub fn hold<T: Abort + 'static>(&self, item: &Rc<T>) -> Result<(), Problem> {
+        if self.is_cancelled() {
+            return Err(Problem::Cancelled);
+        }
+        self.stop.hold(item);
+        Ok(())
+    }
+
+    /// The headers of a request of `url` ([`request_headers`] with this session's token).
+    pub fn headers(&self, url: &str, range: Option<(u64, u64)>) -> Vec<(&'static str, String)> {
+        request_headers(url, range, self.token.as_deref(), &self.endpoint)
+    }
+}
 
 /// Something a [`Cancel`] stops: a request's abort handle, or another [`Cancel`].
 pub trait Abort {
@@ -150,6 +234,40 @@ mod tests {
         let t = told.clone();
         c.on_cancel(Box::new(move || t.set(t.get() + 10)));
         assert_eq!((late.0.get(), told.get()), (1, 11));
+    }
+
+    #[test]
+    fn a_session_cancels_its_children_and_refuses_requests_after() {
+        let s = Session::new(
+            "https://huggingface.co".into(),
+            Some("t".into()),
+            Box::new(|| {}),
+            3000,
+        );
+        let child = s.child();
+        assert_eq!(
+            (child.endpoint.as_str(), child.timeout_ms),
+            ("https://huggingface.co", 3000)
+        );
+        assert_eq!(
+            child.headers("https://huggingface.co/o/m/resolve/main/x", Some((0, 9))),
+            [
+                ("Range", "bytes=0-9".to_string()),
+                ("Authorization", "Bearer t".to_string())
+            ]
+        );
+        assert_eq!(child.headers("https://cdn.example/x", None), []);
+        let req = Rc::new(Flag(Cell::new(0)));
+        assert_eq!(child.hold(&req), Ok(()));
+        let told = Rc::new(Cell::new(false));
+        let t = told.clone();
+        child.on_cancel(Box::new(move || t.set(true)));
+        s.cancel();
+        assert!(child.is_cancelled() && told.get());
+        assert_eq!(req.0.get(), 1);
+        let late = Rc::new(Flag(Cell::new(0)));
+        assert_eq!(child.hold(&late), Err(Problem::Cancelled));
+        assert_eq!(late.0.get(), 0);
     }
 
     #[test]
