@@ -186,7 +186,7 @@ impl Report {
                 b
             })
             .collect();
-        append(&dom::card_head(&summary), &exports);
+        append(&dom::find(&summary, ".card-head"), &exports);
         placer.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
         // Findings include the parser's warnings; the doctor's join them in a later task.
@@ -491,7 +491,6 @@ fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::On
 
 /// Shows the Tensors tab and focuses the table's selected row.
 fn back_to_table(root: &Element) {
-    use wasm_bindgen::JsCast;
     let find = |s: &str| root.query_selector(s).ok().flatten();
     if let Some(t) = find("[role=tab][data-tab=tensors]") {
         if let Some(t) = t.dyn_ref::<web_sys::HtmlElement>() {
@@ -507,38 +506,29 @@ fn back_to_table(root: &Element) {
 
 /// Escape pressed in a tab panel showing the preview closes it (as its close button does).
 fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
-    use wasm_bindgen::JsCast;
     // Not passive (gloo's default): it prevents the key's default when it closes the preview.
-    let options = gloo::events::EventListenerOptions::enable_prevent_default();
-    gloo::events::EventListener::new_with_options(root, "keydown", options, |e| {
-        let escape = e
-            .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Escape" && !k.is_composing());
-        if !escape {
-            return;
+    dom::on_keydown(root, |e, k| {
+        if k.key() != "Escape" || k.is_composing() {
+            return false;
         }
-        let panel = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
-        let close = panel.and_then(|p| {
-            p.query_selector(
-                "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']",
-            )
-            .ok()
-            .flatten()
-        });
-        if let Some(b) = close
+        let panel = dom::target(e).and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
+        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok().flatten());
+        let Some(b) = close
             .as_ref()
             .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
-        {
-            // Handled: a host page's own Escape (a dialog around the element) is not also run.
-            e.prevent_default();
-            e.stop_propagation();
-            b.click();
-        }
+        else {
+            return false;
+        };
+        // Handled: a host page's own Escape (a dialog around the element) is not also run.
+        e.stop_propagation();
+        b.click();
+        true
     })
 }
+
+/// The close button of a preview shown.
+const CLOSE_PREVIEW: &str =
+    "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']";
 
 /// Runs `job` in a later task of `later`, timed as the stage `name` in `laps`, whose text then
 /// goes on `root` as `data-build-ms` (bench/open_tasks.mjs reads it once the view is built:

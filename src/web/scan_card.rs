@@ -159,20 +159,12 @@ impl ScanCard {
     /// them) calling its function.
     fn show(self: &Rc<Self>, state: &str, nodes: Vec<Node>, buttons: &[(&str, Then)]) {
         attr(&self.card, "data-scan", state);
-        dom::clear(&self.body);
-        self.state.borrow_mut().listeners.clear();
-        for n in &nodes {
-            append(&self.body, &dom::render(n));
-        }
+        dom::fill(&self.body, &nodes);
+        let mut s = self.state.borrow_mut();
+        s.listeners.clear();
         for (id, then) in buttons {
             let b = dom::find_testid(&self.body, id).expect("the state has its button");
-            let (w, then) = (Rc::downgrade(self), *then);
-            let l = EventListener::new(&b, "click", move |_| {
-                if let Some(c) = w.upgrade() {
-                    then(&c);
-                }
-            });
-            self.state.borrow_mut().listeners.push(l);
+            s.listeners.push(dom::on_click(&b, self, *then));
         }
     }
 
@@ -304,9 +296,7 @@ impl ScanCard {
         if let Some(lines) = lines {
             self.add_findings(lines);
         }
-        let filter: HtmlInputElement = dom::find_testid(&self.body, "scan-filter")
-            .expect("the results have a filter")
-            .unchecked_into();
+        let filter: HtmlInputElement = dom::find_as(&self.body, "[data-testid=scan-filter]");
         let (w, input) = (Rc::downgrade(self), filter.clone());
         let l = EventListener::new(&filter, "input", move |_| {
             if let Some(c) = w.upgrade() {
@@ -350,17 +340,11 @@ impl ScanCard {
     /// [`ScanCard::draw_rows`].
     fn table(self: &Rc<Self>) {
         let table = dom::find(&self.body, "table");
-        let heads = table.query_selector_all("th").expect("th is a selector");
-        let heads: Vec<Element> = (0..heads.length())
-            .filter_map(|i| heads.get(i)?.dyn_into().ok())
-            .collect();
+        let heads = dom::all(&table, "th");
         for (i, th) in heads.iter().enumerate() {
-            let w = Rc::downgrade(self);
-            let l = EventListener::new(&dom::find(th, "button"), "click", move |_| {
-                if let Some(c) = w.upgrade() {
-                    c.state.borrow_mut().results.click(i);
-                    c.draw_rows();
-                }
+            let l = dom::on_click(&dom::find(th, "button"), self, move |c| {
+                c.state.borrow_mut().results.click(i);
+                c.draw_rows();
             });
             self.state.borrow_mut().listeners.push(l);
         }

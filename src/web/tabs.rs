@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, KeyboardEvent};
+use web_sys::{Element, HtmlElement};
 
 use super::dom::{self, append, attr};
 use crate::view::tabs::{self, moved, Tab};
@@ -53,33 +53,23 @@ impl TabsView {
             on_show: RefCell::new(Vec::new()),
             listeners: RefCell::new(Vec::new()),
         });
-        let mut ls = Vec::new();
-        for (t, b) in view.tabs.iter().zip(&view.buttons) {
-            let (w, t) = (Rc::downgrade(&view), *t);
-            ls.push(EventListener::new(b, "click", move |_| {
-                if let Some(v) = w.upgrade() {
-                    v.select(t, true);
-                }
-            }));
-        }
+        let mut ls: Vec<EventListener> = (view.tabs.iter().zip(&view.buttons))
+            .map(|(t, b)| {
+                let t = *t;
+                dom::on_click(b, &view, move |v| v.select(t, true))
+            })
+            .collect();
         let w = Rc::downgrade(&view);
         // Not passive: the keys it handles must not also scroll the page.
-        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-        ls.push(EventListener::new_with_options(
-            &bar,
-            "keydown",
-            opts,
-            move |e| {
-                let (Some(v), Some(k)) = (w.upgrade(), e.dyn_ref::<KeyboardEvent>()) else {
-                    return;
-                };
-                if let Some(t) = moved(&v.tabs, v.current.get(), &k.key()) {
-                    e.prevent_default();
-                    v.select(t, true);
-                    v.focus(t);
-                }
-            },
-        ));
+        ls.push(dom::on_keydown(&bar, move |_, k| {
+            let Some(v) = w.upgrade() else { return false };
+            let t = moved(&v.tabs, v.current.get(), &k.key());
+            t.inspect(|t| {
+                v.select(*t, true);
+                v.focus(*t);
+            })
+            .is_some()
+        }));
         *view.listeners.borrow_mut() = ls;
         view.show(first);
         view

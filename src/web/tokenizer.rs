@@ -15,7 +15,7 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 use crate::format::Model;
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
-use crate::view::node::Node;
+use crate::view::node::{self, Node};
 use crate::view::tokenizer::{
     has_merge_list, info_nodes, list_nodes, template_nodes, template_parts, templates_in_order,
     ListTexts, MergeRows, TokenRows, MERGE_LIST, TOKEN_LIST,
@@ -102,16 +102,13 @@ impl<R: ListRows> Virtual for ListState<R> {
 /// One searchable list and what keeps it alive.
 struct List<R> {
     state: Rc<RefCell<ListState<R>>>,
-    _pending: Rc<RefCell<Option<Timeout>>>,
     _listeners: Vec<EventListener>,
 }
 
 impl<R: ListRows + 'static> List<R> {
     /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
     fn new(body: &Element, model: Rc<OpenedModel>, make: impl FnOnce(&Model) -> R) -> List<R> {
-        let [head, frame] = list_nodes(&R::TEXTS);
-        let head = dom::render(&head);
-        let scroller = dom::render(&frame);
+        let [head, scroller] = list_nodes(&R::TEXTS).map(|n| dom::render(&n));
         append(body, &head);
         append(body, &scroller);
         let count = dom::find(&head, ".count");
@@ -129,28 +126,23 @@ impl<R: ListRows + 'static> List<R> {
             count,
         }));
         let mut listeners = virtual_listeners(&state);
-        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
-        let st = state.clone();
-        let input = search.clone();
-        let pending2 = pending.clone();
-        listeners.push(EventListener::new(&search, "input", move |_| {
-            let st = st.clone();
-            let input = input.clone();
-            *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
+        let (st, input) = (state.clone(), search.clone());
+        listeners.push(dom::debounced(
+            &search,
+            "input",
+            SEARCH_DELAY_MS,
+            move || {
                 let mut s = st.borrow_mut();
                 let m = s.model.clone();
                 let t0 = dom::now();
                 s.rows.set_query(&m, &input.value());
-                if let Some(table) = s.body.tbody.parent_element() {
-                    attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
-                }
+                attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
                 s.body.scroller.set_scroll_top(0);
                 s.draw(true);
-            }));
-        }));
+            },
+        ));
         List {
             state,
-            _pending: pending,
             _listeners: listeners,
         }
     }
@@ -171,13 +163,11 @@ pub struct TokenizerCard {
 impl TokenizerCard {
     /// Builds the card for `model` (whose tokenizer keys gave `info`).
     pub fn new(model: Rc<OpenedModel>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
-        let (card, body) = dom::card("Tokenizer", "tokenizer");
-        attr(&card, "data-testid", "tokenizer");
+        let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
+        c.body().children.extend(info_nodes(info));
+        let card = dom::render(&c);
+        let body = dom::find(&card, ".card-body");
         let mut listeners = Vec::new();
-
-        for n in info_nodes(info) {
-            append(&body, &dom::render(&n));
-        }
 
         // The token list, then the merges list (BPE vocabularies).
         let tokens = List::new(&body, model.clone(), TokenRows::new);
@@ -190,8 +180,7 @@ impl TokenizerCard {
             // The default first (shown, selected), then the named variants in file order.
             let templates: Rc<Vec<(String, String)>> =
                 Rc::new(templates_in_order(&info.chat_templates));
-            let [bar, view] = template_parts(&templates);
-            let (bar, view) = (dom::render(&bar), dom::render(&view));
+            let [bar, view] = template_parts(&templates).map(|n| dom::render(&n));
             append(&body, &bar);
             append(&body, &view);
             let select: HtmlSelectElement = dom::find(&bar, "select").unchecked_into();
@@ -267,11 +256,8 @@ pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindge
 }
 
 fn draw_template(view: &Element, (name, text): &(String, String)) {
-    dom::clear(view);
     let lines = template_nodes(text);
     attr(view, "data-name", name);
     attr(view, "data-lines", &lines.len().to_string());
-    for n in &lines {
-        append(view, &dom::render(n));
-    }
+    dom::fill(view, &lines);
 }
