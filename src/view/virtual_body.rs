@@ -66,6 +66,14 @@ impl BodyState {
     }
 }
 
+/// The height (CSS px) of the view a virtualised body draws rows for: its container's `client`
+/// height, or, for a container not measured or not laid out (0: drawn before its tab is
+/// shown), the window's (`window_h`, read only then); never under `min_view`.
+pub fn view_height(client: f64, min_view: f64, window_h: impl FnOnce() -> f64) -> f64 {
+    let h = if client > 0.0 { client } else { window_h() };
+    h.max(min_view)
+}
+
 /// Whether a navigation key pressed with these modifiers moves the focus in a virtualised
 /// table: not with Alt, Ctrl, Meta or Shift held (the browser's and assistive technology's
 /// own shortcuts).
@@ -298,6 +306,14 @@ mod tests {
             10
         });
         assert!(!asked.get());
+    }
+
+    #[test]
+    fn the_view_is_the_container_or_else_the_window() {
+        assert_eq!(view_height(420.0, 112.0, || panic!("not read")), 420.0);
+        assert_eq!(view_height(56.0, 112.0, || panic!("not read")), 112.0);
+        assert_eq!(view_height(0.0, 112.0, || 800.0), 800.0);
+        assert_eq!(view_height(0.0, 900.0, || 800.0), 900.0);
     }
 
     #[test]

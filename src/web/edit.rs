@@ -231,7 +231,7 @@ fn make_plan(s: &State) -> Option<Plan> {
     match plan(&s.model.bytes, s.model.file_size, &edits) {
         Ok(p) => Some(p),
         Err(e) => {
-            say(s, &format!("Cannot make this edit: {e}"), true);
+            say(s, &vm::plan_failed_text(&e), true);
             None
         }
     }
@@ -265,7 +265,7 @@ fn save(s: &State) {
             Ok(data) => parts.push(&data),
             Err(e) => {
                 let e = super::blob::js_error_text(&e);
-                return say(s, &format!("Cannot read the data section: {e}"), true);
+                return say(s, &vm::data_unreadable_text(&e), true);
             }
         };
     }
@@ -275,7 +275,7 @@ fn save(s: &State) {
     drop((parts, header));
     let file = vm::edited_file_name(&s.name);
     if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
-        return say(s, "The browser could not make the file.", true);
+        return say(s, vm::NO_FILE_MADE, true);
     }
     attr(&s.card, "data-header-bytes", &p.header.len().to_string());
     attr(&s.card, "data-data-offset", &p.data_offset.to_string());

@@ -43,9 +43,6 @@ pub type OnChange = Rc<dyn Fn(Option<&str>)>;
 /// The preview card: one open tensor at a time; its listeners are dropped with it.
 pub struct PreviewCard {
     ctx: Ctx,
-    /// Whether opening a tensor scrolls the card into view (the page; not an embedded view,
-    /// which must not scroll its host page).
-    scroll: Cell<bool>,
 }
 
 /// What every opening of the card shares (cheap to clone: handles).
@@ -92,15 +89,7 @@ impl PreviewCard {
             panel: Rc::default(),
             on_change: Rc::default(),
         };
-        PreviewCard {
-            ctx,
-            scroll: Cell::new(true),
-        }
-    }
-
-    /// Whether opening a tensor scrolls the card into view (default: yes).
-    pub fn set_scroll_on_open(&self, on: bool) {
-        self.scroll.set(on);
+        PreviewCard { ctx }
     }
 
     /// Calls `f` whenever a tensor's preview is opened or the preview is closed (the page URL
@@ -134,9 +123,6 @@ impl PreviewCard {
         let hook = c.on_change.borrow().clone();
         if let (Some(f), Some(t)) = (hook, c.model.tensors.get(index)) {
             f(Some(&t.name));
-        }
-        if self.scroll.get() {
-            c.card.scroll_into_view();
         }
     }
 }

@@ -28,7 +28,8 @@ pub type OnNeed = Rc<dyn Fn(Need)>;
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
-    _export: Vec<export::ExportButton>,
+    /// The export buttons ([`Report::export`]).
+    exports: Vec<export::ExportButton>,
     _histogram: Rc<histogram::HistogramView>,
     _tensors: Rc<tables::TensorTableView>,
     /// The cards built in later tasks ([`Later`]), once built.
@@ -56,8 +57,6 @@ pub struct Report {
     /// for it ([`Plan::lean_tabs`]).
     need: Rc<RefCell<Option<OnNeed>>>,
     lean_tabs: &'static [Tab],
-    /// The export buttons, by kind ([`Report::export`]).
-    export_buttons: Vec<(export::Kind, Element)>,
 }
 
 /// The cards the page builds after its first view, and what they keep alive.
@@ -70,29 +69,6 @@ struct LaterCards {
     tokenizer: Option<tokenizer::TokenizerCard>,
     layers: Option<Vec<gloo::events::EventListener>>,
     metadata: Option<metadata::MetadataView>,
-}
-
-/// Puts each card into its tab's panel.
-struct Placer<'a> {
-    tabs: &'a TabsView,
-}
-
-impl Placer<'_> {
-    /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
-    fn place(&self, tab: Tab, card: &Element) {
-        if let Some(panel) = self.tabs.panel(tab) {
-            append(panel, card);
-        }
-    }
-
-    /// An empty, hidden element where `tab`'s card will go: [`fill`] puts the card in its
-    /// place, so that cards built later keep their order.
-    fn slot(&self, tab: Tab) -> Element {
-        let slot = el_class("div", "slot");
-        dom::set_hidden(&slot, true);
-        self.place(tab, &slot);
-        slot
-    }
 }
 
 /// Puts `card` where `slot` is (or removes the slot when there is no card).
@@ -139,12 +115,11 @@ impl Report {
         };
         let page = plan.page;
         let tabs = TabsView::new(root, plan.tabs.clone(), plan.first);
-        let placer = Placer { tabs: &tabs };
         let lean_tabs = plan.lean_tabs();
         if !lean_tabs.is_empty() {
             // The full module's tabs: a stand-in, and showing one asks for the full module.
             for t in lean_tabs {
-                placer.place(*t, &dom::render(&hint(Hint::Loading)));
+                tabs.place(*t, &dom::render(&hint(Hint::Loading)));
             }
             let ask = ask.clone();
             tabs.on_show(Rc::new(move |t: Tab| {
@@ -171,28 +146,24 @@ impl Report {
 
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
-        let mut export_buttons = Vec::new();
         let export: Vec<export::ExportButton> = export::Kind::ALL
             .into_iter()
-            .map(|kind| {
-                let (button, b) = if crate::FULL {
-                    export::ExportButton::new(model.clone(), name, kind)
-                } else {
+            .map(|kind| match crate::FULL {
+                true => export::ExportButton::new(model.clone(), name, kind),
+                false => {
                     let ask = ask.clone();
-                    export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
-                };
-                append(&exports, &button);
-                export_buttons.push((kind, button));
-                b
+                    export::ExportButton::asking(kind, move || ask(Need::Export(kind)))
+                }
             })
+            .inspect(|b| append(&exports, &b.element))
             .collect();
         append(&dom::find(&summary, ".card-head"), &exports);
-        placer.place(Tab::Summary, &summary);
+        tabs.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
         let doctor = if plan.checks_card() {
-            placer.place(Tab::Checks, &checks_card);
+            tabs.place(Tab::Checks, &checks_card);
             checks::later_doctor(checks_card, model.clone(), s.findings.clone())
         } else {
             // The doctor is the full module's (the Checks tab asks for it).
@@ -200,7 +171,7 @@ impl Report {
             None
         };
         // The "Scan all weights" card goes under the Checks card, when offered.
-        let scan_slot = placer.slot(Tab::Checks);
+        let scan_slot = tabs.slot(Tab::Checks);
         lap.mark("checks-card", dom::now());
 
         // The tensor table is built first so the type chart can filter it, and placed later.
@@ -227,8 +198,8 @@ impl Report {
         };
         let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
         let hist = Rc::new(hist);
-        placer.place(Tab::Summary, &row);
-        placer.place(Tab::Histogram, &hist_card);
+        tabs.place(Tab::Summary, &row);
+        tabs.place(Tab::Histogram, &hist_card);
         lap.mark("types", dom::now());
 
         // Beyond the first view: on the page each card in a later task of its own, in a slot
@@ -236,16 +207,14 @@ impl Report {
         let later = Later::new(!page);
         let cards: Rc<RefCell<LaterCards>> = Rc::default();
         let laps = Rc::new(RefCell::new(lap));
-        let layers_slot = placer.slot(Tab::Histogram);
-        let recipe_slot = placer.slot(Tab::Histogram);
-        let memory_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Memory));
-        let fit_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Fit));
-        let tokenizer_slot = plan
-            .tokenizer
-            .map(|info| (placer.slot(Tab::Tokenizer), info));
-        let meta_slot = placer.slot(Tab::Metadata);
+        let layers_slot = tabs.slot(Tab::Histogram);
+        let recipe_slot = tabs.slot(Tab::Histogram);
+        let memory_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Memory));
+        let fit_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Fit));
+        let tokenizer_slot = plan.tokenizer.map(|info| (tabs.slot(Tab::Tokenizer), info));
+        let meta_slot = tabs.slot(Tab::Metadata);
 
-        placer.place(Tab::Tensors, &tensor_card);
+        tabs.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
 
         let (preview_card, open) = match (plan.preview, source) {
@@ -257,14 +226,13 @@ impl Report {
             }
             (PreviewPlan::Card, Some(src)) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
-                card.set_scroll_on_open(false);
                 // Until a shell asks to hear of it ([`Report::on_preview`]).
                 card.set_on_change(closing_returns_to_table(
                     root,
                     Rc::new(|_: Option<&str>| {}),
                 ));
-                placer.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
-                placer.place(Tab::Preview, card.element());
+                tabs.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
+                tabs.place(Tab::Preview, card.element());
                 // A preview opened in a hidden tab reads its window when the tab is shown.
                 let wc = Rc::downgrade(&card);
                 tabs.on_show(Rc::new(move |t: Tab| {
@@ -281,7 +249,7 @@ impl Report {
                 (Some(card), open)
             }
             _ => {
-                placer.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
+                tabs.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
                 (None, Vec::new())
             }
         };
@@ -347,7 +315,7 @@ impl Report {
             });
         }
         Report {
-            _export: export,
+            exports: export,
             _histogram: hist,
             _tensors: tensors,
             later_cards: cards,
@@ -364,7 +332,6 @@ impl Report {
             shown: (name.to_string(), model),
             need,
             lean_tabs,
-            export_buttons,
         }
     }
 
@@ -382,8 +349,8 @@ impl Report {
     /// Downloads the `kind` export, as its button does (the full module's view finishing what
     /// the lean module's button asked).
     pub fn export(&self, kind: export::Kind) {
-        let button = self.export_buttons.iter().find(|(k, _)| *k == kind);
-        if let Some(b) = button.and_then(|(_, b)| b.dyn_ref::<web_sys::HtmlElement>()) {
+        let button = self.exports.iter().find(|b| b.kind == kind);
+        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<web_sys::HtmlElement>()) {
             b.click();
         }
     }

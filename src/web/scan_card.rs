@@ -213,12 +213,10 @@ impl ScanCard {
         let w: Weak<ScanCard> = Rc::downgrade(self);
         let on_error = EventListener::new(&worker, "error", move |e| {
             let Some(c) = w.upgrade() else { return };
-            let msg = js_sys::Reflect::get(e, &"message".into())
-                .ok()
-                .and_then(|m| m.as_string())
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "scan-worker.js did not load".into());
-            c.fail(&format!("the scan's worker could not start: {msg}"));
+            let msg = js_sys::Reflect::get(e, &"message".into()).ok();
+            c.fail(&nodes::worker_failed_text(
+                msg.and_then(|m| m.as_string()).as_deref(),
+            ));
         });
         let msg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&msg, &"source".into(), &self.input.source);

@@ -19,7 +19,7 @@ use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::Viewport;
 use crate::view::virtual_body::{
-    body_rows, grown_height, list_position, plain_key, BodyState, KeyOn, REVEAL_ROW,
+    body_rows, grown_height, list_position, plain_key, view_height, BodyState, KeyOn, REVEAL_ROW,
 };
 
 use super::dom::{self, attr, focus_quietly, window_height};
@@ -65,26 +65,19 @@ impl VirtualBody {
         // offset then would lay out the whole page each time (a forced layout per draw, the
         // most of a large model's open). Such a table is at its top; it draws the rows of a
         // window-tall view, which fills any container up to the window's height.
-        if !self.state.measured {
-            let view_h = window_height().max(min_view);
-            return self.draw_at(rows, force, 0.0, view_h, empty, &mut row);
-        }
-        let top = f64::from(self.scroller.scroll_top());
-        let client = self.scroller.client_height();
-        let view_h = if client > 0 {
-            f64::from(client).max(min_view)
-        } else {
-            window_height().max(min_view)
+        let s = self.scroller.clone();
+        let (top, client) = match self.state.measured {
+            true => (f64::from(s.scroll_top()), f64::from(s.client_height())),
+            false => (0.0, 0.0),
         };
-        if !self.draw_at(rows, force, top, view_h, empty, &mut row) {
-            return false;
+        let view_h = view_height(client, min_view, window_height);
+        let drew = self.draw_at(rows, force, top, view_h, empty, &mut row);
+        if drew && self.state.measured {
+            if let Some(grown) = grown_height(client, view_h, || f64::from(s.client_height())) {
+                self.draw_at(rows, true, top, grown, empty, &mut row);
+            }
         }
-        let scroller = self.scroller.clone();
-        let grown = || f64::from(scroller.client_height());
-        if let Some(grown) = grown_height(f64::from(client), view_h, grown) {
-            self.draw_at(rows, true, top, grown, empty, &mut row);
-        }
-        true
+        drew
     }
 
     /// Draws the window of rows at scroll offset `top` in a view `view_h` tall (CSS px).

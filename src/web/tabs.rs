@@ -83,6 +83,22 @@ impl TabsView {
             .and_then(|i| self.panels.get(i))
     }
 
+    /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
+    pub fn place(&self, tab: Tab, card: &Element) {
+        if let Some(panel) = self.panel(tab) {
+            append(panel, card);
+        }
+    }
+
+    /// An empty, hidden element where `tab`'s card will go (replaced by the card once built,
+    /// so that cards built later keep their order).
+    pub fn slot(&self, tab: Tab) -> Element {
+        let slot = dom::el_class("div", "slot");
+        dom::set_hidden(&slot, true);
+        self.place(tab, &slot);
+        slot
+    }
+
     /// The tab shown now.
     pub fn current(&self) -> Tab {
         self.current.get()

@@ -15,10 +15,10 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 use crate::format::Model;
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
-use crate::view::node::{self, Node};
+use crate::view::node;
 use crate::view::tokenizer::{
-    has_merge_list, info_nodes, list_nodes, template_nodes, template_parts, templates_in_order,
-    ListTexts, MergeRows, TokenRows, MERGE_LIST, TOKEN_LIST,
+    copy_status, has_merge_list, info_nodes, list_nodes, template_nodes, template_parts,
+    templates_in_order, MergeRows, SearchList, TokenRows, COPY_NOTE_MS,
 };
 use crate::view::viewport::Viewport;
 
@@ -28,39 +28,6 @@ use super::tables::{virtual_listeners, Virtual, VirtualBody};
 /// Milliseconds the search waits for typing to pause.
 const SEARCH_DELAY_MS: u32 = 150;
 
-/// What a searchable list of the card lists (the token list, the merges list).
-trait ListRows {
-    /// Its texts and columns.
-    const TEXTS: ListTexts;
-    fn len(&self) -> usize;
-    fn count_text(&self) -> String;
-    fn set_query(&mut self, m: &Model, q: &str);
-    /// The row at list position `pos`, decoded now (the body adds its place and tabindex).
-    fn row(&self, m: &Model, pos: usize) -> Option<Node>;
-}
-
-macro_rules! list_rows {
-    ($rows:ident, $texts:ident) => {
-        impl ListRows for $rows {
-            const TEXTS: ListTexts = $texts;
-            fn len(&self) -> usize {
-                $rows::len(self)
-            }
-            fn count_text(&self) -> String {
-                $rows::count_text(self)
-            }
-            fn set_query(&mut self, m: &Model, q: &str) {
-                $rows::set_query(self, m, q);
-            }
-            fn row(&self, m: &Model, pos: usize) -> Option<Node> {
-                $rows::row(self, m, pos).map(|r| r.node())
-            }
-        }
-    };
-}
-list_rows!(TokenRows, TOKEN_LIST);
-list_rows!(MergeRows, MERGE_LIST);
-
 struct ListState<R> {
     model: Rc<OpenedModel>,
     rows: R,
@@ -68,13 +35,13 @@ struct ListState<R> {
     count: Element,
 }
 
-impl<R: ListRows> Virtual for ListState<R> {
+impl<R: SearchList> Virtual for ListState<R> {
     fn body(&mut self) -> &mut VirtualBody {
         &mut self.body
     }
 
     fn rows(&self) -> usize {
-        self.rows.len()
+        self.rows.listed()
     }
 
     fn draw(&mut self, force: bool) {
@@ -86,15 +53,15 @@ impl<R: ListRows> Virtual for ListState<R> {
             count,
         } = self;
         let min_view = Viewport::TABLE.row_height * 4.0;
-        if !body.draw(rows.len(), force, min_view, R::TEXTS.empty, |pos| {
-            rows.row(model, pos)
+        if !body.draw(rows.listed(), force, min_view, R::TEXTS.empty, |pos| {
+            rows.row_node(model, pos)
         }) {
             return;
         }
-        count.set_text_content(Some(&rows.count_text()));
+        count.set_text_content(Some(&rows.count_line()));
         if let Some(table) = body.tbody.parent_element() {
             attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
-            attr(&table, "data-rows", &rows.len().to_string());
+            attr(&table, "data-rows", &rows.listed().to_string());
         }
     }
 }
@@ -105,7 +72,7 @@ struct List<R> {
     _listeners: Vec<EventListener>,
 }
 
-impl<R: ListRows + 'static> List<R> {
+impl<R: SearchList + 'static> List<R> {
     /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
     fn new(body: &Element, model: Rc<OpenedModel>, make: impl FnOnce(&Model) -> R) -> List<R> {
         let [head, scroller] = list_nodes(&R::TEXTS).map(|n| dom::render(&n));
@@ -135,7 +102,7 @@ impl<R: ListRows + 'static> List<R> {
                 let mut s = st.borrow_mut();
                 let m = s.model.clone();
                 let t0 = dom::now();
-                s.rows.set_query(&m, &input.value());
+                s.rows.search(&m, &input.value());
                 attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
                 s.body.scroller.set_scroll_top(0);
                 s.draw(true);
@@ -202,21 +169,17 @@ impl TokenizerCard {
                     return;
                 };
                 let promise = write_clipboard(text);
-                let status = status.clone();
-                let c3 = c2.clone();
+                let (status, c3) = (status.clone(), c2.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     let said = match promise {
-                        Ok(p) => JsFuture::from(p).await,
+                        Ok(p) => JsFuture::from(p).await.map(drop),
                         Err(e) => Err(e),
                     };
-                    let said = match said {
-                        Ok(_) => "copied".to_string(),
-                        Err(e) => format!("not copied: {}", super::blob::js_error_text(&e)),
-                    };
-                    status.set_text_content(Some(&said));
+                    let said = said.map_err(|e| super::blob::js_error_text(&e));
+                    status.set_text_content(Some(&copy_status(&said)));
                     let s2 = status.clone();
                     // Clears the note after a while; dropped (cancelled) with the card.
-                    *c3.borrow_mut() = Some(Timeout::new(4000, move || {
+                    *c3.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {
                         s2.set_text_content(None);
                     }));
                 });

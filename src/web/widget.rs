@@ -32,7 +32,9 @@ use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::source::http::totals;
-use crate::view::element::{frame, Attributes, DataState, StateLine, StateOut, TensorAction};
+use crate::view::element::{
+    frame, nothing_to_open, Attributes, DataState, StateLine, StateOut, TensorAction,
+};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
 use crate::view::report::LOADING_REST;
@@ -192,10 +194,7 @@ impl Widget {
         st.generation.set(g);
         st.stop();
         let Some(files) = load::local_files(&files, name) else {
-            return st.fail(Failure::new(
-                "Nothing to open",
-                "open() takes a File or Blob, an array of them, or a FileList.",
-            ));
+            return st.fail(nothing_to_open());
         };
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
         st.show_status(&reading_status(&load::display_name(&names, true), None));
