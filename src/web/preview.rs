@@ -231,12 +231,11 @@ fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
         }
         for input in [&rows_in, &cols_in] {
             let r = reopen.clone();
-            listeners.push(EventListener::new(input, "keydown", move |e| {
-                if e.dyn_ref::<web_sys::KeyboardEvent>()
-                    .is_some_and(|k| k.key() == "Enter")
-                {
+            listeners.push(dom::on_keydown(input, move |_, k| {
+                if k.key() == "Enter" {
                     r(None);
                 }
+                false
             }));
         }
     }

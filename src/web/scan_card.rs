@@ -94,10 +94,7 @@ fn options(o: &WorkerOptions) -> JsValue {
 impl ScanInput {
     /// Local files given together (`files`: name and Blob); one alone is named `name`.
     pub fn local(files: &[(String, web_sys::Blob)]) -> ScanInput {
-        let source = js_sys::Array::new();
-        for (_, b) in files {
-            source.push(b);
-        }
+        let source: js_sys::Array = files.iter().map(|(_, b)| b).collect();
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         ScanInput {
             source: source.into(),
@@ -109,15 +106,15 @@ impl ScanInput {
     /// Remote files (`urls`: the URLs the page opened, as one model), read with the Hub
     /// `endpoint` and `token` (sent to the endpoint's origin only, as the page's reads).
     pub fn remote(urls: &[String], endpoint: &str, token: Option<&str>) -> ScanInput {
-        let source = js_sys::Array::new();
-        for u in urls {
-            source.push(&u.into());
-        }
         ScanInput {
             // One URL as a string: a split part or an index opens its set, as the page did.
             source: match urls {
                 [one] => one.into(),
-                _ => source.into(),
+                _ => urls
+                    .iter()
+                    .map(JsValue::from)
+                    .collect::<js_sys::Array>()
+                    .into(),
             },
             options: options(&WorkerOptions::remote(endpoint, token)),
             host: Some(nodes::host_of(urls)),

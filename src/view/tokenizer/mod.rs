@@ -637,16 +637,6 @@ mod tests;
 mod timing {
     use super::*;
 
-    #[test]
-    fn the_copy_note_says_whether_it_copied() {
-        assert_eq!(copy_status(&Ok(())), "copied");
-        let denied = Err("NotAllowedError: Write permission denied.".to_string());
-        assert_eq!(
-            copy_status(&denied),
-            "not copied: NotAllowedError: Write permission denied."
-        );
-    }
-
     fn ms_per_run(mut f: impl FnMut()) -> f64 {
         f();
         let n = 20;
