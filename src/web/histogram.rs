@@ -97,11 +97,7 @@ impl HistogramView {
 
 fn draw(st: &State) {
     for (m, b) in &st.buttons {
-        attr(
-            b,
-            "aria-pressed",
-            if *m == st.measure { "true" } else { "false" },
-        );
+        attr(b, "aria-pressed", m.pressed(st.measure));
     }
     let svg_el = &st.svg;
     dom::clear(svg_el);

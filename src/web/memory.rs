@@ -67,11 +67,7 @@ impl Parts {
         let ctx = parse_context(&self.input.value());
         self.note.set_text_content(ctx.note.as_deref());
         dom::set_hidden(&self.note, ctx.note.is_none());
-        attr(
-            &self.input,
-            "aria-invalid",
-            if ctx.invalid { "true" } else { "false" },
-        );
+        attr(&self.input, "aria-invalid", ctx.aria_invalid());
         let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
         let e = estimate(&self.model, ctx.tokens, kv);
         dom::set_attrs(&self.card, memory::estimate_attrs(&e));

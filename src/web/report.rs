@@ -46,7 +46,6 @@ pub struct Report {
     _doctor: Option<gloo::timers::callback::Timeout>,
     /// The tab bar and its panels.
     tabs: Rc<TabsView>,
-    set_filter: Rc<dyn Fn(&str)>,
     /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
     scan_slot: Element,
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
@@ -253,7 +252,6 @@ impl Report {
                 (None, Vec::new())
             }
         };
-        let set_filter = tensors.filter_setter();
         laps.borrow_mut().mark("first-view", dom::now());
 
         // The type chart reads its width from the laid-out page.
@@ -325,7 +323,6 @@ impl Report {
             _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
-            set_filter,
             scan_slot,
             scan: RefCell::new(None),
             root: root.clone(),
@@ -416,7 +413,7 @@ impl Report {
 
     /// Filters the tensor table as if `text` were typed into its search box.
     pub fn set_filter(&self, text: &str) {
-        (self.set_filter)(text);
+        self._tensors.filter_setter()(text);
     }
 
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
