@@ -692,9 +692,36 @@ pub fn saved_text(file: &str, plan: &Plan) -> String {
     )
 }
 
+/// The status line when the form's edits make no header (`e`: why, from the planner).
+pub fn plan_failed_text(e: &impl std::fmt::Display) -> String {
+    format!("Cannot make this edit: {e}")
+}
+
+/// The status line when the browser cannot slice the data section off the file (`e`: its
+/// message).
+pub fn data_unreadable_text(e: &str) -> String {
+    format!("Cannot read the data section: {e}")
+}
+
+/// The status line when the browser makes no file (or no URL for it) to save.
+pub const NO_FILE_MADE: &str = "The browser could not make the file.";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn save_failures_say_why() {
+        assert_eq!(
+            plan_failed_text(&crate::edit::EditError::NotGguf),
+            "Cannot make this edit: only GGUF headers can be edited"
+        );
+        assert_eq!(
+            data_unreadable_text("NotReadableError"),
+            "Cannot read the data section: NotReadableError"
+        );
+        assert_eq!(NO_FILE_MADE, "The browser could not make the file.");
+    }
 
     #[test]
     fn line_numbers_count_newlines() {

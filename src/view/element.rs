@@ -250,9 +250,27 @@ impl Attributes {
     }
 }
 
+/// What the element's `open()` says when given no file: not a `File`, a `Blob`, an array of
+/// them or a `FileList`.
+pub fn nothing_to_open() -> Failure {
+    Failure::new(
+        "Nothing to open",
+        "open() takes a File or Blob, an array of them, or a FileList.",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_without_a_file_says_what_it_takes() {
+        let f = nothing_to_open();
+        assert_eq!(
+            f.joined(),
+            "Nothing to open: open() takes a File or Blob, an array of them, or a FileList."
+        );
+    }
 
     fn names() -> Vec<String> {
         vec!["a.weight".into(), "b.weight".into()]

@@ -23,6 +23,15 @@ impl Measure {
             Measure::Tensors => "by tensor count",
         }
     }
+
+    /// The toggle button's `aria-pressed` while the chart shows `shown`.
+    pub fn pressed(self, shown: Measure) -> &'static str {
+        if self == shown {
+            "true"
+        } else {
+            "false"
+        }
+    }
 }
 
 /// One bar.
@@ -182,6 +191,13 @@ pub fn chart(rows: &[DtypeRow], measure: Measure, width: f64) -> Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_toggle_shown_is_pressed() {
+        assert_eq!(Measure::Bytes.pressed(Measure::Bytes), "true");
+        assert_eq!(Measure::Tensors.pressed(Measure::Bytes), "false");
+        assert_eq!(Measure::Tensors.pressed(Measure::Tensors), "true");
+    }
 
     fn row(dtype: &str, tensors: u64, bytes: u64) -> DtypeRow {
         DtypeRow {

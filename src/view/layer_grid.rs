@@ -238,9 +238,24 @@ pub fn card(g: &Grid) -> Node {
     card
 }
 
+/// Whether `key` pressed on a focused role (or cell) of the map lists its tensors: Enter or
+/// Space, as on a button.
+pub fn picks(key: &str) -> bool {
+    matches!(key, "Enter" | " ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enter_and_space_pick_a_role() {
+        assert!(picks("Enter"));
+        assert!(picks(" "));
+        assert!(!picks("Tab"));
+        assert!(!picks("ArrowDown"));
+        assert!(!picks("Spacebar"));
+    }
     use crate::source::parse_bytes;
     use crate::summary::summarize;
     use crate::view::testutil::gguf;

@@ -34,6 +34,17 @@ pub struct ContextInput {
     pub invalid: bool,
 }
 
+impl ContextInput {
+    /// The box's `aria-invalid`: `"true"` for an entry that is no number at all.
+    pub fn aria_invalid(&self) -> &'static str {
+        if self.invalid {
+            "true"
+        } else {
+            "false"
+        }
+    }
+}
+
 /// Parses the context box: blank is the model's own; a whole number (`,`, `_` or spaces as
 /// thousands separators), or a number with a `k` suffix for ×1024 (`8k` = 8,192, `1.5k` =
 /// 1,536; a decimal point only with the suffix, so `8.192` is not read as 8,192) is clamped to
@@ -276,6 +287,13 @@ pub fn estimate_attrs<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_entry_that_is_no_number_marks_the_box() {
+        assert_eq!(parse_context("banana").aria_invalid(), "true");
+        assert_eq!(parse_context("8k").aria_invalid(), "false");
+        assert_eq!(parse_context("").aria_invalid(), "false");
+    }
     use crate::source::parse_bytes;
     use crate::summary::memory::{estimate, KvType};
     use crate::view::testutil::{gguf, tiny_llama, Kv};

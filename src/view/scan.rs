@@ -279,6 +279,45 @@ pub struct ScanDoc<'a> {
     pub findings: &'a [Finding],
 }
 
+/// Tensors scanned at once from local files: one decoding while the next piece is read.
+pub const LOCAL_LANES: usize = 2;
+/// Tensors scanned at once from a server: Range requests in parallel (a browser opens at most
+/// six connections per host; the first-bytes and listing requests keep the rest).
+pub const REMOTE_LANES: usize = 4;
+/// Least time between two progress calls of the browser's scan (milliseconds): a 16 MiB piece
+/// can take under 10 ms.
+pub const PROGRESS_MS: f64 = 100.0;
+
+/// Tensors one browser scan reads at once: [`REMOTE_LANES`] from a server, else
+/// [`LOCAL_LANES`], no more than the `tensors` it has (at least one).
+pub fn lanes(remote: bool, tensors: usize) -> usize {
+    let lanes = if remote { REMOTE_LANES } else { LOCAL_LANES };
+    lanes.min(tensors).max(1)
+}
+
+/// The browser scan's result, `[doc, lines]`: the JSON of the [`ScanDoc`] of `scans` (every
+/// tensor's result, in the model's order) of the model `file`, read on `threads` lanes in
+/// all, with the findings over all of them, and the JSON of those findings' lines for the
+/// Checks card ([`FindingLine`]).
+pub fn document_json(
+    file: &str,
+    scans: &[TensorScan],
+    threads: usize,
+) -> serde_json::Result<[String; 2]> {
+    let findings = crate::scan::findings(scans);
+    let doc = ScanDoc {
+        file,
+        bytes_read: scans.iter().map(|t| t.bytes_read).sum(),
+        threads,
+        tensors: scans,
+        findings: &findings,
+    };
+    Ok([
+        serde_json::to_string(&doc)?,
+        serde_json::to_string(&finding_lines(&findings))?,
+    ])
+}
+
 /// The progress line: bytes done of the total, the rate so far and the time left.
 pub fn progress(done: u64, total: u64, seconds: f64) -> String {
     let pct = if total == 0 {
@@ -395,6 +434,30 @@ mod tests {
             }),
             ..TensorScan::default()
         }
+    }
+
+    #[test]
+    fn lanes_and_the_document_of_a_browser_scan() {
+        assert_eq!(lanes(true, 100), 4);
+        assert_eq!(lanes(false, 100), 2);
+        assert_eq!(lanes(true, 3), 3);
+        assert_eq!(lanes(false, 0), 1);
+        let scans = [scan("a.weight", Some(0.5), 0), scan("b.weight", None, 3)];
+        let [doc, lines] = document_json("m.gguf", &scans, 4).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        assert_eq!(doc["file"], "m.gguf");
+        assert_eq!(doc["threads"], 4);
+        let read: u64 = scans.iter().map(|t| t.bytes_read).sum();
+        assert_eq!(doc["bytes_read"], read);
+        assert_eq!(doc["tensors"].as_array().unwrap().len(), 2);
+        assert_eq!(doc["tensors"][1]["name"], "b.weight");
+        let findings = crate::scan::findings(&scans);
+        assert_eq!(doc["findings"].as_array().unwrap().len(), findings.len());
+        let lines: serde_json::Value = serde_json::from_str(&lines).unwrap();
+        assert_eq!(
+            lines.as_array().unwrap().len(),
+            finding_lines(&findings).len()
+        );
     }
 
     #[test]

@@ -272,6 +272,14 @@ pub fn running(bytes: u64) -> Vec<Node> {
     ]
 }
 
+/// Why the scan's Worker could not start, from its `error` event's `message` (`None` or empty:
+/// the script did not load).
+pub fn worker_failed_text(message: Option<&str>) -> String {
+    let msg = message.filter(|m| !m.is_empty());
+    let msg = msg.unwrap_or("scan-worker.js did not load");
+    format!("the scan's worker could not start: {msg}")
+}
+
 /// A scan that could not run, saying `message`, with "Try again" (`scan-start`).
 pub fn failed(message: &str) -> Vec<Node> {
     vec![
@@ -393,6 +401,17 @@ pub fn checks_class(counts: [usize; 3]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_worker_that_does_not_start_says_why() {
+        assert_eq!(
+            worker_failed_text(Some("SyntaxError: bad")),
+            "the scan's worker could not start: SyntaxError: bad"
+        );
+        let unloaded = "the scan's worker could not start: scan-worker.js did not load";
+        assert_eq!(worker_failed_text(Some("")), unloaded);
+        assert_eq!(worker_failed_text(None), unloaded);
+    }
 
     fn row(index: usize, name: &str, status: &str, nan: u64) -> ScanRow {
         let mut r = scan::row(

@@ -66,6 +66,27 @@ impl BodyState {
     }
 }
 
+/// The height (CSS px) of the view a virtualised body draws rows for: its container's `client`
+/// height, or, for a container not measured or not laid out (0: drawn before its tab is
+/// shown), the window's (`window_h`, read only then); never under `min_view`.
+pub fn view_height(client: f64, min_view: f64, window_h: impl FnOnce() -> f64) -> f64 {
+    let h = if client > 0.0 { client } else { window_h() };
+    h.max(min_view)
+}
+
+/// Whether a navigation key pressed with these modifiers moves the focus in a virtualised
+/// table: not with Alt, Ctrl, Meta or Shift held (the browser's and assistive technology's
+/// own shortcuts).
+pub fn plain_key(alt: bool, ctrl: bool, meta: bool, shift: bool) -> bool {
+    !(alt || ctrl || meta || shift)
+}
+
+/// The `scrollIntoView` options for the row a navigation key focused, once its container has
+/// scrolled to show it whole: the page scrolls the least that shows it (not at all when it is
+/// in the window already). Without it, a container reaching below the window's bottom (the
+/// tensor table under the card's head) took PageDown / End to a row out of sight.
+pub const REVEAL_ROW: [(&str, &str); 2] = [("block", "nearest"), ("inline", "nearest")];
+
 /// The list position of a drawn row from its `aria-rowindex` value (the inverse of
 /// [`body_rows`]'s `pos + 2`): `None` for the header row (1) or a value that is not a number.
 pub fn list_position(aria_rowindex: &str) -> Option<usize> {
@@ -285,6 +306,25 @@ mod tests {
             10
         });
         assert!(!asked.get());
+    }
+
+    #[test]
+    fn the_view_is_the_container_or_else_the_window() {
+        assert_eq!(view_height(420.0, 112.0, || panic!("not read")), 420.0);
+        assert_eq!(view_height(56.0, 112.0, || panic!("not read")), 112.0);
+        assert_eq!(view_height(0.0, 112.0, || 800.0), 800.0);
+        assert_eq!(view_height(0.0, 900.0, || 800.0), 900.0);
+    }
+
+    #[test]
+    fn modified_keys_are_left_to_the_browser() {
+        assert!(plain_key(false, false, false, false));
+        assert!(!plain_key(false, false, false, true));
+        assert!(!plain_key(true, false, false, false));
+        assert!(!plain_key(false, true, false, false));
+        assert!(!plain_key(false, false, true, false));
+        // The row is shown with the least scrolling of the page, on both axes.
+        assert_eq!(REVEAL_ROW, [("block", "nearest"), ("inline", "nearest")]);
     }
 
     #[test]

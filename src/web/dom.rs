@@ -1,8 +1,10 @@
 //! Tiny element-building helpers. Text only ever goes in through text nodes /
 //! `set_text_content`; nothing here parses HTML.
 
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlElement};
+use gloo::events::{EventListener, EventListenerOptions};
+use gloo::timers::callback::Timeout;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Document, Element, Event, HtmlElement, KeyboardEvent};
 
 use crate::view::node::Node;
 
@@ -42,13 +44,6 @@ pub fn el_class(tag: &str, class: &str) -> Element {
     e
 }
 
-/// A new element holding `text` as its text.
-pub fn el_text(tag: &str, class: &str, text: &str) -> Element {
-    let e = el_class(tag, class);
-    e.set_text_content(Some(text));
-    e
-}
-
 /// The element for `node` and its subtree: the class, the attributes in order, the styles, the text
 /// as text (`set_text_content`, never HTML), then the children.
 pub fn render(node: &Node) -> Element {
@@ -75,6 +70,177 @@ pub fn render(node: &Node) -> Element {
         append(&e, &render(c));
     }
     e
+}
+
+/// Appends the element of each of `nodes` to `e`.
+pub fn append_nodes<'a>(e: &Element, nodes: impl IntoIterator<Item = &'a Node>) {
+    for n in nodes {
+        append(e, &render(n));
+    }
+}
+
+/// Replaces the children of `e` by the elements of `nodes`.
+pub fn fill<'a>(e: &Element, nodes: impl IntoIterator<Item = &'a Node>) {
+    clear(e);
+    append_nodes(e, nodes);
+}
+
+/// Sets each attribute given a value and removes each given `None` (a view-model's attributes
+/// of a state: `data-*` that only some states carry).
+pub fn set_attrs<N: AsRef<str>>(e: &Element, attrs: impl IntoIterator<Item = (N, Option<String>)>) {
+    for (name, value) in attrs {
+        match value {
+            Some(v) => attr(e, name.as_ref(), &v),
+            None => {
+                let _ = e.remove_attribute(name.as_ref());
+            }
+        }
+    }
+}
+
+/// Every element under `root` matching `selector` (a literal of the page's own), in document
+/// order.
+pub fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let Ok(list) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into().ok())
+        .collect()
+}
+
+/// The element under `root` matching `selector`, as the element type `T` (an input, a
+/// select); the card is broken without it.
+pub fn find_as<T: JsCast>(root: &Element, selector: &str) -> T {
+    find(root, selector).unchecked_into()
+}
+
+/// The element an event happened on.
+pub fn target(e: &Event) -> Option<Element> {
+    e.target().and_then(|t| t.dyn_into().ok())
+}
+
+/// The value of the first of `names` set on the closest element to the event's target (itself
+/// or an ancestor) matching `selector`: the row or bar a delegated listener acts for.
+pub fn closest_attr(e: &Event, selector: &str, names: &[&str]) -> Option<String> {
+    let el = target(e)?.closest(selector).ok().flatten()?;
+    names.iter().find_map(|n| el.get_attribute(n))
+}
+
+/// A keydown listener on `target` that may prevent the key's default (not passive, as gloo's
+/// default is): `f` says whether it handled the key, and a handled key's default is prevented.
+pub fn on_keydown(
+    target: &web_sys::EventTarget,
+    mut f: impl FnMut(&Event, &KeyboardEvent) -> bool + 'static,
+) -> EventListener {
+    let opts = EventListenerOptions::enable_prevent_default();
+    EventListener::new_with_options(target, "keydown", opts, move |e| {
+        if let Some(k) = e.dyn_ref::<KeyboardEvent>() {
+            if f(e, k) {
+                e.prevent_default();
+            }
+        }
+    })
+}
+
+/// The two delegated listeners of a list whose items act when picked: a click on (or in) an
+/// element matching `selector`, or a key that `keys` accepts on one, calls `pick` with its
+/// first attribute of `names` (see [`closest_attr`]); a key so handled has its default
+/// prevented.
+pub fn on_pick(
+    root: &Element,
+    selector: &'static str,
+    names: &'static [&'static str],
+    keys: impl Fn(&KeyboardEvent) -> bool + 'static,
+    pick: impl Fn(&str) + 'static,
+) -> [EventListener; 2] {
+    let pick = std::rc::Rc::new(pick);
+    let p = pick.clone();
+    let click = EventListener::new(root, "click", move |e| {
+        if let Some(v) = closest_attr(e, selector, names) {
+            p(&v);
+        }
+    });
+    let key = on_keydown(root, move |e, k| {
+        let v = keys(k).then(|| closest_attr(e, selector, names)).flatten();
+        v.map(|v| pick(&v)).is_some()
+    });
+    [click, key]
+}
+
+/// A listener for `event` on `target` that runs `f` once the events stop for `delay_ms`
+/// (typing in a search box): each event replaces (and so cancels) the pending run, which is
+/// dropped with the listener.
+pub fn debounced(
+    target: &web_sys::EventTarget,
+    event: &'static str,
+    delay_ms: u32,
+    f: impl Fn() + 'static,
+) -> EventListener {
+    let f = std::rc::Rc::new(f);
+    let mut pending: Option<Timeout> = None;
+    EventListener::new(target, event, move |_| {
+        let f = f.clone();
+        let _ = pending.replace(Timeout::new(delay_ms, move || f()));
+    })
+}
+
+/// A click listener on `target` that calls `f` with `owner` while it lives (the listener
+/// holds it weakly: an owner's own listeners do not keep it alive).
+pub fn on_click<T: 'static>(
+    target: &web_sys::EventTarget,
+    owner: &std::rc::Rc<T>,
+    f: impl Fn(&std::rc::Rc<T>) + 'static,
+) -> EventListener {
+    let w = std::rc::Rc::downgrade(owner);
+    EventListener::new(target, "click", move |_| {
+        if let Some(o) = w.upgrade() {
+            f(&o);
+        }
+    })
+}
+
+/// Calls the element's method `method` with an options object of `options`
+/// (`focus({preventScroll: true})`, `scrollIntoView({block: "nearest"})`; looked up by name,
+/// so no web-sys feature is needed).
+pub fn call_with_options(e: &Element, method: &str, options: &[(&str, JsValue)]) {
+    use js_sys::{Function, Object, Reflect};
+    let opts = Object::new();
+    for (k, v) in options {
+        let _ = Reflect::set(&opts, &(*k).into(), v);
+    }
+    if let Some(f) = Reflect::get(e, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+    {
+        let _ = f.call1(e, &opts);
+    }
+}
+
+/// Focuses `e` without scrolling (its container is already scrolled where it should be).
+pub fn focus_quietly(e: &Element) {
+    call_with_options(e, "focus", &[("preventScroll", true.into())]);
+}
+
+/// Dispatches a `CustomEvent` named `name` with `detail` on `target` (`bubbles`: bubbling and
+/// composed, out of a shadow root).
+pub fn dispatch(target: &Element, name: &str, detail: &JsValue, bubbles: bool) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_bubbles(bubbles);
+    init.set_composed(bubbles);
+    init.set_detail(detail);
+    if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+        let _ = target.dispatch_event(&e);
+    }
+}
+
+/// The browser window's inner height in CSS px (800 if unknown).
+pub fn window_height() -> f64 {
+    gloo::utils::window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(800.0)
 }
 
 /// The first element under `root` (or `root` itself) with `data-testid` = `id`, to attach
@@ -130,11 +296,8 @@ pub fn set_hidden(e: &Element, hidden: bool) {
 /// Shows `failure` in the error box `e` ([`crate::view::errors::Failure::nodes`]), or hides
 /// and empties it.
 pub fn show_failure(e: &Element, failure: Option<crate::view::errors::Failure>) {
-    clear(e);
     set_hidden(e, failure.is_none());
-    for n in failure.iter().flat_map(|f| f.nodes()) {
-        append(e, &render(&n));
-    }
+    fill(e, &failure.map(|f| f.nodes().to_vec()).unwrap_or_default());
 }
 
 /// The page's clock, `performance.now()` (ms since the page started; 0 without one): for
@@ -146,22 +309,6 @@ pub fn now() -> f64 {
 /// Sets `data-<name>` on `<body>` (`data-state`, `data-file`).
 pub fn set_body_data(name: &str, value: &str) {
     let _ = body().dataset().set(name, value);
-}
-
-/// A heading + body card: returns (card, body).
-pub fn card(title: &str, class: &str) -> (Element, Element) {
-    let card = el_class("section", &format!("card {class}"));
-    let head = el_class("header", "card-head");
-    append(&head, &el_text("h2", "", title));
-    append(&card, &head);
-    let body = el_class("div", "card-body");
-    append(&card, &body);
-    (card, body)
-}
-
-/// The header element of a card made by [`card`] (for extra controls next to the title).
-pub fn card_head(card: &Element) -> Element {
-    card.first_element_child().expect("card has a head")
 }
 
 /// Whether `e` lives in a shadow root (an embedded `<weightpeek-view>`), where scrolling it into

@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 
 use super::compare::Placed;
-use super::dom::{self, append, attr, set_body_data};
+use super::dom::{self, all, append, attr, set_body_data};
 use crate::edit::{plan, Plan};
 use crate::open::OpenedModel;
 use crate::view::edit::{self as vm, EditForm};
@@ -55,16 +55,6 @@ pub(super) fn forget() {
 /// [`vm::editor`]); the card is broken without it.
 fn part(card: &Element, id: &str) -> Element {
     dom::find(card, &format!("[data-testid={id}]"))
-}
-
-/// Every element under `root` matching `selector`, in document order.
-fn all(root: &Element, selector: &str) -> Vec<Element> {
-    let Ok(list) = root.query_selector_all(selector) else {
-        return Vec::new();
-    };
-    (0..list.length())
-        .filter_map(|i| list.item(i)?.dyn_into().ok())
-        .collect()
 }
 
 /// Adds the "Edit header" card for `model` (a local GGUF file read to the end, `file`) at the
@@ -112,12 +102,7 @@ pub(super) fn show(root: &Element, name: &str, model: Rc<OpenedModel>, file: Blo
 
 /// A click listener on the element `id` under `root` that calls `f` while the card lives.
 fn on(root: &Element, id: &str, s: &Rc<State>, f: impl Fn(&Rc<State>) + 'static) -> EventListener {
-    let w = Rc::downgrade(s);
-    EventListener::new(&part(root, id), "click", move |_| {
-        if let Some(s) = w.upgrade() {
-            f(&s);
-        }
-    })
+    dom::on_click(&part(root, id), s, f)
 }
 
 /// The text of an input or textarea (its `value` property).
@@ -135,9 +120,7 @@ fn set_value(e: &Element, v: &str) {
 /// wires the line numbers, the element editors and the add-key form.
 fn build_editor(s: &Rc<State>, into: &Element) {
     let form = s.form.borrow();
-    for n in vm::editor(&form) {
-        append(into, &dom::render(&n));
-    }
+    dom::append_nodes(into, &vm::editor(&form));
     for (v, e) in form
         .input_values()
         .iter()
@@ -212,11 +195,10 @@ fn element_editor(s: &Rc<State>, line: &Element, ls: &mut Vec<EventListener>) {
 
 /// The element edits and added keys waiting for the next review or save.
 fn draw_pending(s: &State) {
-    let pending = part(&s.card, "edit-pending");
-    dom::clear(&pending);
-    for n in vm::pending_items(&s.form.borrow()) {
-        append(&pending, &dom::render(&n));
-    }
+    dom::fill(
+        &part(&s.card, "edit-pending"),
+        &vm::pending_items(&s.form.borrow()),
+    );
 }
 
 fn say(s: &State, text: &str, error: bool) {
@@ -249,7 +231,7 @@ fn make_plan(s: &State) -> Option<Plan> {
     match plan(&s.model.bytes, s.model.file_size, &edits) {
         Ok(p) => Some(p),
         Err(e) => {
-            say(s, &format!("Cannot make this edit: {e}"), true);
+            say(s, &vm::plan_failed_text(&e), true);
             None
         }
     }
@@ -264,10 +246,7 @@ fn draw_review(s: &State, p: &Plan) {
         attr(&out, k, v);
     }
     say(s, &vm::review_status(&r), false);
-    dom::clear(&out);
-    for c in &n.children {
-        append(&out, &dom::render(c));
-    }
+    dom::fill(&out, &n.children);
     let mut ls = Vec::new();
     super::compare::show_all(&out, "edit-diff", &r.compare.keys, &mut ls);
     // The "Show all" listeners live until the next review (or the card goes).
@@ -286,7 +265,7 @@ fn save(s: &State) {
             Ok(data) => parts.push(&data),
             Err(e) => {
                 let e = super::blob::js_error_text(&e);
-                return say(s, &format!("Cannot read the data section: {e}"), true);
+                return say(s, &vm::data_unreadable_text(&e), true);
             }
         };
     }
@@ -296,7 +275,7 @@ fn save(s: &State) {
     drop((parts, header));
     let file = vm::edited_file_name(&s.name);
     if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
-        return say(s, "The browser could not make the file.", true);
+        return say(s, vm::NO_FILE_MADE, true);
     }
     attr(&s.card, "data-header-bytes", &p.header.len().to_string());
     attr(&s.card, "data-data-offset", &p.data_offset.to_string());

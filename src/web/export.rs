@@ -59,14 +59,18 @@ impl Drop for Download {
     }
 }
 
-/// The button and what it keeps alive (its listener holds its [`Download`]).
+/// The button of one export and what it keeps alive (its listener holds its [`Download`]).
 pub struct ExportButton {
+    /// What it exports.
+    pub kind: Kind,
+    /// The `<button>`.
+    pub element: Element,
     _listener: EventListener,
 }
 
 impl ExportButton {
     /// A button that downloads `model`'s `kind` export as `<name>.weightpeek.<ext>`.
-    pub fn new(model: Rc<OpenedModel>, name: &str, kind: Kind) -> (Element, ExportButton) {
+    pub fn new(model: Rc<OpenedModel>, name: &str, kind: Kind) -> ExportButton {
         let download = Download::default();
         let (file, shown) = (kind.file_name(name), name.to_string());
         ExportButton::on_click(kind, move || {
@@ -76,18 +80,17 @@ impl ExportButton {
 
     /// The same button in the lean web module, which has no exports: a click calls `ask`
     /// (the element loads the full module, which downloads the file).
-    pub fn asking(kind: Kind, ask: Rc<dyn Fn()>) -> (Element, ExportButton) {
-        ExportButton::on_click(kind, move || ask())
+    pub fn asking(kind: Kind, ask: impl Fn() + 'static) -> ExportButton {
+        ExportButton::on_click(kind, ask)
     }
 
-    fn on_click(kind: Kind, click: impl Fn() + 'static) -> (Element, ExportButton) {
-        let button = dom::render(&kind.button());
-        let listener = EventListener::new(&button, "click", move |_| click());
-        (
-            button,
-            ExportButton {
-                _listener: listener,
-            },
-        )
+    fn on_click(kind: Kind, click: impl Fn() + 'static) -> ExportButton {
+        let element = dom::render(&kind.button());
+        let _listener = EventListener::new(&element, "click", move |_| click());
+        ExportButton {
+            kind,
+            element,
+            _listener,
+        }
     }
 }

@@ -9,13 +9,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use crate::summary::DtypeRow;
 use crate::view::histogram::{self, chart, Measure};
 
-use super::dom::{self, append, attr};
+use super::dom::{self, attr};
 
 struct State {
     rows: Vec<DtypeRow>,
@@ -37,14 +36,10 @@ impl HistogramView {
         let card = dom::render(&histogram::card(rows));
         let body = dom::find(&card, ".card-body");
         let svg_el = dom::find_testid(&card, "dtype-histogram").expect("the chart");
-        let found = card.query_selector_all(".toggle button").ok();
+        let found = dom::all(&card, ".toggle button");
         let buttons: Vec<(Measure, Element)> = [Measure::Bytes, Measure::Tensors]
             .into_iter()
-            .enumerate()
-            .filter_map(|(i, m)| {
-                let b = found.as_ref()?.item(i as u32)?.dyn_into::<Element>().ok()?;
-                Some((m, b))
-            })
+            .zip(found)
             .collect();
 
         let state = Rc::new(RefCell::new(State {
@@ -64,41 +59,19 @@ impl HistogramView {
         let pick2 = pick.clone();
         // One delegated listener: a bar (data-dtype) or a table row (data-pick) lists its tensors.
         listeners.push(EventListener::new(&body, "click", move |e| {
-            let picked = e
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|t| t.closest("[data-dtype], [data-pick]").ok().flatten())
-                .and_then(|el| {
-                    el.get_attribute("data-dtype")
-                        .or_else(|| el.get_attribute("data-pick"))
-                });
-            if let Some(dtype) = picked {
+            let names = ["data-dtype", "data-pick"];
+            if let Some(dtype) = dom::closest_attr(e, "[data-dtype], [data-pick]", &names) {
                 pick(&dtype);
             }
         }));
         // Enter or Space on a focused type row, as a click (Space would scroll the page).
-        listeners.push(EventListener::new_with_options(
-            &body,
-            "keydown",
-            gloo::events::EventListenerOptions::enable_prevent_default(),
-            move |e| {
-                let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
-                };
-                let (alt, ctrl, meta) = (k.alt_key(), k.ctrl_key(), k.meta_key());
-                if !histogram::picks(&k.key(), alt, ctrl, meta, k.repeat()) {
-                    return;
-                }
-                let picked = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<Element>().ok())
-                    .and_then(|t| t.get_attribute("data-pick"));
-                if let Some(dtype) = picked {
-                    e.prevent_default();
-                    pick2(&dtype);
-                }
-            },
-        ));
+        listeners.push(dom::on_keydown(&body, move |e, k| {
+            let (alt, ctrl, meta) = (k.alt_key(), k.ctrl_key(), k.meta_key());
+            let picked = histogram::picks(&k.key(), alt, ctrl, meta, k.repeat())
+                .then(|| dom::target(e)?.get_attribute("data-pick"))
+                .flatten();
+            picked.map(|dtype| pick2(&dtype)).is_some()
+        }));
         let st = state.clone();
         listeners.push(EventListener::new(
             &gloo::utils::window(),
@@ -124,11 +97,7 @@ impl HistogramView {
 
 fn draw(st: &State) {
     for (m, b) in &st.buttons {
-        attr(
-            b,
-            "aria-pressed",
-            if *m == st.measure { "true" } else { "false" },
-        );
+        attr(b, "aria-pressed", m.pressed(st.measure));
     }
     let svg_el = &st.svg;
     dom::clear(svg_el);
@@ -137,7 +106,5 @@ fn draw(st: &State) {
     for (name, value) in c.svg_attrs() {
         attr(svg_el, name, &value);
     }
-    for n in histogram::chart_nodes(&c) {
-        append(svg_el, &dom::render(&n));
-    }
+    dom::append_nodes(svg_el, &histogram::chart_nodes(&c));
 }

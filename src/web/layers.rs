@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use gloo::events::EventListener;
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use crate::summary::LayerMap;
@@ -26,27 +25,9 @@ pub fn layer_card(
     }
     let card = dom::render(&layer_grid::card(&g));
     let table = dom::find(&card, "table.layer-map");
-    let target_filter = |e: &web_sys::Event| {
-        e.target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .and_then(|t| t.closest("[data-filter]").ok().flatten())
-            .and_then(|el| el.get_attribute("data-filter"))
-    };
-    let set = set_filter.clone();
-    let click = EventListener::new(&table, "click", move |e| {
-        if let Some(text) = target_filter(e) {
-            set(&text);
-        }
+    let keys = |k: &web_sys::KeyboardEvent| layer_grid::picks(&k.key());
+    let ls = dom::on_pick(&table, "[data-filter]", &["data-filter"], keys, move |f| {
+        set_filter(f)
     });
-    let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-    let key = EventListener::new_with_options(&table, "keydown", opts, move |e| {
-        let pressed = e
-            .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Enter" || k.key() == " ");
-        if let (true, Some(text)) = (pressed, target_filter(e)) {
-            e.prevent_default();
-            set_filter(&text);
-        }
-    });
-    Some((card, vec![click, key]))
+    Some((card, ls.into()))
 }

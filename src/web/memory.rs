@@ -3,26 +3,22 @@
 //! and the full-context upper bound when llama.cpp uses a window), its formula and notes, or
 //! "no estimate: …". Recomputed as the inputs change (typing debounced).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
-use gloo::timers::callback::Timeout;
-use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use crate::open::OpenedModel;
 use crate::summary::memory::{estimate, KvType};
 use crate::view::memory::{self, model_context, parse_context};
 
-use super::dom::{self, append, attr};
+use super::dom::{self, attr};
 
 /// Milliseconds the estimate waits for typing to pause.
 const DELAY_MS: u32 = 150;
 
 /// The card and its listeners.
 pub struct MemoryCard {
-    _pending: Rc<RefCell<Option<Timeout>>>,
     _listeners: Vec<EventListener>,
 }
 
@@ -40,15 +36,11 @@ impl MemoryCard {
     pub fn new(model: Rc<OpenedModel>) -> (Element, MemoryCard) {
         let context = model_context(&model);
         let card = dom::render(&memory::card(context));
-        let input: HtmlInputElement = dom::find_testid(&card, "memory-context")
-            .expect("the memory card has a context box")
-            .unchecked_into();
+        let input: HtmlInputElement = dom::find_as(&card, "[data-testid=memory-context]");
         if let Some(c) = context {
             input.set_value(&c.to_string());
         }
-        let select: HtmlSelectElement = dom::find_testid(&card, "memory-kv")
-            .expect("the memory card has a KV select")
-            .unchecked_into();
+        let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
         let note = dom::find(&card, ".note.warn");
         let out = dom::find(&card, ".memory-out");
 
@@ -62,22 +54,11 @@ impl MemoryCard {
         });
         parts.update();
 
-        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
-        let mut listeners = Vec::new();
-        let (p, pend) = (parts.clone(), pending.clone());
-        listeners.push(EventListener::new(&input, "input", move |_| {
-            let p = p.clone();
-            *pend.borrow_mut() = Some(Timeout::new(DELAY_MS, move || p.update()));
-        }));
         let p = parts.clone();
-        listeners.push(EventListener::new(&select, "change", move |_| p.update()));
-        (
-            card,
-            MemoryCard {
-                _pending: pending,
-                _listeners: listeners,
-            },
-        )
+        let typed = dom::debounced(&input, "input", DELAY_MS, move || p.update());
+        let changed = EventListener::new(&select, "change", move |_| parts.update());
+        let _listeners = vec![typed, changed];
+        (card, MemoryCard { _listeners })
     }
 }
 
@@ -86,24 +67,10 @@ impl Parts {
         let ctx = parse_context(&self.input.value());
         self.note.set_text_content(ctx.note.as_deref());
         dom::set_hidden(&self.note, ctx.note.is_none());
-        attr(
-            &self.input,
-            "aria-invalid",
-            if ctx.invalid { "true" } else { "false" },
-        );
+        attr(&self.input, "aria-invalid", ctx.aria_invalid());
         let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
-        dom::clear(&self.out);
         let e = estimate(&self.model, ctx.tokens, kv);
-        for (name, value) in memory::estimate_attrs(&e) {
-            match value {
-                Some(v) => attr(&self.card, name, &v),
-                None => {
-                    let _ = self.card.remove_attribute(name);
-                }
-            }
-        }
-        for n in memory::output(&e) {
-            append(&self.out, &dom::render(&n));
-        }
+        dom::set_attrs(&self.card, memory::estimate_attrs(&e));
+        dom::fill(&self.out, &memory::output(&e));
     }
 }

@@ -6,14 +6,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
-use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use crate::format::Value;
 use crate::open::OpenedModel;
 use crate::view::metadata::{self, count_text, metadata_rows, ArrayPager};
 
-use super::dom::{self, append, attr};
+use super::dom::{self, attr};
 
 struct Expanded {
     pager: ArrayPager,
@@ -39,7 +38,7 @@ impl MetadataView {
     pub fn new(model: Rc<OpenedModel>) -> (Element, MetadataView) {
         let card = dom::render(&metadata::card());
         let count = dom::find(&card, ".card-head .count");
-        let filter: HtmlInputElement = dom::find(&card, ".card-head input").unchecked_into();
+        let filter: HtmlInputElement = dom::find_as(&card, ".card-head input");
         let tbody = dom::find(&card, "tbody");
 
         let state = Rc::new(RefCell::new(State {
@@ -58,20 +57,15 @@ impl MetadataView {
         }));
         let st = state.clone();
         listeners.push(EventListener::new(&tbody, "click", move |e| {
-            let button = e
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|t| {
-                    t.closest("button[data-index], button[data-long]")
-                        .ok()
-                        .flatten()
-                });
-            if let Some(b) = button {
-                if let Some(i) = b.get_attribute("data-index").and_then(|v| v.parse().ok()) {
-                    more(&mut st.borrow_mut(), i, &b);
-                } else if let Some(i) = b.get_attribute("data-long").and_then(|v| v.parse().ok()) {
-                    toggle_long(&st.borrow(), i, &b);
-                }
+            let sel = "button[data-index], button[data-long]";
+            let Some(b) = dom::target(e).and_then(|t| t.closest(sel).ok().flatten()) else {
+                return;
+            };
+            let index = |name: &str| b.get_attribute(name).and_then(|v| v.parse().ok());
+            if let Some(i) = index("data-index") {
+                more(&mut st.borrow_mut(), i, &b);
+            } else if let Some(i) = index("data-long") {
+                toggle_long(&st.borrow(), i, &b);
             }
         }));
         (
@@ -86,14 +80,11 @@ impl MetadataView {
 
 fn render(st: &mut State, filter: &str) {
     st.expanded.clear();
-    dom::clear(&st.tbody);
     let rows = metadata_rows(&st.model, filter);
     let total = st.model.metadata.len();
     st.count
         .set_text_content(Some(&count_text(rows.len(), total)));
-    for n in metadata::row_nodes(&rows) {
-        append(&st.tbody, &dom::render(&n));
-    }
+    dom::fill(&st.tbody, &metadata::row_nodes(&rows));
 }
 
 /// Shows a long string whole under its row text, or hides it again.
@@ -136,9 +127,7 @@ fn more(st: &mut State, index: usize, button: &Element) {
     });
     match ex.pager.next_page(a, &model.bytes) {
         Ok(items) => {
-            for li in metadata::item_nodes(&items) {
-                append(&ex.list, &dom::render(&li));
-            }
+            dom::append_nodes(&ex.list, &metadata::item_nodes(&items));
             ex.status.set_text_content(Some(&ex.pager.status()));
             match ex.pager.more_label() {
                 Some(l) => ex.button.set_text_content(Some(&l)),

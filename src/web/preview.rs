@@ -30,7 +30,8 @@ use crate::view::preview as pv;
 use crate::view::preview_card::{self as pc, Stage};
 use crate::view::spec::Front;
 
-use super::dom::{self, append, attr, el_class};
+use super::dom::{self, attr};
+use crate::view::node;
 
 /// Longest stretch of decoding between two yields to the event loop, in milliseconds.
 pub const SLICE_MS: f64 = 8.0;
@@ -42,6 +43,12 @@ pub type OnChange = Rc<dyn Fn(Option<&str>)>;
 
 /// The preview card: one open tensor at a time; its listeners are dropped with it.
 pub struct PreviewCard {
+    ctx: Ctx,
+}
+
+/// What every opening of the card shares (cheap to clone: handles).
+#[derive(Clone)]
+struct Ctx {
     card: Element,
     model: Rc<OpenedModel>,
     source: SourceFactory,
@@ -49,9 +56,6 @@ pub struct PreviewCard {
     generation: Rc<Cell<u64>>,
     panel: Rc<RefCell<Option<Panel>>>,
     on_change: Rc<RefCell<Option<OnChange>>>,
-    /// Whether opening a tensor scrolls the card into view (the page; not an embedded view,
-    /// which must not scroll its host page).
-    scroll: Cell<bool>,
 }
 
 /// The listeners of the tensor shown now (shared with its running task, which adds the
@@ -76,39 +80,34 @@ async fn yield_now() {
 impl PreviewCard {
     /// An empty, hidden card; [`PreviewCard::open`] fills it.
     pub fn new(model: Rc<OpenedModel>, source: SourceFactory) -> PreviewCard {
-        let card = el_class("section", "card preview");
-        attr(&card, "data-testid", "preview");
+        let card = dom::render(&node::el("section", "card preview").testid("preview"));
         dom::set_hidden(&card, true);
-        PreviewCard {
+        let ctx = Ctx {
             card,
             model,
             source,
-            generation: Rc::new(Cell::new(0)),
-            panel: Rc::new(RefCell::new(None)),
-            on_change: Rc::new(RefCell::new(None)),
-            scroll: Cell::new(true),
-        }
-    }
-
-    /// Whether opening a tensor scrolls the card into view (default: yes).
-    pub fn set_scroll_on_open(&self, on: bool) {
-        self.scroll.set(on);
+            generation: Rc::default(),
+            panel: Rc::default(),
+            on_change: Rc::default(),
+        };
+        PreviewCard { ctx }
     }
 
     /// Calls `f` whenever a tensor's preview is opened or the preview is closed (the page URL
     /// follows the selected tensor).
     pub fn set_on_change(&self, f: OnChange) {
-        *self.on_change.borrow_mut() = Some(f);
+        *self.ctx.on_change.borrow_mut() = Some(f);
     }
 
     /// The card element (placed by the report).
     pub fn element(&self) -> &Element {
-        &self.card
+        &self.ctx.card
     }
 
     /// The card's tab is shown: a preview opened while it was hidden reads its window now.
     pub fn shown(&self) {
         let start = self
+            .ctx
             .panel
             .borrow()
             .as_ref()
@@ -120,37 +119,25 @@ impl PreviewCard {
 
     /// Opens tensor `index` (of `Model::tensors`) with the default window.
     pub fn open(&self, index: usize) {
-        open_panel(
-            &self.card,
-            self.model.clone(),
-            self.source.clone(),
-            self.generation.clone(),
-            self.panel.clone(),
-            self.on_change.clone(),
-            index,
-            WindowRequest::default(),
-        );
-        let hook = self.on_change.borrow().clone();
-        if let (Some(f), Some(t)) = (hook, self.model.tensors.get(index)) {
+        let c = &self.ctx;
+        open_panel(c, index, WindowRequest::default());
+        let hook = c.on_change.borrow().clone();
+        if let (Some(f), Some(t)) = (hook, c.model.tensors.get(index)) {
             f(Some(&t.name));
-        }
-        if self.scroll.get() {
-            self.card.scroll_into_view();
         }
     }
 }
 
-#[allow(clippy::too_many_lines, clippy::too_many_arguments)]
-fn open_panel(
-    card: &Element,
-    model: Rc<OpenedModel>,
-    source: SourceFactory,
-    generation: Rc<Cell<u64>>,
-    panel: Rc<RefCell<Option<Panel>>>,
-    on_change: Rc<RefCell<Option<OnChange>>>,
-    index: usize,
-    req: WindowRequest,
-) {
+#[allow(clippy::too_many_lines)]
+fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
+    let Ctx {
+        card,
+        model,
+        source,
+        generation,
+        panel,
+        ..
+    } = c;
     // Dropping the old panel removes its listeners; a task still running for it stops at its
     // next generation check.
     panel.borrow_mut().take();
@@ -158,26 +145,16 @@ fn open_panel(
     generation.set(g);
     // A NumPy structured array previews one field at a time: the first decodable one unless
     // one was chosen.
-    let Some(opening) = pc::opening(&model, index, req) else {
+    let Some(opening) = pc::opening(model, index, req) else {
         return;
     };
     let req = opening.req.clone();
-    dom::clear(card);
     dom::set_hidden(card, false);
-    for (name, value) in opening.card_attrs() {
-        match value {
-            Some(v) => attr(card, name, &v),
-            None => {
-                let _ = card.remove_attribute(name);
-            }
-        }
-    }
-    for n in &opening.nodes {
-        append(card, &dom::render(n));
-    }
+    dom::set_attrs(card, opening.card_attrs());
+    dom::fill(card, &opening.nodes);
     let find = |sel: &str| dom::find(card, sel);
     let input =
-        |id: &str| -> HtmlInputElement { find(&format!("[data-testid={id}]")).unchecked_into() };
+        |id: &str| -> HtmlInputElement { dom::find_as(card, &format!("[data-testid={id}]")) };
     let close = find("header button");
     let field_in: Option<HtmlSelectElement> =
         dom::find_testid(card, "preview-field").map(JsCast::unchecked_into);
@@ -188,35 +165,26 @@ fn open_panel(
     );
     let error = find("[data-testid=preview-error]");
     let mut listeners = Vec::new();
-    {
-        let card = card.clone();
-        let panel_c = panel.clone();
-        let gen = generation.clone();
-        let on_change = on_change.clone();
-        listeners.push(EventListener::new(&close, "click", move |_| {
-            gen.set(gen.get() + 1);
-            dom::set_hidden(&card, true);
-            dom::clear(&card);
-            let hook = on_change.borrow().clone();
-            if let Some(f) = hook {
-                f(None);
-            }
-            // Dropping the panel drops this very listener: defer it past the callback.
-            let p = panel_c.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                p.borrow_mut().take();
-            });
-        }));
-    }
+    let c2 = c.clone();
+    listeners.push(EventListener::new(&close, "click", move |_| {
+        let c = &c2;
+        c.generation.set(c.generation.get() + 1);
+        dom::set_hidden(&c.card, true);
+        dom::clear(&c.card);
+        let hook = c.on_change.borrow().clone();
+        if let Some(f) = hook {
+            f(None);
+        }
+        // Dropping the panel drops this very listener: defer it past the callback.
+        let p = c.panel.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            p.borrow_mut().take();
+        });
+    }));
 
     // Apply / reset / Enter in a range box re-open the panel on the new window.
     let reopen = {
-        let card = card.clone();
-        let model = model.clone();
-        let source = source.clone();
-        let generation = generation.clone();
-        let panel = panel.clone();
-        let on_change = on_change.clone();
+        let c = c.clone();
         let rows_in = rows_in.clone();
         let cols_in = cols_in.clone();
         let error = error.clone();
@@ -239,19 +207,8 @@ fn open_panel(
                 }
             };
             // Deferred: this closure is owned by the panel that re-opening drops.
-            let (card, model, source, generation, panel, on_change) = (
-                card.clone(),
-                model.clone(),
-                source.clone(),
-                generation.clone(),
-                panel.clone(),
-                on_change.clone(),
-            );
-            wasm_bindgen_futures::spawn_local(async move {
-                open_panel(
-                    &card, model, source, generation, panel, on_change, index, req,
-                );
-            });
+            let c = c.clone();
+            wasm_bindgen_futures::spawn_local(async move { open_panel(&c, index, req) });
         })
     };
     {
@@ -275,12 +232,11 @@ fn open_panel(
         }
         for input in [&rows_in, &cols_in] {
             let r = reopen.clone();
-            listeners.push(EventListener::new(input, "keydown", move |e| {
-                if e.dyn_ref::<web_sys::KeyboardEvent>()
-                    .is_some_and(|k| k.key() == "Enter")
-                {
+            listeners.push(dom::on_keydown(input, move |_, k| {
+                if k.key() == "Enter" {
                     r(None);
                 }
+                false
             }));
         }
     }
@@ -298,7 +254,7 @@ fn open_panel(
         scales_box: input("preview-scales-toggle"),
     };
     let slot = Rc::new(RefCell::new(listeners));
-    let gen = generation.clone();
+    let (gen, model, source) = (generation.clone(), model.clone(), source.clone());
     let (card_c, status) = (els.card.clone(), els.status.clone());
     let start = {
         let slot = slot.clone();
@@ -432,12 +388,9 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     for (name, value) in pc::bytes_read_attrs(p) {
         attr(&els.bytes_line, name, &value);
     }
-    dom::clear(&els.content);
     let mut listeners = Vec::new();
     dom::set_hidden(&els.scales_label, true);
-    for n in pc::content(p) {
-        append(&els.content, &dom::render(&n));
-    }
+    dom::fill(&els.content, &pc::content(p));
     let Some(canvas) = dom::find_testid(&els.content, "preview-heatmap") else {
         return listeners;
     };
@@ -499,9 +452,6 @@ fn paint_heatmap(
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
     let (spans, text) = pc::heat_labels(h, caption);
-    dom::clear(labels);
-    for s in &spans {
-        append(labels, &dom::render(s));
-    }
+    dom::fill(labels, &spans);
     note.set_text_content(Some(&text));
 }

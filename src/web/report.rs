@@ -28,7 +28,8 @@ pub type OnNeed = Rc<dyn Fn(Need)>;
 
 /// Everything the current model's view keeps alive.
 pub struct Report {
-    _export: Vec<export::ExportButton>,
+    /// The export buttons ([`Report::export`]).
+    exports: Vec<export::ExportButton>,
     _histogram: Rc<histogram::HistogramView>,
     _tensors: Rc<tables::TensorTableView>,
     /// The cards built in later tasks ([`Later`]), once built.
@@ -45,7 +46,6 @@ pub struct Report {
     _doctor: Option<gloo::timers::callback::Timeout>,
     /// The tab bar and its panels.
     tabs: Rc<TabsView>,
-    set_filter: Rc<dyn Fn(&str)>,
     /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
     scan_slot: Element,
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
@@ -56,8 +56,6 @@ pub struct Report {
     /// for it ([`Plan::lean_tabs`]).
     need: Rc<RefCell<Option<OnNeed>>>,
     lean_tabs: &'static [Tab],
-    /// The export buttons, by kind ([`Report::export`]).
-    export_buttons: Vec<(export::Kind, Element)>,
 }
 
 /// The cards the page builds after its first view, and what they keep alive.
@@ -70,29 +68,6 @@ struct LaterCards {
     tokenizer: Option<tokenizer::TokenizerCard>,
     layers: Option<Vec<gloo::events::EventListener>>,
     metadata: Option<metadata::MetadataView>,
-}
-
-/// Puts each card into its tab's panel.
-struct Placer<'a> {
-    tabs: &'a TabsView,
-}
-
-impl Placer<'_> {
-    /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
-    fn place(&self, tab: Tab, card: &Element) {
-        if let Some(panel) = self.tabs.panel(tab) {
-            append(panel, card);
-        }
-    }
-
-    /// An empty, hidden element where `tab`'s card will go: [`fill`] puts the card in its
-    /// place, so that cards built later keep their order.
-    fn slot(&self, tab: Tab) -> Element {
-        let slot = el_class("div", "slot");
-        dom::set_hidden(&slot, true);
-        self.place(tab, &slot);
-        slot
-    }
 }
 
 /// Puts `card` where `slot` is (or removes the slot when there is no card).
@@ -139,12 +114,11 @@ impl Report {
         };
         let page = plan.page;
         let tabs = TabsView::new(root, plan.tabs.clone(), plan.first);
-        let placer = Placer { tabs: &tabs };
         let lean_tabs = plan.lean_tabs();
         if !lean_tabs.is_empty() {
             // The full module's tabs: a stand-in, and showing one asks for the full module.
             for t in lean_tabs {
-                placer.place(*t, &dom::render(&hint(Hint::Loading)));
+                tabs.place(*t, &dom::render(&hint(Hint::Loading)));
             }
             let ask = ask.clone();
             tabs.on_show(Rc::new(move |t: Tab| {
@@ -171,28 +145,24 @@ impl Report {
 
         let summary = summary_card::summary_card(name, &s, &model, stats);
         let exports = el_class("div", "exports");
-        let mut export_buttons = Vec::new();
         let export: Vec<export::ExportButton> = export::Kind::ALL
             .into_iter()
-            .map(|kind| {
-                let (button, b) = if crate::FULL {
-                    export::ExportButton::new(model.clone(), name, kind)
-                } else {
+            .map(|kind| match crate::FULL {
+                true => export::ExportButton::new(model.clone(), name, kind),
+                false => {
                     let ask = ask.clone();
-                    export::ExportButton::asking(kind, Rc::new(move || ask(Need::Export(kind))))
-                };
-                append(&exports, &button);
-                export_buttons.push((kind, button));
-                b
+                    export::ExportButton::asking(kind, move || ask(Need::Export(kind)))
+                }
             })
+            .inspect(|b| append(&exports, &b.element))
             .collect();
-        append(&dom::card_head(&summary), &exports);
-        placer.place(Tab::Summary, &summary);
+        append(&dom::find(&summary, ".card-head"), &exports);
+        tabs.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
         // Findings include the parser's warnings; the doctor's join them in a later task.
         let checks_card = checks::checks_card(&s.findings);
         let doctor = if plan.checks_card() {
-            placer.place(Tab::Checks, &checks_card);
+            tabs.place(Tab::Checks, &checks_card);
             checks::later_doctor(checks_card, model.clone(), s.findings.clone())
         } else {
             // The doctor is the full module's (the Checks tab asks for it).
@@ -200,7 +170,7 @@ impl Report {
             None
         };
         // The "Scan all weights" card goes under the Checks card, when offered.
-        let scan_slot = placer.slot(Tab::Checks);
+        let scan_slot = tabs.slot(Tab::Checks);
         lap.mark("checks-card", dom::now());
 
         // The tensor table is built first so the type chart can filter it, and placed later.
@@ -228,8 +198,8 @@ impl Report {
         };
         let (hist_card, hist) = histogram::HistogramView::new(&s.dtypes, by_type);
         let hist = Rc::new(hist);
-        placer.place(Tab::Summary, &row);
-        placer.place(Tab::Histogram, &hist_card);
+        tabs.place(Tab::Summary, &row);
+        tabs.place(Tab::Histogram, &hist_card);
         lap.mark("types", dom::now());
 
         // Beyond the first view: on the page each card in a later task of its own, in a slot
@@ -237,16 +207,14 @@ impl Report {
         let later = Later::new(!page);
         let cards: Rc<RefCell<LaterCards>> = Rc::default();
         let laps = Rc::new(RefCell::new(lap));
-        let layers_slot = placer.slot(Tab::Histogram);
-        let recipe_slot = placer.slot(Tab::Histogram);
-        let memory_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Memory));
-        let fit_slot = plan.memory_and_fit.then(|| placer.slot(Tab::Fit));
-        let tokenizer_slot = plan
-            .tokenizer
-            .map(|info| (placer.slot(Tab::Tokenizer), info));
-        let meta_slot = placer.slot(Tab::Metadata);
+        let layers_slot = tabs.slot(Tab::Histogram);
+        let recipe_slot = tabs.slot(Tab::Histogram);
+        let memory_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Memory));
+        let fit_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Fit));
+        let tokenizer_slot = plan.tokenizer.map(|info| (tabs.slot(Tab::Tokenizer), info));
+        let meta_slot = tabs.slot(Tab::Metadata);
 
-        placer.place(Tab::Tensors, &tensor_card);
+        tabs.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
 
         let (preview_card, open) = match (plan.preview, source) {
@@ -258,14 +226,13 @@ impl Report {
             }
             (PreviewPlan::Card, Some(src)) => {
                 let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
-                card.set_scroll_on_open(false);
                 // Until a shell asks to hear of it ([`Report::on_preview`]).
                 card.set_on_change(closing_returns_to_table(
                     root,
                     Rc::new(|_: Option<&str>| {}),
                 ));
-                placer.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
-                placer.place(Tab::Preview, card.element());
+                tabs.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
+                tabs.place(Tab::Preview, card.element());
                 // A preview opened in a hidden tab reads its window when the tab is shown.
                 let wc = Rc::downgrade(&card);
                 tabs.on_show(Rc::new(move |t: Tab| {
@@ -282,11 +249,10 @@ impl Report {
                 (Some(card), open)
             }
             _ => {
-                placer.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
+                tabs.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
                 (None, Vec::new())
             }
         };
-        let set_filter = tensors.filter_setter();
         laps.borrow_mut().mark("first-view", dom::now());
 
         // The type chart reads its width from the laid-out page.
@@ -348,7 +314,7 @@ impl Report {
             });
         }
         Report {
-            _export: export,
+            exports: export,
             _histogram: hist,
             _tensors: tensors,
             later_cards: cards,
@@ -358,14 +324,12 @@ impl Report {
             _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
-            set_filter,
             scan_slot,
             scan: RefCell::new(None),
             root: root.clone(),
             shown: (name.to_string(), model),
             need,
             lean_tabs,
-            export_buttons,
         }
     }
 
@@ -383,8 +347,8 @@ impl Report {
     /// Downloads the `kind` export, as its button does (the full module's view finishing what
     /// the lean module's button asked).
     pub fn export(&self, kind: export::Kind) {
-        let button = self.export_buttons.iter().find(|(k, _)| *k == kind);
-        if let Some(b) = button.and_then(|(_, b)| b.dyn_ref::<web_sys::HtmlElement>()) {
+        let button = self.exports.iter().find(|b| b.kind == kind);
+        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<web_sys::HtmlElement>()) {
             b.click();
         }
     }
@@ -450,7 +414,7 @@ impl Report {
 
     /// Filters the tensor table as if `text` were typed into its search box.
     pub fn set_filter(&self, text: &str) {
-        (self.set_filter)(text);
+        self._tensors.filter_setter()(text);
     }
 
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
@@ -492,7 +456,6 @@ fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::On
 
 /// Shows the Tensors tab and focuses the table's selected row.
 fn back_to_table(root: &Element) {
-    use wasm_bindgen::JsCast;
     let find = |s: &str| root.query_selector(s).ok().flatten();
     if let Some(t) = find("[role=tab][data-tab=tensors]") {
         if let Some(t) = t.dyn_ref::<web_sys::HtmlElement>() {
@@ -508,38 +471,29 @@ fn back_to_table(root: &Element) {
 
 /// Escape pressed in a tab panel showing the preview closes it (as its close button does).
 fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
-    use wasm_bindgen::JsCast;
     // Not passive (gloo's default): it prevents the key's default when it closes the preview.
-    let options = gloo::events::EventListenerOptions::enable_prevent_default();
-    gloo::events::EventListener::new_with_options(root, "keydown", options, |e| {
-        let escape = e
-            .dyn_ref::<web_sys::KeyboardEvent>()
-            .is_some_and(|k| k.key() == "Escape" && !k.is_composing());
-        if !escape {
-            return;
+    dom::on_keydown(root, |e, k| {
+        if k.key() != "Escape" || k.is_composing() {
+            return false;
         }
-        let panel = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
-        let close = panel.and_then(|p| {
-            p.query_selector(
-                "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']",
-            )
-            .ok()
-            .flatten()
-        });
-        if let Some(b) = close
+        let panel = dom::target(e).and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
+        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok().flatten());
+        let Some(b) = close
             .as_ref()
             .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
-        {
-            // Handled: a host page's own Escape (a dialog around the element) is not also run.
-            e.prevent_default();
-            e.stop_propagation();
-            b.click();
-        }
+        else {
+            return false;
+        };
+        // Handled: a host page's own Escape (a dialog around the element) is not also run.
+        e.stop_propagation();
+        b.click();
+        true
     })
 }
+
+/// The close button of a preview shown.
+const CLOSE_PREVIEW: &str =
+    "[data-testid=preview]:not([hidden]) button[aria-label='close the preview']";
 
 /// Runs `job` in a later task of `later`, timed as the stage `name` in `laps`, whose text then
 /// goes on `root` as `data-build-ms` (bench/open_tasks.mjs reads it once the view is built:

@@ -19,24 +19,16 @@ use wasm_bindgen::JsValue;
 use super::api;
 use crate::scan::{self, TensorScan};
 use crate::source::boxed::BoxedSource;
-use crate::view::scan::{self as view, ScanDoc};
-
-/// Tensors scanned at once from local files: one decoding while the next piece is read.
-const LOCAL_LANES: usize = 2;
-/// Tensors scanned at once from a server: Range requests in parallel (a browser opens at most
-/// six connections per host; the first-bytes and listing requests keep the rest).
-const REMOTE_LANES: usize = 4;
-/// Least time between two progress calls (milliseconds): a 16 MiB piece can take under 10 ms.
-const PROGRESS_MS: f64 = 100.0;
+use crate::view::scan as view;
 
 /// Scans share `share` of `shares` ([`scan::shares`]; `0` of `1`: every tensor) of the model
 /// at `source` (as for `inspect()`: URL strings or local files) with the options `opts`
 /// (`endpoint`, `token`, `name`). `on_progress(done, total)` is called with
 /// the tensor bytes read so far and the bytes the scan reads in all, at most every
-/// [`PROGRESS_MS`] and once at the end; `on_tensor(json, row, index)` with each tensor's
+/// [`view::PROGRESS_MS`] and once at the end; `on_tensor(json, row, index)` with each tensor's
 /// result ([`TensorScan`] as JSON), its table row ([`view::ScanRow`] as JSON) and its index
 /// when it is done.
-/// Returns `[doc, lines]`: the JSON of [`ScanDoc`] and of the findings' lines for the Checks
+/// Returns `[doc, lines]`: the JSON of [`view::ScanDoc`] and of the findings' lines for the Checks
 /// card ([`view::FindingLine`]). Errors: the
 /// model cannot be opened (the message says why); a tensor that cannot be read is a result
 /// (`skipped`, `failed`), not an error.
@@ -55,8 +47,7 @@ pub async fn run(
     let shares = shares.max(1);
     let mine = scan::shares(model, shares).swap_remove(share.min(shares - 1));
     let total = scan::bytes_to_scan_of(model, &mine);
-    let lanes = if remote { REMOTE_LANES } else { LOCAL_LANES };
-    let lanes = lanes.min(mine.len()).max(1);
+    let lanes = view::lanes(remote, mine.len());
     // All the Workers' pieces together hold at most PIECE_BYTES.
     let piece = scan::piece_bytes_for(lanes.saturating_mul(shares));
     let queue: RefCell<VecDeque<usize>> = RefCell::new(mine.into());
@@ -65,7 +56,7 @@ pub async fn run(
     let told = Cell::new(f64::NEG_INFINITY);
     let tell = |force: bool| {
         let now = js_sys::Date::now();
-        if force || now - told.get() >= PROGRESS_MS {
+        if force || now - told.get() >= view::PROGRESS_MS {
             told.set(now);
             let _ = on_progress.call2(
                 &JsValue::NULL,
@@ -106,20 +97,10 @@ pub async fn run(
     document(&opened.name, &scans, lanes.saturating_mul(shares))
 }
 
-/// The scan's document of `scans` (every tensor's result, in the model's order) of the model
-/// `file`, read on `threads` lanes in all: `[doc, lines]` as [`run`] returns them.
+/// `[doc, lines]` as [`run`] returns them ([`view::document_json`]).
 fn document(file: &str, scans: &[TensorScan], threads: usize) -> Result<js_sys::Array, JsValue> {
-    let findings = scan::findings(scans);
-    let doc = ScanDoc {
-        file,
-        bytes_read: scans.iter().map(|t| t.bytes_read).sum(),
-        threads,
-        tensors: scans,
-        findings: &findings,
-    };
-    let err = |e: serde_json::Error| JsValue::from_str(&e.to_string());
-    let doc = serde_json::to_string(&doc).map_err(err)?;
-    let lines = serde_json::to_string(&view::finding_lines(&findings)).map_err(err)?;
+    let [doc, lines] =
+        view::document_json(file, scans, threads).map_err(|e| JsValue::from_str(&e.to_string()))?;
     Ok(js_sys::Array::of2(&doc.into(), &lines.into()))
 }
 

@@ -94,10 +94,7 @@ fn options(o: &WorkerOptions) -> JsValue {
 impl ScanInput {
     /// Local files given together (`files`: name and Blob); one alone is named `name`.
     pub fn local(files: &[(String, web_sys::Blob)]) -> ScanInput {
-        let source = js_sys::Array::new();
-        for (_, b) in files {
-            source.push(b);
-        }
+        let source: js_sys::Array = files.iter().map(|(_, b)| b).collect();
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         ScanInput {
             source: source.into(),
@@ -109,15 +106,15 @@ impl ScanInput {
     /// Remote files (`urls`: the URLs the page opened, as one model), read with the Hub
     /// `endpoint` and `token` (sent to the endpoint's origin only, as the page's reads).
     pub fn remote(urls: &[String], endpoint: &str, token: Option<&str>) -> ScanInput {
-        let source = js_sys::Array::new();
-        for u in urls {
-            source.push(&u.into());
-        }
         ScanInput {
             // One URL as a string: a split part or an index opens its set, as the page did.
             source: match urls {
                 [one] => one.into(),
-                _ => source.into(),
+                _ => urls
+                    .iter()
+                    .map(JsValue::from)
+                    .collect::<js_sys::Array>()
+                    .into(),
             },
             options: options(&WorkerOptions::remote(endpoint, token)),
             host: Some(nodes::host_of(urls)),
@@ -159,20 +156,12 @@ impl ScanCard {
     /// them) calling its function.
     fn show(self: &Rc<Self>, state: &str, nodes: Vec<Node>, buttons: &[(&str, Then)]) {
         attr(&self.card, "data-scan", state);
-        dom::clear(&self.body);
-        self.state.borrow_mut().listeners.clear();
-        for n in &nodes {
-            append(&self.body, &dom::render(n));
-        }
+        dom::fill(&self.body, &nodes);
+        let mut s = self.state.borrow_mut();
+        s.listeners.clear();
         for (id, then) in buttons {
             let b = dom::find_testid(&self.body, id).expect("the state has its button");
-            let (w, then) = (Rc::downgrade(self), *then);
-            let l = EventListener::new(&b, "click", move |_| {
-                if let Some(c) = w.upgrade() {
-                    then(&c);
-                }
-            });
-            self.state.borrow_mut().listeners.push(l);
+            s.listeners.push(dom::on_click(&b, self, *then));
         }
     }
 
@@ -221,12 +210,10 @@ impl ScanCard {
         let w: Weak<ScanCard> = Rc::downgrade(self);
         let on_error = EventListener::new(&worker, "error", move |e| {
             let Some(c) = w.upgrade() else { return };
-            let msg = js_sys::Reflect::get(e, &"message".into())
-                .ok()
-                .and_then(|m| m.as_string())
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "scan-worker.js did not load".into());
-            c.fail(&format!("the scan's worker could not start: {msg}"));
+            let msg = js_sys::Reflect::get(e, &"message".into()).ok();
+            c.fail(&nodes::worker_failed_text(
+                msg.and_then(|m| m.as_string()).as_deref(),
+            ));
         });
         let msg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&msg, &"source".into(), &self.input.source);
@@ -304,9 +291,7 @@ impl ScanCard {
         if let Some(lines) = lines {
             self.add_findings(lines);
         }
-        let filter: HtmlInputElement = dom::find_testid(&self.body, "scan-filter")
-            .expect("the results have a filter")
-            .unchecked_into();
+        let filter: HtmlInputElement = dom::find_as(&self.body, "[data-testid=scan-filter]");
         let (w, input) = (Rc::downgrade(self), filter.clone());
         let l = EventListener::new(&filter, "input", move |_| {
             if let Some(c) = w.upgrade() {
@@ -350,17 +335,11 @@ impl ScanCard {
     /// [`ScanCard::draw_rows`].
     fn table(self: &Rc<Self>) {
         let table = dom::find(&self.body, "table");
-        let heads = table.query_selector_all("th").expect("th is a selector");
-        let heads: Vec<Element> = (0..heads.length())
-            .filter_map(|i| heads.get(i)?.dyn_into().ok())
-            .collect();
+        let heads = dom::all(&table, "th");
         for (i, th) in heads.iter().enumerate() {
-            let w = Rc::downgrade(self);
-            let l = EventListener::new(&dom::find(th, "button"), "click", move |_| {
-                if let Some(c) = w.upgrade() {
-                    c.state.borrow_mut().results.click(i);
-                    c.draw_rows();
-                }
+            let l = dom::on_click(&dom::find(th, "button"), self, move |c| {
+                c.state.borrow_mut().results.click(i);
+                c.draw_rows();
             });
             self.state.borrow_mut().listeners.push(l);
         }

@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
-use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
@@ -19,9 +18,11 @@ use crate::view::node::Node;
 use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::Viewport;
-use crate::view::virtual_body::{body_rows, grown_height, list_position, BodyState, KeyOn};
+use crate::view::virtual_body::{
+    body_rows, grown_height, list_position, plain_key, view_height, BodyState, KeyOn, REVEAL_ROW,
+};
 
-use super::dom::{self, append, attr};
+use super::dom::{self, attr, focus_quietly, window_height};
 
 /// The body of a virtualised table: its scroll container, the `<tbody>` (a top spacer, the
 /// rows in view, a bottom spacer) and its [`BodyState`] (the window drawn, the tab stop,
@@ -64,26 +65,19 @@ impl VirtualBody {
         // offset then would lay out the whole page each time (a forced layout per draw, the
         // most of a large model's open). Such a table is at its top; it draws the rows of a
         // window-tall view, which fills any container up to the window's height.
-        if !self.state.measured {
-            let view_h = window_height().max(min_view);
-            return self.draw_at(rows, force, 0.0, view_h, empty, &mut row);
-        }
-        let top = f64::from(self.scroller.scroll_top());
-        let client = self.scroller.client_height();
-        let view_h = if client > 0 {
-            f64::from(client).max(min_view)
-        } else {
-            window_height().max(min_view)
+        let s = self.scroller.clone();
+        let (top, client) = match self.state.measured {
+            true => (f64::from(s.scroll_top()), f64::from(s.client_height())),
+            false => (0.0, 0.0),
         };
-        if !self.draw_at(rows, force, top, view_h, empty, &mut row) {
-            return false;
+        let view_h = view_height(client, min_view, window_height);
+        let drew = self.draw_at(rows, force, top, view_h, empty, &mut row);
+        if drew && self.state.measured {
+            if let Some(grown) = grown_height(client, view_h, || f64::from(s.client_height())) {
+                self.draw_at(rows, true, top, grown, empty, &mut row);
+            }
         }
-        let scroller = self.scroller.clone();
-        let grown = || f64::from(scroller.client_height());
-        if let Some(grown) = grown_height(f64::from(client), view_h, grown) {
-            self.draw_at(rows, true, top, grown, empty, &mut row);
-        }
-        true
+        drew
     }
 
     /// Draws the window of rows at scroll offset `top` in a view `view_h` tall (CSS px).
@@ -106,10 +100,8 @@ impl VirtualBody {
         if let Some(table) = self.tbody.parent_element() {
             attr(&table, "aria-rowcount", &(rows + 1).to_string());
         }
-        dom::clear(&self.tbody);
-        for n in body_rows(&w, rows, self.columns, self.state.focus, empty, row) {
-            append(&self.tbody, &dom::render(&n));
-        }
+        let body = body_rows(&w, rows, self.columns, self.state.focus, empty, row);
+        dom::fill(&self.tbody, &body);
         if had_focus {
             match self.row_element(self.state.focus) {
                 Some(tr) => focus_quietly(&tr),
@@ -158,11 +150,17 @@ impl VirtualBody {
         }
     }
 
-    /// Focuses the drawn row at `pos` (the rows' tabindex follow).
+    /// Focuses the drawn row at `pos` (the rows' tabindex follow) and scrolls the page the
+    /// least that shows it ([`REVEAL_ROW`]).
     fn focus_row(&mut self, pos: usize) {
         self.set_tab_stop(pos);
         if let Some(tr) = self.row_element(pos) {
             focus_quietly(&tr);
+            dom::call_with_options(
+                &tr,
+                "scrollIntoView",
+                &REVEAL_ROW.map(|(k, v)| (k, v.into())),
+            );
         }
     }
 
@@ -175,29 +173,6 @@ impl VirtualBody {
         if let Some(tr) = self.row_element(pos) {
             attr(&tr, "tabindex", "0");
         }
-    }
-}
-
-/// The browser window's inner height in CSS px (800 if unknown).
-pub(super) fn window_height() -> f64 {
-    gloo::utils::window()
-        .inner_height()
-        .ok()
-        .and_then(|h| h.as_f64())
-        .unwrap_or(800.0)
-}
-
-/// `el.focus({preventScroll: true})`: the container is already scrolled where it should be
-/// (looked up by name, so no web-sys feature is needed).
-fn focus_quietly(el: &Element) {
-    use js_sys::{Function, Object, Reflect};
-    let opts = Object::new();
-    let _ = Reflect::set(&opts, &"preventScroll".into(), &true.into());
-    if let Some(f) = Reflect::get(el, &"focus".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-    {
-        let _ = f.call1(el, &opts);
     }
 }
 
@@ -238,14 +213,12 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
             s.draw(true);
         },
     ));
-    let pos_of = |e: &web_sys::Event| -> Option<usize> {
-        let tr = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())?
-            .closest("tr[aria-rowindex]")
-            .ok()
-            .flatten()?;
-        list_position(&tr.get_attribute("aria-rowindex")?)
+    let pos_of = |e: &web_sys::Event| {
+        list_position(&dom::closest_attr(
+            e,
+            "tr[aria-rowindex]",
+            &["aria-rowindex"],
+        )?)
     };
     let s2 = st.clone();
     ls.push(EventListener::new(&tbody, "focusin", move |e| {
@@ -257,45 +230,31 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
         }
     }));
     let s2 = st.clone();
-    let scroller2 = scroller.clone();
-    let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-    ls.push(EventListener::new_with_options(
-        &scroller,
-        "keydown",
-        opts,
-        move |e| {
-            let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                return;
-            };
-            if k.alt_key() || k.ctrl_key() || k.meta_key() || k.shift_key() {
-                return;
-            }
-            let on_scroller = e
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .is_some_and(|t| t == scroller2);
-            let Ok(mut s) = s2.try_borrow_mut() else {
-                return;
-            };
-            let rows = s.rows();
-            let on = match (on_scroller, pos_of(e)) {
-                (true, _) => KeyOn::Container,
-                (false, Some(pos)) => KeyOn::Row(pos),
-                (false, None) => return,
-            };
-            let b = s.body();
-            let page = || {
-                Viewport::TABLE.page_rows(f64::from(b.scroller.client_height()), b.header_height())
-            };
-            let Some(target) = b.state.key_target(&k.key(), on, rows, page) else {
-                return;
-            };
-            e.prevent_default();
-            s.body().scroll_to(rows, target);
-            s.draw(true);
-            s.body().focus_row(target);
-        },
-    ));
+    ls.push(dom::on_keydown(&scroller.clone(), move |e, k| {
+        if !plain_key(k.alt_key(), k.ctrl_key(), k.meta_key(), k.shift_key()) {
+            return false;
+        }
+        let on_scroller = dom::target(e).is_some_and(|t| t == scroller);
+        let Ok(mut s) = s2.try_borrow_mut() else {
+            return false;
+        };
+        let rows = s.rows();
+        let on = match (on_scroller, pos_of(e)) {
+            (true, _) => KeyOn::Container,
+            (false, Some(pos)) => KeyOn::Row(pos),
+            (false, None) => return false,
+        };
+        let b = s.body();
+        let page =
+            || Viewport::TABLE.page_rows(f64::from(b.scroller.client_height()), b.header_height());
+        let Some(target) = b.state.key_target(&k.key(), on, rows, page) else {
+            return false;
+        };
+        s.body().scroll_to(rows, target);
+        s.draw(true);
+        s.body().focus_row(target);
+        true
+    }));
     ls
 }
 
@@ -355,12 +314,8 @@ impl TensorTableView {
         let note_text = dom::find(&card, "p.note > span");
         let shape_button = card.query_selector("p.note > button").ok().flatten();
         let scroller = dom::find(&card, ".tensor-scroll");
-        let ths = card.query_selector_all("thead th").ok();
-        let headers: Vec<(Column, Element)> = columns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &c)| Some((c, ths.as_ref()?.item(i as u32)?.dyn_into().ok()?)))
-            .collect();
+        let ths = dom::all(&card, "thead th");
+        let headers: Vec<(Column, Element)> = columns.iter().copied().zip(ths).collect();
         let state = Rc::new(RefCell::new(State {
             table: tensor_table,
             card: card.clone(),
@@ -397,22 +352,14 @@ impl TensorTableView {
                 s.draw(true);
             }));
         }
-        // The pending filter run: replaced (and so cancelled) by each keystroke, dropped with
-        // the listener that owns it.
-        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
-        let st = state.clone();
-        let input = filter.clone();
-        listeners.push(EventListener::new(&filter, "input", move |_| {
-            let st = st.clone();
-            let input = input.clone();
-            let delay = tensor_card::filter_delay_ms(st.borrow().table.total());
-            *pending.borrow_mut() = Some(Timeout::new(delay, move || {
-                let mut s = st.borrow_mut();
-                if s.table.set_filter(&input.value()) {
-                    s.body.scroller.set_scroll_top(0);
-                    s.draw(true);
-                }
-            }));
+        let (st, input) = (state.clone(), filter.clone());
+        let delay = tensor_card::filter_delay_ms(state.borrow().table.total());
+        listeners.push(dom::debounced(&filter, "input", delay, move || {
+            let mut s = st.borrow_mut();
+            if s.table.set_filter(&input.value()) {
+                s.body.scroller.set_scroll_top(0);
+                s.draw(true);
+            }
         }));
         (
             card,
@@ -457,45 +404,28 @@ impl TensorTableView {
     /// on a focused row (delegated to the table body, so the virtualised rows need none).
     pub fn open_listeners(&self, open: Rc<dyn Fn(usize)>) -> Vec<EventListener> {
         let tbody = self.state.borrow().body.tbody.clone();
-        let index_of = |e: &web_sys::Event| {
-            e.target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|el| el.closest("tr[data-file-index]").ok().flatten())
-                .and_then(|tr| tr.get_attribute("data-file-index"))
-                .and_then(|i| i.parse::<usize>().ok())
-        };
-        {
-            let st = self.state.clone();
-            st.borrow_mut().openable = true;
-            st.borrow_mut().draw(true);
-        }
-        // Opening a row also marks it selected.
         let st = self.state.clone();
-        let open: Rc<dyn Fn(usize)> = Rc::new(move |i| {
+        st.borrow_mut().openable = true;
+        st.borrow_mut().draw(true);
+        // Opening a row also marks it selected.
+        let pick = move |i: &str| {
+            let Ok(i) = i.parse::<usize>() else { return };
             {
                 let mut s = st.borrow_mut();
                 s.selected = Some(i);
                 s.draw(true);
             }
             open(i);
-        });
-        let o = open.clone();
-        let click = EventListener::new(&tbody, "click", move |e| {
-            if let Some(i) = index_of(e) {
-                o(i);
-            }
-        });
-        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-        let key = EventListener::new_with_options(&tbody, "keydown", opts, move |e| {
-            let enter = e
-                .dyn_ref::<web_sys::KeyboardEvent>()
-                .is_some_and(|k| k.key() == "Enter");
-            if let (true, Some(i)) = (enter, index_of(e)) {
-                e.prevent_default();
-                open(i);
-            }
-        });
-        vec![click, key]
+        };
+        let enter = |k: &web_sys::KeyboardEvent| k.key() == "Enter";
+        dom::on_pick(
+            &tbody,
+            "tr[data-file-index]",
+            &["data-file-index"],
+            enter,
+            pick,
+        )
+        .into()
     }
 
     /// Draws the rows in view; call once the card is in the document.

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, KeyboardEvent};
+use web_sys::{Element, HtmlElement};
 
 use super::dom::{self, append, attr};
 use crate::view::tabs::{self, moved, Tab};
@@ -53,33 +53,23 @@ impl TabsView {
             on_show: RefCell::new(Vec::new()),
             listeners: RefCell::new(Vec::new()),
         });
-        let mut ls = Vec::new();
-        for (t, b) in view.tabs.iter().zip(&view.buttons) {
-            let (w, t) = (Rc::downgrade(&view), *t);
-            ls.push(EventListener::new(b, "click", move |_| {
-                if let Some(v) = w.upgrade() {
-                    v.select(t, true);
-                }
-            }));
-        }
+        let mut ls: Vec<EventListener> = (view.tabs.iter().zip(&view.buttons))
+            .map(|(t, b)| {
+                let t = *t;
+                dom::on_click(b, &view, move |v| v.select(t, true))
+            })
+            .collect();
         let w = Rc::downgrade(&view);
         // Not passive: the keys it handles must not also scroll the page.
-        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-        ls.push(EventListener::new_with_options(
-            &bar,
-            "keydown",
-            opts,
-            move |e| {
-                let (Some(v), Some(k)) = (w.upgrade(), e.dyn_ref::<KeyboardEvent>()) else {
-                    return;
-                };
-                if let Some(t) = moved(&v.tabs, v.current.get(), &k.key()) {
-                    e.prevent_default();
-                    v.select(t, true);
-                    v.focus(t);
-                }
-            },
-        ));
+        ls.push(dom::on_keydown(&bar, move |_, k| {
+            let Some(v) = w.upgrade() else { return false };
+            let t = moved(&v.tabs, v.current.get(), &k.key());
+            t.inspect(|t| {
+                v.select(*t, true);
+                v.focus(*t);
+            })
+            .is_some()
+        }));
         *view.listeners.borrow_mut() = ls;
         view.show(first);
         view
@@ -91,6 +81,22 @@ impl TabsView {
             .iter()
             .position(|t| *t == tab)
             .and_then(|i| self.panels.get(i))
+    }
+
+    /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
+    pub fn place(&self, tab: Tab, card: &Element) {
+        if let Some(panel) = self.panel(tab) {
+            append(panel, card);
+        }
+    }
+
+    /// An empty, hidden element where `tab`'s card will go (replaced by the card once built,
+    /// so that cards built later keep their order).
+    pub fn slot(&self, tab: Tab) -> Element {
+        let slot = dom::el_class("div", "slot");
+        dom::set_hidden(&slot, true);
+        self.place(tab, &slot);
+        slot
     }
 
     /// The tab shown now.

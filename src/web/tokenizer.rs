@@ -15,10 +15,10 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 use crate::format::Model;
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
-use crate::view::node::Node;
+use crate::view::node;
 use crate::view::tokenizer::{
-    has_merge_list, info_nodes, list_nodes, template_nodes, template_parts, templates_in_order,
-    ListTexts, MergeRows, TokenRows, MERGE_LIST, TOKEN_LIST,
+    copy_status, has_merge_list, info_nodes, list_nodes, template_nodes, template_parts,
+    templates_in_order, MergeRows, SearchList, TokenRows, COPY_NOTE_MS,
 };
 use crate::view::viewport::Viewport;
 
@@ -28,39 +28,6 @@ use super::tables::{virtual_listeners, Virtual, VirtualBody};
 /// Milliseconds the search waits for typing to pause.
 const SEARCH_DELAY_MS: u32 = 150;
 
-/// What a searchable list of the card lists (the token list, the merges list).
-trait ListRows {
-    /// Its texts and columns.
-    const TEXTS: ListTexts;
-    fn len(&self) -> usize;
-    fn count_text(&self) -> String;
-    fn set_query(&mut self, m: &Model, q: &str);
-    /// The row at list position `pos`, decoded now (the body adds its place and tabindex).
-    fn row(&self, m: &Model, pos: usize) -> Option<Node>;
-}
-
-macro_rules! list_rows {
-    ($rows:ident, $texts:ident) => {
-        impl ListRows for $rows {
-            const TEXTS: ListTexts = $texts;
-            fn len(&self) -> usize {
-                $rows::len(self)
-            }
-            fn count_text(&self) -> String {
-                $rows::count_text(self)
-            }
-            fn set_query(&mut self, m: &Model, q: &str) {
-                $rows::set_query(self, m, q);
-            }
-            fn row(&self, m: &Model, pos: usize) -> Option<Node> {
-                $rows::row(self, m, pos).map(|r| r.node())
-            }
-        }
-    };
-}
-list_rows!(TokenRows, TOKEN_LIST);
-list_rows!(MergeRows, MERGE_LIST);
-
 struct ListState<R> {
     model: Rc<OpenedModel>,
     rows: R,
@@ -68,13 +35,13 @@ struct ListState<R> {
     count: Element,
 }
 
-impl<R: ListRows> Virtual for ListState<R> {
+impl<R: SearchList> Virtual for ListState<R> {
     fn body(&mut self) -> &mut VirtualBody {
         &mut self.body
     }
 
     fn rows(&self) -> usize {
-        self.rows.len()
+        self.rows.listed()
     }
 
     fn draw(&mut self, force: bool) {
@@ -86,15 +53,15 @@ impl<R: ListRows> Virtual for ListState<R> {
             count,
         } = self;
         let min_view = Viewport::TABLE.row_height * 4.0;
-        if !body.draw(rows.len(), force, min_view, R::TEXTS.empty, |pos| {
-            rows.row(model, pos)
+        if !body.draw(rows.listed(), force, min_view, R::TEXTS.empty, |pos| {
+            rows.row_node(model, pos)
         }) {
             return;
         }
-        count.set_text_content(Some(&rows.count_text()));
+        count.set_text_content(Some(&rows.count_line()));
         if let Some(table) = body.tbody.parent_element() {
             attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
-            attr(&table, "data-rows", &rows.len().to_string());
+            attr(&table, "data-rows", &rows.listed().to_string());
         }
     }
 }
@@ -102,16 +69,13 @@ impl<R: ListRows> Virtual for ListState<R> {
 /// One searchable list and what keeps it alive.
 struct List<R> {
     state: Rc<RefCell<ListState<R>>>,
-    _pending: Rc<RefCell<Option<Timeout>>>,
     _listeners: Vec<EventListener>,
 }
 
-impl<R: ListRows + 'static> List<R> {
+impl<R: SearchList + 'static> List<R> {
     /// Appends the list's head (title, count, search box) and its virtualised table to `body`.
     fn new(body: &Element, model: Rc<OpenedModel>, make: impl FnOnce(&Model) -> R) -> List<R> {
-        let [head, frame] = list_nodes(&R::TEXTS);
-        let head = dom::render(&head);
-        let scroller = dom::render(&frame);
+        let [head, scroller] = list_nodes(&R::TEXTS).map(|n| dom::render(&n));
         append(body, &head);
         append(body, &scroller);
         let count = dom::find(&head, ".count");
@@ -129,28 +93,23 @@ impl<R: ListRows + 'static> List<R> {
             count,
         }));
         let mut listeners = virtual_listeners(&state);
-        let pending: Rc<RefCell<Option<Timeout>>> = Rc::new(RefCell::new(None));
-        let st = state.clone();
-        let input = search.clone();
-        let pending2 = pending.clone();
-        listeners.push(EventListener::new(&search, "input", move |_| {
-            let st = st.clone();
-            let input = input.clone();
-            *pending2.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
+        let (st, input) = (state.clone(), search.clone());
+        listeners.push(dom::debounced(
+            &search,
+            "input",
+            SEARCH_DELAY_MS,
+            move || {
                 let mut s = st.borrow_mut();
                 let m = s.model.clone();
                 let t0 = dom::now();
-                s.rows.set_query(&m, &input.value());
-                if let Some(table) = s.body.tbody.parent_element() {
-                    attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
-                }
+                s.rows.search(&m, &input.value());
+                attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
                 s.body.scroller.set_scroll_top(0);
                 s.draw(true);
-            }));
-        }));
+            },
+        ));
         List {
             state,
-            _pending: pending,
             _listeners: listeners,
         }
     }
@@ -171,13 +130,11 @@ pub struct TokenizerCard {
 impl TokenizerCard {
     /// Builds the card for `model` (whose tokenizer keys gave `info`).
     pub fn new(model: Rc<OpenedModel>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
-        let (card, body) = dom::card("Tokenizer", "tokenizer");
-        attr(&card, "data-testid", "tokenizer");
+        let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
+        c.body().children.extend(info_nodes(info));
+        let card = dom::render(&c);
+        let body = dom::find(&card, ".card-body");
         let mut listeners = Vec::new();
-
-        for n in info_nodes(info) {
-            append(&body, &dom::render(&n));
-        }
 
         // The token list, then the merges list (BPE vocabularies).
         let tokens = List::new(&body, model.clone(), TokenRows::new);
@@ -190,8 +147,7 @@ impl TokenizerCard {
             // The default first (shown, selected), then the named variants in file order.
             let templates: Rc<Vec<(String, String)>> =
                 Rc::new(templates_in_order(&info.chat_templates));
-            let [bar, view] = template_parts(&templates);
-            let (bar, view) = (dom::render(&bar), dom::render(&view));
+            let [bar, view] = template_parts(&templates).map(|n| dom::render(&n));
             append(&body, &bar);
             append(&body, &view);
             let select: HtmlSelectElement = dom::find(&bar, "select").unchecked_into();
@@ -213,21 +169,17 @@ impl TokenizerCard {
                     return;
                 };
                 let promise = write_clipboard(text);
-                let status = status.clone();
-                let c3 = c2.clone();
+                let (status, c3) = (status.clone(), c2.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     let said = match promise {
-                        Ok(p) => JsFuture::from(p).await,
+                        Ok(p) => JsFuture::from(p).await.map(drop),
                         Err(e) => Err(e),
                     };
-                    let said = match said {
-                        Ok(_) => "copied".to_string(),
-                        Err(e) => format!("not copied: {}", super::blob::js_error_text(&e)),
-                    };
-                    status.set_text_content(Some(&said));
+                    let said = said.map_err(|e| super::blob::js_error_text(&e));
+                    status.set_text_content(Some(&copy_status(&said)));
                     let s2 = status.clone();
                     // Clears the note after a while; dropped (cancelled) with the card.
-                    *c3.borrow_mut() = Some(Timeout::new(4000, move || {
+                    *c3.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {
                         s2.set_text_content(None);
                     }));
                 });
@@ -267,11 +219,8 @@ pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindge
 }
 
 fn draw_template(view: &Element, (name, text): &(String, String)) {
-    dom::clear(view);
     let lines = template_nodes(text);
     attr(view, "data-name", name);
     attr(view, "data-lines", &lines.len().to_string());
-    for n in &lines {
-        append(view, &dom::render(n));
-    }
+    dom::fill(view, &lines);
 }

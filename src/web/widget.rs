@@ -32,7 +32,9 @@ use super::report::{Layout, Need, Report};
 use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::source::http::totals;
-use crate::view::element::{frame, Attributes, DataState, StateLine, StateOut, TensorAction};
+use crate::view::element::{
+    frame, nothing_to_open, Attributes, DataState, StateLine, StateOut, TensorAction,
+};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
 use crate::view::report::LOADING_REST;
@@ -179,17 +181,7 @@ impl Widget {
         // the view stops.
         let fetcher = Rc::new(Fetcher::new_embedded(endpoint, None, Box::new(|| {})));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
-        let w = Rc::downgrade(st);
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = load::read_shared(fetcher, vec![file], progress).await;
-            if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
-                match result {
-                    Ok(opened) => st.show(opened, scan),
-                    Err(e) if e.is_lean() => ask_full(&st.host, None),
-                    Err(e) => st.fail(e.into()),
-                }
-            }
-        });
+        st.show_when_read(g, scan, load::read_shared(fetcher, vec![file], progress));
     }
 
     /// Shows local files given together (`files`: a `File`/`Blob`, named `name` or by its
@@ -202,26 +194,13 @@ impl Widget {
         st.generation.set(g);
         st.stop();
         let Some(files) = load::local_files(&files, name) else {
-            return st.fail(Failure::new(
-                "Nothing to open",
-                "open() takes a File or Blob, an array of them, or a FileList.",
-            ));
+            return st.fail(nothing_to_open());
         };
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
         st.show_status(&reading_status(&load::display_name(&names, true), None));
         st.set_state(DataState::Loading);
-        let w = Rc::downgrade(st);
         let scan = ScanInput::local(&files);
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = load::read_local(files, Rc::new(|_| {})).await;
-            if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
-                match result {
-                    Ok(opened) => st.show(opened, scan),
-                    Err(e) if e.is_lean() => ask_full(&st.host, None),
-                    Err(e) => st.fail(e.into()),
-                }
-            }
-        });
+        st.show_when_read(g, scan, load::read_local(files, Rc::new(|_| {})));
     }
 
     /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
@@ -291,11 +270,7 @@ fn ask_full(host: &Element, detail: Option<(&str, &str)>) {
     if let Some((k, v)) = detail {
         let _ = js_sys::Reflect::set(&d, &k.into(), &v.into());
     }
-    let init = web_sys::CustomEventInit::new();
-    init.set_detail(&d);
-    if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict("weightpeek-need-full", &init) {
-        let _ = host.dispatch_event(&e);
-    }
+    dom::dispatch(host, "weightpeek-need-full", &d, false);
 }
 
 impl Drop for Widget {
@@ -313,6 +288,28 @@ impl Drop for Widget {
 }
 
 impl State {
+    /// Shows what `reading` opens once read, unless a newer `src` or files (generation past
+    /// `g`) came meanwhile or the view went; what the lean module cannot read asks for the
+    /// full one.
+    fn show_when_read(
+        self: &Rc<Self>,
+        g: u64,
+        scan: ScanInput,
+        reading: impl std::future::Future<Output = Result<load::Opened, load::LoadError>> + 'static,
+    ) {
+        let w = Rc::downgrade(self);
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = reading.await;
+            if let Some(st) = w.upgrade().filter(|s| s.generation.get() == g) {
+                match result {
+                    Ok(opened) => st.show(opened, scan),
+                    Err(e) if e.is_lean() => ask_full(&st.host, None),
+                    Err(e) => st.fail(e.into()),
+                }
+            }
+        });
+    }
+
     /// Cancels the opening (and its previews) and forgets the view.
     fn stop(&self) {
         self.attrs.borrow_mut().stopped();
@@ -344,13 +341,7 @@ impl State {
             StateOut::Keep => return,
         };
         attr(&self.host, "data-state", state);
-        let init = web_sys::CustomEventInit::new();
-        init.set_bubbles(true);
-        init.set_composed(true);
-        init.set_detail(&state.into());
-        if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict("weightpeek-state", &init) {
-            let _ = self.host.dispatch_event(&e);
-        }
+        dom::dispatch(&self.host, "weightpeek-state", &state.into(), true);
     }
 
     fn show_status(&self, text: &str) {

@@ -103,7 +103,10 @@ function typeTooltip(t) {
   return `${t.name}: ${n(t.block_size, 'weight', 'weights')} per block, ${n(t.type_size, 'byte', 'bytes')} per block, ${(t.type_size * 8) / t.block_size} bits per weight`;
 }
 
-/** aria-rowindex (and data-id / data-rank) of the focused element, and whether it lies whole inside its scroller. */
+/**
+ * aria-rowindex (and data-id / data-rank) of the focused element, whether it lies whole inside
+ * its scroller, and whether it lies whole inside the window (the page scrolled to it).
+ */
 async function focused(page) {
   return page.evaluate(() => {
     const el = document.activeElement;
@@ -116,6 +119,8 @@ async function focused(page) {
       id: el?.dataset?.id ?? el?.dataset?.rank ?? null,
       tabindex: el?.getAttribute('tabindex') ?? null,
       shown: !!(r && b && head && r.top >= head.bottom - 1 && r.bottom <= b.bottom + 1),
+      inWindow: !!(r && r.top >= -1 && r.bottom <= window.innerHeight + 1),
+      pageY: window.scrollY,
     };
   });
 }
@@ -339,16 +344,24 @@ describe('tokenizer, memory and export cards', { timeout: 10 * 60_000 }, () => {
       assert.equal(f.tabindex, '0');
       assert.ok(f.shown, 'the focused row is in view');
       await shot(page.locator('.tensor-scroll'), 'tensor-row-focus');
+      // The page at its top, the table reaching below the window: End scrolls the page too,
+      // so that the last row is seen (it was left below the window's bottom).
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const below = await page.$eval('.tensor-scroll', (el) => el.getBoundingClientRect().bottom > window.innerHeight);
+      assert.ok(below, 'the table reaches below the window (the case the page must scroll for)');
       f = await press(page, 'End');
       assert.equal(f.rowindex, String(ref.tensor_count + 1), 'End: the last row');
       assert.ok(f.shown, 'the last row is in view');
+      assert.ok(f.inWindow, `the last row is in the window (page scrolled to ${f.pageY} px)`);
       f = await press(page, 'ArrowUp');
       assert.equal(f.rowindex, String(ref.tensor_count), 'ArrowUp from the last row');
       f = await press(page, 'Home');
       assert.equal(f.rowindex, '2', 'Home: the first row');
       assert.ok(f.shown);
+      await page.evaluate(() => window.scrollTo(0, 0));
       f = await press(page, 'PageDown');
       assert.ok(Number(f.rowindex) > 10 && f.shown, `PageDown moves a screenful (${f.rowindex})`);
+      assert.ok(f.inWindow, 'PageDown: the row is in the window');
       f = await press(page, 'ArrowDown');
       const name = await page.evaluate(() => document.activeElement.querySelector('td.col-name').textContent);
       await page.keyboard.press('Enter');

@@ -613,9 +613,21 @@ pub fn has_token_list(m: &Model) -> bool {
     array(m, "tokenizer.ggml.tokens").is_some_and(|a| a.elem == ValueType::String)
 }
 
+/// The note beside the copy button once the clipboard answered (`Err`: the browser's reason).
+pub fn copy_status(copied: &Result<(), String>) -> String {
+    match copied {
+        Ok(()) => "copied".into(),
+        Err(e) => format!("not copied: {e}"),
+    }
+}
+
+/// Milliseconds the copy note stays before it is cleared.
+pub const COPY_NOTE_MS: u32 = 4000;
+
 mod nodes;
 pub use nodes::{
-    info_nodes, list_nodes, template_nodes, template_parts, ListTexts, MERGE_LIST, TOKEN_LIST,
+    info_nodes, list_nodes, template_nodes, template_parts, ListTexts, SearchList, MERGE_LIST,
+    TOKEN_LIST,
 };
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! text (already escaped by the rows).
 
 use super::{
-    fact_rows, special_rows, template_label, template_lines, MergeRow, TokenRow, MERGE_SEARCH_HINT,
-    SEARCH_HINT,
+    fact_rows, special_rows, template_label, template_lines, MergeRow, MergeRows, TokenRow,
+    TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
 };
+use crate::format::Model;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::node::{self, Node};
 use crate::view::virtual_body;
@@ -177,6 +178,43 @@ pub fn info_nodes(info: &TokenizerInfo) -> Vec<Node> {
     out
 }
 
+/// A searchable list of the card (the token list, the merges list) as its virtualised table
+/// draws it: its texts, the rows listed now, their count line, the search, and one row.
+pub trait SearchList {
+    /// Its texts and columns.
+    const TEXTS: ListTexts;
+    /// Rows listed now (those matching the search).
+    fn listed(&self) -> usize;
+    /// The count line over the list (`262,144 tokens`, `3 of 262,144 tokens`).
+    fn count_line(&self) -> String;
+    /// Lists the rows matching `q` in model `m`.
+    fn search(&mut self, m: &Model, q: &str);
+    /// The row at list position `pos`, decoded now (the body adds its place and tabindex).
+    fn row_node(&self, m: &Model, pos: usize) -> Option<Node>;
+}
+
+macro_rules! search_list {
+    ($rows:ident, $texts:ident) => {
+        impl SearchList for $rows {
+            const TEXTS: ListTexts = $texts;
+            fn listed(&self) -> usize {
+                self.len()
+            }
+            fn count_line(&self) -> String {
+                self.count_text()
+            }
+            fn search(&mut self, m: &Model, q: &str) {
+                self.set_query(m, q);
+            }
+            fn row_node(&self, m: &Model, pos: usize) -> Option<Node> {
+                self.row(m, pos).map(|r| r.node())
+            }
+        }
+    };
+}
+search_list!(TokenRows, TOKEN_LIST);
+search_list!(MergeRows, MERGE_LIST);
+
 impl TokenRow {
     /// The token list's row (`data-id`; the text and type also as tooltips, for cut cells).
     pub fn node(&self) -> Node {
@@ -253,9 +291,20 @@ mod tests {
             assert_eq!(rows[0].children[2].text, Some(specials[0].text.clone()));
         }
 
-        let tokens = TokenRows::new(&m);
+        let mut tokens = TokenRows::new(&m);
         let row = tokens.row(&m, 0).unwrap();
         let tr = row.node();
+        // The list as the card draws it: the same rows, texts and search.
+        assert_eq!(
+            (tokens.listed(), tokens.count_line()),
+            (tokens.len(), tokens.count_text())
+        );
+        assert_eq!(tokens.row_node(&m, 0), Some(tr.clone()));
+        assert_eq!(<TokenRows as SearchList>::TEXTS, TOKEN_LIST);
+        assert_eq!(<MergeRows as SearchList>::TEXTS, MERGE_LIST);
+        tokens.search(&m, &row.text);
+        assert!(tokens.listed() >= 1 && (tokens.listed() as u64) < tokens.vocab());
+        assert_eq!(tokens.row(&m, 0).unwrap().text, row.text);
         assert_eq!(tr.get_attr("data-id"), Some(row.id.to_string().as_str()));
         let classes: Vec<_> = tr.children.iter().map(|c| c.class.as_str()).collect();
         assert_eq!(

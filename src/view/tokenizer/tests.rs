@@ -359,3 +359,13 @@ fn merge_rows_decode_search_and_count() {
     assert_eq!((none.total(), none.len()), (0, 0));
     assert!(none.row(&v, 0).is_none());
 }
+
+#[test]
+fn the_copy_note_says_whether_it_copied() {
+    assert_eq!(copy_status(&Ok(())), "copied");
+    let denied = Err("NotAllowedError: Write permission denied.".to_string());
+    assert_eq!(
+        copy_status(&denied),
+        "not copied: NotAllowedError: Write permission denied."
+    );
+}
