@@ -56,6 +56,7 @@ pub mod facts;
 pub mod fit;
 pub mod fit_card;
 pub mod histogram;
+pub mod js;
 pub mod layer_grid;
 pub mod memory;
 pub mod metadata;

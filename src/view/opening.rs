@@ -12,8 +12,8 @@ use crate::remote::hub::{parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
 use crate::text;
-use crate::view::api::{is_object, text_of, truthy, JsData, JsKind};
 use crate::view::errors::{http_failure, open_failure, Audience, Failure};
+use crate::view::js::{is_object, text_of, truthy, JsData, JsKind};
 use crate::view::report::Carried;
 
 /// Why a model could not be opened: left to the full web module (the lean module only), or

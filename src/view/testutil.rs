@@ -87,7 +87,7 @@ pub fn tiny_llama() -> Vec<u8> {
     )
 }
 
-use crate::view::api::{JsData, JsKind};
+use crate::view::js::{JsData, JsKind};
 
 /// JSON standing in for JavaScript values; `{"fn": …}` is a function, `{"nan": …}` NaN.
 pub(crate) struct Js(pub serde_json::Value);

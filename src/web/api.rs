@@ -20,9 +20,10 @@ use super::load::{self, Opened};
 use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{Job, WindowValues};
 use crate::summary;
-use crate::view::api::{self as calls, spec_of, window_failure, JsData, JsKind};
+use crate::view::api::{self as calls, window_failure};
 use crate::view::errors::{self, Failure, Front};
 use crate::view::export;
+use crate::view::js::{is_object, spec_of, urls_of, JsData, JsKind};
 use crate::view::spec::WindowSpec;
 
 /// The options of one call.
@@ -35,7 +36,7 @@ pub(super) struct Options {
 
 pub(super) fn options(o: &JsValue) -> Options {
     let t = calls::text_options(o);
-    let signal = calls::is_object(o).then(|| o.get("signal").dyn_into::<AbortSignal>().ok());
+    let signal = is_object(o).then(|| o.get("signal").dyn_into::<AbortSignal>().ok());
     Options {
         endpoint: t.endpoint,
         token: t.token,
@@ -69,7 +70,7 @@ pub(super) type Open = (Opened, Option<EventListener>);
 /// strings read as one model, or local files (a `File`/`Blob`, an array of them, a
 /// `FileList`; given together they open as one model when they form a set).
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
-    let Some(urls) = calls::urls_of(source) else {
+    let Some(urls) = urls_of(source) else {
         let files = load::local_files(source, o.name.clone()).ok_or_else(calls::not_a_source)?;
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
@@ -124,7 +125,7 @@ pub(super) async fn open_checked(source: &JsValue, o: &Options) -> Result<Open, 
     result.map_err(js_error)
 }
 
-/// A JavaScript value as [`calls::plain`] walks it.
+/// A JavaScript value as [`crate::view::js::plain`] walks it.
 impl JsData for JsValue {
     fn kind(&self) -> JsKind {
         if self.is_undefined() || self.is_null() {

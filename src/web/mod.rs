@@ -62,10 +62,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
 
-use crate::view::api::JsData;
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
+use crate::view::js::JsData;
 use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen, SAMPLE_STATUS};
 use crate::view::report::Carried;
 use blob::js_error_text;

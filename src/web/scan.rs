@@ -41,7 +41,7 @@ pub async fn run(
     on_tensor: Function,
 ) -> Result<js_sys::Array, JsValue> {
     let o = api::options(&opts);
-    let remote = crate::view::api::urls_of(&source).is_some();
+    let remote = crate::view::js::urls_of(&source).is_some();
     let (opened, _abort) = api::open_checked(&source, &o).await?;
     let model = &opened.model;
     let shares = shares.max(1);
