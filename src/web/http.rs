@@ -104,13 +104,17 @@ impl Fetcher {
     /// A fetcher of the same session with no progress display (the previews of a model),
     /// cancelled when this one is.
     pub fn child(&self) -> Rc<Fetcher> {
-        self.child_telling(Box::new(|| {}))
+        let session = self.session.child();
+        Rc::new(Fetcher {
+            session,
+            front: self.front,
+        })
     }
 
-    /// As [`Fetcher::child`], telling `on_progress` of each request started and chunk
-    /// received (the page's progress line counts its previews' reads).
-    pub fn child_telling(&self, on_progress: Box<dyn Fn()>) -> Rc<Fetcher> {
-        let session = self.session.child_telling(on_progress);
+    /// As [`Fetcher::child`], telling this fetcher's progress display of each request
+    /// started and chunk received ([`Session::child_with_progress`]).
+    pub fn child_with_progress(&self) -> Rc<Fetcher> {
+        let session = self.session.child_with_progress();
         Rc::new(Fetcher {
             session,
             front: self.front,

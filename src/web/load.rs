@@ -457,11 +457,7 @@ fn preview_source(
     counted: Option<(Counters, Vec<String>)>,
 ) -> SourceFactory {
     let fetcher = match &counted {
-        Some(_) => {
-            // Held by the previews' reader: the opening's fetcher is dropped once it is read.
-            let parent = opening.clone();
-            opening.child_telling(Box::new(move || (parent.on_progress)()))
-        }
+        Some(_) => opening.child_with_progress(),
         None => opening.child(),
     };
     Rc::new(move |part| {

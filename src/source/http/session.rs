@@ -15,8 +15,9 @@ pub struct Session {
     pub endpoint: String,
     /// The access token, if one was entered.
     pub token: Option<String>,
-    /// Called after every request start and every received chunk (progress display).
-    pub on_progress: Box<dyn Fn()>,
+    /// Called after every request start and every received chunk (progress display); shared
+    /// with the children that tell the same display ([`Session::child_with_progress`]).
+    pub on_progress: Rc<dyn Fn()>,
     /// The read timeout in milliseconds ([`super::READ_TIMEOUT_MS`], or a page's test hook).
     pub timeout_ms: u32,
     /// Aborts the requests in flight and the child sessions, and tells who asked.
@@ -34,7 +35,7 @@ impl Session {
         Session {
             endpoint,
             token,
-            on_progress,
+            on_progress: Rc::from(on_progress),
             timeout_ms,
             stop: Rc::default(),
         }
@@ -43,18 +44,24 @@ impl Session {
     /// A session with the same endpoint, token and timeout and no progress display (the
     /// previews of a model), cancelled when this one is.
     pub fn child(&self) -> Session {
-        self.child_telling(Box::new(|| {}))
+        self.child_of(Rc::new(|| {}))
     }
 
-    /// As [`Session::child`], telling `on_progress` of each request started and chunk
-    /// received (the page's progress line counts its previews' reads).
-    pub fn child_telling(&self, on_progress: Box<dyn Fn()>) -> Session {
-        let c = Session::new(
-            self.endpoint.clone(),
-            self.token.clone(),
+    /// As [`Session::child`], telling this session's progress display of each request
+    /// started and chunk received (the page's progress line counts its previews' reads). The
+    /// display outlives this session when the child does.
+    pub fn child_with_progress(&self) -> Session {
+        self.child_of(self.on_progress.clone())
+    }
+
+    fn child_of(&self, on_progress: Rc<dyn Fn()>) -> Session {
+        let c = Session {
+            endpoint: self.endpoint.clone(),
+            token: self.token.clone(),
             on_progress,
-            self.timeout_ms,
-        );
+            timeout_ms: self.timeout_ms,
+            stop: Rc::default(),
+        };
         self.stop.hold(&c.stop);
         c
     }
@@ -268,6 +275,26 @@ mod tests {
         let late = Rc::new(Flag(Cell::new(0)));
         assert_eq!(child.hold(&late), Err(Problem::Cancelled));
         assert_eq!(late.0.get(), 0);
+    }
+
+    #[test]
+    fn a_child_with_progress_tells_the_display_after_its_parent_is_gone() {
+        let told = Rc::new(Cell::new(0u32));
+        let t = told.clone();
+        let s = Session::new(
+            "https://huggingface.co".into(),
+            None,
+            Box::new(move || t.set(t.get() + 1)),
+            3000,
+        );
+        let quiet = s.child();
+        let previews = s.child_with_progress();
+        (quiet.on_progress)();
+        assert_eq!(told.get(), 0);
+        drop(s);
+        (previews.on_progress)();
+        (previews.on_progress)();
+        assert_eq!(told.get(), 2);
     }
 
     #[test]
