@@ -67,21 +67,20 @@ pub struct Progress {
 
 /// The progress display for `counters` (file name, its counter: the header's requests and
 /// bytes, then the previews' Range reads of the same file), in the order files were first
-/// asked for. `header_requests`: the requests the header took, once it was read (`None`
-/// while reading, and for a listing). A header read with no request (handed over by the
-/// page's lean start) says [`NOTHING_DOWNLOADED`] until a preview reads something, then
-/// counts the previews' reads after it. Totals saturate.
-pub fn progress(counters: &[(String, Rc<Counter>)], header_requests: Option<u32>) -> Progress {
+/// asked for. `handed_over`: the header was read without a request (handed over by the
+/// page's lean start): the line says [`NOTHING_DOWNLOADED`] until a preview reads something,
+/// then counts the previews' reads after it. Totals saturate.
+pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Progress {
     let (requests, bytes) = totals(counters);
     let counted = format!(
         "{requests} request{} · {} received",
         if requests == 1 { "" } else { "s" },
         text::bytes(bytes)
     );
-    let line = match (header_requests, requests) {
-        (Some(0), 0) => NOTHING_DOWNLOADED.to_string(),
-        (Some(0), _) => format!("{HANDED_OVER}; previews since: {counted}"),
-        _ => counted,
+    let line = match (handed_over, requests) {
+        (true, 0) => NOTHING_DOWNLOADED.to_string(),
+        (true, _) => format!("{HANDED_OVER}; previews since: {counted}"),
+        (false, _) => counted,
     };
     let mut children = vec![node::text("span", "progress-total", &line)];
     if counters.len() > 1 {
@@ -259,7 +258,7 @@ mod tests {
 
     #[test]
     fn progress_shows_totals_and_each_file_of_a_set() {
-        let one = progress(&[("listing".into(), counter(1, 2048))], None);
+        let one = progress(&[("listing".into(), counter(1, 2048))], false);
         assert_eq!(
             one.attrs,
             [
@@ -274,7 +273,7 @@ mod tests {
             format!("1 request · {} received", text::bytes(2048))
         );
         assert_eq!(
-            progress(&[], None).children[0].text_content(),
+            progress(&[], false).children[0].text_content(),
             format!("0 requests · {} received", text::bytes(0))
         );
         let two = progress(
@@ -282,7 +281,7 @@ mod tests {
                 ("sub/a.gguf".into(), counter(2, 100)),
                 ("b.gguf".into(), counter(u32::MAX, u64::MAX)),
             ],
-            Some(3),
+            false,
         );
         // Totals saturate.
         assert_eq!(two.attrs[0].1, u32::MAX.to_string());
@@ -307,13 +306,13 @@ mod tests {
     fn progress_counts_the_previews_reads() {
         let c = counter(0, 0);
         let files = [("m.gguf".to_string(), c.clone())];
-        let handed = progress(&files, Some(0));
+        let handed = progress(&files, true);
         assert_eq!(handed.children[0].text_content(), NOTHING_DOWNLOADED);
         assert_eq!(handed.attrs[0], ("data-requests", "0".to_string()));
         // Two previews' Range reads of 64 KiB and 4 KiB.
         c.requests.set(2);
         c.bytes.set(68 << 10);
-        let after = progress(&files, Some(0));
+        let after = progress(&files, true);
         assert_eq!(
             after.children[0].text_content(),
             "Header read while the page loaded; previews since: 2 requests · 68.0 KiB received"
@@ -327,7 +326,7 @@ mod tests {
         );
         // A header of 1 request and 2 MiB, then one preview of 1 KiB.
         let c = counter(2, (2 << 20) + 1024);
-        let read = progress(&[("m.gguf".to_string(), c)], Some(1));
+        let read = progress(&[("m.gguf".to_string(), c)], false);
         assert_eq!(
             read.children[0].text_content(),
             format!("2 requests · {} received", text::bytes((2 << 20) + 1024))

@@ -38,9 +38,9 @@ thread_local! {
     static REPO_FIT: RefCell<Option<Rc<super::fit::RepoFit>>> = const { RefCell::new(None) };
     /// The `tensor=` of the link the page was opened with, until its model is shown.
     static PENDING_TENSOR: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// The opening the progress line shows: its counters, and the requests its header took
-    /// once read (its previews' reads come after them).
-    static SHOWN: RefCell<Option<(Counters, Option<u32>)>> = const { RefCell::new(None) };
+    /// The opening the progress line shows: its counters, and whether its header was read
+    /// without a request (handed over by the page's lean start; previews read after it).
+    static SHOWN: RefCell<Option<(Counters, bool)>> = const { RefCell::new(None) };
 }
 
 fn input(id: &str) -> HtmlInputElement {
@@ -209,7 +209,7 @@ fn open_text(app: Rc<App>, text: String) {
 /// A fetcher for one opening, registered for the cancel button; its progress redraws from
 /// `counters`.
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
-    SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), None)));
+    SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), false)));
     let redraw = Box::new(move || draw_progress(&counters));
     let f = Rc::new(Fetcher::new(endpoint(), token(), redraw));
     CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
@@ -224,11 +224,11 @@ fn draw_progress(counters: &Counters) {
         Some((c, header)) if Rc::ptr_eq(c, counters) => Some(*header),
         _ => None,
     });
-    let Some(header_requests) = shown else {
+    let Some(handed_over) = shown else {
         return;
     };
     let el = progress_el();
-    let p = words::progress(&counters.borrow(), header_requests);
+    let p = words::progress(&counters.borrow(), handed_over);
     for (name, value) in &p.attrs {
         attr(&el, name, value);
     }
@@ -323,14 +323,14 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
         return;
     }
     finish_busy();
-    // The header's requests (none when the page's lean start handed it over, www/page.js);
-    // the previews' reads are counted after them.
+    // No request for the header: the page's lean start handed it over (www/page.js); the
+    // previews' reads are counted after it.
     if result.is_ok() {
-        let header = totals(&counters.borrow()).0;
+        let handed_over = totals(&counters.borrow()).0 == 0;
         SHOWN.with(|s| {
             if let Some((c, h)) = &mut *s.borrow_mut() {
                 if Rc::ptr_eq(c, &counters) {
-                    *h = Some(header);
+                    *h = handed_over;
                 }
             }
         });

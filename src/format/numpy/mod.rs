@@ -277,7 +277,7 @@ pub fn dtype_words(descr: &str) -> String {
     if descr.starts_with('[') {
         return "a structured dtype (its fields interleaved in each element)".into();
     }
-    let code = descr.trim_start_matches(['<', '>', '|', '=']);
+    let code = type_code(descr);
     let n = || code.get(1..).unwrap_or("");
     match code.chars().next() {
         Some('O') => "Python objects, pickled after the header".into(),
@@ -300,11 +300,19 @@ pub fn holds_numbers(dtype: &DType) -> bool {
     match dtype {
         DType::StUnknown(s) => {
             let descr = s.strip_suffix(" (big-endian)").unwrap_or(s);
-            let code = descr.trim_start_matches(['<', '>', '|', '=']);
-            matches!(code.chars().next(), Some('b' | 'i' | 'u' | 'f' | 'c'))
+            matches!(
+                type_code(descr).chars().next(),
+                Some('b' | 'i' | 'u' | 'f' | 'c')
+            )
         }
         DType::St(_) | DType::Ggml(_) => true,
     }
+}
+
+/// A simple descr without its byte-order mark (`<f4` → `f4`): numpy's kind character, then the
+/// item size. A structured descr (`[(…)]`) is returned as it is.
+fn type_code(descr: &str) -> &str {
+    descr.trim_start_matches(['<', '>', '|', '='])
 }
 
 /// The dtype of a descr (`<f4`, `|b1`, `<c8`), and whether it is big-endian. Unknown and
