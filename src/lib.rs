@@ -7,7 +7,8 @@
 //! - [`text`]: text and number formatting, and the escaping of file-derived text (lowest layer
 //!   after `format`: every output uses it).
 //! - [`source`]: the header-only driver loop over any [`source::ByteSource`] (Blob, file, HTTP
-//!   Range), its typed errors, the HTTP Range rules, and the native file and HTTP(S) sources.
+//!   Range), its typed errors, the HTTP Range rules, and the sources: a file and HTTP(S) with
+//!   `ureq` natively, a `Blob` and HTTP(S) with `fetch` in the web build.
 //! - [`open`]: opening a model: what the given files are, one file or a set, read through the
 //!   one driver, merged, with what is missing or does not belong ([`open::SetInfo`], [`open::OpenedModel`]).
 //! - [`remote`]: what a pasted URL or repo id points at; grouping a repo's files into models.

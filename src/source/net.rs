@@ -1,5 +1,5 @@
 //! Remote files over HTTP(S) for the native CLI: the same Range rules as the browser's source
-//! (`web/http.rs`), with a blocking client (ureq, rustls). Each read is one ranged GET; the
+//! (`source::fetch`), with a blocking client (ureq, rustls). Each read is one ranged GET; the
 //! first answer's `Content-Range` gives the file size, its final URL (after redirects) is
 //! where later reads go, and the access token goes only to the Hub endpoint's exact origin
 //! ([`token_allowed`](super::http::token_allowed); ureq drops `Authorization` on every redirect, so a CDN never sees it).
@@ -20,13 +20,9 @@ use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
     get_all, request_headers, unanswered, Next, Problem, RangeFile, Reader, Transport, Watchdog,
-    MAX_WHOLE_FILE, READ_TIMEOUT_MS,
+    Wording, Words, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{block_on_ready, SourceError};
-
-/// A problem reading a URL in words, `headline: details`: (problem, url, the Hub endpoint,
-/// whether a token was set).
-pub type Words = fn(&Problem, &str, &str, bool) -> String;
 
 /// Settings shared by every request of one run: the Hub endpoint (the only origin that gets
 /// the token), the token, and counters of requests made and body bytes received.
@@ -74,7 +70,8 @@ impl Client {
 
     /// `problem` reading `url`, as one sentence (headline: likely cause and remedy).
     pub fn describe(&self, problem: &Problem, url: &str) -> String {
-        (self.words)(problem, url, &self.endpoint, self.token.is_some())
+        self.words
+            .words(problem, url, &self.endpoint, self.token.is_some())
     }
 
     fn error(&self, problem: Problem, url: &str) -> SourceError {

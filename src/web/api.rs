@@ -75,10 +75,11 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
     let given = calls::given(&urls, &o.endpoint, load::resolve_url)?;
-    let fetcher = Rc::new(Fetcher::new_embedded(
+    let fetcher = Rc::new(Fetcher::new(
         o.endpoint.clone(),
         o.token.clone(),
         Box::new(|| {}),
+        Front::Api,
     ));
     // Aborting the signal cancels every request of the opening and of its preview reads.
     let abort = o.signal.as_ref().map(|s| {

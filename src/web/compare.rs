@@ -19,7 +19,7 @@ use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
 use crate::view::compare::{self as vm, CompareView, Row};
-use crate::view::errors::Failure;
+use crate::view::errors::{Failure, Front};
 use crate::view::facts;
 
 thread_local! {
@@ -137,7 +137,12 @@ fn compare_url(app: &Rc<App>, text: String) {
     };
     let Some(run) = begin(app) else { return };
     status(&vm::reading_text(&text), Some("loading"));
-    let fetcher = Rc::new(Fetcher::new(ep, super::remote::token(), Box::new(|| {})));
+    let fetcher = Rc::new(Fetcher::new(
+        ep,
+        super::remote::token(),
+        Box::new(|| {}),
+        Front::Page,
+    ));
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {

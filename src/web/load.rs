@@ -19,12 +19,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, File, FileList};
 
-use super::blob::{js_error_text, BlobSource};
 use super::http::{Fetcher, HttpSource, Location};
 use crate::open::keyed::{Key, Watch, Watchers};
 use crate::open::read::{open, OpenError, Opener, Options};
 use crate::open::urls::Urls;
 use crate::open::OpenedModel;
+use crate::source::blob::{js_error_text, BlobSource};
 use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
 use crate::source::http::{counter_of, totals, Problem};
 use crate::source::{whole_within, ReadPolicy, ReadStats, SourceError};
@@ -247,7 +247,11 @@ impl RemoteFiles {
 
     /// A problem reading `url` as a source error, worded as the fetcher words it.
     fn error(&self, problem: Problem, url: &str) -> SourceError {
-        whole_file_error(problem, url, &self.fetcher.audience())
+        whole_file_error(
+            problem,
+            url,
+            &Audience::of(self.fetcher.whose, &self.fetcher),
+        )
     }
 }
 
@@ -341,9 +345,14 @@ async fn read_header(
 ) -> Result<Header, LoadError> {
     let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    let mut o = open(&opener, &names, options())
-        .await
-        .map_err(|e| LoadError::of(&e, fetcher.is_cancelled(), &names, &fetcher.audience()))?;
+    let mut o = open(&opener, &names, options()).await.map_err(|e| {
+        LoadError::of(
+            &e,
+            fetcher.is_cancelled(),
+            &names,
+            &Audience::of(fetcher.whose, fetcher),
+        )
+    })?;
     let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
     let no_range: Vec<bool> = located.iter().map(|at| at.no_range).collect();
     warn_no_range(&mut o.model, &o.name, &no_range);
@@ -397,10 +406,11 @@ pub async fn read_shared(
         r.join(key, move || {
             let watchers = Rc::new(Watchers::new(Counters::default()));
             let w = watchers.clone();
-            let fetcher = Rc::new(Fetcher::new_embedded(
+            let fetcher = Rc::new(Fetcher::new(
                 endpoint,
                 token,
                 Box::new(move || w.notify()),
+                Front::Api,
             ));
             let (f, c) = (fetcher.clone(), watchers.state.clone());
             crate::open::shared::Start {
@@ -424,7 +434,12 @@ pub async fn read_shared(
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
             let e = OpenError::Cancelled;
-            return Err(LoadError::of(&e, true, &names, &own.audience()));
+            return Err(LoadError::of(
+                &e,
+                true,
+                &names,
+                &Audience::of(own.whose, &own),
+            ));
         }
     };
     drop(on_progress);
@@ -472,7 +487,7 @@ fn preview_source(
             Ok(src) => Box::new(src),
             Err(p) => unreadable(
                 l.size,
-                &http_failure(&p, &l.url, &fetcher.audience()).details,
+                &http_failure(&p, &l.url, &Audience::of(fetcher.whose, &fetcher)).details,
             ),
         }
     })

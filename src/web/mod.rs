@@ -25,13 +25,12 @@
 
 mod address;
 pub mod api;
-mod blob;
+use crate::source::blob;
 mod checks;
 mod compare;
 mod dom;
 mod edit;
 mod export;
-mod fetch_io;
 mod fit;
 pub mod handover;
 mod histogram;

@@ -26,7 +26,7 @@ use crate::open::recognise::file_name;
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
 use crate::remote::shards::Entry;
 use crate::source::http::{totals, MAX_WHOLE_FILE};
-use crate::view::errors::{self, Failure};
+use crate::view::errors::{self, Audience, Failure, Front};
 use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
 
 thread_local! {
@@ -211,7 +211,7 @@ fn open_text(app: Rc<App>, text: String) {
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
     SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), false)));
     let redraw = Box::new(move || draw_progress(&counters));
-    let f = Rc::new(Fetcher::new(endpoint(), token(), redraw));
+    let f = Rc::new(Fetcher::new(endpoint(), token(), redraw, Front::Page));
     CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
     set_busy(true);
     f
@@ -260,7 +260,11 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     finish_busy();
     let entries = match result {
         Ok(bytes) => words::listing_entries(&bytes, &repo.id),
-        Err(p) => Err(errors::http_failure(&p, &url, &fetcher.audience())),
+        Err(p) => Err(errors::http_failure(
+            &p,
+            &url,
+            &Audience::of(fetcher.whose, &fetcher),
+        )),
     };
     let entries = match entries {
         Ok(entries) => entries,

@@ -1,4 +1,4 @@
-//! The HTTP Range core both remote sources use (the browser's `fetch` source in `web/http.rs`
+//! The HTTP Range core both remote sources use (the browser's `fetch` source in `super::fetch`
 //! and the native one in [`super::net`]), without I/O and tested natively: the reader's
 //! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
 //! CDN URL), the order of every request and read over any transport ([`driver`]: retries,
@@ -16,6 +16,26 @@ pub use body::{accept, content_length, Body, Forward};
 pub use driver::{get_all, no_answer, Chunk, Next, Reader, Transport};
 pub use reader::{FirstAnswer, FirstBody, Location, Plan, RangeFile};
 pub use session::{counter_of, totals, Abort, Cancel, Counter, Counters, Session};
+
+/// Who reads a remote source's failures, and so in which words a [`Problem`] is told: the
+/// source layer says what went wrong, the view layer (`view::errors::Front`) says it for the
+/// page, the element and API, or the CLI. A transport keeps its opening's `Wording` and words
+/// every [`crate::source::SourceError::Http`] with it.
+pub trait Wording: Copy + 'static {
+    /// `problem` reading `url` in words, one line (`headline: details`); `hub`: the Hub
+    /// endpoint (the only origin that gets the token); `has_token`: whether a token was set.
+    fn words(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String;
+}
+
+/// Words as a plain function: (problem, url, the Hub endpoint, whether a token was set) to
+/// `headline: details` (the CLI's reader is given `view::errors::cli_words`).
+pub type Words = fn(&Problem, &str, &str, bool) -> String;
+
+impl Wording for Words {
+    fn words(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+        self(problem, url, hub, has_token)
+    }
+}
 
 /// Most bytes read from a server that ignores Range before giving up: the same cap as for any
 /// header ([`crate::source::MAX_HEADER_BYTES`]); the stream is cancelled as soon as the

@@ -21,7 +21,7 @@ use std::fmt;
 use crate::format::{Error, ErrorKind};
 use crate::open::read::OpenError;
 use crate::open::recognise::file_name;
-use crate::source::http::Problem;
+use crate::source::http::{Problem, Session, Wording};
 use crate::source::SourceError;
 use crate::text;
 
@@ -108,6 +108,33 @@ pub struct Audience<'a> {
     pub hub: &'a str,
     /// Whether an access token was set.
     pub has_token: bool,
+}
+
+impl<'a> Audience<'a> {
+    /// `front` reading the failures of `session`'s requests: its Hub endpoint, its token.
+    pub fn of(front: Front, session: &'a Session) -> Audience<'a> {
+        Audience {
+            front,
+            hub: &session.endpoint,
+            has_token: session.token.is_some(),
+        }
+    }
+}
+
+/// A remote source's failures read by this front end ([`crate::source::http::Wording`]): one
+/// line, `headline: details`, as [`http_failure`] words them ([`cli_words`] for the CLI).
+impl Wording for Front {
+    fn words(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+        let to = Audience {
+            front: self,
+            hub,
+            has_token,
+        };
+        match self {
+            Front::Cli => cli_words(problem, url, hub, has_token),
+            Front::Page | Front::Api => http_failure(problem, url, &to).joined(),
+        }
+    }
 }
 
 /// `problem` reading `url`, worded for `to`: the page names its Settings box and repository
@@ -545,6 +572,50 @@ mod tests {
         assert_eq!(
             f,
             Failure::new("None of the files of the set could be read", "a.gguf: gone")
+        );
+    }
+
+    #[test]
+    fn a_remote_source_words_its_failures_for_its_front_end() {
+        use crate::source::http::Session;
+        let session = Session::new(HUB.into(), Some("t".into()), Box::new(|| {}), 3000);
+        let to = Audience::of(Front::Api, &session);
+        assert_eq!(
+            to,
+            Audience {
+                front: Front::Api,
+                hub: HUB,
+                has_token: true
+            }
+        );
+        let refused = Problem::Status(401);
+        assert_eq!(
+            Front::Page.words(&refused, URL, HUB, false),
+            format!(
+                "Access refused (HTTP 401) for {URL}: The repository is probably gated or \
+                 private: accept its licence on the Hub, create an access token with read \
+                 access, and enter it under Settings. The token is sent only to \
+                 https://huggingface.co."
+            )
+        );
+        // The element and the API name no Settings box; the CLI its own line.
+        let api = Front::Api.words(&refused, URL, HUB, false);
+        assert_eq!(
+            api,
+            http_failure(
+                &refused,
+                URL,
+                &Audience {
+                    has_token: false,
+                    ..to
+                }
+            )
+            .joined()
+        );
+        assert!(!api.contains("Settings"), "{api}");
+        assert_eq!(
+            Front::Cli.words(&refused, URL, HUB, true),
+            cli_words(&refused, URL, HUB, true)
         );
     }
 }

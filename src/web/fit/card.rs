@@ -24,7 +24,7 @@ pub(super) fn wire_copy(
             };
             let said = match said {
                 Ok(_) => "copied".to_string(),
-                Err(e) => format!("not copied: {}", crate::web::blob::js_error_text(&e)),
+                Err(e) => format!("not copied: {}", crate::source::blob::js_error_text(&e)),
             };
             status.set_text_content(Some(&said));
             let s2 = status.clone();

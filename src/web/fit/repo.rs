@@ -86,7 +86,12 @@ impl RepoFit {
                         return;
                     };
                     t.next.set(i + 1);
-                    let fetcher = Rc::new(Fetcher::new(ep.clone(), token.clone(), Box::new(|| {})));
+                    let fetcher = Rc::new(Fetcher::new(
+                        ep.clone(),
+                        token.clone(),
+                        Box::new(|| {}),
+                        crate::view::errors::Front::Page,
+                    ));
                     t.fetchers.borrow_mut().push(fetcher.clone());
                     drop(t);
                     let given: Vec<(String, String)> = entry

@@ -1,6 +1,6 @@
-//! The browser side of remote reads for [`super::http`]: `fetch` in the page or a Worker,
+//! The browser side of remote reads for [`super`]: `fetch` in the page or a Worker,
 //! its request options, a body's chunks within a read timeout, and a timed wait (a gloo timer
-//! guard). Bytes only: what to ask and what an answer means are decided in `http.rs` and
+//! guard). Bytes only: what to ask and what an answer means are decided in [`super`] and
 //! [`crate::source::http`].
 
 use std::future::Future;
@@ -15,7 +15,7 @@ use web_sys::{
     AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode, RequestRedirect,
 };
 
-use super::blob::js_error_text;
+use crate::source::blob::js_error_text;
 use crate::source::http::{Next, Watchdog};
 
 /// A CORS request's options: `method` (GET, or HEAD for the final URL of a redirect only)

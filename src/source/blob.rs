@@ -17,6 +17,7 @@ pub struct BlobSource {
 }
 
 impl BlobSource {
+    /// A reader of `blob`, telling `progress` the bytes read so far.
     pub fn new(blob: Blob, progress: Box<dyn Fn(u64)>) -> Self {
         BlobSource {
             blob,
