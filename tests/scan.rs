@@ -198,6 +198,88 @@ fn the_library_reads_every_tensor_once_and_no_more() {
     }
 }
 
+/// A file that waits once before each read (as a `Blob` slice or a Range request does), so
+/// the lanes of [`scan::scan_lanes`] take turns.
+struct Waiting {
+    file: FileSource,
+    /// Tensors' reads in the order they were made, (lane's source id, offset).
+    log: std::rc::Rc<std::cell::RefCell<Vec<(usize, u64)>>>,
+    id: usize,
+}
+
+impl weightpeek::source::ByteSource for Waiting {
+    fn size(&self) -> u64 {
+        weightpeek::source::ByteSource::size(&self.file)
+    }
+
+    async fn read(
+        &mut self,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, weightpeek::source::SourceError> {
+        let mut waited = false;
+        std::future::poll_fn(|_| match std::mem::replace(&mut waited, true) {
+            false => std::task::Poll::Pending,
+            true => std::task::Poll::Ready(()),
+        })
+        .await;
+        self.log.borrow_mut().push((self.id, offset));
+        self.file.read(offset, len).await
+    }
+}
+
+/// The page's scan on a few lanes over one queue gives every tensor's result once, the same
+/// as a scan one tensor after another, with lanes taking turns while their reads wait; each
+/// tensor is told once, the progress adds up to the bytes read, and an index past the model's
+/// is passed over.
+#[test]
+fn lanes_scan_each_tensor_once_as_one_after_another_does() {
+    use std::cell::{Cell, RefCell};
+    let Some(dir) = fixtures() else { return };
+    let path = dir.join("types.gguf");
+    let (model, _) = common::open_model(&path);
+    let one_by_one = block_on_ready(scan::scan(
+        &model,
+        &mut [FileSource::open(&path).unwrap()],
+        200,
+        &mut |_| {},
+    ));
+    let log = std::rc::Rc::new(RefCell::new(Vec::new()));
+    let opened = Cell::new(0usize);
+    let open = |file: usize| {
+        assert_eq!(file, 0, "one file");
+        opened.set(opened.get() + 1);
+        Waiting {
+            file: FileSource::open(&path).unwrap(),
+            log: log.clone(),
+            id: opened.get(),
+        }
+    };
+    let told = Cell::new(0u64);
+    let done = RefCell::new(Vec::new());
+    let mut order = scan::scan_order(&model);
+    order.push(usize::MAX);
+    let scans = block_on_ready(scan::scan_lanes(
+        &model,
+        order,
+        3,
+        200,
+        &open,
+        &|n| told.set(told.get() + n),
+        &|i, t| done.borrow_mut().push((i, t.name.clone())),
+    ));
+    assert_eq!(scans, one_by_one);
+    let mut told_once: Vec<usize> = done.borrow().iter().map(|(i, _)| *i).collect();
+    told_once.sort_unstable();
+    assert_eq!(told_once, (0..model.tensors.len()).collect::<Vec<_>>());
+    assert_eq!(opened.get(), model.tensors.len(), "a source per tensor");
+    let read: u64 = scans.iter().map(|t| t.bytes_read).sum();
+    assert_eq!(told.get(), read);
+    // The second read made is another lane's (its first tensor), not the first lane's next.
+    let ids: Vec<usize> = log.borrow().iter().map(|(id, _)| *id).collect();
+    assert_eq!(&ids[..3], &[1, 2, 3], "{ids:?}");
+}
+
 /// A deflated `.npz` member (np.savez_compressed, 4 MiB of random floats) scanned in 64 KiB
 /// pieces is inflated once: its compressed bytes are read once in all (not once per piece, as
 /// 64 windows each inflated from the member's start would), with the results of one piece.

@@ -15,6 +15,7 @@
 
 pub mod fast;
 pub mod findings;
+pub mod lanes;
 pub mod scales;
 pub mod stats;
 
@@ -31,6 +32,7 @@ use crate::preview::{
 use crate::source::ByteSource;
 
 pub use findings::{findings, OUTLIER_FACTOR};
+pub use lanes::scan_lanes;
 pub use scales::{bad_scales, f16_scales_finite, judged_scales, Scales};
 pub use stats::{Accumulator, ValueStats, EXP_BINS, EXP_HIGH, EXP_LOW};
 

@@ -10,8 +10,7 @@
 //! Cancelling is the worker's termination (the page and `scan()` end the worker): every read
 //! in flight stops with it.
 
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::cell::Cell;
 
 use js_sys::Function;
 use wasm_bindgen::JsValue;
@@ -50,8 +49,6 @@ pub async fn run(
     let lanes = view::lanes(remote, mine.len());
     // All the Workers' pieces together hold at most PIECE_BYTES.
     let piece = scan::piece_bytes_for(lanes.saturating_mul(shares));
-    let queue: RefCell<VecDeque<usize>> = RefCell::new(mine.into());
-    let results: RefCell<Vec<Option<TensorScan>>> = RefCell::new(vec![None; model.tensors.len()]);
     let done = Cell::new(0u64);
     let told = Cell::new(f64::NEG_INFINITY);
     let tell = |force: bool| {
@@ -66,34 +63,20 @@ pub async fn run(
         }
     };
     tell(true);
-    let lane = || async {
-        loop {
-            let Some(i) = queue.borrow_mut().pop_front() else {
-                break;
-            };
-            let mut src = BoxedSource((opened.source)(model.source_of(i)));
-            let mut progress = |n: u64| {
-                done.set(done.get().saturating_add(n));
-                tell(false);
-            };
-            let t = scan::scan_tensor(model, &mut src, i, piece, &mut progress).await;
-            let row = view::row(i, &t);
-            if let (Ok(json), Ok(row)) = (serde_json::to_string(&t), serde_json::to_string(&row)) {
-                let _ = on_tensor.call3(
-                    &JsValue::NULL,
-                    &json.into(),
-                    &row.into(),
-                    &(i as f64).into(),
-                );
-            }
-            if let Some(slot) = results.borrow_mut().get_mut(i) {
-                *slot = Some(t);
-            }
+    let progress = |n: u64| {
+        done.set(done.get().saturating_add(n));
+        tell(false);
+    };
+    let scanned = |i: usize, t: &TensorScan| {
+        let row = view::row(i, t);
+        if let (Ok(json), Ok(row)) = (serde_json::to_string(t), serde_json::to_string(&row)) {
+            let i = &(i as f64).into();
+            let _ = on_tensor.call3(&JsValue::NULL, &json.into(), &row.into(), i);
         }
     };
-    futures_util::future::join_all((0..lanes).map(|_| lane())).await;
+    let open = |file: usize| BoxedSource((opened.source)(file));
+    let scans = scan::scan_lanes(model, mine, lanes, piece, &open, &progress, &scanned).await;
     tell(true);
-    let scans: Vec<TensorScan> = results.into_inner().into_iter().flatten().collect();
     document(&opened.name, &scans, lanes.saturating_mul(shares))
 }
 
