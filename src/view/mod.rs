@@ -38,11 +38,13 @@
 //!   plan, a fit's arguments and plan, messages as JavaScript gets them.
 //! - [`remote`]: the page's remote box: what is remembered where, the progress display, a
 //!   repository's list of models and the files a pick opens, the words of each step.
+//! - [`address`]: the page's address: the remote model and tensor it names, the tab shown.
 //! - [`node`]: a page element as plain data (tag, class, attributes, text, children), which
 //!   the cards are built as and the page renders.
 //! - [`cli`]: the command line's outputs, drawn as text from the view-models above.
 #![forbid(unsafe_code)]
 
+pub mod address;
 pub mod api;
 pub mod checks;
 pub mod cli;

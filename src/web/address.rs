@@ -2,11 +2,13 @@
 //! link carries the tab in its query (`?url=…&tab=tensors`); a local file, which no link can
 //! reopen, keeps it in the fragment (`#tab=tensors`), so reloading or sharing the page and
 //! dropping the file again shows the same tab. Summary, the default, is never written. What
-//! the names mean and how they are read is [`crate::view::tabs`] (tested natively); this only
-//! reads and writes `location` without a reload or a history entry.
+//! the names mean and how they are read and written is [`crate::view::tabs`] and
+//! [`crate::view::address`] (tested natively); this only reads and writes `location` without
+//! a reload or a history entry.
 
 use wasm_bindgen::JsValue;
 
+use crate::view::address::{edited, Edit};
 use crate::view::tabs::{self, Tab};
 
 /// The tab the address asks for (`None` when it names none, or no tab by that name).
@@ -22,30 +24,17 @@ pub(super) fn asked_tab() -> Option<Tab> {
 /// Writes `tab` into the address: into the query when it names a remote model (`url=`),
 /// else into the fragment; the other place loses its `tab`.
 pub(super) fn set_tab(tab: Tab) {
+    follow(Edit::Tab(tab));
+}
+
+/// Rewrites the page's address after `edit` ([`crate::view::address::edited`]), with no reload
+/// and no history entry.
+pub(super) fn follow(edit: Edit<'_>) {
     let w = gloo::utils::window();
     let Ok(href) = w.location().href() else {
         return;
     };
-    let Ok(u) = web_sys::Url::new(&href) else {
-        return;
-    };
-    let q = u.search_params();
-    let remote = q.get("url").is_some_and(|v| !v.trim().is_empty());
-    if remote && tab != Tab::Summary {
-        q.set("tab", tab.name());
-    } else {
-        q.delete("tab");
-    }
-    let hash = tabs::hash_with_tab(&u.hash(), (!remote).then_some(tab));
-    u.set_hash(&hash);
-    let mut out = u.href();
-    // An emptied fragment leaves a bare `#` behind.
-    if hash.is_empty() && out.ends_with('#') {
-        out.pop();
-    }
-    if out != href {
-        if let Ok(h) = w.history() {
-            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&out));
-        }
+    if let (Some(out), Ok(h)) = (edited(&href, edit), w.history()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&out));
     }
 }

@@ -17,6 +17,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
+use super::address;
 use super::dom::{self, append, attr, by_id, render, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
@@ -26,6 +27,7 @@ use crate::open::recognise::file_name;
 use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
 use crate::remote::shards::Entry;
 use crate::source::http::{totals, MAX_WHOLE_FILE};
+use crate::view::address::Edit;
 use crate::view::errors::{self, Audience, Failure, Front};
 use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
 
@@ -139,31 +141,19 @@ pub(super) fn page_param(name: &str) -> Option<String> {
 /// tensor of what was open before is no longer selected, nor one a link asked for.
 fn set_page_url(text: &str) {
     PENDING_TENSOR.with(|p| p.borrow_mut().take());
-    super::dom::edit_page_url(|q| {
-        q.set("url", text.trim());
-        q.delete("tensor");
-    });
+    address::follow(Edit::Opened(text));
 }
 
 /// `&tensor=<name>` while a remote model's tensor preview is open (`None`: closed). Nothing
 /// for a local file: without `url=` there is no link to reproduce.
 pub(super) fn set_page_tensor(name: Option<&str>) {
-    if page_param("url").is_none() {
-        return;
-    }
-    super::dom::edit_page_url(|q| match name {
-        Some(n) => q.set("tensor", n),
-        None => q.delete("tensor"),
-    });
+    address::follow(Edit::Tensor(name));
 }
 
 /// A local file is open: the address no longer names a remote model or tensor.
 pub(super) fn clear_page_url() {
     PENDING_TENSOR.with(|p| p.borrow_mut().take());
-    super::dom::edit_page_url(|q| {
-        q.delete("url");
-        q.delete("tensor");
-    });
+    address::follow(Edit::Local);
 }
 
 fn progress_el() -> Element {
@@ -353,7 +343,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
             Ok(i) => {
                 view.open_tensor(i);
                 // A link naming a tensor and no tab shows its preview.
-                if super::address::asked_tab().is_none() {
+                if address::asked_tab().is_none() {
                     view.tabs().select(crate::view::tabs::Tab::Preview, true);
                 }
             }

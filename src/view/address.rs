@@ -1,0 +1,160 @@
+//! The page's address as the page keeps it: `?url=<what was opened>` and, while a tensor's
+//! preview is open, `&tensor=<its name>` for a remote model; the tab shown in the query for a
+//! remote model (`&tab=tensors`) and in the fragment for a local file (`#tab=tensors`), which
+//! no link can reopen. Summary, the default tab, is never written. Plain Rust over the address
+//! (`location.href`), with the browser's `URLSearchParams` rules (`set` keeps the first pair's
+//! place and drops the others, the query is written again form-encoded, an empty one is
+//! dropped); the page reads `location` and writes back what [`edited`] returns, with no
+//! reload and no history entry.
+
+use url::Url;
+
+use super::tabs::{hash_with_tab, Tab};
+
+/// A change of what the page shows, which its address follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit<'a> {
+    /// A remote model was asked for as this text (trimmed): `url=` it, with no `tensor=`.
+    Opened(&'a str),
+    /// A local file is shown: neither `url=` nor `tensor=` (a link cannot reopen it).
+    Local,
+    /// A tensor's preview was opened (its name) or closed (`None`): `tensor=`, for a remote
+    /// model only (without `url=`, a `tensor=` reproduces nothing).
+    Tensor(Option<&'a str>),
+    /// This tab is shown.
+    Tab(Tab),
+}
+
+/// `href` after `edit`; `None` when `href` is not an absolute URL, or `edit` changes nothing.
+pub fn edited(href: &str, edit: Edit<'_>) -> Option<String> {
+    let mut u = Url::parse(href).ok()?;
+    let mut q: Vec<(String, String)> = u.query_pairs().into_owned().collect();
+    let remote = q.iter().any(|(k, v)| k == "url" && !v.trim().is_empty());
+    match edit {
+        Edit::Opened(text) => {
+            set(&mut q, "url", text.trim());
+            q.retain(|(k, _)| k != "tensor");
+        }
+        Edit::Local => q.retain(|(k, _)| k != "url" && k != "tensor"),
+        Edit::Tensor(_) if !remote => return None,
+        Edit::Tensor(Some(name)) => set(&mut q, "tensor", name),
+        Edit::Tensor(None) => q.retain(|(k, _)| k != "tensor"),
+        Edit::Tab(tab) => {
+            match remote && tab != Tab::Summary {
+                true => set(&mut q, "tab", tab.name()),
+                false => q.retain(|(k, _)| k != "tab"),
+            }
+            let hash = hash_with_tab(u.fragment().unwrap_or(""), (!remote).then_some(tab));
+            u.set_fragment((!hash.is_empty()).then_some(hash.as_str()));
+        }
+    }
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&q)
+        .finish();
+    u.set_query((!query.is_empty()).then_some(query.as_str()));
+    let out = String::from(u);
+    (out != href).then_some(out)
+}
+
+/// `URLSearchParams.set`: the first pair named `key` takes `value` and the others go; else
+/// the pair is appended.
+fn set(q: &mut Vec<(String, String)>, key: &str, value: &str) {
+    match q.iter().position(|(k, _)| k == key) {
+        Some(i) => {
+            q[i].1 = value.to_string();
+            let mut seen = 0;
+            q.retain(|(k, _)| {
+                seen += usize::from(k == key);
+                k != key || seen == 1
+            });
+        }
+        None => q.push((key.to_string(), value.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "https://weightpeek.dev/";
+
+    fn edit(href: &str, e: Edit<'_>) -> String {
+        edited(href, e).unwrap_or_else(|| href.to_string())
+    }
+
+    #[test]
+    fn an_opened_url_is_written_form_encoded_without_a_tensor() {
+        let href = format!("{PAGE}?tensor=old&x=1");
+        assert_eq!(
+            edit(
+                &href,
+                Edit::Opened("  https://hf.co/o/r/resolve/main/a b.gguf ")
+            ),
+            format!("{PAGE}?x=1&url=https%3A%2F%2Fhf.co%2Fo%2Fr%2Fresolve%2Fmain%2Fa+b.gguf")
+        );
+        // `set` keeps the first pair's place and drops the others.
+        assert_eq!(
+            edit(&format!("{PAGE}?url=a&x=1&url=b"), Edit::Opened("c")),
+            format!("{PAGE}?url=c&x=1")
+        );
+    }
+
+    #[test]
+    fn a_tensor_is_written_only_beside_a_remote_model() {
+        let remote = format!("{PAGE}?url=o%2Fr");
+        let open = edit(&remote, Edit::Tensor(Some("blk.0.attn_q.weight")));
+        assert_eq!(open, format!("{PAGE}?url=o%2Fr&tensor=blk.0.attn_q.weight"));
+        assert_eq!(edit(&open, Edit::Tensor(None)), remote);
+        // A local file (no `url=`, or a blank one): nothing to reproduce, nothing written.
+        assert_eq!(edited(PAGE, Edit::Tensor(Some("a"))), None);
+        assert_eq!(
+            edited(&format!("{PAGE}?url=%20"), Edit::Tensor(Some("a"))),
+            None
+        );
+        // Closing a preview that was never in the address changes nothing.
+        assert_eq!(edited(&remote, Edit::Tensor(None)), None);
+    }
+
+    #[test]
+    fn a_local_file_drops_the_remote_models_url_and_tensor() {
+        let href = format!("{PAGE}?url=o%2Fr&tensor=t&tab=histogram#x");
+        assert_eq!(edit(&href, Edit::Local), format!("{PAGE}?tab=histogram#x"));
+        assert_eq!(edit(&format!("{PAGE}?url=o%2Fr"), Edit::Local), PAGE);
+    }
+
+    #[test]
+    fn the_tab_goes_in_the_query_for_a_remote_model_else_in_the_fragment() {
+        let remote = format!("{PAGE}?url=o%2Fr");
+        assert_eq!(
+            edit(&remote, Edit::Tab(Tab::Tensors)),
+            format!("{PAGE}?url=o%2Fr&tab=tensors")
+        );
+        // Summary is never written; a fragment's tab goes when the query has it.
+        let both = format!("{PAGE}?url=o%2Fr&tab=tensors#tab=histogram&k=v");
+        assert_eq!(
+            edit(&both, Edit::Tab(Tab::Summary)),
+            format!("{remote}#k=v")
+        );
+        assert_eq!(
+            edit(
+                &format!("{PAGE}?tab=histogram#k=v"),
+                Edit::Tab(Tab::Tensors)
+            ),
+            format!("{PAGE}#k=v&tab=tensors")
+        );
+        // An emptied fragment leaves no bare `#`; a tab already there changes nothing.
+        assert_eq!(
+            edit(&format!("{PAGE}#tab=histogram"), Edit::Tab(Tab::Summary)),
+            PAGE
+        );
+        assert_eq!(
+            edited(&format!("{PAGE}#tab=histogram"), Edit::Tab(Tab::Histogram)),
+            None
+        );
+    }
+
+    #[test]
+    fn an_address_that_is_not_a_url_is_left_alone() {
+        assert_eq!(edited("not a url", Edit::Local), None);
+    }
+}
