@@ -1,24 +1,26 @@
 //! The view of one model: builds every card into the report element and owns every listener
 //! and piece of state they need. Dropping a `Report` removes all of its listeners.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+use gloo::timers::callback::Timeout;
 
 use crate::open::OpenedModel;
 use crate::source::ReadStats;
 use crate::summary;
-use crate::view::report::{Laps, Plan, PreviewPlan};
+use crate::summary::LayerMap;
+use crate::view::report::{Laps, LaterCard, Plan, PreviewPlan};
 pub use crate::view::report::{Layout, Need};
 use crate::view::tabs::{hint, Hint, Tab};
 use crate::view::tensors::type_filter;
+use crate::view::{checks, facts, layer_grid, recipe};
 
 use super::dom::{self, append, attr, el_class};
 use super::later::Later;
 use super::tabs::TabsView;
-use super::{
-    checks, export, fit, histogram, layers, memory, metadata, preview, recipe, scan_card,
-    summary as summary_card, tables, tokenizer,
-};
+use super::{export, fit, histogram, memory, metadata, preview, scan_card, tables, tokenizer};
 use crate::source::boxed::SourceFactory;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -30,10 +32,8 @@ pub type OnNeed = Rc<dyn Fn(Need)>;
 pub struct Report {
     /// The export buttons ([`Report::export`]).
     exports: Vec<export::ExportButton>,
-    _histogram: Rc<histogram::HistogramView>,
-    _tensors: Rc<tables::TensorTableView>,
-    /// The cards built in later tasks ([`Later`]), once built.
-    later_cards: Rc<RefCell<LaterCards>>,
+    /// The cards built in later tasks ([`Later`]), with the type chart and the tensor table.
+    made: Rc<Makings>,
     /// The jobs that build them (dropped with the view: those not yet run never run).
     later: Later,
     /// The tensor preview card (its panel owns its own listeners) and the table's row-open
@@ -43,7 +43,7 @@ pub struct Report {
     /// Escape in the Preview tab closes the preview.
     _escape: gloo::events::EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
-    _doctor: Option<gloo::timers::callback::Timeout>,
+    _doctor: Option<Timeout>,
     /// The tab bar and its panels.
     tabs: Rc<TabsView>,
     /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
@@ -58,25 +58,87 @@ pub struct Report {
     lean_tabs: &'static [Tab],
 }
 
-/// The cards the page builds after its first view, and what they keep alive.
-#[derive(Default)]
-struct LaterCards {
-    memory: Option<memory::MemoryCard>,
-    fit: Option<Rc<fit::FitCard>>,
+/// What the cards built after the first view are made of ([`Makings::build`]), and what they
+/// keep alive once built.
+struct Makings {
+    model: Rc<OpenedModel>,
+    name: String,
+    page: bool,
+    layers: LayerMap,
+    hist: Rc<histogram::HistogramView>,
+    tensors: Rc<tables::TensorTableView>,
+    /// Filters the tensor table and shows it (a pick in the layer map).
+    filter: Rc<dyn Fn(&str)>,
+    fit: RefCell<Option<Rc<fit::FitCard>>>,
     /// Settings given before the Fit card was built ([`Report::set_fit_settings`]).
-    fit_settings: Option<crate::view::fit::Settings>,
-    tokenizer: Option<tokenizer::TokenizerCard>,
-    layers: Option<Vec<gloo::events::EventListener>>,
-    metadata: Option<metadata::MetadataView>,
+    fit_settings: RefCell<Option<crate::view::fit::Settings>>,
+    /// The other cards' listeners and state (memory, tokenizer, layer map, metadata).
+    kept: RefCell<Vec<Box<dyn Any>>>,
 }
 
 /// Puts `card` where `slot` is (or removes the slot when there is no card).
-fn fill(slot: &Element, card: Option<&Element>) {
-    match card {
-        Some(c) => {
-            let _ = slot.replace_with_with_node_1(c);
+fn fill(slot: Option<&Element>, card: Option<&Element>) {
+    match (slot, card) {
+        (Some(s), Some(c)) => {
+            let _ = s.replace_with_with_node_1(c);
         }
-        None => slot.remove(),
+        (Some(s), None) => s.remove(),
+        (None, _) => {}
+    }
+}
+
+impl Makings {
+    /// Builds `card` into its `slots` ([`LaterCard::slots`]).
+    fn build(&self, card: LaterCard, slots: &[Element]) {
+        let (slot, model) = (slots.first(), self.model.clone());
+        let put = |card: &Element, keep: Box<dyn Any>| {
+            fill(slot, Some(card));
+            self.kept.borrow_mut().push(keep);
+        };
+        match card {
+            LaterCard::TypesChart => self.hist.draw(),
+            LaterCard::TensorRows => self.tensors.draw_now(),
+            LaterCard::LayersRecipe => {
+                // A role or a cell lists its tensors: by click; a role (a tab stop) also by
+                // Enter or Space.
+                match layer_grid::map_card(&self.layers).map(|n| dom::render(&n)) {
+                    Some(card) => {
+                        let table = dom::find(&card, "table.layer-map");
+                        let keys = |k: &web_sys::KeyboardEvent| layer_grid::picks(&k.key());
+                        let (f, on) = (self.filter.clone(), &["data-filter"]);
+                        let ls = dom::on_pick(&table, "[data-filter]", on, keys, move |v| f(v));
+                        put(&card, Box::new(ls));
+                    }
+                    None => fill(slot, None),
+                }
+                let r = recipe::model_card(&model).map(|n| dom::render(&n));
+                fill(slots.get(1), r.as_ref());
+            }
+            LaterCard::Memory => {
+                let (card, m) = memory::MemoryCard::new(model);
+                put(&card, Box::new(m));
+            }
+            LaterCard::Fit => {
+                let pending = self.fit_settings.borrow_mut().take();
+                let settings = pending.unwrap_or_else(|| match self.page {
+                    true => fit::page_settings(),
+                    false => crate::view::fit::Settings::default(),
+                });
+                let c = fit::FitCard::new(model, &self.name, settings, self.page);
+                fill(slot, Some(c.element()));
+                *self.fit.borrow_mut() = Some(c);
+            }
+            LaterCard::Tokenizer(info) => {
+                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
+                fill(slot, Some(&card));
+                t.draw_now();
+                self.kept.borrow_mut().push(Box::new(t));
+            }
+            LaterCard::Metadata => {
+                let (card, meta) = metadata::MetadataView::new(model);
+                put(&card, Box::new(meta));
+            }
+        }
     }
 }
 
@@ -143,7 +205,7 @@ impl Report {
             })
         };
 
-        let summary = summary_card::summary_card(name, &s, &model, stats);
+        let summary = dom::render(&facts::summary_card(name, &s, &model, stats));
         let exports = el_class("div", "exports");
         let export: Vec<export::ExportButton> = export::Kind::ALL
             .into_iter()
@@ -159,16 +221,22 @@ impl Report {
         append(&dom::find(&summary, ".card-head"), &exports);
         tabs.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
-        // Findings include the parser's warnings; the doctor's join them in a later task.
-        let checks_card = checks::checks_card(&s.findings);
-        let doctor = if plan.checks_card() {
+        // Findings include the parser's warnings; the doctor's join them in a later task
+        // (`setTimeout(0)`: the first view is painted and input handled before it), in a card
+        // that takes the place of this one wherever it was placed.
+        let card_of =
+            |findings: &[_], mark| dom::render(&checks::card(findings).attr("data-doctor", mark));
+        let checks_card = card_of(&s.findings, plan.doctor_mark());
+        if plan.checks_card() {
             tabs.place(Tab::Checks, &checks_card);
-            checks::later_doctor(checks_card, model.clone(), s.findings.clone())
-        } else {
-            // The doctor is the full module's (the Checks tab asks for it).
-            attr(&checks_card, "data-doctor", "pending");
-            None
-        };
+        }
+        let doctor = plan.doctor().then(|| {
+            let (model, mut findings) = (model.clone(), s.findings.clone());
+            Timeout::new(0, move || {
+                crate::open::findings::add_doctor(&model, &mut findings);
+                let _ = checks_card.replace_with_with_node_1(&card_of(&findings, "done"));
+            })
+        });
         // The "Scan all weights" card goes under the Checks card, when offered.
         let scan_slot = tabs.slot(Tab::Checks);
         lap.mark("checks-card", dom::now());
@@ -182,7 +250,7 @@ impl Report {
 
         let row = el_class("div", "card-row");
         if let Some(card) = &s.architecture {
-            append(&row, &summary_card::arch_card(card));
+            append(&row, &dom::render(&facts::arch_card(card)));
         }
         let filter: Rc<dyn Fn(&str)> = {
             let set = tensors.filter_setter();
@@ -202,17 +270,16 @@ impl Report {
         tabs.place(Tab::Histogram, &hist_card);
         lap.mark("types", dom::now());
 
-        // Beyond the first view: on the page each card in a later task of its own, in a slot
+        // Beyond the first view: on the page each card in a later task of its own, in slots
         // placed now (the element builds them at once).
         let later = Later::new(!page);
-        let cards: Rc<RefCell<LaterCards>> = Rc::default();
         let laps = Rc::new(RefCell::new(lap));
-        let layers_slot = tabs.slot(Tab::Histogram);
-        let recipe_slot = tabs.slot(Tab::Histogram);
-        let memory_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Memory));
-        let fit_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Fit));
-        let tokenizer_slot = plan.tokenizer.map(|info| (tabs.slot(Tab::Tokenizer), info));
-        let meta_slot = tabs.slot(Tab::Metadata);
+        let later_cards: Vec<(LaterCard, Vec<Element>)> = (plan.later_cards().into_iter())
+            .map(|c| {
+                let slots = c.slots().iter().map(|t| tabs.slot(*t)).collect();
+                (c, slots)
+            })
+            .collect();
 
         tabs.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
@@ -255,69 +322,25 @@ impl Report {
         };
         laps.borrow_mut().mark("first-view", dom::now());
 
-        // The type chart reads its width from the laid-out page.
-        let h = hist.clone();
-        timed(&later, &laps, root, "types-chart", move || h.draw());
-        let t = tensors.clone();
-        timed(&later, &laps, root, "tensor-rows", move || t.draw_now());
-        {
-            let (model, cards) = (model.clone(), cards.clone());
-            let layers = s.layers;
-            timed(&later, &laps, root, "layers-recipe", move || {
-                let made = layers::layer_card(&layers, filter);
-                fill(&layers_slot, made.as_ref().map(|(card, _)| card));
-                cards.borrow_mut().layers = made.map(|(_, l)| l);
-                let r = summary::recipe::recipe(&model);
-                fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
-            });
-        }
-        // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
-        if let Some(slot) = memory_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "memory-card", move || {
-                let (card, m) = memory::MemoryCard::new(model);
-                fill(&slot, Some(&card));
-                cards.borrow_mut().memory = Some(m);
-            });
-        }
-        // The page's settings are its address's or the remembered ones; the element's come
-        // from its attributes ([`Report::set_fit_settings`]).
-        if let Some(slot) = fit_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            let name = name.to_string();
-            timed(&later, &laps, root, "fit-card", move || {
-                let pending = cards.borrow_mut().fit_settings.take();
-                let settings = pending.unwrap_or_else(|| match page {
-                    true => fit::page_settings(),
-                    false => crate::view::fit::Settings::default(),
-                });
-                let c = fit::FitCard::new(model, &name, settings, page);
-                fill(&slot, Some(c.element()));
-                cards.borrow_mut().fit = Some(c);
-            });
-        }
-        if let Some((slot, info)) = tokenizer_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "tokenizer-card", move || {
-                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
-                fill(&slot, Some(&card));
-                t.draw_now();
-                cards.borrow_mut().tokenizer = Some(t);
-            });
-        }
-        {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "metadata-card", move || {
-                let (card, meta) = metadata::MetadataView::new(model);
-                fill(&meta_slot, Some(&card));
-                cards.borrow_mut().metadata = Some(meta);
-            });
+        let makings = Rc::new(Makings {
+            model: model.clone(),
+            name: name.to_string(),
+            page,
+            layers: s.layers,
+            hist,
+            tensors,
+            filter,
+            fit: RefCell::default(),
+            fit_settings: RefCell::default(),
+            kept: RefCell::default(),
+        });
+        for (card, slots) in later_cards {
+            let (m, name) = (makings.clone(), card.name());
+            timed(&later, &laps, root, name, move || m.build(card, &slots));
         }
         Report {
             exports: export,
-            _histogram: hist,
-            _tensors: tensors,
-            later_cards: cards,
+            made: makings,
             later,
             _preview: preview_card,
             _open: open,
@@ -373,7 +396,7 @@ impl Report {
             model.tensors.len(),
             self.root.clone(),
         );
-        fill(&self.scan_slot, Some(card.element()));
+        fill(Some(&self.scan_slot), Some(card.element()));
         *self.scan.borrow_mut() = Some(card);
     }
 
@@ -401,20 +424,16 @@ impl Report {
 
     /// Shows `s` in the Fit card (GGUF only) and plans again.
     pub fn set_fit_settings(&self, s: crate::view::fit::Settings) {
-        let mut cards = self.later_cards.borrow_mut();
-        match &cards.fit {
-            Some(c) => {
-                let c = c.clone();
-                drop(cards);
-                c.apply(s);
-            }
-            None => cards.fit_settings = Some(s),
+        let card = self.made.fit.borrow().clone();
+        match card {
+            Some(c) => c.apply(s),
+            None => *self.made.fit_settings.borrow_mut() = Some(s),
         }
     }
 
     /// Filters the tensor table as if `text` were typed into its search box.
     pub fn set_filter(&self, text: &str) {
-        self._tensors.filter_setter()(text);
+        self.made.tensors.filter_setter()(text);
     }
 
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
@@ -422,11 +441,11 @@ impl Report {
     pub fn open_tensor(&self, index: usize) {
         if !crate::FULL {
             // The lean module: the row is marked; the Preview tab asks for the full module.
-            self._tensors.select(Some(index));
+            self.made.tensors.select(Some(index));
             return;
         }
         if let Some(card) = &self._preview {
-            self._tensors.select(Some(index));
+            self.made.tensors.select(Some(index));
             card.open(index);
         }
     }
