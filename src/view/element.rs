@@ -6,8 +6,10 @@
 
 use crate::text;
 use crate::view::errors::Failure;
+use crate::view::export::Kind;
 use crate::view::fit::{Settings, QUERY_KEYS};
 use crate::view::node::{el, Node};
+use crate::view::report::Need;
 use crate::view::tabs::Tab;
 
 /// The element's `data-state`.
@@ -163,6 +165,13 @@ pub struct Attributes {
     pub filter: String,
     /// The Fit attributes given: (name, value).
     fit: Vec<(&'static str, String)>,
+    /// The names of the tensors of the model shown (none while no model is).
+    tensors: Vec<String>,
+    /// A tensor the reader opened in the lean module's view, to open as the reader's choice
+    /// once the model is shown ([`Attributes::reader_tensor`]).
+    pub reader_tensor: Option<String>,
+    /// An export asked for before the model was shown, done once it is.
+    pub export: Option<Kind>,
 }
 
 impl Attributes {
@@ -177,9 +186,28 @@ impl Attributes {
         drop
     }
 
-    /// The view was stopped: no preview is shown.
+    /// The view was stopped: no model, and so no preview, is shown.
     pub fn stopped(&mut self) {
         self.shown = None;
+        self.tensors.clear();
+    }
+
+    /// A model whose tensors are named `tensors` is shown.
+    pub fn model_shown(&mut self, tensors: Vec<String>) {
+        self.tensors = tensors;
+    }
+
+    /// The index of the tensor the reader opened in the lean module's view, if the model
+    /// shown has it (asked once: it is gone after).
+    pub fn reader_tensor(&mut self) -> Option<usize> {
+        let name = self.reader_tensor.take()?;
+        self.tensors.iter().position(|t| *t == name)
+    }
+
+    /// What the lean module's `need` asks of the full one ([`Need::detail`]), in the model
+    /// shown.
+    pub fn need_detail(&self, need: Need) -> Option<(&'static str, String)> {
+        need.detail(&self.tensors)
     }
 
     /// `tensor` set to `name`: the echo of the reader's own choice changes nothing; anything
@@ -210,15 +238,15 @@ impl Attributes {
         }
     }
 
-    /// What to do about `tensor` in a model whose tensors are named `tensors`.
-    pub fn tensor_action(&self, tensors: &[String]) -> TensorAction {
+    /// What to do about `tensor` in the model shown.
+    pub fn tensor_action(&self) -> TensorAction {
         let Some(name) = self.tensor.as_deref() else {
             return TensorAction::Keep;
         };
         if self.shown.as_deref() == Some(name) {
             return TensorAction::Keep;
         }
-        match tensors.iter().position(|t| t == name) {
+        match self.tensors.iter().position(|t| t == name) {
             Some(i) => TensorAction::Open(i),
             None => TensorAction::Missing(Failure::new(
                 "No such tensor",
@@ -276,6 +304,13 @@ mod tests {
         vec!["a.weight".into(), "b.weight".into()]
     }
 
+    /// Attributes of an element showing a model of the tensors [`names`].
+    fn showing() -> Attributes {
+        let mut a = Attributes::default();
+        a.model_shown(names());
+        a
+    }
+
     #[test]
     fn the_first_tab_is_the_one_asked_else_preview_for_a_tensor_else_summary() {
         let mut a = Attributes::default();
@@ -293,16 +328,16 @@ mod tests {
 
     #[test]
     fn a_named_tensor_is_opened_once_or_said_missing() {
-        let mut a = Attributes::default();
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        let mut a = showing();
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
         a.set_tensor(Some("b.weight".into()));
-        assert_eq!(a.tensor_action(&names()), TensorAction::Open(1));
+        assert_eq!(a.tensor_action(), TensorAction::Open(1));
         a.applying = true;
         a.previewed(Some("b.weight"));
         a.applying = false;
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
         a.set_tensor(Some("c\n".into()));
-        let TensorAction::Missing(f) = a.tensor_action(&names()) else {
+        let TensorAction::Missing(f) = a.tensor_action() else {
             panic!("c is no tensor of the model")
         };
         assert_eq!(f.headline, "No such tensor");
@@ -314,24 +349,46 @@ mod tests {
 
     #[test]
     fn a_new_src_drops_the_readers_tensor_but_keeps_the_pages() {
-        let mut a = Attributes::default();
+        let mut a = showing();
         // The page's tensor stays for the next model.
         a.set_tensor(Some("a.weight".into()));
         a.applying = true;
         a.previewed(Some("a.weight"));
         a.applying = false;
         assert!(!a.new_model());
-        assert_eq!(a.tensor_action(&names()), TensorAction::Open(0));
+        assert_eq!(a.tensor_action(), TensorAction::Open(0));
         // The reader's choice, and its echo in the attribute, are dropped.
         a.previewed(Some("b.weight"));
         a.set_tensor(Some("b.weight".into()));
         assert!(a.new_model());
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
         assert_eq!(a.first_tab(), Tab::Summary);
         // The page naming another tensor after the reader's makes it the page's.
         a.previewed(Some("b.weight"));
         a.set_tensor(Some("a.weight".into()));
         assert!(!a.new_model());
+    }
+
+    #[test]
+    fn the_readers_tensor_is_found_once_in_the_model_shown_and_needs_name_it() {
+        let mut a = showing();
+        a.reader_tensor = Some("b.weight".into());
+        assert_eq!(a.reader_tensor(), Some(1));
+        assert_eq!(a.reader_tensor(), None);
+        a.reader_tensor = Some("c.weight".into());
+        assert_eq!(a.reader_tensor(), None);
+        assert_eq!(a.reader_tensor, None);
+        assert_eq!(
+            a.need_detail(Need::Tensor(0)),
+            Some(("tensor", "a.weight".to_string()))
+        );
+        // A stopped view shows no model: no tensor, nothing named.
+        a.set_tensor(Some("a.weight".into()));
+        a.stopped();
+        assert!(matches!(a.tensor_action(), TensorAction::Missing(_)));
+        assert_eq!(a.need_detail(Need::Tensor(0)), None);
+        a.reader_tensor = Some("a.weight".into());
+        assert_eq!(a.reader_tensor(), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The memory card: a context box (default the model's own) and a KV type select; the weights,
 //! KV cache and total from [`crate::summary::memory::estimate`] (with the sliding-window split
 //! and the full-context upper bound when llama.cpp uses a window), its formula and notes, or
-//! "no estimate: …". Recomputed as the inputs change (typing debounced).
+//! "no estimate: …" ([`crate::view::memory::Shown`]). Recomputed as the inputs change (typing
+//! debounced).
 
 use std::rc::Rc;
 
@@ -9,8 +10,7 @@ use gloo::events::EventListener;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use crate::open::OpenedModel;
-use crate::summary::memory::{estimate, KvType};
-use crate::view::memory::{self, model_context, parse_context};
+use crate::view::memory::{self, model_context, Shown};
 
 use super::dom::{self, attr};
 
@@ -20,15 +20,6 @@ const DELAY_MS: u32 = 150;
 /// The card and its listeners.
 pub struct MemoryCard {
     _listeners: Vec<EventListener>,
-}
-
-struct Parts {
-    model: Rc<OpenedModel>,
-    card: Element,
-    input: HtmlInputElement,
-    select: HtmlSelectElement,
-    note: Element,
-    out: Element,
 }
 
 impl MemoryCard {
@@ -41,36 +32,26 @@ impl MemoryCard {
             input.set_value(&c.to_string());
         }
         let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
-        let note = dom::find(&card, ".note.warn");
-        let out = dom::find(&card, ".memory-out");
-
-        let parts = Rc::new(Parts {
-            model,
-            card: card.clone(),
-            input: input.clone(),
-            select: select.clone(),
-            note,
-            out,
-        });
-        parts.update();
-
-        let p = parts.clone();
-        let typed = dom::debounced(&input, "input", DELAY_MS, move || p.update());
-        let changed = EventListener::new(&select, "change", move |_| parts.update());
+        let (note, out) = (
+            dom::find(&card, ".note.warn"),
+            dom::find(&card, ".memory-out"),
+        );
+        let update = {
+            let (card, input, select) = (card.clone(), input.clone(), select.clone());
+            Rc::new(move || {
+                let shown = Shown::of(&model, &input.value(), &select.value());
+                note.set_text_content(shown.note.as_deref());
+                dom::set_hidden(&note, shown.note.is_none());
+                attr(&input, "aria-invalid", shown.aria_invalid);
+                dom::set_attrs(&card, shown.attrs);
+                dom::fill(&out, &shown.output);
+            })
+        };
+        update();
+        let u = update.clone();
+        let typed = dom::debounced(&input, "input", DELAY_MS, move || u());
+        let changed = EventListener::new(&select, "change", move |_| update());
         let _listeners = vec![typed, changed];
         (card, MemoryCard { _listeners })
-    }
-}
-
-impl Parts {
-    fn update(&self) {
-        let ctx = parse_context(&self.input.value());
-        self.note.set_text_content(ctx.note.as_deref());
-        dom::set_hidden(&self.note, ctx.note.is_none());
-        attr(&self.input, "aria-invalid", ctx.aria_invalid());
-        let kv = KvType::parse(&self.select.value()).unwrap_or(KvType::F16);
-        let e = estimate(&self.model, ctx.tokens, kv);
-        dom::set_attrs(&self.card, memory::estimate_attrs(&e));
-        dom::fill(&self.out, &memory::output(&e));
     }
 }

@@ -73,14 +73,9 @@ struct State {
     generation: Cell<u64>,
     fetcher: RefCell<Option<Rc<Fetcher>>>,
     report: RefCell<Option<Report>>,
-    model_tensors: RefCell<Vec<String>>,
-    /// The attributes and what they ask ([`Attributes`]).
+    /// The attributes, the model shown and what waits for it ([`Attributes`]).
     attrs: Rc<RefCell<Attributes>>,
     endpoint: RefCell<String>,
-    /// An export asked for before the model was shown ([`Widget::export`]).
-    export: RefCell<Option<export::Kind>>,
-    /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
-    reader_tensor: RefCell<Option<String>>,
     /// Where the view's states go ([`StateLine`]): a view being made to take another's place
     /// ([`Widget::moving`]) tells them to this function when settled (`ready`, `error`), until
     /// [`Widget::wake`].
@@ -131,11 +126,8 @@ impl Widget {
             generation: Cell::new(0),
             fetcher: RefCell::new(None),
             report: RefCell::new(None),
-            model_tensors: RefCell::new(Vec::new()),
             attrs: Rc::default(),
             endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
-            export: RefCell::new(None),
-            reader_tensor: RefCell::new(None),
             line: RefCell::new(StateLine::new(quiet.is_some())),
             on_settled: quiet,
         });
@@ -242,7 +234,7 @@ impl Widget {
     /// the Preview tab is shown, the `tensor` and `tab` attributes follow), once the model is
     /// shown: the full module finishing a row the reader opened in the lean module's view.
     pub fn open_as_reader(&self, name: String) {
-        *self.state.reader_tensor.borrow_mut() = Some(name);
+        self.state.attrs.borrow_mut().reader_tensor = Some(name);
         if self.state.report.borrow().is_some() {
             self.state.apply_reader_tensor();
         }
@@ -256,7 +248,7 @@ impl Widget {
         };
         match self.state.report.borrow().as_ref() {
             Some(r) => r.export(k),
-            None => *self.state.export.borrow_mut() = Some(k),
+            None => self.state.attrs.borrow_mut().export = Some(k),
         }
     }
 }
@@ -317,7 +309,6 @@ impl State {
             f.cancel();
         }
         self.report.borrow_mut().take();
-        self.model_tensors.borrow_mut().clear();
         dom::clear(&self.body);
         self.show_error(None);
         dom::set_hidden(&self.status, true);
@@ -365,12 +356,8 @@ impl State {
             self.show_error(Some(errors::partial_failure(e, &opened.name, Front::Api)));
         }
         let failed = opened.model.error.is_some();
-        *self.model_tensors.borrow_mut() = opened
-            .model
-            .tensors
-            .iter()
-            .map(|t| t.name.clone())
-            .collect();
+        let names = opened.model.tensors.iter().map(|t| t.name.clone());
+        self.attrs.borrow_mut().model_shown(names.collect());
         let report = Report::build(
             &self.body,
             &opened.name,
@@ -407,13 +394,13 @@ impl State {
             // What the lean module cannot do, the full module's view of this model will; the
             // status line says so meanwhile for a row or a button (which have nothing else to
             // show; a tab's panel says it itself).
-            let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
-            let w = Rc::downgrade(self);
+            let (host, w) = (self.host.clone(), Rc::downgrade(self));
             report.on_need_full(Rc::new(move |need: Need| {
-                if let (Some(st), true) = (w.upgrade(), need.shows_status()) {
+                let Some(st) = w.upgrade() else { return };
+                if need.shows_status() {
                     st.show_status(LOADING_REST);
                 }
-                let detail = need.detail(&names);
+                let detail = st.attrs.borrow().need_detail(need);
                 ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
             }));
         }
@@ -423,7 +410,7 @@ impl State {
         self.apply_tab();
         self.set_state(DataState::shown(failed));
         self.apply_reader_tensor();
-        let asked = self.export.borrow_mut().take();
+        let asked = self.attrs.borrow_mut().export.take();
         if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
             r.export(k);
         }
@@ -431,10 +418,7 @@ impl State {
 
     /// Opens the tensor the reader chose in the lean module's view ([`Widget::open_as_reader`]).
     fn apply_reader_tensor(&self) {
-        let Some(name) = self.reader_tensor.borrow_mut().take() else {
-            return;
-        };
-        let found = self.model_tensors.borrow().iter().position(|t| *t == name);
+        let found = self.attrs.borrow_mut().reader_tensor();
         if let (Some(i), Some(r)) = (found, self.report.borrow().as_ref()) {
             r.open_tensor(i);
             r.tabs().select(Tab::Preview, true);
@@ -465,10 +449,7 @@ impl State {
     fn apply_tensor(&self) {
         let report = self.report.borrow();
         let Some(r) = report.as_ref() else { return };
-        let action = self
-            .attrs
-            .borrow()
-            .tensor_action(&self.model_tensors.borrow());
+        let action = self.attrs.borrow().tensor_action();
         match action {
             TensorAction::Keep => {}
             TensorAction::Open(i) => {
