@@ -9,7 +9,7 @@ use crate::format::{Format, Model};
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::{has_tokenizer, tokenizer_info, TokenizerInfo};
 use crate::view::export::Kind;
-use crate::view::tabs::{self, Tab, FULL_TABS};
+use crate::view::tabs::{self, Hint, Tab, FULL_TABS};
 
 /// Where a model's view is shown: the page and the element draw the same tabbed view; they
 /// differ in when the cards below the first view are built and where settings come from.
@@ -142,6 +142,19 @@ impl Plan {
         } else {
             &FULL_TABS
         }
+    }
+
+    /// What the tabs say before (or in place of) their cards, in the order placed: the lean
+    /// module's stand-in in each of its [`Plan::lean_tabs`], then the Preview tab's hint
+    /// ([`PreviewPlan`]: none when a row asks the full module).
+    pub fn hints(&self) -> Vec<(Tab, Hint)> {
+        let lean = self.lean_tabs().iter().map(|t| (*t, Hint::Loading));
+        let preview = match self.preview {
+            PreviewPlan::Card => Some(Hint::PickTensor),
+            PreviewPlan::NoValues => Some(Hint::NoValues),
+            PreviewPlan::AskFull => None,
+        };
+        lean.chain(preview.map(|h| (Tab::Preview, h))).collect()
     }
 
     /// Whether showing `tab` asks for the full module ([`Need::Tab`]).
@@ -463,6 +476,23 @@ mod tests {
                 ]
             );
         }
+    }
+
+    #[test]
+    fn the_lean_tabs_wait_and_the_preview_tab_says_what_it_holds() {
+        let m = with_tokenizer();
+        let full = Plan::new(&m, PAGE, true, true);
+        assert_eq!(full.hints(), [(Tab::Preview, Hint::PickTensor)]);
+        let no_values = Plan::new(&m, PAGE, true, false);
+        assert_eq!(no_values.hints(), [(Tab::Preview, Hint::NoValues)]);
+        let lean = Plan::new(&m, Layout::Element(Tab::Summary), false, true);
+        let loading: Vec<_> = FULL_TABS.iter().map(|t| (*t, Hint::Loading)).collect();
+        assert_eq!(lean.hints(), loading);
+        // Without a source, the lean module's Preview tab says both.
+        let lean_no_values = Plan::new(&m, Layout::Element(Tab::Summary), false, false);
+        let mut both = loading.clone();
+        both.push((Tab::Preview, Hint::NoValues));
+        assert_eq!(lean_no_values.hints(), both);
     }
 
     #[test]

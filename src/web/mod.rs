@@ -10,7 +10,8 @@
 //! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
 //!   same view), owning every listener of that view; [`address`]: the page's tab in its
 //!   address (`?tab=`, `#tab=`).
-//! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
+//! - [`metadata`], [`tables`], [`histogram`]: the cards with listeners (the summary, Checks,
+//!   layer-map and recipe cards are drawn from their view-models by [`report`]);
 //!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory

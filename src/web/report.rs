@@ -13,7 +13,7 @@ use crate::summary;
 use crate::summary::LayerMap;
 use crate::view::report::{Laps, LaterCard, Plan, PreviewPlan};
 pub use crate::view::report::{Layout, Need};
-use crate::view::tabs::{hint, Hint, Tab};
+use crate::view::tabs::{hint, Tab};
 use crate::view::tensors::type_filter;
 use crate::view::{checks, facts, layer_grid, recipe};
 
@@ -176,12 +176,12 @@ impl Report {
         };
         let page = plan.page;
         let tabs = TabsView::new(root, plan.tabs.clone(), plan.first);
+        for (t, h) in plan.hints() {
+            tabs.place(t, &dom::render(&hint(h)));
+        }
         let lean_tabs = plan.lean_tabs();
         if !lean_tabs.is_empty() {
-            // The full module's tabs: a stand-in, and showing one asks for the full module.
-            for t in lean_tabs {
-                tabs.place(*t, &dom::render(&hint(Hint::Loading)));
-            }
+            // The full module's tabs (a stand-in in each): showing one asks for the full module.
             let ask = ask.clone();
             tabs.on_show(Rc::new(move |t: Tab| {
                 if lean_tabs.contains(&t) {
@@ -298,7 +298,6 @@ impl Report {
                     root,
                     Rc::new(|_: Option<&str>| {}),
                 ));
-                tabs.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
                 tabs.place(Tab::Preview, card.element());
                 // A preview opened in a hidden tab reads its window when the tab is shown.
                 let wc = Rc::downgrade(&card);
@@ -315,10 +314,7 @@ impl Report {
                 }));
                 (Some(card), open)
             }
-            _ => {
-                tabs.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
-                (None, Vec::new())
-            }
+            _ => (None, Vec::new()),
         };
         laps.borrow_mut().mark("first-view", dom::now());
 
