@@ -362,18 +362,9 @@ impl App {
             .or_else(address::asked_tab)
             .unwrap_or(crate::view::tabs::Tab::Summary);
         let layout = report::Layout::Page { first, editor };
-        let source = Some(o.source.clone());
-        let view = report::Report::build(
-            &self.report_root,
-            &o.name,
-            o.model.clone(),
-            &o.stats,
-            source,
-            layout,
-        );
-        view.tabs().set_on_select(Rc::new(address::set_tab));
+        let on_select = Rc::new(address::set_tab);
+        let view = report::Report::build(&self.report_root, o, layout, scan, on_select);
         address::set_tab(view.tabs().current());
-        view.offer_scan(scan);
         if let Some(f) = on_preview {
             view.on_preview(f);
         }

@@ -8,7 +8,6 @@ use std::rc::Rc;
 use gloo::timers::callback::Timeout;
 
 use crate::open::OpenedModel;
-use crate::source::ReadStats;
 use crate::summary;
 use crate::summary::LayerMap;
 use crate::view::report::{Laps, LaterCard, Plan, PreviewPlan};
@@ -19,9 +18,9 @@ use crate::view::{checks, facts, layer_grid, recipe};
 
 use super::dom::{self, append, attr, el_class};
 use super::later::Later;
-use super::tabs::TabsView;
+use super::load::Opened;
+use super::tabs::{OnSelect, TabsView};
 use super::{export, fit, histogram, memory, metadata, preview, scan_card, tables, tokenizer};
-use crate::source::boxed::SourceFactory;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
@@ -143,20 +142,23 @@ impl Makings {
 }
 
 impl Report {
-    /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
+    /// Draws the model `o` opened into `root`, which must be in the document (the tables
     /// measure their containers), as a tab bar and one panel per tab, laid out as `layout`
-    /// says. With a `source` (a fresh reader of the model's file per preview: a `Blob` for a
-    /// local file, an HTTP Range reader for a remote one), clicking a tensor row or pressing
-    /// Enter on it opens a preview of its values and shows the Preview tab; picking a type in
-    /// the chart or a layer in the map shows the Tensors tab.
+    /// says; the tab the person picks is told to `on_select`, and the Checks tab offers the
+    /// scan of every weight read from `scan` ([`Report::offer_scan`]). With `o`'s source (a
+    /// fresh reader of the model's file per preview: a `Blob` for a local file, an HTTP Range
+    /// reader for a remote one), clicking a tensor row or pressing Enter on it opens a preview
+    /// of its values and shows the Preview tab; picking a type in the chart or a layer in the
+    /// map shows the Tensors tab.
     pub fn build(
-        root: &web_sys::Element,
-        name: &str,
-        model: Rc<OpenedModel>,
-        stats: &ReadStats,
-        source: Option<SourceFactory>,
+        root: &Element,
+        o: &Opened,
         layout: Layout,
+        scan: scan_card::ScanInput,
+        on_select: OnSelect,
     ) -> Report {
+        let (name, model, stats) = (o.name.as_str(), o.model.clone(), &o.stats);
+        let source = Some(o.source.clone());
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
         let mut lap = Laps::start(dom::now());
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
@@ -334,7 +336,8 @@ impl Report {
             let (m, name) = (makings.clone(), card.name());
             timed(&later, &laps, root, name, move || m.build(card, &slots));
         }
-        Report {
+        tabs.set_on_select(on_select);
+        let report = Report {
             exports: export,
             made: makings,
             later,
@@ -349,7 +352,9 @@ impl Report {
             shown: (name.to_string(), model),
             need,
             lean_tabs,
-        }
+        };
+        report.offer_scan(scan);
+        report
     }
 
     /// The lean web module tells `f` what it leaves to the full module (at once when the tab

@@ -358,20 +358,12 @@ impl State {
         let failed = opened.model.error.is_some();
         let names = opened.model.tensors.iter().map(|t| t.name.clone());
         self.attrs.borrow_mut().model_shown(names.collect());
-        let report = Report::build(
-            &self.body,
-            &opened.name,
-            opened.model,
-            &opened.stats,
-            Some(opened.source),
-            Layout::Element(self.attrs.borrow().first_tab()),
-        );
-        // The Checks tab offers the scan of every weight (a remote model asks first).
-        report.offer_scan(scan);
+        // The Checks tab offers the scan of every weight (a remote model asks first); the `tab`
+        // attribute follows the tab the person picks.
         let host = self.host.clone();
-        report
-            .tabs()
-            .set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
+        let on_select = Rc::new(move |t: Tab| attr(&host, "tab", t.name()));
+        let first = Layout::Element(self.attrs.borrow().first_tab());
+        let report = Report::build(&self.body, &opened, first, scan, on_select);
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
