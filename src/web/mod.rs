@@ -11,12 +11,11 @@
 //!   same view), owning every listener of that view; [`address`]: the page's tab in its
 //!   address (`?tab=`, `#tab=`).
 //! - [`metadata`], [`tables`], [`histogram`]: the cards with listeners (the summary, Checks,
-//!   layer-map and recipe cards are drawn from their view-models by [`report`]);
+//!   layer-map, recipe and memory cards are drawn from their view-models by [`report`]);
 //!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
-//!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
-//!   estimate card; [`fit`]: the device settings, the Fit card and a repo's "Will it fit?"
-//!   table.
+//!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`fit`]: the device
+//!   settings, the Fit card and a repo's "Will it fit?" table.
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
 //!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
@@ -38,7 +37,6 @@ mod histogram;
 mod http;
 mod later;
 mod load;
-mod memory;
 mod metadata;
 mod preview;
 mod remote;
@@ -277,11 +275,8 @@ fn wire(app: &Rc<App>) {
         }
     }));
 
-    let w = Rc::downgrade(app);
-    ls.push(EventListener::new(&sample, "click", move |_| {
-        if let Some(app) = w.upgrade() {
-            wasm_bindgen_futures::spawn_local(open_sample(app));
-        }
+    ls.push(dom::on_click(&sample, app, |app| {
+        wasm_bindgen_futures::spawn_local(open_sample(app.clone()))
     }));
     // A fragment changed by hand or by a link on the page (`#tab=fit`) shows that tab.
     let w = Rc::downgrade(app);

@@ -14,15 +14,16 @@ use crate::view::report::{Laps, LaterCard, Plan, PreviewPlan};
 pub use crate::view::report::{Layout, Need};
 use crate::view::tabs::{hint, Tab};
 use crate::view::tensors::type_filter;
-use crate::view::{checks, facts, layer_grid, recipe};
+use crate::view::{checks, facts, layer_grid, memory, recipe};
 
 use super::dom::{self, append, attr, el_class};
 use super::later::Later;
 use super::load::Opened;
 use super::tabs::{OnSelect, TabsView};
-use super::{export, fit, histogram, memory, metadata, preview, scan_card, tables, tokenizer};
+use super::{export, fit, histogram, metadata, preview, scan_card, tables, tokenizer};
+use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::Element;
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 /// Told what the lean module cannot do.
 pub type OnNeed = Rc<dyn Fn(Need)>;
@@ -38,9 +39,9 @@ pub struct Report {
     /// The tensor preview card (its panel owns its own listeners) and the table's row-open
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
-    _open: Vec<gloo::events::EventListener>,
+    _open: Vec<EventListener>,
     /// Escape in the Preview tab closes the preview.
-    _escape: gloo::events::EventListener,
+    _escape: EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
     _doctor: Option<Timeout>,
     /// The tab bar and its panels.
@@ -114,8 +115,8 @@ impl Makings {
                 fill(slots.get(1), r.as_ref());
             }
             LaterCard::Memory => {
-                let (card, m) = memory::MemoryCard::new(model);
-                put(&card, Box::new(m));
+                let (card, ls) = memory_card(model);
+                put(&card, Box::new(ls));
             }
             LaterCard::Fit => {
                 let pending = self.fit_settings.borrow_mut().take();
@@ -140,6 +141,50 @@ impl Makings {
         }
     }
 }
+
+/// The memory card of `model` (a GGUF) and its listeners: a context box (default the model's
+/// own) and a KV type select; the weights, KV cache and total from
+/// [`crate::summary::memory::estimate`] (with the sliding-window split and the full-context
+/// upper bound when llama.cpp uses a window), its formula and notes, or "no estimate: …"
+/// ([`crate::view::memory::Shown`]). Recomputed as the inputs change (typing debounced by
+/// [`MEMORY_DELAY_MS`]).
+fn memory_card(model: Rc<OpenedModel>) -> (Element, [EventListener; 2]) {
+    let context = memory::model_context(&model);
+    let card = dom::render(&memory::card(context));
+    let input: HtmlInputElement = dom::find_as(&card, "[data-testid=memory-context]");
+    if let Some(c) = context {
+        input.set_value(&c.to_string());
+    }
+    let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
+    let (note, out) = (
+        dom::find(&card, ".note.warn"),
+        dom::find(&card, ".memory-out"),
+    );
+    let update = {
+        let (card, input, select) = (card.clone(), input.clone(), select.clone());
+        Rc::new(move || {
+            let shown = memory::Shown::of(&model, &input.value(), &select.value());
+            note.set_text_content(shown.note.as_deref());
+            dom::set_hidden(&note, shown.note.is_none());
+            attr(&input, "aria-invalid", shown.aria_invalid);
+            dom::set_attrs(&card, shown.attrs);
+            dom::fill(&out, &shown.output);
+        })
+    };
+    update();
+    let u = update.clone();
+    let typed = dom::debounced(&input, "input", MEMORY_DELAY_MS, move || u());
+    (
+        card,
+        [
+            typed,
+            EventListener::new(&select, "change", move |_| update()),
+        ],
+    )
+}
+
+/// Milliseconds the memory estimate waits for typing to pause.
+const MEMORY_DELAY_MS: u32 = 150;
 
 impl Report {
     /// Draws the model `o` opened into `root`, which must be in the document (the tables
@@ -372,7 +417,7 @@ impl Report {
     /// the lean module's button asked).
     pub fn export(&self, kind: export::Kind) {
         let button = self.exports.iter().find(|b| b.kind == kind);
-        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<web_sys::HtmlElement>()) {
+        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<HtmlElement>()) {
             b.click();
         }
     }
@@ -476,32 +521,25 @@ fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::On
 
 /// Shows the Tensors tab and focuses the table's selected row.
 fn back_to_table(root: &Element) {
-    let find = |s: &str| root.query_selector(s).ok().flatten();
+    let find = |s: &str| -> Option<HtmlElement> { root.query_selector(s).ok()??.dyn_into().ok() };
     if let Some(t) = find("[role=tab][data-tab=tensors]") {
-        if let Some(t) = t.dyn_ref::<web_sys::HtmlElement>() {
-            t.click();
-        }
+        t.click();
     }
-    if let Some(row) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
-        if let Some(r) = row.dyn_ref::<web_sys::HtmlElement>() {
-            let _ = r.focus();
-        }
+    if let Some(r) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
+        let _ = r.focus();
     }
 }
 
 /// Escape pressed in a tab panel showing the preview closes it (as its close button does).
-fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
+fn escape_closes_preview(root: &Element) -> EventListener {
     // Not passive (gloo's default): it prevents the key's default when it closes the preview.
     dom::on_keydown(root, |e, k| {
         if k.key() != "Escape" || k.is_composing() {
             return false;
         }
         let panel = dom::target(e).and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
-        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok().flatten());
-        let Some(b) = close
-            .as_ref()
-            .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
-        else {
+        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok()?);
+        let Some(b) = close.and_then(|c| c.dyn_into::<HtmlElement>().ok()) else {
             return false;
         };
         // Handled: a host page's own Escape (a dialog around the element) is not also run.
