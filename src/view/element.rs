@@ -147,11 +147,29 @@ pub enum TensorAction {
     Missing(Failure),
 }
 
+/// One thing the element's view does to the model it shows ([`Attributes::shown_acts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    /// Plan the Fit card with these settings.
+    Fit(Settings),
+    /// Do this about the `tensor` attribute.
+    Tensor(TensorAction),
+    /// Show this tab (not as the person's choice).
+    Tab(Tab),
+    /// The view's state is this now.
+    State(DataState),
+    /// Open the preview of this tensor as the reader's own choice (as a click on its row: the
+    /// Preview tab is shown, with the focus).
+    ReaderTensor(usize),
+    /// Download this export, as its button does.
+    Export(Kind),
+}
+
 /// The attributes given and what the view shows of them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Attributes {
     /// `tab`, as given.
-    pub tab: Option<String>,
+    tab: Option<String>,
     /// `tensor`, as given (never empty).
     tensor: Option<String>,
     /// The tensor whose preview is open now (by the attribute or by the reader).
@@ -210,13 +228,24 @@ impl Attributes {
         need.detail(&self.tensors)
     }
 
+    /// `tab` set to `name`: the tab to show ([`Attributes::first_tab`]).
+    pub fn set_tab(&mut self, name: Option<String>) -> Vec<Act> {
+        self.tab = name;
+        vec![Act::Tab(self.first_tab())]
+    }
+
     /// `tensor` set to `name`: the echo of the reader's own choice changes nothing; anything
-    /// else is the page's.
-    pub fn set_tensor(&mut self, name: Option<String>) {
+    /// else is the page's. Its preview opens (once the model is shown), and the tab to show
+    /// may be Preview now.
+    pub fn set_tensor(&mut self, name: Option<String>) -> Vec<Act> {
         if name != self.shown {
             self.from_reader = false;
         }
         self.tensor = name.filter(|n| !n.is_empty());
+        vec![
+            Act::Tensor(self.tensor_action()),
+            Act::Tab(self.first_tab()),
+        ]
     }
 
     /// The preview of `name` was opened (or closed: `None`), by the attribute while
@@ -236,6 +265,21 @@ impl Attributes {
             (None, true) => Tab::Preview,
             (None, false) => Tab::Summary,
         }
+    }
+
+    /// What showing a model (read in part: `partial`) does, in order: the Fit attributes'
+    /// settings (the `full` module's view only: the lean one has no Fit card, the full one
+    /// reads the attributes again), the `tensor` attribute, the tab, the state; then what the
+    /// reader asked of the lean module's view meanwhile: a tensor opened, an export.
+    pub fn shown_acts(&mut self, full: bool, partial: bool) -> Vec<Act> {
+        let fit = full.then(|| Act::Fit(self.fit_settings()));
+        let mut acts: Vec<Act> = fit.into_iter().collect();
+        acts.push(Act::Tensor(self.tensor_action()));
+        acts.push(Act::Tab(self.first_tab()));
+        acts.push(Act::State(DataState::shown(partial)));
+        acts.extend(self.reader_tensor().map(Act::ReaderTensor));
+        acts.extend(self.export.take().map(Act::Export));
+        acts
     }
 
     /// What to do about `tensor` in the model shown.
@@ -258,17 +302,20 @@ impl Attributes {
         }
     }
 
-    /// A Fit attribute set to `value` (`None`: removed). Returns whether `name` is one
-    /// ([`QUERY_KEYS`]); others are ignored.
-    pub fn set_fit(&mut self, name: &str, value: Option<String>) -> bool {
+    /// A Fit attribute set to `value` (`None`: removed): the Fit card plans again with the
+    /// settings (in the `full` module's view: the lean one has none). Attributes other than
+    /// [`QUERY_KEYS`] are ignored.
+    pub fn set_fit(&mut self, name: &str, value: Option<String>, full: bool) -> Vec<Act> {
         let Some(key) = QUERY_KEYS.into_iter().find(|k| *k == name) else {
-            return false;
+            return Vec::new();
         };
         self.fit.retain(|(k, _)| *k != key);
         if let Some(v) = value {
             self.fit.push((key, v));
         }
-        true
+        full.then(|| Act::Fit(self.fit_settings()))
+            .into_iter()
+            .collect()
     }
 
     /// The Fit card's settings from the Fit attributes (the defaults when none is given or
@@ -317,20 +364,20 @@ mod tests {
         assert_eq!(a.first_tab(), Tab::Summary);
         a.set_tensor(Some("b.weight".into()));
         assert_eq!(a.first_tab(), Tab::Preview);
-        a.tab = Some("checks".into());
-        assert_eq!(a.first_tab(), Tab::Checks);
-        a.tab = Some("nope".into());
-        assert_eq!(a.first_tab(), Tab::Summary);
+        assert_eq!(a.set_tab(Some("checks".into())), [Act::Tab(Tab::Checks)]);
+        assert_eq!(a.set_tab(Some("nope".into())), [Act::Tab(Tab::Summary)]);
         a.set_tensor(Some(String::new()));
-        a.tab = None;
-        assert_eq!(a.first_tab(), Tab::Summary);
+        assert_eq!(a.set_tab(None), [Act::Tab(Tab::Summary)]);
     }
 
     #[test]
     fn a_named_tensor_is_opened_once_or_said_missing() {
         let mut a = showing();
         assert_eq!(a.tensor_action(), TensorAction::Keep);
-        a.set_tensor(Some("b.weight".into()));
+        assert_eq!(
+            a.set_tensor(Some("b.weight".into())),
+            [Act::Tensor(TensorAction::Open(1)), Act::Tab(Tab::Preview)]
+        );
         assert_eq!(a.tensor_action(), TensorAction::Open(1));
         a.applying = true;
         a.previewed(Some("b.weight"));
@@ -392,18 +439,53 @@ mod tests {
     }
 
     #[test]
+    fn showing_a_model_does_the_attributes_then_what_the_reader_asked() {
+        let mut a = showing();
+        a.set_fit("ctx", Some("8192".into()), false);
+        a.set_tensor(Some("b.weight".into()));
+        a.reader_tensor = Some("a.weight".into());
+        a.export = Some(Kind::Csv);
+        assert_eq!(
+            a.shown_acts(true, false),
+            [
+                Act::Fit(a.fit_settings()),
+                Act::Tensor(TensorAction::Open(1)),
+                Act::Tab(Tab::Preview),
+                Act::State(DataState::Ready),
+                Act::ReaderTensor(0),
+                Act::Export(Kind::Csv),
+            ]
+        );
+        // Asked once; the lean module has no Fit card; a model read in part is an error.
+        let mut b = showing();
+        assert_eq!(
+            b.shown_acts(false, true),
+            [
+                Act::Tensor(TensorAction::Keep),
+                Act::Tab(Tab::Summary),
+                Act::State(DataState::Error),
+            ]
+        );
+        let again = a.shown_acts(false, false);
+        assert_eq!(again.len(), 3);
+        assert_eq!(again[2], Act::State(DataState::Ready));
+    }
+
+    #[test]
     fn only_fit_attributes_change_the_fit_settings() {
         let mut a = Attributes::default();
-        assert!(!a.set_fit("height", Some("300".into())));
+        assert_eq!(a.set_fit("height", Some("300".into()), true), []);
         assert_eq!(a.fit_settings(), Settings::default());
-        assert!(a.set_fit("ctx", Some("8192".into())));
+        let acts = a.set_fit("ctx", Some("8192".into()), true);
         let s = a.fit_settings();
+        assert_eq!(acts, [Act::Fit(s.clone())]);
         assert_ne!(s, Settings::default());
         assert_eq!(
             s,
             Settings::from_query([("ctx", "8192")]).unwrap_or_default()
         );
-        assert!(a.set_fit("ctx", None));
+        // The lean module keeps the attribute for the full one, and plans nothing.
+        assert_eq!(a.set_fit("ctx", None, false), []);
         assert_eq!(a.fit_settings(), Settings::default());
     }
 

@@ -33,7 +33,7 @@ use super::scan_card::ScanInput;
 use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::source::http::totals;
 use crate::view::element::{
-    frame, nothing_to_open, Attributes, DataState, StateLine, StateOut, TensorAction,
+    frame, nothing_to_open, Act, Attributes, DataState, StateLine, StateOut, TensorAction,
 };
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
@@ -197,15 +197,14 @@ impl Widget {
 
     /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
     pub fn set_tab(&self, name: Option<String>) {
-        self.state.attrs.borrow_mut().tab = name;
-        self.state.apply_tab();
+        let acts = self.state.attrs.borrow_mut().set_tab(name);
+        self.state.act(acts);
     }
 
     /// Opens the preview of the tensor named `name` once the model is shown.
     pub fn set_tensor(&self, name: Option<String>) {
-        self.state.attrs.borrow_mut().set_tensor(name);
-        self.state.apply_tensor();
-        self.state.apply_tab();
+        let acts = self.state.attrs.borrow_mut().set_tensor(name);
+        self.state.act(acts);
     }
 
     /// Filters the tensor table by `text` (as typed into its search box).
@@ -220,9 +219,12 @@ impl Widget {
     /// A Fit attribute (`gpu`, `ram`, `ctx`, `kv`, `margin`; others are ignored) set to
     /// `value` (`None`: removed, its default again); the Fit tab plans again.
     pub fn set_fit(&self, name: &str, value: Option<String>) {
-        if self.state.attrs.borrow_mut().set_fit(name, value) {
-            self.state.apply_fit();
-        }
+        let acts = self
+            .state
+            .attrs
+            .borrow_mut()
+            .set_fit(name, value, crate::FULL);
+        self.state.act(acts);
     }
 
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
@@ -236,7 +238,9 @@ impl Widget {
     pub fn open_as_reader(&self, name: String) {
         self.state.attrs.borrow_mut().reader_tensor = Some(name);
         if self.state.report.borrow().is_some() {
-            self.state.apply_reader_tensor();
+            let i = self.state.attrs.borrow_mut().reader_tensor();
+            self.state
+                .act(i.map(Act::ReaderTensor).into_iter().collect());
         }
     }
 
@@ -397,61 +401,40 @@ impl State {
             }));
         }
         *self.report.borrow_mut() = Some(report);
-        self.apply_fit();
-        self.apply_tensor();
-        self.apply_tab();
-        self.set_state(DataState::shown(failed));
-        self.apply_reader_tensor();
-        let asked = self.attrs.borrow_mut().export.take();
-        if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
-            r.export(k);
-        }
+        let acts = self.attrs.borrow_mut().shown_acts(crate::FULL, failed);
+        self.act(acts);
     }
 
-    /// Opens the tensor the reader chose in the lean module's view ([`Widget::open_as_reader`]).
-    fn apply_reader_tensor(&self) {
-        let found = self.attrs.borrow_mut().reader_tensor();
-        if let (Some(i), Some(r)) = (found, self.report.borrow().as_ref()) {
-            r.open_tensor(i);
-            r.tabs().select(Tab::Preview, true);
-            // As a row's Enter or click in this view: the focus goes to the preview.
-            r.tabs().focus_panel(Tab::Preview);
-        }
-    }
-
-    /// The Fit attributes' settings into the Fit card.
-    fn apply_fit(&self) {
-        // (No Fit card in the lean module: the full one reads the attributes again.)
-        if !crate::FULL {
-            return;
-        }
-        let s = self.attrs.borrow().fit_settings();
-        if let Some(r) = self.report.borrow().as_ref() {
-            r.set_fit_settings(s);
-        }
-    }
-
-    fn apply_tab(&self) {
-        if let Some(r) = self.report.borrow().as_ref() {
-            let tab = self.attrs.borrow().first_tab();
-            r.tabs().select(tab, false);
-        }
-    }
-
-    fn apply_tensor(&self) {
-        let report = self.report.borrow();
-        let Some(r) = report.as_ref() else { return };
-        let action = self.attrs.borrow().tensor_action();
-        match action {
-            TensorAction::Keep => {}
-            TensorAction::Open(i) => {
-                // A message about an earlier, missing tensor no longer applies.
-                self.show_error(None);
-                self.attrs.borrow_mut().applying = true;
-                r.open_tensor(i);
-                self.attrs.borrow_mut().applying = false;
+    /// Carries out `acts` ([`Act`]) in order; but for a state, on the model shown (none
+    /// while no model is).
+    fn act(&self, acts: Vec<Act>) {
+        for a in acts {
+            if let Act::State(s) = a {
+                self.set_state(s);
+                continue;
             }
-            TensorAction::Missing(f) => self.show_error(Some(f)),
+            let report = self.report.borrow();
+            let Some(r) = report.as_ref() else { return };
+            match a {
+                Act::Fit(s) => r.set_fit_settings(s),
+                Act::Tensor(TensorAction::Keep) | Act::State(_) => {}
+                Act::Tensor(TensorAction::Open(i)) => {
+                    // A message about an earlier, missing tensor no longer applies.
+                    self.show_error(None);
+                    self.attrs.borrow_mut().applying = true;
+                    r.open_tensor(i);
+                    self.attrs.borrow_mut().applying = false;
+                }
+                Act::Tensor(TensorAction::Missing(f)) => self.show_error(Some(f)),
+                Act::Tab(t) => r.tabs().select(t, false),
+                Act::ReaderTensor(i) => {
+                    r.open_tensor(i);
+                    r.tabs().select(Tab::Preview, true);
+                    // As a row's Enter or click in this view: the focus goes to the preview.
+                    r.tabs().focus_panel(Tab::Preview);
+                }
+                Act::Export(k) => r.export(k),
+            }
         }
     }
 }
