@@ -202,6 +202,9 @@ pub fn part_files(model: &OpenedModel, name: &str) -> Vec<String> {
 /// The warning on a file whose server ignores Range.
 pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
+/// Where the page's bundled sample is served (copied into dist by Trunk), and its name.
+pub const SAMPLE_URL: &str = "sample.gguf";
+
 /// The page's status line while it fetches the bundled sample.
 pub const SAMPLE_STATUS: &str = "Fetching the bundled sample…";
 
@@ -259,6 +262,15 @@ impl Early {
         (given, carried)
     }
 
+    /// What `window.__wpEarly` holds once the app took its input, key by key (`None`:
+    /// `null`): no files, no URL, no sample, no lean view's state.
+    pub const TAKEN: [(&'static str, Option<bool>); 4] = [
+        ("files", None),
+        ("url", None),
+        ("sample", Some(false)),
+        ("view", None),
+    ];
+
     /// Whether something was given: the page's state goes from "loading" to that opening's
     /// with no "idle" between.
     pub fn pending(&self) -> bool {
@@ -301,6 +313,17 @@ mod tests {
         let (e, c) = Early::of(&js(
             r#"{"files": null, "url": 7, "sample": 0, "view": "x"}"#,
         ));
+        assert_eq!((e, c), (Early::default(), None));
+        // What the app leaves there reads as nothing given.
+        let taken = Early::TAKEN.map(|(k, v)| match v {
+            Some(b) => format!("\"{k}\": {b}"),
+            None => format!("\"{k}\": null"),
+        });
+        assert_eq!(
+            taken.join(", "),
+            r#""files": null, "url": null, "sample": false, "view": null"#
+        );
+        let (e, c) = Early::of(&js(&format!("{{{}}}", taken.join(", "))));
         assert_eq!((e, c), (Early::default(), None));
     }
 

@@ -61,13 +61,11 @@ use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
 use crate::view::js::JsData;
-use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen, SAMPLE_STATUS};
+use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen};
+use crate::view::opening::{SAMPLE_STATUS, SAMPLE_URL};
 use crate::view::report::Carried;
 use blob::js_error_text;
 use dom::{by_id, set_body_data};
-
-/// Where the bundled sample is served (copied into dist by Trunk).
-const SAMPLE_URL: &str = "sample.gguf";
 
 /// The page: its static elements, the listeners that live as long as it, and the view of the
 /// model shown now (replaced, with all its listeners, when the next file is opened).
@@ -161,12 +159,8 @@ fn take_early() -> (Early, Vec<(String, Blob)>) {
         CARRIED.with(|c| *c.borrow_mut() = carried);
     }
     let files = early.get("files");
-    for (k, v) in [
-        ("files", wasm_bindgen::JsValue::NULL),
-        ("url", wasm_bindgen::JsValue::NULL),
-        ("sample", false.into()),
-        ("view", wasm_bindgen::JsValue::NULL),
-    ] {
+    for (k, v) in Early::TAKEN {
+        let v = v.map_or(wasm_bindgen::JsValue::NULL, Into::into);
         let _ = js_sys::Reflect::set(&early, &k.into(), &v);
     }
     let files = Array::is_array(&files).then(|| Array::from(&files));

@@ -50,8 +50,6 @@ pub struct Report {
     scan_slot: Element,
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
     root: Element,
-    /// The name and model shown (the page's Compare card compares against them).
-    shown: (String, Rc<OpenedModel>),
     /// The lean module's listener for what it leaves to the full one, and the tabs that ask
     /// for it ([`Plan::lean_tabs`]).
     need: Rc<RefCell<Option<OnNeed>>>,
@@ -61,6 +59,7 @@ pub struct Report {
 /// What the cards built after the first view are made of ([`Makings::build`]), and what they
 /// keep alive once built.
 struct Makings {
+    /// The model shown and its name (the page's Compare card compares against them).
     model: Rc<OpenedModel>,
     name: String,
     page: bool,
@@ -203,14 +202,14 @@ impl Report {
         on_select: OnSelect,
     ) -> Report {
         let (name, model, stats) = (o.name.as_str(), o.model.clone(), &o.stats);
-        let source = Some(o.source.clone());
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
         let mut lap = Laps::start(dom::now());
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
         let s = summary::summarize_open(&model);
         lap.mark("summarize", dom::now());
         dom::clear(root);
-        let plan = Plan::new(&model, layout, crate::FULL, source.is_some());
+        // (A model opened has a reader of its values, `o.source`.)
+        let plan = Plan::new(&model, layout, crate::FULL, true);
         let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
         let ask = {
             let need = need.clone();
@@ -331,15 +330,15 @@ impl Report {
         tabs.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
 
-        let (preview_card, open) = match (plan.preview, source) {
+        let (preview_card, open) = match plan.preview {
             // The lean module: a row opened asks the full module for its preview.
-            (PreviewPlan::AskFull, _) => {
+            PreviewPlan::AskFull => {
                 let ask = ask.clone();
                 let open = tensors.open_listeners(Rc::new(move |i| ask(Need::Tensor(i))));
                 (None, open)
             }
-            (PreviewPlan::Card, Some(src)) => {
-                let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
+            PreviewPlan::Card => {
+                let card = Rc::new(preview::PreviewCard::new(model.clone(), o.source.clone()));
                 // Until a shell asks to hear of it ([`Report::on_preview`]).
                 card.set_on_change(closing_returns_to_table(
                     root,
@@ -361,12 +360,12 @@ impl Report {
                 }));
                 (Some(card), open)
             }
-            _ => (None, Vec::new()),
+            PreviewPlan::NoValues => (None, Vec::new()),
         };
         laps.borrow_mut().mark("first-view", dom::now());
 
         let makings = Rc::new(Makings {
-            model: model.clone(),
+            model,
             name: name.to_string(),
             page,
             layers: s.layers,
@@ -394,7 +393,6 @@ impl Report {
             scan_slot,
             scan: RefCell::new(None),
             root: root.clone(),
-            shown: (name.to_string(), model),
             need,
             lean_tabs,
         };
@@ -428,7 +426,7 @@ impl Report {
         if !crate::FULL {
             return;
         }
-        let model = &self.shown.1;
+        let model = &self.made.model;
         let bytes = crate::scan::bytes_to_scan(model);
         if bytes == 0 || self.scan.borrow().is_some() {
             return;
@@ -454,7 +452,7 @@ impl Report {
 
     /// The name and the model this view shows.
     pub fn shown(&self) -> (&str, &Rc<OpenedModel>) {
-        (&self.shown.0, &self.shown.1)
+        (&self.made.name, &self.made.model)
     }
 
     /// The tab bar.
