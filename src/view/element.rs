@@ -4,6 +4,7 @@
 //! first, which tensor's preview to open, and the element's `data-state` values.
 //! `src/web/widget.rs` keeps one [`Attributes`] and carries out what it says.
 
+use crate::remote::hub::endpoint_or_default;
 use crate::text;
 use crate::view::errors::Failure;
 use crate::view::export::Kind;
@@ -181,6 +182,9 @@ pub struct Attributes {
     pub applying: bool,
     /// `filter`, as given.
     pub filter: String,
+    /// `endpoint`, as given (the Hub endpoint for Hub URL forms of later `src` values:
+    /// [`Attributes::endpoint`]).
+    pub endpoint: Option<String>,
     /// The Fit attributes given: (name, value).
     fit: Vec<(&'static str, String)>,
     /// The names of the tensors of the model shown (none while no model is).
@@ -255,6 +259,12 @@ impl Attributes {
         if !self.applying {
             self.from_reader = true;
         }
+    }
+
+    /// The Hub endpoint `src` values are read with: the `endpoint` attribute's, else
+    /// huggingface.co ([`endpoint_or_default`]).
+    pub fn endpoint(&self) -> String {
+        endpoint_or_default(self.endpoint.as_deref())
     }
 
     /// The tab to show: the one asked for; without one, Preview when a tensor is named, else
@@ -469,6 +479,18 @@ mod tests {
         let again = a.shown_acts(false, false);
         assert_eq!(again.len(), 3);
         assert_eq!(again[2], Act::State(DataState::Ready));
+    }
+
+    #[test]
+    fn the_endpoint_is_the_attributes_else_huggingface() {
+        use crate::remote::hub::DEFAULT_ENDPOINT;
+        let mut a = Attributes::default();
+        assert_eq!(a.endpoint(), DEFAULT_ENDPOINT);
+        assert_eq!(a.endpoint(), "https://huggingface.co");
+        a.endpoint = Some("https://hf-mirror.example/".into());
+        assert_eq!(a.endpoint(), "https://hf-mirror.example");
+        a.endpoint = Some("  ".into());
+        assert_eq!(a.endpoint(), DEFAULT_ENDPOINT);
     }
 
     #[test]

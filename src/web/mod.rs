@@ -352,7 +352,7 @@ impl App {
             .unwrap_or(crate::view::tabs::Tab::Summary);
         let layout = report::Layout::Page { first, editor };
         let on_select = Rc::new(address::set_tab);
-        let view = report::Report::build(&self.report_root, o, layout, scan, on_select);
+        let view = report::Report::build(&self.report_root, o, layout, scan, on_select, None);
         address::set_tab(view.tabs().current());
         if let Some(f) = on_preview {
             view.on_preview(f);

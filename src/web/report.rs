@@ -50,10 +50,6 @@ pub struct Report {
     scan_slot: Element,
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
     root: Element,
-    /// The lean module's listener for what it leaves to the full one, and the tabs that ask
-    /// for it ([`Plan::lean_tabs`]).
-    need: Rc<RefCell<Option<OnNeed>>>,
-    lean_tabs: &'static [Tab],
 }
 
 /// What the cards built after the first view are made of ([`Makings::build`]), and what they
@@ -189,7 +185,9 @@ impl Report {
     /// Draws the model `o` opened into `root`, which must be in the document (the tables
     /// measure their containers), as a tab bar and one panel per tab, laid out as `layout`
     /// says; the tab the person picks is told to `on_select`, and the Checks tab offers the
-    /// scan of every weight read from `scan` ([`Report::offer_scan`]). With `o`'s source (a
+    /// scan of every weight read from `scan` ([`Report::offer_scan`]). The lean web module
+    /// tells `on_need` what it leaves to the full module (at once when the first tab is one of
+    /// [`crate::view::tabs::FULL_TABS`]); nothing is ever asked of the full module's view. With `o`'s source (a
     /// fresh reader of the model's file per preview: a `Blob` for a local file, an HTTP Range
     /// reader for a remote one), clicking a tensor row or pressing Enter on it opens a preview
     /// of its values and shows the Preview tab; picking a type in the chart or a layer in the
@@ -200,6 +198,7 @@ impl Report {
         layout: Layout,
         scan: scan_card::ScanInput,
         on_select: OnSelect,
+        on_need: Option<OnNeed>,
     ) -> Report {
         let (name, model, stats) = (o.name.as_str(), o.model.clone(), &o.stats);
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
@@ -210,14 +209,9 @@ impl Report {
         dom::clear(root);
         // (A model opened has a reader of its values, `o.source`.)
         let plan = Plan::new(&model, layout, crate::FULL, true);
-        let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
-        let ask = {
-            let need = need.clone();
-            move |n: Need| {
-                let f = need.borrow().clone();
-                if let Some(f) = f {
-                    f(n);
-                }
+        let ask = move |n: Need| {
+            if let Some(f) = &on_need {
+                f(n);
             }
         };
         let page = plan.page;
@@ -393,22 +387,14 @@ impl Report {
             scan_slot,
             scan: RefCell::new(None),
             root: root.clone(),
-            need,
-            lean_tabs,
         };
         report.offer_scan(scan);
-        report
-    }
-
-    /// The lean web module tells `f` what it leaves to the full module (at once when the tab
-    /// shown now is one of [`crate::view::tabs::FULL_TABS`]). Nothing is ever asked of the full
-    /// module's view.
-    pub fn on_need_full(&self, f: OnNeed) {
-        *self.need.borrow_mut() = Some(f.clone());
-        let t = self.tabs.current();
-        if self.lean_tabs.contains(&t) {
-            f(Need::Tab(t));
+        // The first tab asks for the full module too, at once.
+        let t = report.tabs.current();
+        if plan.asks_full(t) {
+            ask(Need::Tab(t));
         }
+        report
     }
 
     /// Downloads the `kind` export, as its button does (the full module's view finishing what

@@ -28,9 +28,9 @@ use super::dom::{self, append, attr};
 use super::export;
 use super::http::Fetcher;
 use super::load;
-use super::report::{Layout, Need, Report};
+use super::report::{Layout, Need, OnNeed, Report};
 use super::scan_card::ScanInput;
-use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
+use crate::remote::hub::endpoint_or_default;
 use crate::source::http::totals;
 use crate::view::element::{
     frame, nothing_to_open, Act, Attributes, DataState, StateLine, StateOut, TensorAction,
@@ -75,7 +75,6 @@ struct State {
     report: RefCell<Option<Report>>,
     /// The attributes, the model shown and what waits for it ([`Attributes`]).
     attrs: Rc<RefCell<Attributes>>,
-    endpoint: RefCell<String>,
     /// Where the view's states go ([`StateLine`]): a view being made to take another's place
     /// ([`Widget::moving`]) tells them to this function when settled (`ready`, `error`), until
     /// [`Widget::wake`].
@@ -127,7 +126,6 @@ impl Widget {
             fetcher: RefCell::new(None),
             report: RefCell::new(None),
             attrs: Rc::default(),
-            endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
             line: RefCell::new(StateLine::new(quiet.is_some())),
             on_settled: quiet,
         });
@@ -149,7 +147,7 @@ impl Widget {
             return;
         };
         let url = load::resolve_url(&src);
-        let endpoint = st.endpoint.borrow().clone();
+        let endpoint = st.attrs.borrow().endpoint();
         let file = match load::url_file(&url, &endpoint) {
             Ok(f) => f,
             Err(e) => return st.fail(e),
@@ -229,7 +227,7 @@ impl Widget {
 
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
     pub fn set_endpoint(&self, endpoint: Option<String>) {
-        *self.state.endpoint.borrow_mut() = endpoint_or_default(endpoint.as_deref());
+        self.state.attrs.borrow_mut().endpoint = endpoint;
     }
 
     /// Opens the preview of tensor `name` as the reader's own choice (as a click on its row:
@@ -366,8 +364,22 @@ impl State {
         // attribute follows the tab the person picks.
         let host = self.host.clone();
         let on_select = Rc::new(move |t: Tab| attr(&host, "tab", t.name()));
+        // What the lean module cannot do, the full module's view of this model will; the
+        // status line says so meanwhile for a row or a button (which have nothing else to show;
+        // a tab's panel says it itself).
+        let on_need = (!crate::FULL).then(|| {
+            let (host, w) = (self.host.clone(), Rc::downgrade(self));
+            Rc::new(move |need: Need| {
+                let Some(st) = w.upgrade() else { return };
+                if need.shows_status() {
+                    st.show_status(LOADING_REST);
+                }
+                let detail = st.attrs.borrow().need_detail(need);
+                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
+            }) as OnNeed
+        });
         let first = Layout::Element(self.attrs.borrow().first_tab());
-        let report = Report::build(&self.body, &opened, first, scan, on_select);
+        let report = Report::build(&self.body, &opened, first, scan, on_select, on_need);
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
@@ -385,20 +397,6 @@ impl State {
         let filter = self.attrs.borrow().filter.clone();
         if !filter.is_empty() {
             report.set_filter(&filter);
-        }
-        if !crate::FULL {
-            // What the lean module cannot do, the full module's view of this model will; the
-            // status line says so meanwhile for a row or a button (which have nothing else to
-            // show; a tab's panel says it itself).
-            let (host, w) = (self.host.clone(), Rc::downgrade(self));
-            report.on_need_full(Rc::new(move |need: Need| {
-                let Some(st) = w.upgrade() else { return };
-                if need.shows_status() {
-                    st.show_status(LOADING_REST);
-                }
-                let detail = st.attrs.borrow().need_detail(need);
-                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
-            }));
         }
         *self.report.borrow_mut() = Some(report);
         let acts = self.attrs.borrow_mut().shown_acts(crate::FULL, failed);
