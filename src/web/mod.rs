@@ -55,7 +55,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
+use web_sys::{Blob, DragEvent, Element, Event, HtmlInputElement, Response};
 
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
@@ -158,20 +158,13 @@ fn take_early() -> (Early, Vec<(String, Blob)>) {
     if carried.is_some() {
         CARRIED.with(|c| *c.borrow_mut() = carried);
     }
-    let files = early.get("files");
+    // An array of the `File`s picked or dropped (www/early.js).
+    let files = load::local_files(&early.get("files"), None).unwrap_or_default();
     for (k, v) in Early::TAKEN {
         let v = v.map_or(wasm_bindgen::JsValue::NULL, Into::into);
         let _ = js_sys::Reflect::set(&early, &k.into(), &v);
     }
-    let files = Array::is_array(&files).then(|| Array::from(&files));
-    let files = files
-        .iter()
-        .flat_map(Array::iter)
-        .filter_map(|f| f.dyn_into::<File>().ok());
-    (
-        given,
-        files.map(|f| (f.name(), f.unchecked_into())).collect(),
-    )
+    (given, files)
 }
 
 /// Opens what was given while the module loaded ([`take_early`]): the files, the URL (the
