@@ -151,8 +151,9 @@ pub enum TensorAction {
 /// One thing the element's view does to the model it shows ([`Attributes::shown_acts`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Act {
-    /// Plan the Fit card with these settings.
-    Fit(Settings),
+    /// Plan the Fit card again with the Fit attributes' settings
+    /// ([`Attributes::fit_settings`]).
+    Fit,
     /// Do this about the `tensor` attribute.
     Tensor(TensorAction),
     /// Show this tab (not as the person's choice).
@@ -282,8 +283,7 @@ impl Attributes {
     /// reads the attributes again), the `tensor` attribute, the tab, the state; then what the
     /// reader asked of the lean module's view meanwhile: a tensor opened, an export.
     pub fn shown_acts(&mut self, full: bool, partial: bool) -> Vec<Act> {
-        let fit = full.then(|| Act::Fit(self.fit_settings()));
-        let mut acts: Vec<Act> = fit.into_iter().collect();
+        let mut acts: Vec<Act> = full.then_some(Act::Fit).into_iter().collect();
         acts.push(Act::Tensor(self.tensor_action()));
         acts.push(Act::Tab(self.first_tab()));
         acts.push(Act::State(DataState::shown(partial)));
@@ -323,9 +323,7 @@ impl Attributes {
         if let Some(v) = value {
             self.fit.push((key, v));
         }
-        full.then(|| Act::Fit(self.fit_settings()))
-            .into_iter()
-            .collect()
+        full.then_some(Act::Fit).into_iter().collect()
     }
 
     /// The Fit card's settings from the Fit attributes (the defaults when none is given or
@@ -458,7 +456,7 @@ mod tests {
         assert_eq!(
             a.shown_acts(true, false),
             [
-                Act::Fit(a.fit_settings()),
+                Act::Fit,
                 Act::Tensor(TensorAction::Open(1)),
                 Act::Tab(Tab::Preview),
                 Act::State(DataState::Ready),
@@ -500,7 +498,7 @@ mod tests {
         assert_eq!(a.fit_settings(), Settings::default());
         let acts = a.set_fit("ctx", Some("8192".into()), true);
         let s = a.fit_settings();
-        assert_eq!(acts, [Act::Fit(s.clone())]);
+        assert_eq!(acts, [Act::Fit]);
         assert_ne!(s, Settings::default());
         assert_eq!(
             s,

@@ -83,7 +83,9 @@ fn fill(slot: Option<&Element>, card: Option<&Element>) {
 }
 
 impl Makings {
-    /// Builds `card` into its `slots` ([`LaterCard::slots`]).
+    /// Builds `card` into its `slots` ([`LaterCard::slots`]). The memory, Fit and tokenizer
+    /// cards are the full module's (the lean module's plan has none): behind `crate::FULL`,
+    /// their code is left out of the lean module.
     fn build(&self, card: LaterCard, slots: &[Element]) {
         let (slot, model) = (slots.first(), self.model.clone());
         let put = |card: &Element, keep: Box<dyn Any>| {
@@ -109,11 +111,11 @@ impl Makings {
                 let r = recipe::model_card(&model).map(|n| dom::render(&n));
                 fill(slots.get(1), r.as_ref());
             }
-            LaterCard::Memory => {
+            LaterCard::Memory if crate::FULL => {
                 let (card, ls) = memory_card(model);
                 put(&card, Box::new(ls));
             }
-            LaterCard::Fit => {
+            LaterCard::Fit if crate::FULL => {
                 let pending = self.fit_settings.borrow_mut().take();
                 let settings = pending.unwrap_or_else(|| match self.page {
                     true => fit::page_settings(),
@@ -123,7 +125,7 @@ impl Makings {
                 fill(slot, Some(c.element()));
                 *self.fit.borrow_mut() = Some(c);
             }
-            LaterCard::Tokenizer(info) => {
+            LaterCard::Tokenizer(info) if crate::FULL => {
                 let (card, t) = tokenizer::TokenizerCard::new(model, &info);
                 fill(slot, Some(&card));
                 t.draw_now();
@@ -133,6 +135,7 @@ impl Makings {
                 let (card, meta) = metadata::MetadataView::new(model);
                 put(&card, Box::new(meta));
             }
+            LaterCard::Memory | LaterCard::Fit | LaterCard::Tokenizer(_) => {}
         }
     }
 }
@@ -270,7 +273,7 @@ impl Report {
         if plan.checks_card() {
             tabs.place(Tab::Checks, &checks_card);
         }
-        let doctor = plan.doctor().then(|| {
+        let doctor = (crate::FULL && plan.doctor()).then(|| {
             let (model, mut findings) = (model.clone(), s.findings.clone());
             Timeout::new(0, move || {
                 crate::open::findings::add_doctor(&model, &mut findings);

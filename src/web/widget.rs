@@ -414,8 +414,12 @@ impl State {
             let report = self.report.borrow();
             let Some(r) = report.as_ref() else { return };
             match a {
-                Act::Fit(s) => r.set_fit_settings(s),
-                Act::Tensor(TensorAction::Keep) | Act::State(_) => {}
+                // (No Fit card in the lean module: the full one reads the attributes again.)
+                Act::Fit if crate::FULL => {
+                    let s = self.attrs.borrow().fit_settings();
+                    r.set_fit_settings(s);
+                }
+                Act::Fit | Act::Tensor(TensorAction::Keep) | Act::State(_) => {}
                 Act::Tensor(TensorAction::Open(i)) => {
                     // A message about an earlier, missing tensor no longer applies.
                     self.show_error(None);
