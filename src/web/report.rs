@@ -46,8 +46,9 @@ pub struct Report {
     _doctor: Option<Timeout>,
     /// The tab bar and its panels.
     tabs: Rc<TabsView>,
-    /// The "Scan all weights" card, when offered.
-    _scan: Option<Rc<scan_card::ScanCard>>,
+    /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
+    scan_slot: Element,
+    scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
     root: Element,
 }
 
@@ -187,8 +188,7 @@ impl Report {
     /// Draws the model `o` opened into `root`, which must be in the document (the tables
     /// measure their containers), as a tab bar and one panel per tab, laid out as `layout`
     /// says; the tab the person picks is told to `on_select`, and the Checks tab offers the
-    /// scan of every weight read from `scan` (the full module's, for a model with tensor data:
-    /// the page's local model, or a remote one after asking). The lean web module
+    /// scan of every weight read from `scan` ([`Report::offer_scan`]). The lean web module
     /// tells `on_need` what it leaves to the full module (at once when the first tab is one of
     /// [`crate::view::tabs::FULL_TABS`]); nothing is ever asked of the full module's view. With `o`'s source (a
     /// fresh reader of the model's file per preview: a `Blob` for a local file, an HTTP Range
@@ -378,28 +378,20 @@ impl Report {
             timed(&later, &laps, root, name, move || m.build(card, &slots));
         }
         tabs.set_on_select(on_select);
-        let escape = escape_closes_preview(root);
-        // A remote scan reads the headers again (the worker opens the model itself); a set's
-        // header_size is its parts' sum.
-        let bytes = crate::FULL.then(|| crate::scan::bytes_to_scan(&makings.model));
-        let scan = bytes.filter(|b| *b > 0).map(|bytes| {
-            let (m, root) = (&makings.model, root.clone());
-            let card = scan_card::ScanCard::new(scan, bytes, m.header_size, m.tensors.len(), root);
-            fill(Some(&scan_slot), Some(card.element()));
-            card
-        });
         let report = Report {
             exports: export,
             made: makings,
             later,
             _preview: preview_card,
             _open: open,
-            _escape: escape,
+            _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
-            _scan: scan,
+            scan_slot,
+            scan: RefCell::new(None),
             root: root.clone(),
         };
+        report.offer_scan(scan);
         // The first tab asks for the full module too, at once.
         let t = report.tabs.current();
         if plan.asks_full(t) {
@@ -415,6 +407,30 @@ impl Report {
         if let Some(b) = button.and_then(|b| b.element.dyn_ref::<HtmlElement>()) {
             b.click();
         }
+    }
+
+    /// Offers the scan of every weight of the model shown, read from `input` (the page: a
+    /// local model, or a remote one after asking). A model without tensor data offers none.
+    pub fn offer_scan(&self, input: scan_card::ScanInput) {
+        if !crate::FULL {
+            return;
+        }
+        let model = &self.made.model;
+        let bytes = crate::scan::bytes_to_scan(model);
+        if bytes == 0 || self.scan.borrow().is_some() {
+            return;
+        }
+        // A remote scan reads the headers again (the worker opens the model itself); a set's
+        // header_size is its parts' sum.
+        let card = scan_card::ScanCard::new(
+            input,
+            bytes,
+            model.header_size,
+            model.tensors.len(),
+            self.root.clone(),
+        );
+        fill(Some(&self.scan_slot), Some(card.element()));
+        *self.scan.borrow_mut() = Some(card);
     }
 
     /// Runs `f` once every card is built (at once in the embedded view; after the page's
