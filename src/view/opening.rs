@@ -8,7 +8,7 @@ use crate::format::{registry, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::open::OpenedModel;
-use crate::remote::hub::{parse_input, Target as Input};
+use crate::remote::hub::{endpoint_or_default, parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
 use crate::text;
@@ -136,6 +136,15 @@ pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure>
             Ok((name, url))
         }
     }
+}
+
+/// Whether `text` (what the page's URL box or its address's `url=` holds) names one remote
+/// file an element can show as its `src` with this `endpoint` (blank: huggingface.co): a Hub
+/// file URL in any of its forms or an `http(s)` file URL ([`url_file`]); not a repository (the
+/// page lists those) or something that is no URL. The page's start-up (www/page.js) shows
+/// such a file in the lean module while the full one loads.
+pub fn names_file(text: &str, endpoint: &str) -> bool {
+    url_file(text, &endpoint_or_default(Some(endpoint))).is_ok()
 }
 
 /// URLs given together (the API's array) as (name, URL), each named by its last segment.
@@ -410,6 +419,22 @@ mod tests {
             url_file("  ", hub).unwrap_err().headline,
             "This is not something to open"
         );
+        // What the page's start-up may show in an element: a file, with any endpoint.
+        assert!(names_file(
+            "https://huggingface.co/o/m/blob/main/m.gguf",
+            ""
+        ));
+        assert!(names_file(
+            "https://mirror.example/o/m/resolve/main/m.gguf",
+            " "
+        ));
+        assert!(names_file(
+            "https://example.com/d/m.safetensors",
+            "https://mirror.example/"
+        ));
+        assert!(!names_file("o/m", ""));
+        assert!(!names_file("https://huggingface.co/o/m", ""));
+        assert!(!names_file("not a url", "https://mirror.example"));
         assert_eq!(
             url_files(&s(&["https://h/a/x.gguf", "https://h/b/y.gguf"])),
             [

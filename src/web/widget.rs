@@ -30,7 +30,6 @@ use super::http::Fetcher;
 use super::load;
 use super::report::{Layout, Need, OnNeed, Report};
 use super::scan_card::ScanInput;
-use crate::remote::hub::endpoint_or_default;
 use crate::source::http::totals;
 use crate::view::element::{
     frame, nothing_to_open, Act, Attributes, DataState, StateLine, StateOut, TensorAction,
@@ -50,14 +49,7 @@ pub fn live_widgets() -> u32 {
     LIVE.with(Cell::get)
 }
 
-/// Whether `text` (what the page's URL box or its address's `url=` holds) names one remote
-/// file an element can show as its `src` with this `endpoint`: a Hub file URL in any of its
-/// forms or an `http(s)` file URL; not a repository (the page lists those) or something
-/// that is no URL. The page's start-up (www/page.js) shows such a file in the lean module
-/// while the full one loads.
-pub fn names_file(text: &str, endpoint: &str) -> bool {
-    load::url_file(text, &endpoint_or_default(Some(endpoint))).is_ok()
-}
+pub use crate::view::opening::names_file;
 
 /// One embedded view.
 pub struct Widget {
