@@ -1,8 +1,9 @@
 //! The `<weightpeek-view>` element's attributes as plain state, without the DOM: what each
 //! attribute change does (a new `src` reloads and drops a tensor the reader chose; `tab`,
-//! `tensor`, `filter` and the Fit attributes only change the view shown), which tab is
-//! first, which tensor's preview to open, and the element's `data-state` values.
-//! `src/web/widget.rs` keeps one [`Attributes`] and carries out what it says.
+//! `tensor`, `filter` and the Fit attributes only change the view shown, as a list of
+//! [`Act`]s), which tab is first, which tensor's preview to open, what showing a model does,
+//! and the element's `data-state` values. `src/web/widget.rs` keeps one [`Attributes`] and
+//! carries out what it says.
 
 use crate::remote::hub::endpoint_or_default;
 use crate::text;

@@ -1,9 +1,10 @@
 //! The view of one model as decisions, without the DOM: where it is shown ([`Layout`]), which
 //! tabs it has and which is first, which cards it gets (the memory, Fit and tokenizer cards of
-//! a GGUF model, the Checks card and the doctor of the full module), what the Preview tab
-//! holds, what the lean web module leaves to the full one ([`Need`]), and the cards' build
-//! times as the `data-build-ms` text ([`Laps`]). `src/web/report.rs` builds the cards where
-//! a [`Plan`] says.
+//! a GGUF model, the Checks card and the doctor of the full module), what the tabs say before
+//! their cards and what the Preview tab holds, which cards are built after the first view, in
+//! which order and into which slots ([`LaterCard`]), what the lean web module leaves to the
+//! full one ([`Need`]), and the cards' build times as the `data-build-ms` text ([`Laps`]).
+//! `src/web/report.rs` builds the cards where a [`Plan`] says.
 
 use crate::format::{Format, Model};
 use crate::open::OpenedModel;
