@@ -1,13 +1,17 @@
 //! The `<weightpeek-view>` element's attributes as plain state, without the DOM: what each
 //! attribute change does (a new `src` reloads and drops a tensor the reader chose; `tab`,
-//! `tensor`, `filter` and the Fit attributes only change the view shown), which tab is
-//! first, which tensor's preview to open, and the element's `data-state` values.
-//! `src/web/widget.rs` keeps one [`Attributes`] and carries out what it says.
+//! `tensor`, `filter` and the Fit attributes only change the view shown, as a list of
+//! [`Act`]s), which tab is first, which tensor's preview to open, what showing a model does,
+//! and the element's `data-state` values. `src/web/widget.rs` keeps one [`Attributes`] and
+//! carries out what it says.
 
+use crate::remote::hub::endpoint_or_default;
 use crate::text;
 use crate::view::errors::Failure;
+use crate::view::export::Kind;
 use crate::view::fit::{Settings, QUERY_KEYS};
 use crate::view::node::{el, Node};
+use crate::view::report::Need;
 use crate::view::tabs::Tab;
 
 /// The element's `data-state`.
@@ -145,11 +149,30 @@ pub enum TensorAction {
     Missing(Failure),
 }
 
+/// One thing the element's view does to the model it shows ([`Attributes::shown_acts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    /// Plan the Fit card again with the Fit attributes' settings
+    /// ([`Attributes::fit_settings`]).
+    Fit,
+    /// Do this about the `tensor` attribute.
+    Tensor(TensorAction),
+    /// Show this tab (not as the person's choice).
+    Tab(Tab),
+    /// The view's state is this now.
+    State(DataState),
+    /// Open the preview of this tensor as the reader's own choice (as a click on its row: the
+    /// Preview tab is shown, with the focus).
+    ReaderTensor(usize),
+    /// Download this export, as its button does.
+    Export(Kind),
+}
+
 /// The attributes given and what the view shows of them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Attributes {
     /// `tab`, as given.
-    pub tab: Option<String>,
+    tab: Option<String>,
     /// `tensor`, as given (never empty).
     tensor: Option<String>,
     /// The tensor whose preview is open now (by the attribute or by the reader).
@@ -161,8 +184,18 @@ pub struct Attributes {
     pub applying: bool,
     /// `filter`, as given.
     pub filter: String,
+    /// `endpoint`, as given (the Hub endpoint for Hub URL forms of later `src` values:
+    /// [`Attributes::endpoint`]).
+    pub endpoint: Option<String>,
     /// The Fit attributes given: (name, value).
     fit: Vec<(&'static str, String)>,
+    /// The names of the tensors of the model shown (none while no model is).
+    tensors: Vec<String>,
+    /// A tensor the reader opened in the lean module's view, to open as the reader's choice
+    /// once the model is shown ([`Attributes::reader_tensor`]).
+    pub reader_tensor: Option<String>,
+    /// An export asked for before the model was shown, done once it is.
+    pub export: Option<Kind>,
 }
 
 impl Attributes {
@@ -177,18 +210,48 @@ impl Attributes {
         drop
     }
 
-    /// The view was stopped: no preview is shown.
+    /// The view was stopped: no model, and so no preview, is shown.
     pub fn stopped(&mut self) {
         self.shown = None;
+        self.tensors.clear();
+    }
+
+    /// A model whose tensors are named `tensors` is shown.
+    pub fn model_shown(&mut self, tensors: Vec<String>) {
+        self.tensors = tensors;
+    }
+
+    /// The index of the tensor the reader opened in the lean module's view, if the model
+    /// shown has it (asked once: it is gone after).
+    pub fn reader_tensor(&mut self) -> Option<usize> {
+        let name = self.reader_tensor.take()?;
+        self.tensors.iter().position(|t| *t == name)
+    }
+
+    /// What the lean module's `need` asks of the full one ([`Need::detail`]), in the model
+    /// shown.
+    pub fn need_detail(&self, need: Need) -> Option<(&'static str, String)> {
+        need.detail(&self.tensors)
+    }
+
+    /// `tab` set to `name`: the tab to show ([`Attributes::first_tab`]).
+    pub fn set_tab(&mut self, name: Option<String>) -> Vec<Act> {
+        self.tab = name;
+        vec![Act::Tab(self.first_tab())]
     }
 
     /// `tensor` set to `name`: the echo of the reader's own choice changes nothing; anything
-    /// else is the page's.
-    pub fn set_tensor(&mut self, name: Option<String>) {
+    /// else is the page's. Its preview opens (once the model is shown), and the tab to show
+    /// may be Preview now.
+    pub fn set_tensor(&mut self, name: Option<String>) -> Vec<Act> {
         if name != self.shown {
             self.from_reader = false;
         }
         self.tensor = name.filter(|n| !n.is_empty());
+        vec![
+            Act::Tensor(self.tensor_action()),
+            Act::Tab(self.first_tab()),
+        ]
     }
 
     /// The preview of `name` was opened (or closed: `None`), by the attribute while
@@ -198,6 +261,12 @@ impl Attributes {
         if !self.applying {
             self.from_reader = true;
         }
+    }
+
+    /// The Hub endpoint `src` values are read with: the `endpoint` attribute's, else
+    /// huggingface.co ([`endpoint_or_default`]).
+    pub fn endpoint(&self) -> String {
+        endpoint_or_default(self.endpoint.as_deref())
     }
 
     /// The tab to show: the one asked for; without one, Preview when a tensor is named, else
@@ -210,15 +279,29 @@ impl Attributes {
         }
     }
 
-    /// What to do about `tensor` in a model whose tensors are named `tensors`.
-    pub fn tensor_action(&self, tensors: &[String]) -> TensorAction {
+    /// What showing a model (read in part: `partial`) does, in order: the Fit attributes'
+    /// settings (the `full` module's view only: the lean one has no Fit card, the full one
+    /// reads the attributes again), the `tensor` attribute, the tab, the state; then what the
+    /// reader asked of the lean module's view meanwhile: a tensor opened, an export.
+    pub fn shown_acts(&mut self, full: bool, partial: bool) -> Vec<Act> {
+        let mut acts: Vec<Act> = full.then_some(Act::Fit).into_iter().collect();
+        acts.push(Act::Tensor(self.tensor_action()));
+        acts.push(Act::Tab(self.first_tab()));
+        acts.push(Act::State(DataState::shown(partial)));
+        acts.extend(self.reader_tensor().map(Act::ReaderTensor));
+        acts.extend(self.export.take().map(Act::Export));
+        acts
+    }
+
+    /// What to do about `tensor` in the model shown.
+    pub fn tensor_action(&self) -> TensorAction {
         let Some(name) = self.tensor.as_deref() else {
             return TensorAction::Keep;
         };
         if self.shown.as_deref() == Some(name) {
             return TensorAction::Keep;
         }
-        match tensors.iter().position(|t| t == name) {
+        match self.tensors.iter().position(|t| t == name) {
             Some(i) => TensorAction::Open(i),
             None => TensorAction::Missing(Failure::new(
                 "No such tensor",
@@ -230,17 +313,18 @@ impl Attributes {
         }
     }
 
-    /// A Fit attribute set to `value` (`None`: removed). Returns whether `name` is one
-    /// ([`QUERY_KEYS`]); others are ignored.
-    pub fn set_fit(&mut self, name: &str, value: Option<String>) -> bool {
+    /// A Fit attribute set to `value` (`None`: removed): the Fit card plans again with the
+    /// settings (in the `full` module's view: the lean one has none). Attributes other than
+    /// [`QUERY_KEYS`] are ignored.
+    pub fn set_fit(&mut self, name: &str, value: Option<String>, full: bool) -> Vec<Act> {
         let Some(key) = QUERY_KEYS.into_iter().find(|k| *k == name) else {
-            return false;
+            return Vec::new();
         };
         self.fit.retain(|(k, _)| *k != key);
         if let Some(v) = value {
             self.fit.push((key, v));
         }
-        true
+        full.then_some(Act::Fit).into_iter().collect()
     }
 
     /// The Fit card's settings from the Fit attributes (the defaults when none is given or
@@ -276,33 +360,40 @@ mod tests {
         vec!["a.weight".into(), "b.weight".into()]
     }
 
+    /// Attributes of an element showing a model of the tensors [`names`].
+    fn showing() -> Attributes {
+        let mut a = Attributes::default();
+        a.model_shown(names());
+        a
+    }
+
     #[test]
     fn the_first_tab_is_the_one_asked_else_preview_for_a_tensor_else_summary() {
         let mut a = Attributes::default();
         assert_eq!(a.first_tab(), Tab::Summary);
         a.set_tensor(Some("b.weight".into()));
         assert_eq!(a.first_tab(), Tab::Preview);
-        a.tab = Some("checks".into());
-        assert_eq!(a.first_tab(), Tab::Checks);
-        a.tab = Some("nope".into());
-        assert_eq!(a.first_tab(), Tab::Summary);
+        assert_eq!(a.set_tab(Some("checks".into())), [Act::Tab(Tab::Checks)]);
+        assert_eq!(a.set_tab(Some("nope".into())), [Act::Tab(Tab::Summary)]);
         a.set_tensor(Some(String::new()));
-        a.tab = None;
-        assert_eq!(a.first_tab(), Tab::Summary);
+        assert_eq!(a.set_tab(None), [Act::Tab(Tab::Summary)]);
     }
 
     #[test]
     fn a_named_tensor_is_opened_once_or_said_missing() {
-        let mut a = Attributes::default();
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
-        a.set_tensor(Some("b.weight".into()));
-        assert_eq!(a.tensor_action(&names()), TensorAction::Open(1));
+        let mut a = showing();
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
+        assert_eq!(
+            a.set_tensor(Some("b.weight".into())),
+            [Act::Tensor(TensorAction::Open(1)), Act::Tab(Tab::Preview)]
+        );
+        assert_eq!(a.tensor_action(), TensorAction::Open(1));
         a.applying = true;
         a.previewed(Some("b.weight"));
         a.applying = false;
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
         a.set_tensor(Some("c\n".into()));
-        let TensorAction::Missing(f) = a.tensor_action(&names()) else {
+        let TensorAction::Missing(f) = a.tensor_action() else {
             panic!("c is no tensor of the model")
         };
         assert_eq!(f.headline, "No such tensor");
@@ -314,19 +405,19 @@ mod tests {
 
     #[test]
     fn a_new_src_drops_the_readers_tensor_but_keeps_the_pages() {
-        let mut a = Attributes::default();
+        let mut a = showing();
         // The page's tensor stays for the next model.
         a.set_tensor(Some("a.weight".into()));
         a.applying = true;
         a.previewed(Some("a.weight"));
         a.applying = false;
         assert!(!a.new_model());
-        assert_eq!(a.tensor_action(&names()), TensorAction::Open(0));
+        assert_eq!(a.tensor_action(), TensorAction::Open(0));
         // The reader's choice, and its echo in the attribute, are dropped.
         a.previewed(Some("b.weight"));
         a.set_tensor(Some("b.weight".into()));
         assert!(a.new_model());
-        assert_eq!(a.tensor_action(&names()), TensorAction::Keep);
+        assert_eq!(a.tensor_action(), TensorAction::Keep);
         assert_eq!(a.first_tab(), Tab::Summary);
         // The page naming another tensor after the reader's makes it the page's.
         a.previewed(Some("b.weight"));
@@ -335,18 +426,87 @@ mod tests {
     }
 
     #[test]
+    fn the_readers_tensor_is_found_once_in_the_model_shown_and_needs_name_it() {
+        let mut a = showing();
+        a.reader_tensor = Some("b.weight".into());
+        assert_eq!(a.reader_tensor(), Some(1));
+        assert_eq!(a.reader_tensor(), None);
+        a.reader_tensor = Some("c.weight".into());
+        assert_eq!(a.reader_tensor(), None);
+        assert_eq!(a.reader_tensor, None);
+        assert_eq!(
+            a.need_detail(Need::Tensor(0)),
+            Some(("tensor", "a.weight".to_string()))
+        );
+        // A stopped view shows no model: no tensor, nothing named.
+        a.set_tensor(Some("a.weight".into()));
+        a.stopped();
+        assert!(matches!(a.tensor_action(), TensorAction::Missing(_)));
+        assert_eq!(a.need_detail(Need::Tensor(0)), None);
+        a.reader_tensor = Some("a.weight".into());
+        assert_eq!(a.reader_tensor(), None);
+    }
+
+    #[test]
+    fn showing_a_model_does_the_attributes_then_what_the_reader_asked() {
+        let mut a = showing();
+        a.set_fit("ctx", Some("8192".into()), false);
+        a.set_tensor(Some("b.weight".into()));
+        a.reader_tensor = Some("a.weight".into());
+        a.export = Some(Kind::Csv);
+        assert_eq!(
+            a.shown_acts(true, false),
+            [
+                Act::Fit,
+                Act::Tensor(TensorAction::Open(1)),
+                Act::Tab(Tab::Preview),
+                Act::State(DataState::Ready),
+                Act::ReaderTensor(0),
+                Act::Export(Kind::Csv),
+            ]
+        );
+        // Asked once; the lean module has no Fit card; a model read in part is an error.
+        let mut b = showing();
+        assert_eq!(
+            b.shown_acts(false, true),
+            [
+                Act::Tensor(TensorAction::Keep),
+                Act::Tab(Tab::Summary),
+                Act::State(DataState::Error),
+            ]
+        );
+        let again = a.shown_acts(false, false);
+        assert_eq!(again.len(), 3);
+        assert_eq!(again[2], Act::State(DataState::Ready));
+    }
+
+    #[test]
+    fn the_endpoint_is_the_attributes_else_huggingface() {
+        use crate::remote::hub::DEFAULT_ENDPOINT;
+        let mut a = Attributes::default();
+        assert_eq!(a.endpoint(), DEFAULT_ENDPOINT);
+        assert_eq!(a.endpoint(), "https://huggingface.co");
+        a.endpoint = Some("https://hf-mirror.example/".into());
+        assert_eq!(a.endpoint(), "https://hf-mirror.example");
+        a.endpoint = Some("  ".into());
+        assert_eq!(a.endpoint(), DEFAULT_ENDPOINT);
+    }
+
+    #[test]
     fn only_fit_attributes_change_the_fit_settings() {
         let mut a = Attributes::default();
-        assert!(!a.set_fit("height", Some("300".into())));
+        assert_eq!(a.set_fit("height", Some("300".into()), true), []);
         assert_eq!(a.fit_settings(), Settings::default());
-        assert!(a.set_fit("ctx", Some("8192".into())));
+        let acts = a.set_fit("ctx", Some("8192".into()), true);
         let s = a.fit_settings();
+        assert_eq!(acts, [Act::Fit]);
         assert_ne!(s, Settings::default());
         assert_eq!(
             s,
             Settings::from_query([("ctx", "8192")]).unwrap_or_default()
         );
-        assert!(a.set_fit("ctx", None));
+        // The lean module keeps the attribute for the full one, and plans nothing.
+        assert_eq!(a.set_fit("ctx", None, false), []);
         assert_eq!(a.fit_settings(), Settings::default());
     }
 

@@ -238,6 +238,13 @@ pub fn card(g: &Grid) -> Node {
     card
 }
 
+/// The card of `map`'s grid ([`card`]), or `None` when no tensor name has a layer number
+/// (the Histogram tab then has no map).
+pub fn map_card(map: &LayerMap) -> Option<Node> {
+    let g = grid(map);
+    (!g.is_empty()).then(|| card(&g))
+}
+
 /// Whether `key` pressed on a focused role (or cell) of the map lists its tensors: Enter or
 /// Space, as on a button.
 pub fn picks(key: &str) -> bool {
@@ -341,6 +348,7 @@ mod tests {
     #[test]
     fn models_without_layers_give_an_empty_grid() {
         assert!(grid(&LayerMap::default()).is_empty());
+        assert_eq!(map_card(&LayerMap::default()), None);
     }
 
     #[test]
@@ -350,6 +358,7 @@ mod tests {
         );
         let g = grid(&summarize(&m).layers);
         let c = card(&g);
+        assert_eq!(map_card(&summarize(&m).layers), Some(c.clone()));
         assert_eq!(c.class, "card layers");
         assert_eq!(c.get_attr("data-testid"), Some("layer-map"));
         let legend = &c.find_class("legend")[0];

@@ -2,7 +2,8 @@
 //! figures of [`crate::summary::memory::estimate`] as rows with units and exact bytes.
 
 use crate::format::{Model, Value};
-use crate::summary::memory::MemoryEstimate;
+use crate::open::OpenedModel;
+use crate::summary::memory::{estimate, KvType, MemoryEstimate};
 use crate::text;
 use crate::view::node::{self, Node};
 
@@ -284,6 +285,35 @@ pub fn estimate_attrs<E>(
     out
 }
 
+/// What the card shows for what its inputs hold ([`Shown::of`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// Said under the context box (hidden when `None`): an entry not used as typed.
+    pub note: Option<String>,
+    /// The context box's `aria-invalid` ([`ContextInput::aria_invalid`]).
+    pub aria_invalid: &'static str,
+    /// The card's `data-*` figures ([`estimate_attrs`]).
+    pub attrs: Vec<(&'static str, Option<String>)>,
+    /// What `div.memory-out` holds ([`output`]).
+    pub output: Vec<Node>,
+}
+
+impl Shown {
+    /// The card of `model` when the context box holds `context` ([`parse_context`]) and the
+    /// KV select `kv` (an option value of [`KV_CHOICES`]; f16 for anything else).
+    pub fn of(model: &OpenedModel, context: &str, kv: &str) -> Shown {
+        let ctx = parse_context(context);
+        let kv = KvType::parse(kv).unwrap_or(KvType::F16);
+        let e = estimate(model, ctx.tokens, kv);
+        Shown {
+            aria_invalid: ctx.aria_invalid(),
+            note: ctx.note,
+            attrs: estimate_attrs(&e),
+            output: output(&e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,7 +325,6 @@ mod tests {
         assert_eq!(parse_context("").aria_invalid(), "false");
     }
     use crate::source::parse_bytes;
-    use crate::summary::memory::{estimate, KvType};
     use crate::view::testutil::{gguf, tiny_llama, Kv};
 
     #[test]
@@ -480,6 +509,18 @@ mod tests {
         assert_eq!(out[1].text, Some(e.formula.clone()));
         assert_eq!(out[2].children.len(), e.notes.len());
         assert_eq!(out[2].children[0].text, Some(e.notes[0].clone()));
+        // The card as its inputs say: the box's entry, the KV type (f16 for an unknown one).
+        let typed = Shown::of(&m, "abc", "q9");
+        assert_eq!(typed.aria_invalid, "true");
+        assert_eq!(typed.note, parse_context("abc").note);
+        assert!(typed.note.is_some());
+        assert_eq!(typed.output, out);
+        assert_eq!(typed.attrs, estimate_attrs(&Ok::<_, String>(e.clone())));
+        let q8 = Shown::of(&m, "8k", "q8_0");
+        let e8 = estimate(&m, Some(8192), KvType::Q8_0);
+        assert_eq!((q8.note, q8.aria_invalid), (None, "false"));
+        assert_eq!(q8.output, output(&e8));
+        assert_eq!(q8.attrs[3], ("data-context", Some("8192".to_string())));
         let none = output(&Err::<MemoryEstimate, _>("no block count"));
         assert_eq!(none[0].text.as_deref(), Some("no estimate: no block count"));
         assert_eq!(none[0].class, "no-estimate");

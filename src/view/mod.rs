@@ -19,11 +19,11 @@
 //! - [`tokenizer`]: the tokenizer card (facts, special tokens, token list, chat templates).
 //! - [`memory`]: the memory card (context box, KV type, the estimate's rows).
 //! - [`recipe`]: the quantisation recipe (pattern rows, the llama-quantize command, provenance).
-//! - [`element`]: the `<weightpeek-view>` element's attributes: what each change does, the
-//!   first tab, the tensor to open, `data-state`.
+//! - [`element`]: the `<weightpeek-view>` element's attributes: what each change does (its
+//!   acts), the first tab, the tensor to open, what showing a model does, `data-state`.
 //! - [`tabs`]: the embedded view's tabs (names, labels, keyboard movement).
-//! - [`report`]: one model's view as decisions: its tabs and cards, what the lean module
-//!   leaves to the full one, the cards' build times.
+//! - [`report`]: one model's view as decisions: its tabs and cards, the cards built after the
+//!   first view, what the lean module leaves to the full one, the cards' build times.
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`fit_card`]: the settings form, the Fit card and a repo's "Will it fit?" table as nodes.

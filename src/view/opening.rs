@@ -8,7 +8,7 @@ use crate::format::{registry, Warning};
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
 use crate::open::OpenedModel;
-use crate::remote::hub::{parse_input, Target as Input};
+use crate::remote::hub::{endpoint_or_default, parse_input, Target as Input};
 use crate::source::http::Problem;
 use crate::source::SourceError;
 use crate::text;
@@ -138,6 +138,15 @@ pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure>
     }
 }
 
+/// Whether `text` (what the page's URL box or its address's `url=` holds) names one remote
+/// file an element can show as its `src` with this `endpoint` (blank: huggingface.co): a Hub
+/// file URL in any of its forms or an `http(s)` file URL ([`url_file`]); not a repository (the
+/// page lists those) or something that is no URL. The page's start-up (www/page.js) shows
+/// such a file in the lean module while the full one loads.
+pub fn names_file(text: &str, endpoint: &str) -> bool {
+    url_file(text, &endpoint_or_default(Some(endpoint))).is_ok()
+}
+
 /// URLs given together (the API's array) as (name, URL), each named by its last segment.
 pub fn url_files(urls: &[String]) -> Vec<(String, String)> {
     urls.iter()
@@ -202,6 +211,9 @@ pub fn part_files(model: &OpenedModel, name: &str) -> Vec<String> {
 /// The warning on a file whose server ignores Range.
 pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
+/// Where the page's bundled sample is served (copied into dist by Trunk), and its name.
+pub const SAMPLE_URL: &str = "sample.gguf";
+
 /// The page's status line while it fetches the bundled sample.
 pub const SAMPLE_STATUS: &str = "Fetching the bundled sample…";
 
@@ -259,6 +271,15 @@ impl Early {
         (given, carried)
     }
 
+    /// What `window.__wpEarly` holds once the app took its input, key by key (`None`:
+    /// `null`): no files, no URL, no sample, no lean view's state.
+    pub const TAKEN: [(&'static str, Option<bool>); 4] = [
+        ("files", None),
+        ("url", None),
+        ("sample", Some(false)),
+        ("view", None),
+    ];
+
     /// Whether something was given: the page's state goes from "loading" to that opening's
     /// with no "idle" between.
     pub fn pending(&self) -> bool {
@@ -301,6 +322,17 @@ mod tests {
         let (e, c) = Early::of(&js(
             r#"{"files": null, "url": 7, "sample": 0, "view": "x"}"#,
         ));
+        assert_eq!((e, c), (Early::default(), None));
+        // What the app leaves there reads as nothing given.
+        let taken = Early::TAKEN.map(|(k, v)| match v {
+            Some(b) => format!("\"{k}\": {b}"),
+            None => format!("\"{k}\": null"),
+        });
+        assert_eq!(
+            taken.join(", "),
+            r#""files": null, "url": null, "sample": false, "view": null"#
+        );
+        let (e, c) = Early::of(&js(&format!("{{{}}}", taken.join(", "))));
         assert_eq!((e, c), (Early::default(), None));
     }
 
@@ -387,6 +419,22 @@ mod tests {
             url_file("  ", hub).unwrap_err().headline,
             "This is not something to open"
         );
+        // What the page's start-up may show in an element: a file, with any endpoint.
+        assert!(names_file(
+            "https://huggingface.co/o/m/blob/main/m.gguf",
+            ""
+        ));
+        assert!(names_file(
+            "https://mirror.example/o/m/resolve/main/m.gguf",
+            " "
+        ));
+        assert!(names_file(
+            "https://example.com/d/m.safetensors",
+            "https://mirror.example/"
+        ));
+        assert!(!names_file("o/m", ""));
+        assert!(!names_file("https://huggingface.co/o/m", ""));
+        assert!(!names_file("not a url", "https://mirror.example"));
         assert_eq!(
             url_files(&s(&["https://h/a/x.gguf", "https://h/b/y.gguf"])),
             [

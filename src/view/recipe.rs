@@ -174,6 +174,12 @@ pub fn card(r: &Recipe) -> Node {
     card
 }
 
+/// The card of `model`'s recipe ([`card`]), or `None` when it has none (not a GGUF model, or
+/// one without tensors).
+pub fn model_card(model: &crate::format::Model) -> Option<Node> {
+    crate::summary::recipe::recipe(model).map(|r| card(&r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +211,7 @@ mod tests {
         let r = crate::summary::recipe::recipe(&m).expect("the sample has a recipe");
         let v = view(&r);
         let c = card(&r);
+        assert_eq!(model_card(&m), Some(c.clone()));
         assert_eq!(c.class, "card recipe");
         assert_eq!(c.get_attr("data-testid"), Some("recipe"));
         assert_eq!(c.children[0].text_content(), TITLE);

@@ -1,15 +1,16 @@
 //! The view of one model as decisions, without the DOM: where it is shown ([`Layout`]), which
 //! tabs it has and which is first, which cards it gets (the memory, Fit and tokenizer cards of
-//! a GGUF model, the Checks card and the doctor of the full module), what the Preview tab
-//! holds, what the lean web module leaves to the full one ([`Need`]), and the cards' build
-//! times as the `data-build-ms` text ([`Laps`]). `src/web/report.rs` builds the cards where
-//! a [`Plan`] says.
+//! a GGUF model, the Checks card and the doctor of the full module), what the tabs say before
+//! their cards and what the Preview tab holds, which cards are built after the first view, in
+//! which order and into which slots ([`LaterCard`]), what the lean web module leaves to the
+//! full one ([`Need`]), and the cards' build times as the `data-build-ms` text ([`Laps`]).
+//! `src/web/report.rs` builds the cards where a [`Plan`] says.
 
 use crate::format::{Format, Model};
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::{has_tokenizer, tokenizer_info, TokenizerInfo};
 use crate::view::export::Kind;
-use crate::view::tabs::{self, Tab, FULL_TABS};
+use crate::view::tabs::{self, Hint, Tab, FULL_TABS};
 
 /// Where a model's view is shown: the page and the element draw the same tabbed view; they
 /// differ in when the cards below the first view are built and where settings come from.
@@ -85,7 +86,8 @@ pub struct Plan {
     pub page: bool,
     /// The full module's view (else the lean module's).
     pub full: bool,
-    /// The memory and Fit cards (the full module, GGUF only).
+    /// The memory and Fit cards, and the doctor's run after the first view (the full module,
+    /// GGUF only).
     pub memory_and_fit: bool,
     /// The tokenizer card's facts (the full module, a GGUF model with a tokenizer).
     pub tokenizer: Option<TokenizerInfo>,
@@ -143,6 +145,19 @@ impl Plan {
         }
     }
 
+    /// What the tabs say before (or in place of) their cards, in the order placed: the lean
+    /// module's stand-in in each of its [`Plan::lean_tabs`], then the Preview tab's hint
+    /// ([`PreviewPlan`]: none when a row asks the full module).
+    pub fn hints(&self) -> Vec<(Tab, Hint)> {
+        let lean = self.lean_tabs().iter().map(|t| (*t, Hint::Loading));
+        let preview = match self.preview {
+            PreviewPlan::Card => Some(Hint::PickTensor),
+            PreviewPlan::NoValues => Some(Hint::NoValues),
+            PreviewPlan::AskFull => None,
+        };
+        lean.chain(preview.map(|h| (Tab::Preview, h))).collect()
+    }
+
     /// Whether showing `tab` asks for the full module ([`Need::Tab`]).
     pub fn asks_full(&self, tab: Tab) -> bool {
         self.lean_tabs().contains(&tab)
@@ -153,6 +168,89 @@ impl Plan {
     /// Checks tab waits for the full module, marked `data-doctor="pending"`).
     pub fn checks_card(&self) -> bool {
         self.full
+    }
+
+    /// Whether the doctor runs after the first view, in a task of its own (the first view is
+    /// painted and input handled before it), its findings joining the header's in a new
+    /// Checks card: the full module's view of a GGUF model (the doctor reads nothing else).
+    pub fn doctor(&self) -> bool {
+        self.memory_and_fit
+    }
+
+    /// The Checks card's `data-doctor` in the first view: `done` when the doctor has nothing
+    /// to read (the full module, not a GGUF file), else `pending` (until the card of its
+    /// findings, marked `done`, takes its place; in the lean module, the full module's view).
+    pub fn doctor_mark(&self) -> &'static str {
+        if self.full && !self.doctor() {
+            "done"
+        } else {
+            "pending"
+        }
+    }
+
+    /// What is built after the first view, in order: on the page each in a later task of its
+    /// own, in the element at once.
+    pub fn later_cards(&self) -> Vec<LaterCard> {
+        let mut cards = vec![
+            LaterCard::TypesChart,
+            LaterCard::TensorRows,
+            LaterCard::LayersRecipe,
+        ];
+        if self.memory_and_fit {
+            cards.extend([LaterCard::Memory, LaterCard::Fit]);
+        }
+        cards.extend(self.tokenizer.clone().map(LaterCard::Tokenizer));
+        cards.push(LaterCard::Metadata);
+        cards
+    }
+}
+
+/// What a view builds after its first view ([`Plan::later_cards`]): a drawing that needs the
+/// laid-out page, or a card that goes into the slots placed for it with the first view (so
+/// that cards built later keep their order in a panel).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LaterCard {
+    /// The type chart (it reads its width from the laid-out page).
+    TypesChart,
+    /// The tensor table's rows.
+    TensorRows,
+    /// The layer map and the quantisation recipe, each in a slot of the Histogram tab.
+    LayersRecipe,
+    /// The memory estimate card (GGUF only, as the Fit card).
+    Memory,
+    /// The Fit card: the page's settings are its address's or the remembered ones, the
+    /// element's come from its attributes.
+    Fit,
+    /// The tokenizer card of these facts (a GGUF model with a tokenizer).
+    Tokenizer(TokenizerInfo),
+    /// The Metadata card, built last.
+    Metadata,
+}
+
+impl LaterCard {
+    /// Its stage in the view's build times ([`Laps`], `data-build-ms`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            LaterCard::TypesChart => "types-chart",
+            LaterCard::TensorRows => "tensor-rows",
+            LaterCard::LayersRecipe => "layers-recipe",
+            LaterCard::Memory => "memory-card",
+            LaterCard::Fit => "fit-card",
+            LaterCard::Tokenizer(_) => "tokenizer-card",
+            LaterCard::Metadata => "metadata-card",
+        }
+    }
+
+    /// The tab of each slot it fills, in order (none for a drawing of a card already there).
+    pub fn slots(&self) -> &'static [Tab] {
+        match self {
+            LaterCard::TypesChart | LaterCard::TensorRows => &[],
+            LaterCard::LayersRecipe => &[Tab::Histogram, Tab::Histogram],
+            LaterCard::Memory => &[Tab::Memory],
+            LaterCard::Fit => &[Tab::Fit],
+            LaterCard::Tokenizer(_) => &[Tab::Tokenizer],
+            LaterCard::Metadata => &[Tab::Metadata],
+        }
     }
 }
 
@@ -328,6 +426,91 @@ mod tests {
         assert!(p.memory_and_fit && p.tokenizer.is_none());
         assert!(!p.tabs.contains(&Tab::Tokenizer) && p.tabs.contains(&Tab::Edit));
         assert_eq!(p.first, Tab::Fit);
+    }
+
+    #[test]
+    fn later_cards_come_in_order_with_their_stage_names_and_slots() {
+        let m = with_tokenizer();
+        let full = Plan::new(&m, PAGE, true, true);
+        let names: Vec<_> = full.later_cards().iter().map(LaterCard::name).collect();
+        assert_eq!(
+            names,
+            [
+                "types-chart",
+                "tensor-rows",
+                "layers-recipe",
+                "memory-card",
+                "fit-card",
+                "tokenizer-card",
+                "metadata-card"
+            ]
+        );
+        let slots: Vec<_> = full.later_cards().iter().map(LaterCard::slots).collect();
+        assert_eq!(
+            slots,
+            [
+                &[] as &[Tab],
+                &[],
+                &[Tab::Histogram, Tab::Histogram],
+                &[Tab::Memory],
+                &[Tab::Fit],
+                &[Tab::Tokenizer],
+                &[Tab::Metadata]
+            ]
+        );
+        let Some(LaterCard::Tokenizer(info)) = full.later_cards().get(5).cloned() else {
+            panic!("the sixth card is the tokenizer's")
+        };
+        assert_eq!(info.vocab_size, 2);
+        // Safetensors, and the lean module's view: no memory, Fit or tokenizer card.
+        let st = Plan::new(&safetensors(), PAGE, true, false);
+        let lean = Plan::new(&m, Layout::Element(Tab::Summary), false, true);
+        for p in [st, lean] {
+            let names: Vec<_> = p.later_cards().iter().map(LaterCard::name).collect();
+            assert_eq!(
+                names,
+                [
+                    "types-chart",
+                    "tensor-rows",
+                    "layers-recipe",
+                    "metadata-card"
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn the_lean_tabs_wait_and_the_preview_tab_says_what_it_holds() {
+        let m = with_tokenizer();
+        let full = Plan::new(&m, PAGE, true, true);
+        assert_eq!(full.hints(), [(Tab::Preview, Hint::PickTensor)]);
+        let no_values = Plan::new(&m, PAGE, true, false);
+        assert_eq!(no_values.hints(), [(Tab::Preview, Hint::NoValues)]);
+        let lean = Plan::new(&m, Layout::Element(Tab::Summary), false, true);
+        let loading: Vec<_> = FULL_TABS.iter().map(|t| (*t, Hint::Loading)).collect();
+        assert_eq!(lean.hints(), loading);
+        // Without a source, the lean module's Preview tab says both.
+        let lean_no_values = Plan::new(&m, Layout::Element(Tab::Summary), false, false);
+        let mut both = loading.clone();
+        both.push((Tab::Preview, Hint::NoValues));
+        assert_eq!(lean_no_values.hints(), both);
+    }
+
+    #[test]
+    fn the_doctor_runs_in_the_full_module_on_gguf_and_marks_the_checks_card() {
+        let full = Plan::new(&with_tokenizer(), PAGE, true, true);
+        assert!(full.doctor());
+        assert_eq!(full.doctor_mark(), "pending");
+        // Nothing for it to read in safetensors: done at once.
+        let st = Plan::new(&safetensors(), PAGE, true, true);
+        assert!(!st.doctor());
+        assert_eq!(st.doctor_mark(), "done");
+        // The lean module's card waits for the full module's view.
+        for m in [with_tokenizer(), safetensors()] {
+            let lean = Plan::new(&m, Layout::Element(Tab::Checks), false, true);
+            assert!(!lean.doctor());
+            assert_eq!(lean.doctor_mark(), "pending");
+        }
     }
 
     #[test]

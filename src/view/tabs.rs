@@ -179,11 +179,13 @@ pub const FULL_TABS: [Tab; 5] = [
     Tab::Fit,
 ];
 
-/// The tab bar (`div.tab-bar`, `role="tablist"`), empty: the buttons go in it.
-pub fn bar() -> Node {
+/// The tab bar (`div.tab-bar`, `role="tablist"`) with the [`button`] of each of `tabs`, in
+/// order.
+pub fn bar(tabs: &[Tab]) -> Node {
     el("div", "tab-bar")
         .attr("role", "tablist")
         .attr("aria-label", "Model file views")
+        .children(tabs.iter().map(|t| button(*t)))
 }
 
 /// The button of `tab` in the bar (`button.tab`, `role="tab"`, `id="wp-tab-NAME"`, controlling
@@ -342,7 +344,10 @@ mod tests {
 
     #[test]
     fn buttons_control_their_panels_and_only_the_shown_one_is_a_tab_stop() {
-        assert_eq!(bar().get_attr("role"), Some("tablist"));
+        let tabs = [Tab::Summary, Tab::Histogram];
+        let b = bar(&tabs);
+        assert_eq!(b.get_attr("role"), Some("tablist"));
+        assert_eq!(b.children, [button(Tab::Summary), button(Tab::Histogram)]);
         let b = button(Tab::Histogram);
         assert_eq!((b.tag, b.class.as_str()), ("button", "tab"));
         assert_eq!(b.text.as_deref(), Some("Types"));

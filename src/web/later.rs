@@ -3,7 +3,7 @@
 //! seen first, each job after it one card. Dropping the [`Later`] (with its view) drops the jobs
 //! not yet run; none runs after.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
@@ -11,47 +11,43 @@ type Job = Box<dyn FnOnce()>;
 
 /// A queue of jobs run in order, each in its own task (`setTimeout(0)`), or at once.
 pub struct Later {
-    inner: Rc<Inner>,
+    /// The jobs waiting; `None`: run each job when it is added (the embedded view, whose tabs
+    /// show one card at a time).
+    queue: Option<Rc<Queue>>,
 }
 
-struct Inner {
+#[derive(Default)]
+struct Queue {
     jobs: RefCell<VecDeque<Job>>,
-    /// Run each job when it is added (the embedded view, whose tabs show one card at a time).
-    at_once: bool,
     /// A task is scheduled to run the next job.
-    scheduled: std::cell::Cell<bool>,
+    scheduled: Cell<bool>,
 }
 
 impl Later {
     /// A queue whose jobs run in later tasks, or, with `at_once`, as they are added.
     pub fn new(at_once: bool) -> Later {
         Later {
-            inner: Rc::new(Inner {
-                jobs: RefCell::default(),
-                at_once,
-                scheduled: Default::default(),
-            }),
+            queue: (!at_once).then(Rc::default),
         }
     }
 
     /// Runs `job` after the jobs added before it, in a task of its own.
     pub fn then(&self, job: impl FnOnce() + 'static) {
-        if self.inner.at_once {
-            job();
-            return;
-        }
-        self.inner.jobs.borrow_mut().push_back(Box::new(job));
-        schedule(&self.inner);
+        let Some(queue) = &self.queue else {
+            return job();
+        };
+        queue.jobs.borrow_mut().push_back(Box::new(job));
+        schedule(queue);
     }
 }
 
 /// Schedules a task for the next job unless one is scheduled. The task holds the queue weakly:
 /// once the view (and its `Later`) is gone it does nothing.
-fn schedule(inner: &Rc<Inner>) {
+fn schedule(inner: &Rc<Queue>) {
     if inner.scheduled.replace(true) {
         return;
     }
-    let weak: Weak<Inner> = Rc::downgrade(inner);
+    let weak: Weak<Queue> = Rc::downgrade(inner);
     wasm_bindgen_futures::spawn_local(async move {
         loop {
             gloo_timers::future::TimeoutFuture::new(0).await;

@@ -10,12 +10,12 @@
 //! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
 //!   same view), owning every listener of that view; [`address`]: the page's tab in its
 //!   address (`?tab=`, `#tab=`).
-//! - [`summary`], [`metadata`], [`tables`], [`histogram`], [`layers`]: the cards;
+//! - [`metadata`], [`tables`], [`histogram`]: the cards with listeners (the summary, Checks,
+//!   layer-map, recipe and memory cards are drawn from their view-models by [`report`]);
 //!   [`preview`]: a tensor's values (opened from the tensor table);
 //!   [`export`]: the "Download JSON / CSV / Markdown" buttons;
-//!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`memory`]: the memory
-//!   estimate card; [`fit`]: the device settings, the Fit card and a repo's "Will it fit?"
-//!   table.
+//!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`fit`]: the device
+//!   settings, the Fit card and a repo's "Will it fit?" table.
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
 //!   index and its shards) through the one engine, without any page around it;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
@@ -25,8 +25,6 @@
 
 mod address;
 pub mod api;
-use crate::source::blob;
-mod checks;
 mod compare;
 mod dom;
 mod edit;
@@ -36,17 +34,13 @@ pub mod handover;
 mod histogram;
 mod http;
 mod later;
-mod layers;
 mod load;
-mod memory;
 mod metadata;
 mod preview;
-mod recipe;
 mod remote;
 mod report;
 pub mod scan;
 mod scan_card;
-mod summary;
 mod tables;
 mod tabs;
 mod tokenizer;
@@ -59,19 +53,17 @@ use gloo::events::{EventListener, EventListenerOptions};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DragEvent, Element, Event, File, HtmlInputElement, Response};
+use web_sys::{Blob, DragEvent, Element, Event, HtmlInputElement, Response};
 
+use crate::source::blob::{self, js_error_text};
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
 use crate::view::js::JsData;
-use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen, SAMPLE_STATUS};
+use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen};
+use crate::view::opening::{SAMPLE_STATUS, SAMPLE_URL};
 use crate::view::report::Carried;
-use blob::js_error_text;
 use dom::{by_id, set_body_data};
-
-/// Where the bundled sample is served (copied into dist by Trunk).
-const SAMPLE_URL: &str = "sample.gguf";
 
 /// The page: its static elements, the listeners that live as long as it, and the view of the
 /// model shown now (replaced, with all its listeners, when the next file is opened).
@@ -164,24 +156,13 @@ fn take_early() -> (Early, Vec<(String, Blob)>) {
     if carried.is_some() {
         CARRIED.with(|c| *c.borrow_mut() = carried);
     }
-    let files = early.get("files");
-    for (k, v) in [
-        ("files", wasm_bindgen::JsValue::NULL),
-        ("url", wasm_bindgen::JsValue::NULL),
-        ("sample", false.into()),
-        ("view", wasm_bindgen::JsValue::NULL),
-    ] {
+    // An array of the `File`s picked or dropped (www/early.js).
+    let files = load::local_files(&early.get("files"), None).unwrap_or_default();
+    for (k, v) in Early::TAKEN {
+        let v = v.map_or(wasm_bindgen::JsValue::NULL, Into::into);
         let _ = js_sys::Reflect::set(&early, &k.into(), &v);
     }
-    let files = Array::is_array(&files).then(|| Array::from(&files));
-    let files = files
-        .iter()
-        .flat_map(Array::iter)
-        .filter_map(|f| f.dyn_into::<File>().ok());
-    (
-        given,
-        files.map(|f| (f.name(), f.unchecked_into())).collect(),
-    )
+    (given, files)
 }
 
 /// Opens what was given while the module loaded ([`take_early`]): the files, the URL (the
@@ -279,11 +260,8 @@ fn wire(app: &Rc<App>) {
         }
     }));
 
-    let w = Rc::downgrade(app);
-    ls.push(EventListener::new(&sample, "click", move |_| {
-        if let Some(app) = w.upgrade() {
-            wasm_bindgen_futures::spawn_local(open_sample(app));
-        }
+    ls.push(dom::on_click(&sample, app, |app| {
+        wasm_bindgen_futures::spawn_local(open_sample(app.clone()))
     }));
     // A fragment changed by hand or by a link on the page (`#tab=fit`) shows that tab.
     let w = Rc::downgrade(app);
@@ -364,18 +342,9 @@ impl App {
             .or_else(address::asked_tab)
             .unwrap_or(crate::view::tabs::Tab::Summary);
         let layout = report::Layout::Page { first, editor };
-        let source = Some(o.source.clone());
-        let view = report::Report::build(
-            &self.report_root,
-            &o.name,
-            o.model.clone(),
-            &o.stats,
-            source,
-            layout,
-        );
-        view.tabs().set_on_select(Rc::new(address::set_tab));
+        let on_select = Rc::new(address::set_tab);
+        let view = report::Report::build(&self.report_root, o, layout, scan, on_select, None);
         address::set_tab(view.tabs().current());
-        view.offer_scan(scan);
         if let Some(f) = on_preview {
             view.on_preview(f);
         }

@@ -1,27 +1,29 @@
 //! The view of one model: builds every card into the report element and owns every listener
 //! and piece of state they need. Dropping a `Report` removes all of its listeners.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use gloo::timers::callback::Timeout;
+
 use crate::open::OpenedModel;
-use crate::source::ReadStats;
 use crate::summary;
-use crate::view::report::{Laps, Plan, PreviewPlan};
+use crate::summary::LayerMap;
+use crate::view::report::{Laps, LaterCard, Plan, PreviewPlan};
 pub use crate::view::report::{Layout, Need};
-use crate::view::tabs::{hint, Hint, Tab};
+use crate::view::tabs::{hint, Tab};
 use crate::view::tensors::type_filter;
+use crate::view::{checks, facts, layer_grid, memory, recipe};
 
 use super::dom::{self, append, attr, el_class};
 use super::later::Later;
-use super::tabs::TabsView;
-use super::{
-    checks, export, fit, histogram, layers, memory, metadata, preview, recipe, scan_card,
-    summary as summary_card, tables, tokenizer,
-};
-use crate::source::boxed::SourceFactory;
+use super::load::Opened;
+use super::tabs::{OnSelect, TabsView};
+use super::{export, fit, histogram, metadata, preview, scan_card, tables, tokenizer};
+use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
-use web_sys::Element;
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 /// Told what the lean module cannot do.
 pub type OnNeed = Rc<dyn Fn(Need)>;
@@ -30,96 +32,199 @@ pub type OnNeed = Rc<dyn Fn(Need)>;
 pub struct Report {
     /// The export buttons ([`Report::export`]).
     exports: Vec<export::ExportButton>,
-    _histogram: Rc<histogram::HistogramView>,
-    _tensors: Rc<tables::TensorTableView>,
-    /// The cards built in later tasks ([`Later`]), once built.
-    later_cards: Rc<RefCell<LaterCards>>,
+    /// The cards built in later tasks ([`Later`]), with the type chart and the tensor table.
+    made: Rc<Makings>,
     /// The jobs that build them (dropped with the view: those not yet run never run).
     later: Later,
     /// The tensor preview card (its panel owns its own listeners) and the table's row-open
     /// listeners that open it.
     _preview: Option<Rc<preview::PreviewCard>>,
-    _open: Vec<gloo::events::EventListener>,
+    _open: Vec<EventListener>,
     /// Escape in the Preview tab closes the preview.
-    _escape: gloo::events::EventListener,
+    _escape: EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
-    _doctor: Option<gloo::timers::callback::Timeout>,
+    _doctor: Option<Timeout>,
     /// The tab bar and its panels.
     tabs: Rc<TabsView>,
     /// Where the scan card goes, and the card once offered ([`Report::offer_scan`]).
     scan_slot: Element,
     scan: RefCell<Option<Rc<scan_card::ScanCard>>>,
     root: Element,
-    /// The name and model shown (the page's Compare card compares against them).
-    shown: (String, Rc<OpenedModel>),
-    /// The lean module's listener for what it leaves to the full one, and the tabs that ask
-    /// for it ([`Plan::lean_tabs`]).
-    need: Rc<RefCell<Option<OnNeed>>>,
-    lean_tabs: &'static [Tab],
 }
 
-/// The cards the page builds after its first view, and what they keep alive.
-#[derive(Default)]
-struct LaterCards {
-    memory: Option<memory::MemoryCard>,
-    fit: Option<Rc<fit::FitCard>>,
+/// What the cards built after the first view are made of ([`Makings::build`]), and what they
+/// keep alive once built.
+struct Makings {
+    /// The model shown and its name (the page's Compare card compares against them).
+    model: Rc<OpenedModel>,
+    name: String,
+    page: bool,
+    layers: LayerMap,
+    hist: Rc<histogram::HistogramView>,
+    tensors: Rc<tables::TensorTableView>,
+    /// Filters the tensor table and shows it (a pick in the layer map).
+    filter: Rc<dyn Fn(&str)>,
+    fit: RefCell<Option<Rc<fit::FitCard>>>,
     /// Settings given before the Fit card was built ([`Report::set_fit_settings`]).
-    fit_settings: Option<crate::view::fit::Settings>,
-    tokenizer: Option<tokenizer::TokenizerCard>,
-    layers: Option<Vec<gloo::events::EventListener>>,
-    metadata: Option<metadata::MetadataView>,
+    fit_settings: RefCell<Option<crate::view::fit::Settings>>,
+    /// The other cards' listeners and state (memory, tokenizer, layer map, metadata).
+    kept: RefCell<Vec<Box<dyn Any>>>,
 }
 
 /// Puts `card` where `slot` is (or removes the slot when there is no card).
-fn fill(slot: &Element, card: Option<&Element>) {
-    match card {
-        Some(c) => {
-            let _ = slot.replace_with_with_node_1(c);
+fn fill(slot: Option<&Element>, card: Option<&Element>) {
+    match (slot, card) {
+        (Some(s), Some(c)) => {
+            let _ = s.replace_with_with_node_1(c);
         }
-        None => slot.remove(),
+        (Some(s), None) => s.remove(),
+        (None, _) => {}
     }
 }
 
+impl Makings {
+    /// Builds `card` into its `slots` ([`LaterCard::slots`]). The memory, Fit and tokenizer
+    /// cards are the full module's (the lean module's plan has none): behind `crate::FULL`,
+    /// their code is left out of the lean module.
+    fn build(&self, card: LaterCard, slots: &[Element]) {
+        let (slot, model) = (slots.first(), self.model.clone());
+        let put = |card: &Element, keep: Box<dyn Any>| {
+            fill(slot, Some(card));
+            self.kept.borrow_mut().push(keep);
+        };
+        match card {
+            LaterCard::TypesChart => self.hist.draw(),
+            LaterCard::TensorRows => self.tensors.draw_now(),
+            LaterCard::LayersRecipe => {
+                // A role or a cell lists its tensors: by click; a role (a tab stop) also by
+                // Enter or Space.
+                match layer_grid::map_card(&self.layers).map(|n| dom::render(&n)) {
+                    Some(card) => {
+                        let table = dom::find(&card, "table.layer-map");
+                        let keys = |k: &web_sys::KeyboardEvent| layer_grid::picks(&k.key());
+                        let (f, on) = (self.filter.clone(), &["data-filter"]);
+                        let ls = dom::on_pick(&table, "[data-filter]", on, keys, move |v| f(v));
+                        put(&card, Box::new(ls));
+                    }
+                    None => fill(slot, None),
+                }
+                let r = recipe::model_card(&model).map(|n| dom::render(&n));
+                fill(slots.get(1), r.as_ref());
+            }
+            LaterCard::Memory if crate::FULL => {
+                let (card, ls) = memory_card(model);
+                put(&card, Box::new(ls));
+            }
+            LaterCard::Fit if crate::FULL => {
+                let pending = self.fit_settings.borrow_mut().take();
+                let settings = pending.unwrap_or_else(|| match self.page {
+                    true => fit::page_settings(),
+                    false => crate::view::fit::Settings::default(),
+                });
+                let c = fit::FitCard::new(model, &self.name, settings, self.page);
+                fill(slot, Some(c.element()));
+                *self.fit.borrow_mut() = Some(c);
+            }
+            LaterCard::Tokenizer(info) if crate::FULL => {
+                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
+                fill(slot, Some(&card));
+                t.draw_now();
+                self.kept.borrow_mut().push(Box::new(t));
+            }
+            LaterCard::Metadata => {
+                let (card, meta) = metadata::MetadataView::new(model);
+                put(&card, Box::new(meta));
+            }
+            LaterCard::Memory | LaterCard::Fit | LaterCard::Tokenizer(_) => {}
+        }
+    }
+}
+
+/// The memory card of `model` (a GGUF) and its listeners: a context box (default the model's
+/// own) and a KV type select; the weights, KV cache and total from
+/// [`crate::summary::memory::estimate`] (with the sliding-window split and the full-context
+/// upper bound when llama.cpp uses a window), its formula and notes, or "no estimate: …"
+/// ([`crate::view::memory::Shown`]). Recomputed as the inputs change (typing debounced by
+/// [`MEMORY_DELAY_MS`]).
+fn memory_card(model: Rc<OpenedModel>) -> (Element, [EventListener; 2]) {
+    let context = memory::model_context(&model);
+    let card = dom::render(&memory::card(context));
+    let input: HtmlInputElement = dom::find_as(&card, "[data-testid=memory-context]");
+    if let Some(c) = context {
+        input.set_value(&c.to_string());
+    }
+    let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
+    let (note, out) = (
+        dom::find(&card, ".note.warn"),
+        dom::find(&card, ".memory-out"),
+    );
+    let update = {
+        let (card, input, select) = (card.clone(), input.clone(), select.clone());
+        Rc::new(move || {
+            let shown = memory::Shown::of(&model, &input.value(), &select.value());
+            note.set_text_content(shown.note.as_deref());
+            dom::set_hidden(&note, shown.note.is_none());
+            attr(&input, "aria-invalid", shown.aria_invalid);
+            dom::set_attrs(&card, shown.attrs);
+            dom::fill(&out, &shown.output);
+        })
+    };
+    update();
+    let u = update.clone();
+    let typed = dom::debounced(&input, "input", MEMORY_DELAY_MS, move || u());
+    (
+        card,
+        [
+            typed,
+            EventListener::new(&select, "change", move |_| update()),
+        ],
+    )
+}
+
+/// Milliseconds the memory estimate waits for typing to pause.
+const MEMORY_DELAY_MS: u32 = 150;
+
 impl Report {
-    /// Draws `model` (opened as `name`) into `root`, which must be in the document (the tables
+    /// Draws the model `o` opened into `root`, which must be in the document (the tables
     /// measure their containers), as a tab bar and one panel per tab, laid out as `layout`
-    /// says. With a `source` (a fresh reader of the model's file per preview: a `Blob` for a
-    /// local file, an HTTP Range reader for a remote one), clicking a tensor row or pressing
-    /// Enter on it opens a preview of its values and shows the Preview tab; picking a type in
-    /// the chart or a layer in the map shows the Tensors tab.
+    /// says; the tab the person picks is told to `on_select`, and the Checks tab offers the
+    /// scan of every weight read from `scan` ([`Report::offer_scan`]). The lean web module
+    /// tells `on_need` what it leaves to the full module (at once when the first tab is one of
+    /// [`crate::view::tabs::FULL_TABS`]); nothing is ever asked of the full module's view. With `o`'s source (a
+    /// fresh reader of the model's file per preview: a `Blob` for a local file, an HTTP Range
+    /// reader for a remote one), clicking a tensor row or pressing Enter on it opens a preview
+    /// of its values and shows the Preview tab; picking a type in the chart or a layer in the
+    /// map shows the Tensors tab.
     pub fn build(
-        root: &web_sys::Element,
-        name: &str,
-        model: Rc<OpenedModel>,
-        stats: &ReadStats,
-        source: Option<SourceFactory>,
+        root: &Element,
+        o: &Opened,
         layout: Layout,
+        scan: scan_card::ScanInput,
+        on_select: OnSelect,
+        on_need: Option<OnNeed>,
     ) -> Report {
+        let (name, model, stats) = (o.name.as_str(), o.model.clone(), &o.stats);
         // Each card's build time, on the root as `data-build-ms` (bench/open_tasks.mjs).
         let mut lap = Laps::start(dom::now());
         // The doctor's findings scan the vocabulary: added after the first view is drawn.
         let s = summary::summarize_open(&model);
         lap.mark("summarize", dom::now());
         dom::clear(root);
-        let plan = Plan::new(&model, layout, crate::FULL, source.is_some());
-        let need: Rc<RefCell<Option<OnNeed>>> = Rc::default();
-        let ask = {
-            let need = need.clone();
-            move |n: Need| {
-                let f = need.borrow().clone();
-                if let Some(f) = f {
-                    f(n);
-                }
+        // (A model opened has a reader of its values, `o.source`.)
+        let plan = Plan::new(&model, layout, crate::FULL, true);
+        let ask = move |n: Need| {
+            if let Some(f) = &on_need {
+                f(n);
             }
         };
         let page = plan.page;
         let tabs = TabsView::new(root, plan.tabs.clone(), plan.first);
+        for (t, h) in plan.hints() {
+            tabs.place(t, &dom::render(&hint(h)));
+        }
         let lean_tabs = plan.lean_tabs();
         if !lean_tabs.is_empty() {
-            // The full module's tabs: a stand-in, and showing one asks for the full module.
-            for t in lean_tabs {
-                tabs.place(*t, &dom::render(&hint(Hint::Loading)));
-            }
+            // The full module's tabs (a stand-in in each): showing one asks for the full module.
             let ask = ask.clone();
             tabs.on_show(Rc::new(move |t: Tab| {
                 if lean_tabs.contains(&t) {
@@ -143,7 +248,7 @@ impl Report {
             })
         };
 
-        let summary = summary_card::summary_card(name, &s, &model, stats);
+        let summary = dom::render(&facts::summary_card(name, &s, &model, stats));
         let exports = el_class("div", "exports");
         let export: Vec<export::ExportButton> = export::Kind::ALL
             .into_iter()
@@ -159,16 +264,22 @@ impl Report {
         append(&dom::find(&summary, ".card-head"), &exports);
         tabs.place(Tab::Summary, &summary);
         lap.mark("summary-card", dom::now());
-        // Findings include the parser's warnings; the doctor's join them in a later task.
-        let checks_card = checks::checks_card(&s.findings);
-        let doctor = if plan.checks_card() {
+        // Findings include the parser's warnings; the doctor's join them in a later task
+        // (`setTimeout(0)`: the first view is painted and input handled before it), in a card
+        // that takes the place of this one wherever it was placed.
+        let card_of =
+            |findings: &[_], mark| dom::render(&checks::card(findings).attr("data-doctor", mark));
+        let checks_card = card_of(&s.findings, plan.doctor_mark());
+        if plan.checks_card() {
             tabs.place(Tab::Checks, &checks_card);
-            checks::later_doctor(checks_card, model.clone(), s.findings.clone())
-        } else {
-            // The doctor is the full module's (the Checks tab asks for it).
-            attr(&checks_card, "data-doctor", "pending");
-            None
-        };
+        }
+        let doctor = (crate::FULL && plan.doctor()).then(|| {
+            let (model, mut findings) = (model.clone(), s.findings.clone());
+            Timeout::new(0, move || {
+                crate::open::findings::add_doctor(&model, &mut findings);
+                let _ = checks_card.replace_with_with_node_1(&card_of(&findings, "done"));
+            })
+        });
         // The "Scan all weights" card goes under the Checks card, when offered.
         let scan_slot = tabs.slot(Tab::Checks);
         lap.mark("checks-card", dom::now());
@@ -182,7 +293,7 @@ impl Report {
 
         let row = el_class("div", "card-row");
         if let Some(card) = &s.architecture {
-            append(&row, &summary_card::arch_card(card));
+            append(&row, &dom::render(&facts::arch_card(card)));
         }
         let filter: Rc<dyn Fn(&str)> = {
             let set = tensors.filter_setter();
@@ -202,36 +313,34 @@ impl Report {
         tabs.place(Tab::Histogram, &hist_card);
         lap.mark("types", dom::now());
 
-        // Beyond the first view: on the page each card in a later task of its own, in a slot
+        // Beyond the first view: on the page each card in a later task of its own, in slots
         // placed now (the element builds them at once).
         let later = Later::new(!page);
-        let cards: Rc<RefCell<LaterCards>> = Rc::default();
         let laps = Rc::new(RefCell::new(lap));
-        let layers_slot = tabs.slot(Tab::Histogram);
-        let recipe_slot = tabs.slot(Tab::Histogram);
-        let memory_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Memory));
-        let fit_slot = plan.memory_and_fit.then(|| tabs.slot(Tab::Fit));
-        let tokenizer_slot = plan.tokenizer.map(|info| (tabs.slot(Tab::Tokenizer), info));
-        let meta_slot = tabs.slot(Tab::Metadata);
+        let later_cards: Vec<(LaterCard, Vec<Element>)> = (plan.later_cards().into_iter())
+            .map(|c| {
+                let slots = c.slots().iter().map(|t| tabs.slot(*t)).collect();
+                (c, slots)
+            })
+            .collect();
 
         tabs.place(Tab::Tensors, &tensor_card);
         let tensors = Rc::new(tensors);
 
-        let (preview_card, open) = match (plan.preview, source) {
+        let (preview_card, open) = match plan.preview {
             // The lean module: a row opened asks the full module for its preview.
-            (PreviewPlan::AskFull, _) => {
+            PreviewPlan::AskFull => {
                 let ask = ask.clone();
                 let open = tensors.open_listeners(Rc::new(move |i| ask(Need::Tensor(i))));
                 (None, open)
             }
-            (PreviewPlan::Card, Some(src)) => {
-                let card = Rc::new(preview::PreviewCard::new(model.clone(), src));
+            PreviewPlan::Card => {
+                let card = Rc::new(preview::PreviewCard::new(model.clone(), o.source.clone()));
                 // Until a shell asks to hear of it ([`Report::on_preview`]).
                 card.set_on_change(closing_returns_to_table(
                     root,
                     Rc::new(|_: Option<&str>| {}),
                 ));
-                tabs.place(Tab::Preview, &dom::render(&hint(Hint::PickTensor)));
                 tabs.place(Tab::Preview, card.element());
                 // A preview opened in a hidden tab reads its window when the tab is shown.
                 let wc = Rc::downgrade(&card);
@@ -248,76 +357,30 @@ impl Report {
                 }));
                 (Some(card), open)
             }
-            _ => {
-                tabs.place(Tab::Preview, &dom::render(&hint(Hint::NoValues)));
-                (None, Vec::new())
-            }
+            PreviewPlan::NoValues => (None, Vec::new()),
         };
         laps.borrow_mut().mark("first-view", dom::now());
 
-        // The type chart reads its width from the laid-out page.
-        let h = hist.clone();
-        timed(&later, &laps, root, "types-chart", move || h.draw());
-        let t = tensors.clone();
-        timed(&later, &laps, root, "tensor-rows", move || t.draw_now());
-        {
-            let (model, cards) = (model.clone(), cards.clone());
-            let layers = s.layers;
-            timed(&later, &laps, root, "layers-recipe", move || {
-                let made = layers::layer_card(&layers, filter);
-                fill(&layers_slot, made.as_ref().map(|(card, _)| card));
-                cards.borrow_mut().layers = made.map(|(_, l)| l);
-                let r = summary::recipe::recipe(&model);
-                fill(&recipe_slot, r.map(|r| recipe::recipe_card(&r)).as_ref());
-            });
+        let makings = Rc::new(Makings {
+            model,
+            name: name.to_string(),
+            page,
+            layers: s.layers,
+            hist,
+            tensors,
+            filter,
+            fit: RefCell::default(),
+            fit_settings: RefCell::default(),
+            kept: RefCell::default(),
+        });
+        for (card, slots) in later_cards {
+            let (m, name) = (makings.clone(), card.name());
+            timed(&later, &laps, root, name, move || m.build(card, &slots));
         }
-        // GGUF only: the memory estimate and the tokenizer (safetensors carry neither).
-        if let Some(slot) = memory_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "memory-card", move || {
-                let (card, m) = memory::MemoryCard::new(model);
-                fill(&slot, Some(&card));
-                cards.borrow_mut().memory = Some(m);
-            });
-        }
-        // The page's settings are its address's or the remembered ones; the element's come
-        // from its attributes ([`Report::set_fit_settings`]).
-        if let Some(slot) = fit_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            let name = name.to_string();
-            timed(&later, &laps, root, "fit-card", move || {
-                let pending = cards.borrow_mut().fit_settings.take();
-                let settings = pending.unwrap_or_else(|| match page {
-                    true => fit::page_settings(),
-                    false => crate::view::fit::Settings::default(),
-                });
-                let c = fit::FitCard::new(model, &name, settings, page);
-                fill(&slot, Some(c.element()));
-                cards.borrow_mut().fit = Some(c);
-            });
-        }
-        if let Some((slot, info)) = tokenizer_slot {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "tokenizer-card", move || {
-                let (card, t) = tokenizer::TokenizerCard::new(model, &info);
-                fill(&slot, Some(&card));
-                t.draw_now();
-                cards.borrow_mut().tokenizer = Some(t);
-            });
-        }
-        {
-            let (model, cards) = (model.clone(), cards.clone());
-            timed(&later, &laps, root, "metadata-card", move || {
-                let (card, meta) = metadata::MetadataView::new(model);
-                fill(&meta_slot, Some(&card));
-                cards.borrow_mut().metadata = Some(meta);
-            });
-        }
-        Report {
+        tabs.set_on_select(on_select);
+        let report = Report {
             exports: export,
-            _histogram: hist,
-            _tensors: tensors,
-            later_cards: cards,
+            made: makings,
             later,
             _preview: preview_card,
             _open: open,
@@ -327,28 +390,21 @@ impl Report {
             scan_slot,
             scan: RefCell::new(None),
             root: root.clone(),
-            shown: (name.to_string(), model),
-            need,
-            lean_tabs,
+        };
+        report.offer_scan(scan);
+        // The first tab asks for the full module too, at once.
+        let t = report.tabs.current();
+        if plan.asks_full(t) {
+            ask(Need::Tab(t));
         }
-    }
-
-    /// The lean web module tells `f` what it leaves to the full module (at once when the tab
-    /// shown now is one of [`crate::view::tabs::FULL_TABS`]). Nothing is ever asked of the full
-    /// module's view.
-    pub fn on_need_full(&self, f: OnNeed) {
-        *self.need.borrow_mut() = Some(f.clone());
-        let t = self.tabs.current();
-        if self.lean_tabs.contains(&t) {
-            f(Need::Tab(t));
-        }
+        report
     }
 
     /// Downloads the `kind` export, as its button does (the full module's view finishing what
     /// the lean module's button asked).
     pub fn export(&self, kind: export::Kind) {
         let button = self.exports.iter().find(|b| b.kind == kind);
-        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<web_sys::HtmlElement>()) {
+        if let Some(b) = button.and_then(|b| b.element.dyn_ref::<HtmlElement>()) {
             b.click();
         }
     }
@@ -359,7 +415,7 @@ impl Report {
         if !crate::FULL {
             return;
         }
-        let model = &self.shown.1;
+        let model = &self.made.model;
         let bytes = crate::scan::bytes_to_scan(model);
         if bytes == 0 || self.scan.borrow().is_some() {
             return;
@@ -373,7 +429,7 @@ impl Report {
             model.tensors.len(),
             self.root.clone(),
         );
-        fill(&self.scan_slot, Some(card.element()));
+        fill(Some(&self.scan_slot), Some(card.element()));
         *self.scan.borrow_mut() = Some(card);
     }
 
@@ -385,7 +441,7 @@ impl Report {
 
     /// The name and the model this view shows.
     pub fn shown(&self) -> (&str, &Rc<OpenedModel>) {
-        (&self.shown.0, &self.shown.1)
+        (&self.made.name, &self.made.model)
     }
 
     /// The tab bar.
@@ -401,20 +457,16 @@ impl Report {
 
     /// Shows `s` in the Fit card (GGUF only) and plans again.
     pub fn set_fit_settings(&self, s: crate::view::fit::Settings) {
-        let mut cards = self.later_cards.borrow_mut();
-        match &cards.fit {
-            Some(c) => {
-                let c = c.clone();
-                drop(cards);
-                c.apply(s);
-            }
-            None => cards.fit_settings = Some(s),
+        let card = self.made.fit.borrow().clone();
+        match card {
+            Some(c) => c.apply(s),
+            None => *self.made.fit_settings.borrow_mut() = Some(s),
         }
     }
 
     /// Filters the tensor table as if `text` were typed into its search box.
     pub fn set_filter(&self, text: &str) {
-        self._tensors.filter_setter()(text);
+        self.made.tensors.filter_setter()(text);
     }
 
     /// Opens the preview of tensor `index` (as a click on its row would); nothing without a
@@ -422,11 +474,11 @@ impl Report {
     pub fn open_tensor(&self, index: usize) {
         if !crate::FULL {
             // The lean module: the row is marked; the Preview tab asks for the full module.
-            self._tensors.select(Some(index));
+            self.made.tensors.select(Some(index));
             return;
         }
         if let Some(card) = &self._preview {
-            self._tensors.select(Some(index));
+            self.made.tensors.select(Some(index));
             card.open(index);
         }
     }
@@ -456,32 +508,25 @@ fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::On
 
 /// Shows the Tensors tab and focuses the table's selected row.
 fn back_to_table(root: &Element) {
-    let find = |s: &str| root.query_selector(s).ok().flatten();
+    let find = |s: &str| -> Option<HtmlElement> { root.query_selector(s).ok()??.dyn_into().ok() };
     if let Some(t) = find("[role=tab][data-tab=tensors]") {
-        if let Some(t) = t.dyn_ref::<web_sys::HtmlElement>() {
-            t.click();
-        }
+        t.click();
     }
-    if let Some(row) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
-        if let Some(r) = row.dyn_ref::<web_sys::HtmlElement>() {
-            let _ = r.focus();
-        }
+    if let Some(r) = find("[data-testid=tensor-table] tr[aria-selected=true]") {
+        let _ = r.focus();
     }
 }
 
 /// Escape pressed in a tab panel showing the preview closes it (as its close button does).
-fn escape_closes_preview(root: &Element) -> gloo::events::EventListener {
+fn escape_closes_preview(root: &Element) -> EventListener {
     // Not passive (gloo's default): it prevents the key's default when it closes the preview.
     dom::on_keydown(root, |e, k| {
         if k.key() != "Escape" || k.is_composing() {
             return false;
         }
         let panel = dom::target(e).and_then(|t| t.closest("[role=tabpanel]").ok().flatten());
-        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok().flatten());
-        let Some(b) = close
-            .as_ref()
-            .and_then(|c| c.dyn_ref::<web_sys::HtmlElement>())
-        else {
+        let close = panel.and_then(|p| p.query_selector(CLOSE_PREVIEW).ok()?);
+        let Some(b) = close.and_then(|c| c.dyn_into::<HtmlElement>().ok()) else {
             return false;
         };
         // Handled: a host page's own Escape (a dialog around the element) is not also run.

@@ -30,20 +30,12 @@ pub struct TabsView {
 impl TabsView {
     /// Builds the tab bar and one (hidden) panel per tab into `root`; shows `first`.
     pub fn new(root: &Element, tabs: Vec<Tab>, first: Tab) -> Rc<TabsView> {
-        let bar = dom::render(&tabs::bar());
+        let bar = dom::render(&tabs::bar(&tabs));
         append(root, &bar);
-        let mut buttons = Vec::new();
-        let mut panels = Vec::new();
-        for t in &tabs {
-            let (b, p) = (
-                dom::render(&tabs::button(*t)),
-                dom::render(&tabs::panel(*t)),
-            );
-            append(&bar, &b);
-            append(root, &p);
-            buttons.push(b);
-            panels.push(p);
-        }
+        let buttons = dom::all(&bar, "[role=tab]");
+        let panels: Vec<Element> = (tabs.iter().map(|t| dom::render(&tabs::panel(*t))))
+            .inspect(|p| append(root, p))
+            .collect();
         let view = Rc::new(TabsView {
             tabs,
             buttons,
@@ -77,10 +69,7 @@ impl TabsView {
 
     /// The panel of `tab`, if the model has that tab.
     pub fn panel(&self, tab: Tab) -> Option<&Element> {
-        self.tabs
-            .iter()
-            .position(|t| *t == tab)
-            .and_then(|i| self.panels.get(i))
+        self.panels.get(self.tabs.iter().position(|t| *t == tab)?)
     }
 
     /// Appends `card` to the panel of `tab` (nothing if the model has no such tab).
@@ -151,23 +140,15 @@ impl TabsView {
     /// Moves keyboard focus into the panel of `tab` (when the element that had it, in another
     /// panel, was just hidden).
     pub fn focus_panel(&self, tab: Tab) {
-        if let Some(h) = self.panel(tab).and_then(|p| p.dyn_ref::<HtmlElement>()) {
-            let opts = web_sys::FocusOptions::new();
-            opts.set_prevent_scroll(true);
-            let _ = h.focus_with_options(&opts);
+        if let Some(p) = self.panel(tab) {
+            dom::focus_quietly(p);
         }
     }
 
     fn focus(&self, tab: Tab) {
-        if let Some(b) = self
-            .tabs
-            .iter()
-            .position(|t| *t == tab)
-            .and_then(|i| self.buttons.get(i))
-        {
-            if let Some(h) = b.dyn_ref::<HtmlElement>() {
-                let _ = h.focus();
-            }
+        let i = self.tabs.iter().position(|t| *t == tab);
+        if let Some(b) = i.and_then(|i| self.buttons.get(i)?.dyn_ref::<HtmlElement>()) {
+            let _ = b.focus();
         }
     }
 }

@@ -28,12 +28,11 @@ use super::dom::{self, append, attr};
 use super::export;
 use super::http::Fetcher;
 use super::load;
-use super::report::{Layout, Need, Report};
+use super::report::{Layout, Need, OnNeed, Report};
 use super::scan_card::ScanInput;
-use crate::remote::hub::{endpoint_or_default, DEFAULT_ENDPOINT};
 use crate::source::http::totals;
 use crate::view::element::{
-    frame, nothing_to_open, Attributes, DataState, StateLine, StateOut, TensorAction,
+    frame, nothing_to_open, Act, Attributes, DataState, StateLine, StateOut, TensorAction,
 };
 use crate::view::errors::{self, Failure, Front};
 use crate::view::opening::reading_status;
@@ -50,14 +49,7 @@ pub fn live_widgets() -> u32 {
     LIVE.with(Cell::get)
 }
 
-/// Whether `text` (what the page's URL box or its address's `url=` holds) names one remote
-/// file an element can show as its `src` with this `endpoint`: a Hub file URL in any of its
-/// forms or an `http(s)` file URL; not a repository (the page lists those) or something
-/// that is no URL. The page's start-up (www/page.js) shows such a file in the lean module
-/// while the full one loads.
-pub fn names_file(text: &str, endpoint: &str) -> bool {
-    load::url_file(text, &endpoint_or_default(Some(endpoint))).is_ok()
-}
+pub use crate::view::opening::names_file;
 
 /// One embedded view.
 pub struct Widget {
@@ -73,14 +65,8 @@ struct State {
     generation: Cell<u64>,
     fetcher: RefCell<Option<Rc<Fetcher>>>,
     report: RefCell<Option<Report>>,
-    model_tensors: RefCell<Vec<String>>,
-    /// The attributes and what they ask ([`Attributes`]).
+    /// The attributes, the model shown and what waits for it ([`Attributes`]).
     attrs: Rc<RefCell<Attributes>>,
-    endpoint: RefCell<String>,
-    /// An export asked for before the model was shown ([`Widget::export`]).
-    export: RefCell<Option<export::Kind>>,
-    /// A tensor the reader opened in the lean module's view ([`Widget::open_as_reader`]).
-    reader_tensor: RefCell<Option<String>>,
     /// Where the view's states go ([`StateLine`]): a view being made to take another's place
     /// ([`Widget::moving`]) tells them to this function when settled (`ready`, `error`), until
     /// [`Widget::wake`].
@@ -131,11 +117,7 @@ impl Widget {
             generation: Cell::new(0),
             fetcher: RefCell::new(None),
             report: RefCell::new(None),
-            model_tensors: RefCell::new(Vec::new()),
             attrs: Rc::default(),
-            endpoint: RefCell::new(DEFAULT_ENDPOINT.to_string()),
-            export: RefCell::new(None),
-            reader_tensor: RefCell::new(None),
             line: RefCell::new(StateLine::new(quiet.is_some())),
             on_settled: quiet,
         });
@@ -157,7 +139,7 @@ impl Widget {
             return;
         };
         let url = load::resolve_url(&src);
-        let endpoint = st.endpoint.borrow().clone();
+        let endpoint = st.attrs.borrow().endpoint();
         let file = match load::url_file(&url, &endpoint) {
             Ok(f) => f,
             Err(e) => return st.fail(e),
@@ -205,15 +187,14 @@ impl Widget {
 
     /// Shows the tab named `name` (`None`: the default, Summary, or Preview with a `tensor`).
     pub fn set_tab(&self, name: Option<String>) {
-        self.state.attrs.borrow_mut().tab = name;
-        self.state.apply_tab();
+        let acts = self.state.attrs.borrow_mut().set_tab(name);
+        self.state.act(acts);
     }
 
     /// Opens the preview of the tensor named `name` once the model is shown.
     pub fn set_tensor(&self, name: Option<String>) {
-        self.state.attrs.borrow_mut().set_tensor(name);
-        self.state.apply_tensor();
-        self.state.apply_tab();
+        let acts = self.state.attrs.borrow_mut().set_tensor(name);
+        self.state.act(acts);
     }
 
     /// Filters the tensor table by `text` (as typed into its search box).
@@ -228,23 +209,28 @@ impl Widget {
     /// A Fit attribute (`gpu`, `ram`, `ctx`, `kv`, `margin`; others are ignored) set to
     /// `value` (`None`: removed, its default again); the Fit tab plans again.
     pub fn set_fit(&self, name: &str, value: Option<String>) {
-        if self.state.attrs.borrow_mut().set_fit(name, value) {
-            self.state.apply_fit();
-        }
+        let acts = self
+            .state
+            .attrs
+            .borrow_mut()
+            .set_fit(name, value, crate::FULL);
+        self.state.act(acts);
     }
 
     /// The Hub endpoint for Hub URL forms of later `src` values (default huggingface.co).
     pub fn set_endpoint(&self, endpoint: Option<String>) {
-        *self.state.endpoint.borrow_mut() = endpoint_or_default(endpoint.as_deref());
+        self.state.attrs.borrow_mut().endpoint = endpoint;
     }
 
     /// Opens the preview of tensor `name` as the reader's own choice (as a click on its row:
     /// the Preview tab is shown, the `tensor` and `tab` attributes follow), once the model is
     /// shown: the full module finishing a row the reader opened in the lean module's view.
     pub fn open_as_reader(&self, name: String) {
-        *self.state.reader_tensor.borrow_mut() = Some(name);
+        self.state.attrs.borrow_mut().reader_tensor = Some(name);
         if self.state.report.borrow().is_some() {
-            self.state.apply_reader_tensor();
+            let i = self.state.attrs.borrow_mut().reader_tensor();
+            self.state
+                .act(i.map(Act::ReaderTensor).into_iter().collect());
         }
     }
 
@@ -256,7 +242,7 @@ impl Widget {
         };
         match self.state.report.borrow().as_ref() {
             Some(r) => r.export(k),
-            None => *self.state.export.borrow_mut() = Some(k),
+            None => self.state.attrs.borrow_mut().export = Some(k),
         }
     }
 }
@@ -317,7 +303,6 @@ impl State {
             f.cancel();
         }
         self.report.borrow_mut().take();
-        self.model_tensors.borrow_mut().clear();
         dom::clear(&self.body);
         self.show_error(None);
         dom::set_hidden(&self.status, true);
@@ -365,26 +350,28 @@ impl State {
             self.show_error(Some(errors::partial_failure(e, &opened.name, Front::Api)));
         }
         let failed = opened.model.error.is_some();
-        *self.model_tensors.borrow_mut() = opened
-            .model
-            .tensors
-            .iter()
-            .map(|t| t.name.clone())
-            .collect();
-        let report = Report::build(
-            &self.body,
-            &opened.name,
-            opened.model,
-            &opened.stats,
-            Some(opened.source),
-            Layout::Element(self.attrs.borrow().first_tab()),
-        );
-        // The Checks tab offers the scan of every weight (a remote model asks first).
-        report.offer_scan(scan);
+        let names = opened.model.tensors.iter().map(|t| t.name.clone());
+        self.attrs.borrow_mut().model_shown(names.collect());
+        // The Checks tab offers the scan of every weight (a remote model asks first); the `tab`
+        // attribute follows the tab the person picks.
         let host = self.host.clone();
-        report
-            .tabs()
-            .set_on_select(Rc::new(move |t: Tab| attr(&host, "tab", t.name())));
+        let on_select = Rc::new(move |t: Tab| attr(&host, "tab", t.name()));
+        // What the lean module cannot do, the full module's view of this model will; the
+        // status line says so meanwhile for a row or a button (which have nothing else to show;
+        // a tab's panel says it itself).
+        let on_need = (!crate::FULL).then(|| {
+            let (host, w) = (self.host.clone(), Rc::downgrade(self));
+            Rc::new(move |need: Need| {
+                let Some(st) = w.upgrade() else { return };
+                if need.shows_status() {
+                    st.show_status(LOADING_REST);
+                }
+                let detail = st.attrs.borrow().need_detail(need);
+                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
+            }) as OnNeed
+        });
+        let first = Layout::Element(self.attrs.borrow().first_tab());
+        let report = Report::build(&self.body, &opened, first, scan, on_select, on_need);
         // The tensor attribute follows the preview the reader opens or closes (so it can be
         // read back, and a re-created view shows the same tensor); setting it to the tensor
         // already shown reads nothing again.
@@ -403,82 +390,45 @@ impl State {
         if !filter.is_empty() {
             report.set_filter(&filter);
         }
-        if !crate::FULL {
-            // What the lean module cannot do, the full module's view of this model will; the
-            // status line says so meanwhile for a row or a button (which have nothing else to
-            // show; a tab's panel says it itself).
-            let (host, names) = (self.host.clone(), self.model_tensors.borrow().clone());
-            let w = Rc::downgrade(self);
-            report.on_need_full(Rc::new(move |need: Need| {
-                if let (Some(st), true) = (w.upgrade(), need.shows_status()) {
-                    st.show_status(LOADING_REST);
-                }
-                let detail = need.detail(&names);
-                ask_full(&host, detail.as_ref().map(|(k, v)| (*k, v.as_str())));
-            }));
-        }
         *self.report.borrow_mut() = Some(report);
-        self.apply_fit();
-        self.apply_tensor();
-        self.apply_tab();
-        self.set_state(DataState::shown(failed));
-        self.apply_reader_tensor();
-        let asked = self.export.borrow_mut().take();
-        if let (Some(k), Some(r)) = (asked, self.report.borrow().as_ref()) {
-            r.export(k);
-        }
+        let acts = self.attrs.borrow_mut().shown_acts(crate::FULL, failed);
+        self.act(acts);
     }
 
-    /// Opens the tensor the reader chose in the lean module's view ([`Widget::open_as_reader`]).
-    fn apply_reader_tensor(&self) {
-        let Some(name) = self.reader_tensor.borrow_mut().take() else {
-            return;
-        };
-        let found = self.model_tensors.borrow().iter().position(|t| *t == name);
-        if let (Some(i), Some(r)) = (found, self.report.borrow().as_ref()) {
-            r.open_tensor(i);
-            r.tabs().select(Tab::Preview, true);
-            // As a row's Enter or click in this view: the focus goes to the preview.
-            r.tabs().focus_panel(Tab::Preview);
-        }
-    }
-
-    /// The Fit attributes' settings into the Fit card.
-    fn apply_fit(&self) {
-        // (No Fit card in the lean module: the full one reads the attributes again.)
-        if !crate::FULL {
-            return;
-        }
-        let s = self.attrs.borrow().fit_settings();
-        if let Some(r) = self.report.borrow().as_ref() {
-            r.set_fit_settings(s);
-        }
-    }
-
-    fn apply_tab(&self) {
-        if let Some(r) = self.report.borrow().as_ref() {
-            let tab = self.attrs.borrow().first_tab();
-            r.tabs().select(tab, false);
-        }
-    }
-
-    fn apply_tensor(&self) {
-        let report = self.report.borrow();
-        let Some(r) = report.as_ref() else { return };
-        let action = self
-            .attrs
-            .borrow()
-            .tensor_action(&self.model_tensors.borrow());
-        match action {
-            TensorAction::Keep => {}
-            TensorAction::Open(i) => {
-                // A message about an earlier, missing tensor no longer applies.
-                self.show_error(None);
-                self.attrs.borrow_mut().applying = true;
-                r.open_tensor(i);
-                self.attrs.borrow_mut().applying = false;
+    /// Carries out `acts` ([`Act`]) in order; but for a state, on the model shown (none
+    /// while no model is).
+    fn act(&self, acts: Vec<Act>) {
+        for a in acts {
+            if let Act::State(s) = a {
+                self.set_state(s);
+                continue;
             }
-            TensorAction::Missing(f) => self.show_error(Some(f)),
+            let report = self.report.borrow();
+            let Some(r) = report.as_ref() else { return };
+            match a {
+                // (No Fit card in the lean module: the full one reads the attributes again.)
+                Act::Fit if crate::FULL => {
+                    let s = self.attrs.borrow().fit_settings();
+                    r.set_fit_settings(s);
+                }
+                Act::Fit | Act::Tensor(TensorAction::Keep) | Act::State(_) => {}
+                Act::Tensor(TensorAction::Open(i)) => {
+                    // A message about an earlier, missing tensor no longer applies.
+                    self.show_error(None);
+                    self.attrs.borrow_mut().applying = true;
+                    r.open_tensor(i);
+                    self.attrs.borrow_mut().applying = false;
+                }
+                Act::Tensor(TensorAction::Missing(f)) => self.show_error(Some(f)),
+                Act::Tab(t) => r.tabs().select(t, false),
+                Act::ReaderTensor(i) => {
+                    r.open_tensor(i);
+                    r.tabs().select(Tab::Preview, true);
+                    // As a row's Enter or click in this view: the focus goes to the preview.
+                    r.tabs().focus_panel(Tab::Preview);
+                }
+                Act::Export(k) => r.export(k),
+            }
         }
     }
 }
