@@ -62,8 +62,7 @@ impl Form {
         }));
         let add: Element = testid(&root, "fit-gpu-add");
         ls.push(form.on(&add, "click", |f| {
-            if f.settings.borrow().gpus.len() < fit_view::MAX_GPUS {
-                f.settings.borrow_mut().gpus.push(nodes::NEW_GPU.into());
+            if f.settings.borrow_mut().add_gpu() {
                 f.draw_gpus();
                 f.changed(true);
             }
@@ -162,36 +161,25 @@ impl Form {
             let input: HtmlInputElement = testid(&row, "fit-gpu-size");
             let select: HtmlSelectElement = testid(&row, "fit-gpu-preset");
             input.set_value(g);
-            select.set_value(preset_of(g).unwrap_or(""));
+            select.set_value(preset_choice(g));
             boxes.push(input.clone());
             let (inp, sel) = (input.clone(), select.clone());
             ls.push(self.on(&input, "input", move |f| {
-                if let Some(g) = f.settings.borrow_mut().gpus.get_mut(i) {
-                    *g = inp.value();
-                }
-                sel.set_value(preset_of(&inp.value()).unwrap_or(""));
+                let choice = f.settings.borrow_mut().type_gpu(i, inp.value());
+                sel.set_value(choice);
                 f.changed(false);
             }));
             let (inp, sel) = (input, select.clone());
             ls.push(self.on(&select, "change", move |f| {
                 let v = sel.value();
-                if v.is_empty() {
-                    return;
+                if f.settings.borrow_mut().pick_preset(i, &v) {
+                    inp.set_value(&v);
+                    f.changed(true);
                 }
-                inp.set_value(&v);
-                if let Some(g) = f.settings.borrow_mut().gpus.get_mut(i) {
-                    *g = v;
-                }
-                f.changed(true);
             }));
             let remove: Element = testid(&row, "fit-gpu-remove");
             ls.push(self.on(&remove, "click", move |f| {
-                {
-                    let mut s = f.settings.borrow_mut();
-                    if i < s.gpus.len() {
-                        s.gpus.remove(i);
-                    }
-                }
+                f.settings.borrow_mut().remove_gpu(i);
                 f.draw_gpus();
                 f.changed(true);
             }));
