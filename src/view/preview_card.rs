@@ -2,7 +2,8 @@
 //! figure (its SVG bars and axis), the heatmap figure around the canvas the page paints, and
 //! the first values table. Numbers and text come from [`crate::view::preview`]. Also the
 //! panel's decisions: its [`Stage`] (`data-state` and status line), the window boxes' texts
-//! ([`range_texts`]) and reading them back ([`typed_request`]), the heatmap canvas's size and
+//! ([`range_texts`]) and reading them back ([`typed_request`]), the window each control asks
+//! for ([`Opening::request`]), the heatmap canvas's size and
 //! attributes ([`heat_canvas`]), and what opening a tensor shows ([`opening`]).
 
 use crate::dequant::Exact;
@@ -60,6 +61,38 @@ impl Opening {
             ..WindowRequest::default()
         }
     }
+
+    /// The window `control` asks for, the boxes holding `rows` and `cols` ([`typed_request`]
+    /// for Show): `None` when there is none to ask (Show for a tensor without a window
+    /// geometry); the boxes' error for the error box.
+    pub fn request(
+        &self,
+        control: Control,
+        rows: &str,
+        cols: &str,
+    ) -> Option<Result<WindowRequest, WindowError>> {
+        let field = self.req.field.as_deref();
+        Some(match control {
+            Control::Show => typed_request(rows, cols, field, self.geometry.as_ref()?),
+            Control::FirstRows => Ok(self.first_rows()),
+            Control::Field(f) => Ok(WindowRequest {
+                field: Some(f),
+                ..WindowRequest::default()
+            }),
+        })
+    }
+}
+
+/// A control of the panel's window form that re-opens the panel on another window
+/// ([`Opening::request`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Show (`preview-apply`), or Enter in a window box: the window typed in the boxes.
+    Show,
+    /// First rows: the default window of the field shown.
+    FirstRows,
+    /// Another field of a structured array picked in `preview-field`: its default window.
+    Field(String),
 }
 
 /// The panel for tensor `index` of `model` asked with `req` ([`Opening`]): its title (with the
@@ -710,6 +743,47 @@ mod tests {
                 .as_deref(),
             Some("a")
         );
+    }
+
+    #[test]
+    fn the_controls_ask_for_their_window() {
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
+        let mut o = opening(&m, 0, WindowRequest::default()).unwrap();
+        let shown = o.request(Control::Show, "0..2", "1..3").unwrap().unwrap();
+        assert_eq!(
+            (shown.rows, shown.cols, shown.field),
+            (Some(0..2), Some(1..3), None)
+        );
+        let bad = o.request(Control::Show, "", "9..x").unwrap().unwrap_err();
+        assert!(bad
+            .text_for(crate::view::spec::Front::Page)
+            .starts_with("columns"));
+        // A structured array's field shown: Show and First rows keep it.
+        o.req.field = Some("x".into());
+        let shown = o.request(Control::Show, "1..2", "").unwrap().unwrap();
+        assert_eq!(
+            (shown.rows, shown.field.as_deref()),
+            (Some(1..2), Some("x"))
+        );
+        assert_eq!(
+            o.request(Control::FirstRows, "1..2", "0..1"),
+            Some(Ok(WindowRequest {
+                field: Some("x".into()),
+                ..WindowRequest::default()
+            }))
+        );
+        assert_eq!(
+            o.request(Control::Field("y".into()), "", ""),
+            Some(Ok(WindowRequest {
+                field: Some("y".into()),
+                ..WindowRequest::default()
+            }))
+        );
+        // No window geometry: Show asks for nothing; the others still re-open.
+        o.geometry = None;
+        assert_eq!(o.request(Control::Show, "0..2", ""), None);
+        assert!(o.request(Control::FirstRows, "", "").is_some());
     }
 
     #[test]
