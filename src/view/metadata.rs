@@ -190,6 +190,27 @@ pub fn expandable(row: &MetaRow) -> bool {
     row.array_len.is_some_and(|n| n > PREVIEW_ITEMS)
 }
 
+/// The length of metadata entry `index` of `model` when it is an array.
+pub fn array_len(model: &Model, index: usize) -> Option<u64> {
+    match model.metadata.get(index).map(|e| &e.value) {
+        Some(Value::Array(a)) => Some(a.len),
+        _ => None,
+    }
+}
+
+/// A page of an expanded array as the card shows it ([`ArrayPager::page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// The items decoded ([`item_nodes`]), appended to the array's list.
+    pub items: Vec<Node>,
+    /// The status line: how many are shown ([`ArrayPager::status`]), or why no more decode
+    /// ([`page_error_text`]).
+    pub status: String,
+    /// The "show more" button's label ([`ArrayPager::more_label`]); `None`: the button goes
+    /// (everything shown, or the next page does not decode).
+    pub more: Option<String>,
+}
+
 /// One decoded array element.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayItem {
@@ -232,6 +253,26 @@ impl ArrayPager {
                 text: item_text(v, bytes, ITEM_CHARS),
             })
             .collect())
+    }
+
+    /// The next page of the array of metadata entry `index` of `model` ([`Page`]); `None` when
+    /// that entry is not an array.
+    pub fn page(&mut self, model: &Model, index: usize) -> Option<Page> {
+        let Value::Array(a) = &model.metadata.get(index)?.value else {
+            return None;
+        };
+        Some(match self.next_page(a, &model.bytes) {
+            Ok(items) => Page {
+                items: item_nodes(&items),
+                status: self.status(),
+                more: self.more_label(),
+            },
+            Err(e) => Page {
+                items: Vec::new(),
+                status: page_error_text(&e),
+                more: None,
+            },
+        })
     }
 
     /// Items not shown yet.
@@ -512,6 +553,45 @@ mod tests {
         assert_eq!((pre.tag, pre.class.as_str()), ("pre", "long-text"));
         assert_eq!(pre.text.as_deref(), Some(text.as_str()));
         assert_eq!(long_text_node(&m, 1).text.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn an_expanded_array_shows_page_after_page_then_drops_its_button() {
+        let m = model();
+        assert_eq!(
+            (array_len(&m, 3), array_len(&m, 0), array_len(&m, 9)),
+            (Some(1000), None, None)
+        );
+        let mut p = ArrayPager::new(1000);
+        assert_eq!(p.page(&m, 0), None);
+        let first = p.page(&m, 3).unwrap();
+        assert_eq!(first.items.len(), 200);
+        assert_eq!(first.items[199].text.as_deref(), Some("\"tok199\""));
+        assert_eq!(first.status, "showing 200 of 1,000");
+        assert_eq!(first.more.as_deref(), Some("Show 200 more (800 left)"));
+        for _ in 0..3 {
+            p.page(&m, 3).unwrap();
+        }
+        let last = p.page(&m, 3).unwrap();
+        assert_eq!(last.items[0].get_attr("value"), Some("800"));
+        assert_eq!(
+            (last.status.as_str(), last.more),
+            ("showing 1,000 of 1,000", None)
+        );
+
+        // Cut bytes: the page says why and the button goes.
+        let mut cut = m.clone();
+        let Value::Array(a) = &m.metadata[3].value else {
+            panic!("tokens are an array")
+        };
+        cut.bytes.truncate(usize::try_from(a.start).unwrap() + 20);
+        let page = ArrayPager::new(1000).page(&cut, 3).unwrap();
+        assert!(page.items.is_empty() && page.more.is_none());
+        assert!(
+            page.status.starts_with("cannot decode more items: "),
+            "{}",
+            page.status
+        );
     }
 
     #[test]

@@ -18,6 +18,19 @@ pub enum KeyOn {
     Row(usize),
 }
 
+impl KeyOn {
+    /// Where a key was pressed: on the scroll container itself (`on_container`), else on the
+    /// drawn row at list position `row`; `None` elsewhere (a key in the table that is not on a
+    /// row is not the table's).
+    pub fn of(on_container: bool, row: Option<usize>) -> Option<KeyOn> {
+        match (on_container, row) {
+            (true, _) => Some(KeyOn::Container),
+            (false, Some(pos)) => Some(KeyOn::Row(pos)),
+            (false, None) => None,
+        }
+    }
+}
+
 /// What a virtualised body remembers between draws: the window drawn last, the tab stop (the
 /// list position of the row focused last, the one row with `tabindex="0"`) and whether draws
 /// measure the container (from the first scroll, resize, key or programmatic scroll on; never
@@ -181,6 +194,14 @@ pub fn body_rows(
 mod tests {
     use super::*;
     use crate::view::viewport::Viewport;
+
+    #[test]
+    fn a_key_is_on_the_container_or_a_row() {
+        assert_eq!(KeyOn::of(true, None), Some(KeyOn::Container));
+        assert_eq!(KeyOn::of(true, Some(3)), Some(KeyOn::Container));
+        assert_eq!(KeyOn::of(false, Some(3)), Some(KeyOn::Row(3)));
+        assert_eq!(KeyOn::of(false, None), None);
+    }
 
     #[test]
     fn rows_carry_their_place_stripe_and_tab_stop() {

@@ -239,10 +239,8 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
             return false;
         };
         let rows = s.rows();
-        let on = match (on_scroller, pos_of(e)) {
-            (true, _) => KeyOn::Container,
-            (false, Some(pos)) => KeyOn::Row(pos),
-            (false, None) => return false,
+        let Some(on) = KeyOn::of(on_scroller, pos_of(e)) else {
+            return false;
         };
         let b = s.body();
         let page =
