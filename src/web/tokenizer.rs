@@ -59,7 +59,7 @@ impl<R: SearchList> Virtual for ListState<R> {
             return;
         }
         count.set_text_content(Some(&rows.count_line()));
-        if let Some(table) = body.tbody.parent_element() {
+        if let Some(table) = body.page.tbody.parent_element() {
             attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
             attr(&table, "data-rows", &rows.listed().to_string());
         }
@@ -104,7 +104,7 @@ impl<R: SearchList + 'static> List<R> {
                 let t0 = dom::now();
                 s.rows.search(&m, &input.value());
                 attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
-                s.body.scroller.set_scroll_top(0);
+                s.body.page.scroller.set_scroll_top(0);
                 s.draw(true);
             },
         ));

@@ -19,11 +19,8 @@ fn save_failures_say_why() {
 fn a_form_that_makes_no_header_says_why() {
     let m = crate::source::parse_bytes(&crate::view::testutil::gguf(&[], &[])).unwrap();
     let mut f = EditForm::new(&m);
-    f.added.push((
-        "bad.k".into(),
-        Some(ValueType::U32),
-        "not a number".into(),
-    ));
+    f.added
+        .push(("bad.k".into(), Some(ValueType::U32), "not a number".into()));
     let why = f.plan(&m).unwrap_err();
     assert!(why.starts_with("Cannot make this edit: "), "{why}");
     let mut not_gguf = m.clone();
