@@ -619,7 +619,34 @@ pub fn preset_choice(gpu: &str) -> &'static str {
     preset_of(gpu).unwrap_or("")
 }
 
+/// The form's boxes other than the GPUs' by their query key ([`QUERY_KEYS`]), in the form's
+/// order: the RAM, margin and context text boxes, and the KV type select (`kv`).
+pub const BOXES: [&str; 4] = ["ram", "margin", "ctx", "kv"];
+
 impl Settings {
+    /// What box `key` of [`BOXES`] shows: its text as typed; the KV select the choice of it
+    /// ([`kv_choice`](crate::view::fit_card::kv_choice)). Another key: `""`.
+    pub fn shown(&self, key: &str) -> &str {
+        match key {
+            "ram" => &self.ram,
+            "margin" => &self.margin,
+            "ctx" => &self.ctx,
+            "kv" => crate::view::fit_card::kv_choice(&self.kv),
+            _ => "",
+        }
+    }
+
+    /// Box `key` of [`BOXES`] now holds `text` (another key: nothing).
+    pub fn set_box(&mut self, key: &str, text: String) {
+        match key {
+            "ram" => self.ram = text,
+            "margin" => self.margin = text,
+            "ctx" => self.ctx = text,
+            "kv" => self.kv = text,
+            _ => {}
+        }
+    }
+
     /// "Add GPU": a row of [`NEW_GPU`](crate::view::fit_card::NEW_GPU) more; `false` (nothing
     /// added) once there are [`MAX_GPUS`].
     pub fn add_gpu(&mut self) -> bool {
@@ -686,6 +713,32 @@ pub fn cli_args(s: &Settings) -> String {
 mod tests {
     use super::*;
     use crate::summary::memory::KvType;
+
+    #[test]
+    fn the_boxes_show_and_take_their_settings() {
+        let mut s = Settings {
+            kv: " Q8_0 ".into(),
+            ..Settings::default()
+        };
+        let shown: Vec<&str> = BOXES.iter().map(|k| s.shown(k)).collect();
+        assert_eq!(shown, ["16GiB", "1GiB", "", "q8_0"]);
+        assert_eq!(s.shown("gpu"), "");
+        for (k, v) in BOXES.iter().zip(["64GiB", "2GiB", "8k", "q4_0"]) {
+            s.set_box(k, v.to_string());
+        }
+        s.set_box("gpu", "9GiB".into());
+        assert_eq!(
+            s,
+            Settings {
+                gpus: vec!["8GiB".into()],
+                ram: "64GiB".into(),
+                margin: "2GiB".into(),
+                ctx: "8k".into(),
+                kv: "q4_0".into(),
+            }
+        );
+        assert!(BOXES.iter().all(|k| QUERY_KEYS.contains(k)));
+    }
 
     #[test]
     fn the_gpu_rows_are_added_removed_typed_and_picked() {

@@ -169,6 +169,19 @@ pub struct Marks {
     pub gpus: Vec<bool>,
 }
 
+impl Marks {
+    /// Whether box `key` of [`BOXES`](crate::view::fit::BOXES) is marked.
+    pub fn marked(&self, key: &str) -> bool {
+        match key {
+            "ram" => self.ram,
+            "margin" => self.margin,
+            "ctx" => self.ctx,
+            "kv" => self.kv,
+            _ => false,
+        }
+    }
+}
+
 /// The marks for the settings' error `e` (or none) and the context box's `note` (clamped or not
 /// read as typed), the context box holding `ctx` and the form `gpus` GPU rows.
 pub fn marks(e: Option<&FieldError>, note: Option<&str>, ctx: &str, gpus: usize) -> Marks {
@@ -539,6 +552,17 @@ mod tests {
         let m = marks(Some(&bad), Some("ignored"), "abc", 2);
         assert_eq!(m.gpus, [false, true]);
         assert!(!m.ram && !m.ctx && !m.kv && !m.margin);
+        let bad_ram = inputs(&Settings {
+            ram: "lots".into(),
+            ..Settings::default()
+        })
+        .unwrap_err();
+        let ram = marks(Some(&bad_ram), None, "", 1);
+        let marked: Vec<bool> = ["ram", "margin", "ctx", "kv", "gpu"]
+            .iter()
+            .map(|k| ram.marked(k))
+            .collect();
+        assert_eq!(marked, [true, false, false, false, false]);
         assert_eq!(m.text.as_deref(), Some(bad.message.as_str()));
         // A context box that is not a number: its note shows and the box is marked.
         let m = marks(None, Some("not a number"), "abc", 1);

@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 
 use super::compare::Placed;
-use super::dom::{self, all, append, attr, set_body_data};
+use super::dom::{self, all, append, attr, set_body_data, set_value, value_of};
 use crate::edit::Plan;
 use crate::open::OpenedModel;
 use crate::view::edit::{self as vm, EditForm};
@@ -103,17 +103,6 @@ pub(super) fn show(root: &Element, name: &str, model: Rc<OpenedModel>, file: Blo
 /// A click listener on the element `id` under `root` that calls `f` while the card lives.
 fn on(root: &Element, id: &str, s: &Rc<State>, f: impl Fn(&Rc<State>) + 'static) -> EventListener {
     dom::on_click(&part(root, id), s, f)
-}
-
-/// The text of an input or textarea (its `value` property).
-fn value_of(e: &Element) -> String {
-    let v = js_sys::Reflect::get(e, &"value".into());
-    v.ok().and_then(|v| v.as_string()).unwrap_or_default()
-}
-
-/// Sets the text of an input or textarea (its `value` property; text, never markup).
-fn set_value(e: &Element, v: &str) {
-    let _ = js_sys::Reflect::set(e, &"value".into(), &v.into());
 }
 
 /// Builds the editor ([`vm::editor`]) into `into`, puts the keys' values in its inputs and

@@ -37,7 +37,7 @@ use crate::open::recognise::file_name;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;
 use crate::remote::shards::Entry;
-use crate::view::fit::{preset_choice, FieldError, Settings, QUERY_KEYS};
+use crate::view::fit::{preset_choice, FieldError, Settings, BOXES, QUERY_KEYS};
 use crate::view::fit_card::{self as nodes, bool_text};
 use crate::view::fit_repo::RepoModels;
 
