@@ -354,6 +354,38 @@ pub fn heat_title(scales: bool) -> &'static str {
     }
 }
 
+/// The heatmaps a finished preview can show: of the window's values, and of its per-block
+/// scales with their caption ([`pv::scales_caption`]) when it has them (the scales toggle).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatViews {
+    values: Heatmap,
+    scales: Option<(Heatmap, String)>,
+}
+
+impl HeatViews {
+    /// The heatmaps of `p`.
+    pub fn of(p: &Preview) -> HeatViews {
+        HeatViews {
+            values: p.heatmap.clone(),
+            scales: (p.block_scales.as_ref()).map(|s| (s.heatmap.clone(), pv::scales_caption(s))),
+        }
+    }
+
+    /// Whether there are scales to toggle to (the toggle is shown).
+    pub fn has_scales(&self) -> bool {
+        self.scales.is_some()
+    }
+
+    /// What the figure shows with the toggle on (`scales`) or off: its title
+    /// ([`heat_title`]), the heatmap painted, and the caption before its note (the scales').
+    pub fn shown(&self, scales: bool) -> (&'static str, &Heatmap, Option<&str>) {
+        match (&self.scales, scales) {
+            (Some((h, caption)), true) => (heat_title(true), h, Some(caption.as_str())),
+            _ => (heat_title(false), &self.values, None),
+        }
+    }
+}
+
 /// How the canvas shows heatmap `h`: one pixel per cell (`width` × `height`, the canvas's own
 /// size), its CSS `style` ([`heat_css`]: the height follows the width through
 /// `aspect-ratio`, so a narrow screen shrinks the canvas without distorting it) and its
@@ -672,6 +704,36 @@ mod tests {
         assert_eq!(heat_css(&h), ("640px".into(), "640 / 615".into()));
         let wide = heatmap_of(&vec![1.0f32; 2 * 1024], 2, 1024);
         assert_eq!(heat_css(&wide), ("640px".into(), "640 / 48".into()));
+    }
+
+    #[test]
+    fn the_toggle_shows_the_scales_or_the_values() {
+        let mut p = zeros();
+        let plain = HeatViews::of(&p);
+        assert!(!plain.has_scales());
+        assert_eq!(
+            plain.shown(true),
+            ("Heatmap of the window", &p.heatmap, None)
+        );
+        let scales = crate::preview::BlockScales {
+            field: "super-block d (f16 at byte 0)",
+            block_values: 256,
+            heatmap: heatmap_of(&[0.5f32, 2.0], 1, 2),
+            stats: stats_of(&[0.5, 2.0]).0,
+        };
+        let caption = pv::scales_caption(&scales);
+        p.block_scales = Some(scales.clone());
+        let views = HeatViews::of(&p);
+        assert!(views.has_scales());
+        assert_eq!(
+            views.shown(true),
+            ("Per-block scales", &scales.heatmap, Some(caption.as_str()))
+        );
+        assert!(caption.starts_with("super-block d (f16 at byte 0), one per 256-value block"));
+        assert_eq!(
+            views.shown(false),
+            ("Heatmap of the window", &p.heatmap, None)
+        );
     }
 
     #[test]

@@ -389,23 +389,17 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     let title = dom::find(&els.content, ".preview-heat > figcaption");
     let labels = dom::find(&els.content, ".heat-labels");
     let note = dom::find(&els.content, ".preview-heat > p.note");
-    paint_heatmap(&canvas, &p.heatmap, &labels, &note, None);
+    let views = pc::HeatViews::of(p);
+    let (_, values, _) = views.shown(false);
+    paint_heatmap(&canvas, values, &labels, &note, None);
 
-    dom::set_hidden(&els.scales_label, p.block_scales.is_none());
+    dom::set_hidden(&els.scales_label, !views.has_scales());
     els.scales_box.set_checked(false);
-    if let Some(scales) = &p.block_scales {
-        let heat = p.heatmap.clone();
-        let sc = scales.heatmap.clone();
-        let caption = pv::scales_caption(scales);
+    if views.has_scales() {
         let b = els.scales_box.clone();
         listeners.push(EventListener::new(&els.scales_box, "change", move |_| {
-            let on = b.checked();
-            title.set_text_content(Some(pc::heat_title(on)));
-            let (h, caption) = if on {
-                (&sc, Some(caption.as_str()))
-            } else {
-                (&heat, None)
-            };
+            let (text, h, caption) = views.shown(b.checked());
+            title.set_text_content(Some(text));
             paint_heatmap(&canvas, h, &labels, &note, caption);
         }));
     }
