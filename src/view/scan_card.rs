@@ -209,6 +209,35 @@ pub fn chunk(from: usize, shown: usize) -> Chunk {
     }
 }
 
+/// What one task appends to the results table ([`chunk_nodes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkNodes {
+    /// The rows drawn now ([`scan::row_nodes`]), then, in the last chunk, the line saying how
+    /// many are left out ([`scan::more_rows_node`]).
+    pub nodes: Vec<Node>,
+    /// The next task's `from` (`None`: this is the last).
+    pub next: Option<usize>,
+    /// In the last chunk, the rows drawn in all (the table's `data-drawn`).
+    pub drawn: Option<usize>,
+}
+
+/// The nodes of the chunk of `shown` starting at `from` ([`chunk`]).
+pub fn chunk_nodes(shown: &[ScanRow], from: usize) -> ChunkNodes {
+    let c = chunk(from, shown.len());
+    let mut nodes: Vec<Node> = shown[c.rows.clone()]
+        .iter()
+        .flat_map(scan::row_nodes)
+        .collect();
+    if c.next.is_none() && c.left_out > 0 {
+        nodes.push(scan::more_rows_node(c.left_out));
+    }
+    ChunkNodes {
+        nodes,
+        next: c.next,
+        drawn: c.next.is_none().then_some(c.rows.end),
+    }
+}
+
 /// What a button of the card does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -792,6 +821,20 @@ mod tests {
         assert_eq!(drawn, MAX_ROWS);
         assert_eq!(last.rows.end, MAX_ROWS);
         assert_eq!(last.left_out, 25);
+
+        // As nodes: each row's, then the line of the rows left out; the last says how many.
+        let rows: Vec<ScanRow> = (0..total).map(|i| row(i, "t", "ok", 0)).collect();
+        let first = chunk_nodes(&rows, 0);
+        let per_row = scan::row_nodes(&rows[0]).len();
+        assert_eq!(first.nodes.len(), CHUNK_ROWS * per_row);
+        assert_eq!(first.nodes[0], scan::row_nodes(&rows[0])[0]);
+        assert_eq!((first.next, first.drawn), (Some(CHUNK_ROWS), None));
+        let end = chunk_nodes(&rows, last.rows.start);
+        assert_eq!((end.next, end.drawn), (None, Some(MAX_ROWS)));
+        assert_eq!(end.nodes.last(), Some(&scan::more_rows_node(25)));
+        let few = chunk_nodes(&rows[..3], 0);
+        assert_eq!((few.nodes.len(), few.drawn), (3 * per_row, Some(3)));
+        assert_eq!(chunk_nodes(&[], 0).drawn, Some(0));
     }
 
     #[test]

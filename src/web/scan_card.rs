@@ -320,8 +320,9 @@ impl ScanCard {
     }
 
     /// Sorts and filters the rows ([`nodes::Results::visible`]) and draws them in chunks
-    /// ([`nodes::chunk`]): [`nodes::CHUNK_ROWS`] now, the rest in later tasks of as many (the page stays responsive: drawing and laying out every
-    /// row of a large model at once took over 50 ms). The table says `data-drawn="N"` once all
+    /// ([`nodes::chunk_nodes`]): [`nodes::CHUNK_ROWS`] now, the rest in later tasks of as many
+    /// (the page stays responsive: drawing and laying out every row of a large model at once
+    /// took over 50 ms). The table says `data-drawn="N"` once all
     /// N are there.
     fn draw_rows(self: &Rc<Self>) {
         let shown: Vec<ScanRow> = {
@@ -348,12 +349,8 @@ impl ScanCard {
         let Some(tbody) = self.state.borrow().table.as_ref().map(|(t, _)| t.clone()) else {
             return;
         };
-        let chunk = nodes::chunk(from, shown.len());
-        for r in &shown[chunk.rows.clone()] {
-            for n in view::row_nodes(r) {
-                append(&tbody, &dom::render(&n));
-            }
-        }
+        let chunk = nodes::chunk_nodes(&shown, from);
+        dom::append_nodes(&tbody, &chunk.nodes);
         if let Some(next) = chunk.next {
             let w = Rc::downgrade(self);
             let next = gloo::timers::callback::Timeout::new(0, move || {
@@ -362,13 +359,8 @@ impl ScanCard {
                 }
             });
             self.state.borrow_mut().pending = Some(next);
-            return;
-        }
-        if chunk.left_out > 0 {
-            append(&tbody, &dom::render(&view::more_rows_node(chunk.left_out)));
-        }
-        if let Some(t) = tbody.parent_element() {
-            attr(&t, "data-drawn", &chunk.rows.end.to_string());
+        } else if let (Some(t), Some(n)) = (tbody.parent_element(), chunk.drawn) {
+            attr(&t, "data-drawn", &n.to_string());
         }
     }
 }
