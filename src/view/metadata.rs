@@ -190,10 +190,10 @@ pub fn expandable(row: &MetaRow) -> bool {
     row.array_len.is_some_and(|n| n > PREVIEW_ITEMS)
 }
 
-/// The length of metadata entry `index` of `model` when it is an array.
-pub fn array_len(model: &Model, index: usize) -> Option<u64> {
-    match model.metadata.get(index).map(|e| &e.value) {
-        Some(Value::Array(a)) => Some(a.len),
+/// The array of metadata entry `index` of `model`, when it is one.
+pub fn array_of(model: &Model, index: usize) -> Option<&ArrayRef> {
+    match &model.metadata.get(index)?.value {
+        Value::Array(a) => Some(a),
         _ => None,
     }
 }
@@ -255,13 +255,10 @@ impl ArrayPager {
             .collect())
     }
 
-    /// The next page of the array of metadata entry `index` of `model` ([`Page`]); `None` when
-    /// that entry is not an array.
-    pub fn page(&mut self, model: &Model, index: usize) -> Option<Page> {
-        let Value::Array(a) = &model.metadata.get(index)?.value else {
-            return None;
-        };
-        Some(match self.next_page(a, &model.bytes) {
+    /// The next page of array `a` (of a file whose bytes are `bytes`) as the card shows it
+    /// ([`Page`]).
+    pub fn page(&mut self, a: &ArrayRef, bytes: &[u8]) -> Page {
+        match self.next_page(a, bytes) {
             Ok(items) => Page {
                 items: item_nodes(&items),
                 status: self.status(),
@@ -272,7 +269,7 @@ impl ArrayPager {
                 status: page_error_text(&e),
                 more: None,
             },
-        })
+        }
     }
 
     /// Items not shown yet.
@@ -558,21 +555,19 @@ mod tests {
     #[test]
     fn an_expanded_array_shows_page_after_page_then_drops_its_button() {
         let m = model();
-        assert_eq!(
-            (array_len(&m, 3), array_len(&m, 0), array_len(&m, 9)),
-            (Some(1000), None, None)
-        );
-        let mut p = ArrayPager::new(1000);
-        assert_eq!(p.page(&m, 0), None);
-        let first = p.page(&m, 3).unwrap();
+        assert!(array_of(&m, 0).is_none() && array_of(&m, 9).is_none());
+        let a = array_of(&m, 3).unwrap();
+        assert_eq!(a.len, 1000);
+        let mut p = ArrayPager::new(a.len);
+        let first = p.page(a, &m.bytes);
         assert_eq!(first.items.len(), 200);
         assert_eq!(first.items[199].text.as_deref(), Some("\"tok199\""));
         assert_eq!(first.status, "showing 200 of 1,000");
         assert_eq!(first.more.as_deref(), Some("Show 200 more (800 left)"));
         for _ in 0..3 {
-            p.page(&m, 3).unwrap();
+            p.page(a, &m.bytes);
         }
-        let last = p.page(&m, 3).unwrap();
+        let last = p.page(a, &m.bytes);
         assert_eq!(last.items[0].get_attr("value"), Some("800"));
         assert_eq!(
             (last.status.as_str(), last.more),
@@ -580,12 +575,8 @@ mod tests {
         );
 
         // Cut bytes: the page says why and the button goes.
-        let mut cut = m.clone();
-        let Value::Array(a) = &m.metadata[3].value else {
-            panic!("tokens are an array")
-        };
-        cut.bytes.truncate(usize::try_from(a.start).unwrap() + 20);
-        let page = ArrayPager::new(1000).page(&cut, 3).unwrap();
+        let cut = &m.bytes[..usize::try_from(a.start).unwrap() + 20];
+        let page = ArrayPager::new(1000).page(a, cut);
         assert!(page.items.is_empty() && page.more.is_none());
         assert!(
             page.status.starts_with("cannot decode more items: "),

@@ -260,7 +260,7 @@ pub struct Screen {
     /// The body.
     pub nodes: Vec<Node>,
     /// Each button's `data-testid` and its [`Step`].
-    pub buttons: Vec<(&'static str, Step)>,
+    pub buttons: &'static [(&'static str, Step)],
 }
 
 /// What the card scans: the tensor data's `bytes` over `tensors` tensors, the `headers` a
@@ -279,11 +279,11 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// "Scan" asks first for a remote model, else starts.
-    fn ask_or_start(&self) -> Step {
+    /// "Scan" (`scan-start`) asks first for a remote model, else starts.
+    fn ask_or_start(&self) -> &'static [(&'static str, Step)] {
         match self.host {
-            Some(_) => Step::Confirm,
-            None => Step::Start,
+            Some(_) => &[("scan-start", Step::Confirm)],
+            None => &[("scan-start", Step::Start)],
         }
     }
 
@@ -292,7 +292,7 @@ impl Scope {
         Screen {
             state: "idle",
             nodes: idle(self.bytes, self.headers, self.host.is_some()),
-            buttons: vec![("scan-start", self.ask_or_start())],
+            buttons: self.ask_or_start(),
         }
     }
 
@@ -302,7 +302,7 @@ impl Scope {
         Screen {
             state: "confirm",
             nodes: confirm(self.bytes, self.headers, host),
-            buttons: vec![("scan-go", Step::Start), ("scan-not-now", Step::Idle)],
+            buttons: &[("scan-go", Step::Start), ("scan-not-now", Step::Idle)],
         }
     }
 
@@ -311,7 +311,7 @@ impl Scope {
         Screen {
             state: "running",
             nodes: running(self.bytes),
-            buttons: vec![("scan-cancel", Step::Cancel)],
+            buttons: &[("scan-cancel", Step::Cancel)],
         }
     }
 
@@ -320,7 +320,7 @@ impl Scope {
         Screen {
             state: "error",
             nodes: failed(message),
-            buttons: vec![("scan-start", Step::Start)],
+            buttons: &[("scan-start", Step::Start)],
         }
     }
 
@@ -337,7 +337,7 @@ impl Scope {
         Screen {
             state: if ended { "done" } else { "cancelled" },
             nodes: finished(&line, findings),
-            buttons: vec![("scan-start", self.ask_or_start())],
+            buttons: self.ask_or_start(),
         }
     }
 }
@@ -623,7 +623,7 @@ mod tests {
         };
         assert_eq!(
             (local.idle().state, local.idle().buttons),
-            ("idle", vec![("scan-start", Step::Start)])
+            ("idle", &[("scan-start", Step::Start)][..])
         );
         assert_eq!(local.idle().nodes, idle(2048, 10, false));
         assert_eq!(remote.idle().buttons, [("scan-start", Step::Confirm)]);
@@ -639,7 +639,7 @@ mod tests {
         let run = local.running();
         assert_eq!(
             (run.state, run.buttons),
-            ("running", vec![("scan-cancel", Step::Cancel)])
+            ("running", &[("scan-cancel", Step::Cancel)][..])
         );
         let f = local.failed("boom");
         assert_eq!((f.state, f.nodes), ("error", failed("boom")));

@@ -99,7 +99,7 @@ pub trait BodyPage {
     fn body_focused(&self) -> bool;
     /// Replaces the body's rows by `body`, drawn for a list of `rows` rows (screen readers
     /// learn the table's full size: `aria-rowcount` is `rows + 1`, the header row counted).
-    fn fill(&self, rows: usize, body: &[Node]);
+    fn fill(&self, rows: usize, body: Vec<Node>);
     /// Focuses the drawn row at list position `pos` without scrolling, and when `reveal`,
     /// scrolls the page the least that shows it ([`REVEAL_ROW`]); `false` when it is not drawn.
     fn focus_row(&self, pos: usize, reveal: bool) -> bool;
@@ -160,10 +160,8 @@ impl BodyState {
         }
         // Redrawing replaces the focused row: the focus moves to its new element.
         let had_focus = page.body_focused();
-        page.fill(
-            rows,
-            &body_rows(&w, rows, page.columns(), self.focus, empty, row),
-        );
+        let body = body_rows(&w, rows, page.columns(), self.focus, empty, row);
+        page.fill(rows, body);
         if had_focus && !page.focus_row(self.focus, false) {
             page.focus_container();
         }
@@ -377,7 +375,7 @@ mod tests {
         fn body_focused(&self) -> bool {
             self.focused.get() == Some("row")
         }
-        fn fill(&self, rows: usize, body: &[Node]) {
+        fn fill(&self, rows: usize, body: Vec<Node>) {
             let drawn = body
                 .iter()
                 .filter_map(|n| list_position(n.get_attr("aria-rowindex")?))

@@ -46,12 +46,12 @@ impl HistogramView {
             rows: rows.to_vec(),
             measure: Measure::Bytes,
             svg: svg_el,
-            buttons: buttons.clone(),
+            buttons,
         }));
         let mut listeners = Vec::new();
-        for (m, b) in buttons {
+        for &(m, ref b) in &state.borrow().buttons {
             let st = state.clone();
-            listeners.push(EventListener::new(&b, "click", move |_| {
+            listeners.push(EventListener::new(b, "click", move |_| {
                 st.borrow_mut().measure = m;
                 draw(&st.borrow());
             }));

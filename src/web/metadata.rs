@@ -109,7 +109,7 @@ fn toggle_long(st: &State, index: usize, button: &Element) {
 
 fn more(st: &mut State, index: usize, button: &Element) {
     let model = st.model.clone();
-    let Some(len) = metadata::array_len(&model, index) else {
+    let Some(a) = metadata::array_of(&model, index) else {
         return;
     };
     let ex = st.expanded.entry(index).or_insert_with(|| {
@@ -118,15 +118,13 @@ fn more(st: &mut State, index: usize, button: &Element) {
         let _ = cell.insert_before(&list, Some(button));
         let _ = cell.insert_before(&status, Some(button));
         Expanded {
-            pager: ArrayPager::new(len),
+            pager: ArrayPager::new(a.len),
             list,
             button: button.clone(),
             status,
         }
     });
-    let Some(page) = ex.pager.page(&model, index) else {
-        return;
-    };
+    let page = ex.pager.page(a, &model.bytes);
     dom::append_nodes(&ex.list, &page.items);
     ex.status.set_text_content(Some(&page.status));
     match page.more {

@@ -37,6 +37,7 @@ pub struct ScanCard {
     card: Element,
     body: Element,
     report_root: Element,
+    /// The Worker's source and options (the host is the scope's).
     input: ScanInput,
     /// What the scan reads (and, for a remote one, from where).
     scope: Scope,
@@ -122,7 +123,7 @@ impl ScanCard {
     /// The card for a model whose data is `bytes` long over `tensors` tensors, with headers of
     /// `headers` bytes (read again by a remote scan).
     pub fn new(
-        input: ScanInput,
+        mut input: ScanInput,
         bytes: u64,
         headers: u64,
         tensors: usize,
@@ -137,7 +138,7 @@ impl ScanCard {
                 bytes,
                 headers,
                 tensors,
-                host: input.host.clone(),
+                host: input.host.take(),
             },
             input,
             state: RefCell::default(),
@@ -157,7 +158,7 @@ impl ScanCard {
         dom::fill(&self.body, &screen.nodes);
         let mut s = self.state.borrow_mut();
         s.listeners.clear();
-        for (id, step) in screen.buttons {
+        for &(id, step) in screen.buttons {
             let b = dom::find_testid(&self.body, id).expect("the state has its button");
             s.listeners
                 .push(dom::on_click(&b, self, move |c| c.go(step)));

@@ -79,11 +79,11 @@ impl BodyPage for BodyElements {
             .is_some_and(|a| self.tbody.contains(Some(&a)))
     }
 
-    fn fill(&self, rows: usize, body: &[Node]) {
+    fn fill(&self, rows: usize, body: Vec<Node>) {
         if let Some(table) = self.tbody.parent_element() {
             attr(&table, "aria-rowcount", &(rows + 1).to_string());
         }
-        dom::fill(&self.tbody, body);
+        dom::fill(&self.tbody, &body);
     }
 
     fn focus_row(&self, pos: usize, reveal: bool) -> bool {
@@ -285,7 +285,7 @@ impl TensorTableView {
             card: card.clone(),
             input: filter.clone(),
             body: VirtualBody::new(scroller.clone(), dom::find(&card, "tbody"), columns.len()),
-            headers: headers.clone(),
+            headers,
             count: dom::find(&card, ".count"),
             openable: false,
             selected: None,
@@ -294,9 +294,9 @@ impl TensorTableView {
         }));
 
         let mut listeners = virtual_listeners(&state);
-        for (c, th) in headers {
+        for &(c, ref th) in &state.borrow().headers {
             let st = state.clone();
-            listeners.push(EventListener::new(&th, "click", move |_| {
+            listeners.push(EventListener::new(th, "click", move |_| {
                 let mut s = st.borrow_mut();
                 s.table.click(c);
                 s.update_headers();
