@@ -190,27 +190,6 @@ pub fn expandable(row: &MetaRow) -> bool {
     row.array_len.is_some_and(|n| n > PREVIEW_ITEMS)
 }
 
-/// The array of metadata entry `index` of `model`, when it is one.
-pub fn array_of(model: &Model, index: usize) -> Option<&ArrayRef> {
-    match &model.metadata.get(index)?.value {
-        Value::Array(a) => Some(a),
-        _ => None,
-    }
-}
-
-/// A page of an expanded array as the card shows it ([`ArrayPager::page`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page {
-    /// The items decoded ([`item_nodes`]), appended to the array's list.
-    pub items: Vec<Node>,
-    /// The status line: how many are shown ([`ArrayPager::status`]), or why no more decode
-    /// ([`page_error_text`]).
-    pub status: String,
-    /// The "show more" button's label ([`ArrayPager::more_label`]); `None`: the button goes
-    /// (everything shown, or the next page does not decode).
-    pub more: Option<String>,
-}
-
 /// One decoded array element.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayItem {
@@ -253,23 +232,6 @@ impl ArrayPager {
                 text: item_text(v, bytes, ITEM_CHARS),
             })
             .collect())
-    }
-
-    /// The next page of array `a` (of a file whose bytes are `bytes`) as the card shows it
-    /// ([`Page`]).
-    pub fn page(&mut self, a: &ArrayRef, bytes: &[u8]) -> Page {
-        match self.next_page(a, bytes) {
-            Ok(items) => Page {
-                items: item_nodes(&items),
-                status: self.status(),
-                more: self.more_label(),
-            },
-            Err(e) => Page {
-                items: Vec::new(),
-                status: page_error_text(&e),
-                more: None,
-            },
-        }
     }
 
     /// Items not shown yet.
@@ -550,39 +512,6 @@ mod tests {
         assert_eq!((pre.tag, pre.class.as_str()), ("pre", "long-text"));
         assert_eq!(pre.text.as_deref(), Some(text.as_str()));
         assert_eq!(long_text_node(&m, 1).text.as_deref(), Some(""));
-    }
-
-    #[test]
-    fn an_expanded_array_shows_page_after_page_then_drops_its_button() {
-        let m = model();
-        assert!(array_of(&m, 0).is_none() && array_of(&m, 9).is_none());
-        let a = array_of(&m, 3).unwrap();
-        assert_eq!(a.len, 1000);
-        let mut p = ArrayPager::new(a.len);
-        let first = p.page(a, &m.bytes);
-        assert_eq!(first.items.len(), 200);
-        assert_eq!(first.items[199].text.as_deref(), Some("\"tok199\""));
-        assert_eq!(first.status, "showing 200 of 1,000");
-        assert_eq!(first.more.as_deref(), Some("Show 200 more (800 left)"));
-        for _ in 0..3 {
-            p.page(a, &m.bytes);
-        }
-        let last = p.page(a, &m.bytes);
-        assert_eq!(last.items[0].get_attr("value"), Some("800"));
-        assert_eq!(
-            (last.status.as_str(), last.more),
-            ("showing 1,000 of 1,000", None)
-        );
-
-        // Cut bytes: the page says why and the button goes.
-        let cut = &m.bytes[..usize::try_from(a.start).unwrap() + 20];
-        let page = ArrayPager::new(1000).page(a, cut);
-        assert!(page.items.is_empty() && page.more.is_none());
-        assert!(
-            page.status.starts_with("cannot decode more items: "),
-            "{}",
-            page.status
-        );
     }
 
     #[test]

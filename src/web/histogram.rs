@@ -46,12 +46,12 @@ impl HistogramView {
             rows: rows.to_vec(),
             measure: Measure::Bytes,
             svg: svg_el,
-            buttons,
+            buttons: buttons.clone(),
         }));
         let mut listeners = Vec::new();
-        for &(m, ref b) in &state.borrow().buttons {
+        for (m, b) in buttons {
             let st = state.clone();
-            listeners.push(EventListener::new(b, "click", move |_| {
+            listeners.push(EventListener::new(&b, "click", move |_| {
                 st.borrow_mut().measure = m;
                 draw(&st.borrow());
             }));

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use web_sys::{Element, HtmlInputElement};
 
+use crate::format::Value;
 use crate::open::OpenedModel;
 use crate::view::metadata::{self, count_text, metadata_rows, ArrayPager};
 
@@ -109,7 +110,7 @@ fn toggle_long(st: &State, index: usize, button: &Element) {
 
 fn more(st: &mut State, index: usize, button: &Element) {
     let model = st.model.clone();
-    let Some(a) = metadata::array_of(&model, index) else {
+    let Some(Value::Array(a)) = model.metadata.get(index).map(|e| &e.value) else {
         return;
     };
     let ex = st.expanded.entry(index).or_insert_with(|| {
@@ -124,11 +125,19 @@ fn more(st: &mut State, index: usize, button: &Element) {
             status,
         }
     });
-    let page = ex.pager.page(a, &model.bytes);
-    dom::append_nodes(&ex.list, &page.items);
-    ex.status.set_text_content(Some(&page.status));
-    match page.more {
-        Some(l) => ex.button.set_text_content(Some(&l)),
-        None => ex.button.remove(),
+    match ex.pager.next_page(a, &model.bytes) {
+        Ok(items) => {
+            dom::append_nodes(&ex.list, &metadata::item_nodes(&items));
+            ex.status.set_text_content(Some(&ex.pager.status()));
+            match ex.pager.more_label() {
+                Some(l) => ex.button.set_text_content(Some(&l)),
+                None => ex.button.remove(),
+            }
+        }
+        Err(e) => {
+            ex.status
+                .set_text_content(Some(&metadata::page_error_text(&e)));
+            ex.button.remove();
+        }
     }
 }
