@@ -613,6 +613,80 @@ pub fn preset_of(gpu: &str) -> Option<&'static str> {
         .map(|(v, _, _)| *v)
 }
 
+/// The preset select's value for a GPU box holding `gpu`: its preset, else `""` (custom
+/// size).
+pub fn preset_choice(gpu: &str) -> &'static str {
+    preset_of(gpu).unwrap_or("")
+}
+
+/// The form's boxes other than the GPUs' by their query key ([`QUERY_KEYS`]), in the form's
+/// order: the RAM, margin and context text boxes, and the KV type select (`kv`).
+pub const BOXES: [&str; 4] = ["ram", "margin", "ctx", "kv"];
+
+impl Settings {
+    /// What box `key` of [`BOXES`] shows: its text as typed; the KV select the choice of it
+    /// ([`kv_choice`](crate::view::fit_card::kv_choice)). Another key: `""`.
+    pub fn shown(&self, key: &str) -> &str {
+        match key {
+            "ram" => &self.ram,
+            "margin" => &self.margin,
+            "ctx" => &self.ctx,
+            "kv" => crate::view::fit_card::kv_choice(&self.kv),
+            _ => "",
+        }
+    }
+
+    /// Box `key` of [`BOXES`] now holds `text` (another key: nothing).
+    pub fn set_box(&mut self, key: &str, text: String) {
+        match key {
+            "ram" => self.ram = text,
+            "margin" => self.margin = text,
+            "ctx" => self.ctx = text,
+            "kv" => self.kv = text,
+            _ => {}
+        }
+    }
+
+    /// "Add GPU": a row of [`NEW_GPU`](crate::view::fit_card::NEW_GPU) more; `false` (nothing
+    /// added) once there are [`MAX_GPUS`].
+    pub fn add_gpu(&mut self) -> bool {
+        let room = self.gpus.len() < MAX_GPUS;
+        if room {
+            self.gpus.push(crate::view::fit_card::NEW_GPU.into());
+        }
+        room
+    }
+
+    /// GPU `i`'s "Remove" (no such GPU: nothing).
+    pub fn remove_gpu(&mut self, i: usize) {
+        if i < self.gpus.len() {
+            self.gpus.remove(i);
+        }
+    }
+
+    /// GPU `i`'s box now holds `typed`; returns the preset select's value for it
+    /// ([`preset_choice`]).
+    pub fn type_gpu(&mut self, i: usize, typed: String) -> &'static str {
+        let choice = preset_choice(&typed);
+        if let Some(g) = self.gpus.get_mut(i) {
+            *g = typed;
+        }
+        choice
+    }
+
+    /// GPU `i`'s preset select picked `preset`, which its box then holds; `false` for the
+    /// "custom size" choice (`""`), which changes nothing.
+    pub fn pick_preset(&mut self, i: usize, preset: &str) -> bool {
+        if preset.is_empty() {
+            return false;
+        }
+        if let Some(g) = self.gpus.get_mut(i) {
+            *g = preset.to_string();
+        }
+        true
+    }
+}
+
 /// The `weightpeek fit` arguments of the settings (shown under the command line, so the page's
 /// plan can be reproduced in a terminal).
 pub fn cli_args(s: &Settings) -> String {
@@ -639,6 +713,58 @@ pub fn cli_args(s: &Settings) -> String {
 mod tests {
     use super::*;
     use crate::summary::memory::KvType;
+
+    #[test]
+    fn the_boxes_show_and_take_their_settings() {
+        let mut s = Settings {
+            kv: " Q8_0 ".into(),
+            ..Settings::default()
+        };
+        let shown: Vec<&str> = BOXES.iter().map(|k| s.shown(k)).collect();
+        assert_eq!(shown, ["16GiB", "1GiB", "", "q8_0"]);
+        assert_eq!(s.shown("gpu"), "");
+        for (k, v) in BOXES.iter().zip(["64GiB", "2GiB", "8k", "q4_0"]) {
+            s.set_box(k, v.to_string());
+        }
+        s.set_box("gpu", "9GiB".into());
+        assert_eq!(
+            s,
+            Settings {
+                gpus: vec!["8GiB".into()],
+                ram: "64GiB".into(),
+                margin: "2GiB".into(),
+                ctx: "8k".into(),
+                kv: "q4_0".into(),
+            }
+        );
+        assert!(BOXES.iter().all(|k| QUERY_KEYS.contains(k)));
+    }
+
+    #[test]
+    fn the_gpu_rows_are_added_removed_typed_and_picked() {
+        let mut s = Settings::default();
+        assert!(s.add_gpu());
+        assert_eq!(s.gpus, ["8GiB", "8GiB"]);
+        assert_eq!(s.type_gpu(1, " RTX4090 ".into()), "rtx4090");
+        assert_eq!(s.gpus[1], " RTX4090 ");
+        assert_eq!(s.type_gpu(0, "12GiB".into()), "");
+        assert_eq!(s.type_gpu(5, "rtx3060".into()), "rtx3060");
+        assert_eq!(s.gpus, ["12GiB", " RTX4090 "]);
+        assert!(!s.pick_preset(0, ""));
+        assert_eq!(s.gpus[0], "12GiB");
+        assert!(s.pick_preset(0, "rtx3060"));
+        assert_eq!(s.gpus, ["rtx3060", " RTX4090 "]);
+        s.remove_gpu(7);
+        s.remove_gpu(0);
+        assert_eq!(s.gpus, [" RTX4090 "]);
+        s.gpus = vec!["1GiB".into(); MAX_GPUS];
+        assert!(!s.add_gpu());
+        assert_eq!(s.gpus.len(), MAX_GPUS);
+        assert_eq!(
+            (preset_choice("rtx3060"), preset_choice("3GiB")),
+            ("rtx3060", "")
+        );
+    }
 
     #[test]
     fn settings_round_trip_through_the_query() {

@@ -7,7 +7,7 @@
 use crate::open::OpenedModel;
 use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
 use crate::view::fit::{
-    cli_args, device_rows, fits_name, repo_cells, rows, verdict_line, FieldError, Inputs,
+    cli_args, device_rows, fits_name, inputs, repo_cells, rows, verdict_line, FieldError, Inputs,
     RepoPlanError, RepoRow, Settings, REPO_COLUMNS,
 };
 use crate::view::memory::{parse_context, KV_CHOICES};
@@ -169,6 +169,19 @@ pub struct Marks {
     pub gpus: Vec<bool>,
 }
 
+impl Marks {
+    /// Whether box `key` of [`BOXES`](crate::view::fit::BOXES) is marked.
+    pub fn marked(&self, key: &str) -> bool {
+        match key {
+            "ram" => self.ram,
+            "margin" => self.margin,
+            "ctx" => self.ctx,
+            "kv" => self.kv,
+            _ => false,
+        }
+    }
+}
+
 /// The marks for the settings' error `e` (or none) and the context box's `note` (clamped or not
 /// read as typed), the context box holding `ctx` and the form `gpus` GPU rows.
 pub fn marks(e: Option<&FieldError>, note: Option<&str>, ctx: &str, gpus: usize) -> Marks {
@@ -213,6 +226,53 @@ pub fn plan_attrs(p: &FitPlan) -> Vec<(&'static str, String)> {
         ("data-max-context-gpu", opt(p.max_context_gpu)),
         ("data-max-context", opt(p.max_context)),
     ]
+}
+
+/// What the Fit card shows for the plan of `model` (named `file` in the command lines) on
+/// settings `s`.
+#[derive(Debug)]
+pub struct CardOut {
+    /// The card's `data-state`: `input-error`, `no-plan` or `ready`.
+    pub state: &'static str,
+    /// The settings' error (the form marks its box and says it), or none.
+    pub error: Option<FieldError>,
+    /// The context box's note (clamped, or not read as typed), once the settings are read.
+    pub note: Option<String>,
+    /// The plan's data attributes ([`plan_attrs`]); none without a plan.
+    pub attrs: Vec<(&'static str, String)>,
+    /// What `div.fit-out` holds: the plan ([`plan_nodes`]), why there is none ([`no_plan`]),
+    /// or nothing while the settings are wrong.
+    pub nodes: Vec<Node>,
+    /// The command line its copy button copies.
+    pub command: Option<String>,
+}
+
+/// The Fit card's state and contents for `model` on settings `s` ([`CardOut`]).
+pub fn card_out(model: &OpenedModel, file: &str, s: &Settings) -> CardOut {
+    let none = |state, error, note| CardOut {
+        state,
+        error,
+        note,
+        attrs: Vec::new(),
+        nodes: Vec::new(),
+        command: None,
+    };
+    let i = match inputs(s) {
+        Ok(i) => i,
+        Err(e) => return none("input-error", Some(e), None),
+    };
+    match plan(model, file, &i.devices, &i.options) {
+        Ok(p) => CardOut {
+            attrs: plan_attrs(&p),
+            nodes: plan_nodes(&p, file, s),
+            command: Some(p.command),
+            ..none("ready", None, i.context_note)
+        },
+        Err(e) => CardOut {
+            nodes: vec![no_plan(&e.to_string())],
+            ..none("no-plan", None, i.context_note)
+        },
+    }
 }
 
 /// A Copy button (`data-testid` = `testid`) and its status line (`<testid>-status`, a polite
@@ -436,7 +496,7 @@ pub fn repo_row(r: &RepoRow) -> Node {
 mod tests {
     use super::*;
     use crate::source::parse_bytes;
-    use crate::view::fit::{inputs, repo_rows, PENDING};
+    use crate::view::fit::{repo_rows, PENDING};
     use crate::view::testutil::tiny_llama;
 
     #[test]
@@ -492,6 +552,17 @@ mod tests {
         let m = marks(Some(&bad), Some("ignored"), "abc", 2);
         assert_eq!(m.gpus, [false, true]);
         assert!(!m.ram && !m.ctx && !m.kv && !m.margin);
+        let bad_ram = inputs(&Settings {
+            ram: "lots".into(),
+            ..Settings::default()
+        })
+        .unwrap_err();
+        let ram = marks(Some(&bad_ram), None, "", 1);
+        let marked: Vec<bool> = ["ram", "margin", "ctx", "kv", "gpu"]
+            .iter()
+            .map(|k| ram.marked(k))
+            .collect();
+        assert_eq!(marked, [true, false, false, false, false]);
         assert_eq!(m.text.as_deref(), Some(bad.message.as_str()));
         // A context box that is not a number: its note shows and the box is marked.
         let m = marks(None, Some("not a number"), "abc", 1);
@@ -549,6 +620,55 @@ mod tests {
         assert_eq!(no_plan("no blocks").text_content(), "no blocks");
         let c = card();
         assert!(c.find_testid("fit-form").is_some() && !c.find_class("fit-out").is_empty());
+    }
+
+    #[test]
+    fn the_card_shows_the_plan_its_absence_or_nothing_on_wrong_settings() {
+        let b = tiny_llama();
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
+        let s = Settings::default();
+        let out = card_out(&m, "m.gguf", &s);
+        let i = inputs(&s).unwrap();
+        let p = plan(&m, "m.gguf", &i.devices, &i.options).unwrap();
+        assert_eq!((out.state, out.error.is_none()), ("ready", true));
+        assert_eq!(out.attrs, plan_attrs(&p));
+        assert_eq!(out.nodes, plan_nodes(&p, "m.gguf", &s));
+        assert_eq!(out.command.as_deref(), Some(p.command.as_str()));
+
+        let bad = Settings {
+            gpus: vec!["8GiB".into(), "lots".into()],
+            ..Settings::default()
+        };
+        let out = card_out(&m, "m.gguf", &bad);
+        assert_eq!(out.state, "input-error");
+        let e = out.error.unwrap();
+        assert_eq!((e.field, e.index), ("gpu", Some(1)));
+        assert!(out.nodes.is_empty() && out.attrs.is_empty() && out.command.is_none());
+
+        let typed = Settings {
+            ctx: "many".into(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            card_out(&m, "m.gguf", &typed).note,
+            inputs(&typed).unwrap().context_note
+        );
+        assert!(card_out(&m, "m.gguf", &typed).note.is_some());
+
+        // No tensor blocks: no plan, said in the card's body.
+        let empty = crate::view::testutil::gguf(
+            &[(
+                "general.architecture",
+                crate::view::testutil::Kv::Str("llama"),
+            )],
+            &[],
+        );
+        let e = crate::open::OpenedModel::from(parse_bytes(&empty).unwrap());
+        let out = card_out(&e, "e.gguf", &s);
+        let why = plan(&e, "e.gguf", &i.devices, &i.options).unwrap_err();
+        assert_eq!(out.state, "no-plan");
+        assert_eq!(out.nodes, [no_plan(&why.to_string())]);
+        assert!(out.command.is_none() && out.attrs.is_empty());
     }
 
     #[test]

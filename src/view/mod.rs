@@ -27,6 +27,8 @@
 //! - [`compare`]: the Compare card (a second file against the one shown: summary line,
 //!   bits per weight per role, metadata and tensor differences, the diff JSON).
 //! - [`fit_card`]: the settings form, the Fit card and a repo's "Will it fit?" table as nodes.
+//! - [`fit_repo`]: a repo's "Will it fit?" table as data: its GGUF models, which header is
+//!   read next, the table for the settings.
 //! - [`scan`]: the page's scan of every weight (rows, sort, filter, finding lines, texts).
 //! - [`scan_card`]: the "Scan all weights" card's bodies, sort and filter decisions.
 //! - [`spec`]: one parser per user input: a tensor window, the devices and options of a fit.
@@ -57,6 +59,7 @@ pub mod export;
 pub mod facts;
 pub mod fit;
 pub mod fit_card;
+pub mod fit_repo;
 pub mod histogram;
 pub mod js;
 pub mod layer_grid;

@@ -2,7 +2,8 @@
 //! figure (its SVG bars and axis), the heatmap figure around the canvas the page paints, and
 //! the first values table. Numbers and text come from [`crate::view::preview`]. Also the
 //! panel's decisions: its [`Stage`] (`data-state` and status line), the window boxes' texts
-//! ([`range_texts`]) and reading them back ([`typed_request`]), the heatmap canvas's size and
+//! ([`range_texts`]) and reading them back ([`typed_request`]), the window each control asks
+//! for ([`Opening::request`]), the heatmap canvas's size and
 //! attributes ([`heat_canvas`]), and what opening a tensor shows ([`opening`]).
 
 use crate::dequant::Exact;
@@ -60,6 +61,38 @@ impl Opening {
             ..WindowRequest::default()
         }
     }
+
+    /// The window `control` asks for, the boxes holding `rows` and `cols` ([`typed_request`]
+    /// for Show): `None` when there is none to ask (Show for a tensor without a window
+    /// geometry); the boxes' error for the error box.
+    pub fn request(
+        &self,
+        control: Control,
+        rows: &str,
+        cols: &str,
+    ) -> Option<Result<WindowRequest, WindowError>> {
+        let field = self.req.field.as_deref();
+        Some(match control {
+            Control::Show => typed_request(rows, cols, field, self.geometry.as_ref()?),
+            Control::FirstRows => Ok(self.first_rows()),
+            Control::Field(f) => Ok(WindowRequest {
+                field: Some(f),
+                ..WindowRequest::default()
+            }),
+        })
+    }
+}
+
+/// A control of the panel's window form that re-opens the panel on another window
+/// ([`Opening::request`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Show (`preview-apply`), or Enter in a window box: the window typed in the boxes.
+    Show,
+    /// First rows: the default window of the field shown.
+    FirstRows,
+    /// Another field of a structured array picked in `preview-field`: its default window.
+    Field(String),
 }
 
 /// The panel for tensor `index` of `model` asked with `req` ([`Opening`]): its title (with the
@@ -318,6 +351,38 @@ pub fn heat_title(scales: bool) -> &'static str {
         "Per-block scales"
     } else {
         "Heatmap of the window"
+    }
+}
+
+/// The heatmaps a finished preview can show: of the window's values, and of its per-block
+/// scales with their caption ([`pv::scales_caption`]) when it has them (the scales toggle).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatViews {
+    values: Heatmap,
+    scales: Option<(Heatmap, String)>,
+}
+
+impl HeatViews {
+    /// The heatmaps of `p`.
+    pub fn of(p: &Preview) -> HeatViews {
+        HeatViews {
+            values: p.heatmap.clone(),
+            scales: (p.block_scales.as_ref()).map(|s| (s.heatmap.clone(), pv::scales_caption(s))),
+        }
+    }
+
+    /// Whether there are scales to toggle to (the toggle is shown).
+    pub fn has_scales(&self) -> bool {
+        self.scales.is_some()
+    }
+
+    /// What the figure shows with the toggle on (`scales`) or off: its title
+    /// ([`heat_title`]), the heatmap painted, and the caption before its note (the scales').
+    pub fn shown(&self, scales: bool) -> (&'static str, &Heatmap, Option<&str>) {
+        match (&self.scales, scales) {
+            (Some((h, caption)), true) => (heat_title(true), h, Some(caption.as_str())),
+            _ => (heat_title(false), &self.values, None),
+        }
     }
 }
 
@@ -642,6 +707,36 @@ mod tests {
     }
 
     #[test]
+    fn the_toggle_shows_the_scales_or_the_values() {
+        let mut p = zeros();
+        let plain = HeatViews::of(&p);
+        assert!(!plain.has_scales());
+        assert_eq!(
+            plain.shown(true),
+            ("Heatmap of the window", &p.heatmap, None)
+        );
+        let scales = crate::preview::BlockScales {
+            field: "super-block d (f16 at byte 0)",
+            block_values: 256,
+            heatmap: heatmap_of(&[0.5f32, 2.0], 1, 2),
+            stats: stats_of(&[0.5, 2.0]).0,
+        };
+        let caption = pv::scales_caption(&scales);
+        p.block_scales = Some(scales.clone());
+        let views = HeatViews::of(&p);
+        assert!(views.has_scales());
+        assert_eq!(
+            views.shown(true),
+            ("Per-block scales", &scales.heatmap, Some(caption.as_str()))
+        );
+        assert!(caption.starts_with("super-block d (f16 at byte 0), one per 256-value block"));
+        assert_eq!(
+            views.shown(false),
+            ("Heatmap of the window", &p.heatmap, None)
+        );
+    }
+
+    #[test]
     fn stages_say_their_state_and_status() {
         let states: Vec<_> = [
             Stage::Waiting,
@@ -710,6 +805,47 @@ mod tests {
                 .as_deref(),
             Some("a")
         );
+    }
+
+    #[test]
+    fn the_controls_ask_for_their_window() {
+        let b = gguf(&[], &[("w", 0, vec![5, 3], 60)]);
+        let m = crate::open::OpenedModel::from(parse_bytes(&b).unwrap());
+        let mut o = opening(&m, 0, WindowRequest::default()).unwrap();
+        let shown = o.request(Control::Show, "0..2", "1..3").unwrap().unwrap();
+        assert_eq!(
+            (shown.rows, shown.cols, shown.field),
+            (Some(0..2), Some(1..3), None)
+        );
+        let bad = o.request(Control::Show, "", "9..x").unwrap().unwrap_err();
+        assert!(bad
+            .text_for(crate::view::spec::Front::Page)
+            .starts_with("columns"));
+        // A structured array's field shown: Show and First rows keep it.
+        o.req.field = Some("x".into());
+        let shown = o.request(Control::Show, "1..2", "").unwrap().unwrap();
+        assert_eq!(
+            (shown.rows, shown.field.as_deref()),
+            (Some(1..2), Some("x"))
+        );
+        assert_eq!(
+            o.request(Control::FirstRows, "1..2", "0..1"),
+            Some(Ok(WindowRequest {
+                field: Some("x".into()),
+                ..WindowRequest::default()
+            }))
+        );
+        assert_eq!(
+            o.request(Control::Field("y".into()), "", ""),
+            Some(Ok(WindowRequest {
+                field: Some("y".into()),
+                ..WindowRequest::default()
+            }))
+        );
+        // No window geometry: Show asks for nothing; the others still re-open.
+        o.geometry = None;
+        assert_eq!(o.request(Control::Show, "0..2", ""), None);
+        assert!(o.request(Control::FirstRows, "", "").is_some());
     }
 
     #[test]

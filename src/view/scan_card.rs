@@ -1,5 +1,6 @@
 //! The page's "Scan all weights" card as [`Node`]s, one body per state ([`idle`], [`confirm`],
-//! [`running`], [`failed`], [`finished`]), and its decisions: the line after a scan
+//! [`running`], [`failed`], [`finished`]; with the card's `data-scan` and what each button
+//! does, a [`Screen`] of its [`Scope`]), and its decisions: the line after a scan
 //! ([`finished_line`]), the results' sort on a header click ([`next_sort`], [`aria_sort`]),
 //! the rows shown ([`visible`]) and the Checks card's class once the scan's findings are in
 //! ([`checks_class`]). Texts come from [`crate::view::scan`]; the page renders these, runs the
@@ -205,6 +206,139 @@ pub fn chunk(from: usize, shown: usize) -> Chunk {
         rows: from.min(end)..end,
         next,
         left_out: if next.is_none() { shown - last } else { 0 },
+    }
+}
+
+/// What one task appends to the results table ([`chunk_nodes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkNodes {
+    /// The rows drawn now ([`scan::row_nodes`]), then, in the last chunk, the line saying how
+    /// many are left out ([`scan::more_rows_node`]).
+    pub nodes: Vec<Node>,
+    /// The next task's `from` (`None`: this is the last).
+    pub next: Option<usize>,
+    /// In the last chunk, the rows drawn in all (the table's `data-drawn`).
+    pub drawn: Option<usize>,
+}
+
+/// The nodes of the chunk of `shown` starting at `from` ([`chunk`]).
+pub fn chunk_nodes(shown: &[ScanRow], from: usize) -> ChunkNodes {
+    let c = chunk(from, shown.len());
+    let mut nodes: Vec<Node> = shown[c.rows.clone()]
+        .iter()
+        .flat_map(scan::row_nodes)
+        .collect();
+    if c.next.is_none() && c.left_out > 0 {
+        nodes.push(scan::more_rows_node(c.left_out));
+    }
+    ChunkNodes {
+        nodes,
+        next: c.next,
+        drawn: c.next.is_none().then_some(c.rows.end),
+    }
+}
+
+/// What a button of the card does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Ask before a remote scan ([`Scope::confirm`]).
+    Confirm,
+    /// Start the Worker.
+    Start,
+    /// Back to before a scan ([`Scope::idle`]), asking nothing.
+    Idle,
+    /// Stop the Worker: the rows so far are the results.
+    Cancel,
+}
+
+/// One state of the card: its `data-scan` (`idle`, `confirm`, `running`, `done`,
+/// `cancelled`, `error`), its body, and what each of its buttons (by `data-testid`) does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Screen {
+    /// The card's `data-scan`.
+    pub state: &'static str,
+    /// The body.
+    pub nodes: Vec<Node>,
+    /// Each button's `data-testid` and its [`Step`].
+    pub buttons: &'static [(&'static str, Step)],
+}
+
+/// What the card scans: the tensor data's `bytes` over `tensors` tensors, the `headers` a
+/// remote scan reads again, and the server a remote scan downloads from (`host`; `None`:
+/// local files). Each of its states is a [`Screen`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// Bytes of tensor data.
+    pub bytes: u64,
+    /// Bytes of the headers.
+    pub headers: u64,
+    /// Tensors of the model.
+    pub tensors: usize,
+    /// The server of a remote scan.
+    pub host: Option<String>,
+}
+
+impl Scope {
+    /// "Scan" (`scan-start`) asks first for a remote model, else starts.
+    fn ask_or_start(&self) -> &'static [(&'static str, Step)] {
+        match self.host {
+            Some(_) => &[("scan-start", Step::Confirm)],
+            None => &[("scan-start", Step::Start)],
+        }
+    }
+
+    /// Before a scan ([`idle`]).
+    pub fn idle(&self) -> Screen {
+        Screen {
+            state: "idle",
+            nodes: idle(self.bytes, self.headers, self.host.is_some()),
+            buttons: self.ask_or_start(),
+        }
+    }
+
+    /// The question before a remote scan ([`confirm`]).
+    pub fn confirm(&self) -> Screen {
+        let host = self.host.as_deref().unwrap_or("the server");
+        Screen {
+            state: "confirm",
+            nodes: confirm(self.bytes, self.headers, host),
+            buttons: &[("scan-go", Step::Start), ("scan-not-now", Step::Idle)],
+        }
+    }
+
+    /// While the Worker scans ([`running`]).
+    pub fn running(&self) -> Screen {
+        Screen {
+            state: "running",
+            nodes: running(self.bytes),
+            buttons: &[("scan-cancel", Step::Cancel)],
+        }
+    }
+
+    /// A scan that could not run, saying `message` ([`failed`]).
+    pub fn failed(&self, message: &str) -> Screen {
+        Screen {
+            state: "error",
+            nodes: failed(message),
+            buttons: &[("scan-start", Step::Start)],
+        }
+    }
+
+    /// After a scan whose `results` are in at `now_ms`: ended with its `findings`, or
+    /// cancelled (`None`) ([`finished`]).
+    pub fn finished(
+        &self,
+        results: &Results,
+        findings: Option<&[FindingLine]>,
+        now_ms: f64,
+    ) -> Screen {
+        let ended = findings.is_some();
+        let line = results.finished_line(ended, self.tensors, now_ms);
+        Screen {
+            state: if ended { "done" } else { "cancelled" },
+            nodes: finished(&line, findings),
+            buttons: self.ask_or_start(),
+        }
     }
 }
 
@@ -476,6 +610,60 @@ mod tests {
     }
 
     #[test]
+    fn each_screen_says_its_state_and_what_its_buttons_do() {
+        let local = Scope {
+            bytes: 2048,
+            headers: 10,
+            tensors: 2,
+            host: None,
+        };
+        let remote = Scope {
+            host: Some("hf.co".into()),
+            ..local.clone()
+        };
+        assert_eq!(
+            (local.idle().state, local.idle().buttons),
+            ("idle", &[("scan-start", Step::Start)][..])
+        );
+        assert_eq!(local.idle().nodes, idle(2048, 10, false));
+        assert_eq!(remote.idle().buttons, [("scan-start", Step::Confirm)]);
+        assert_eq!(remote.idle().nodes, idle(2048, 10, true));
+        let ask = remote.confirm();
+        assert_eq!(ask.state, "confirm");
+        assert_eq!(
+            ask.buttons,
+            [("scan-go", Step::Start), ("scan-not-now", Step::Idle)]
+        );
+        assert_eq!(ask.nodes, confirm(2048, 10, "hf.co"));
+        assert_eq!(local.confirm().nodes, confirm(2048, 10, "the server"));
+        let run = local.running();
+        assert_eq!(
+            (run.state, run.buttons),
+            ("running", &[("scan-cancel", Step::Cancel)][..])
+        );
+        let f = local.failed("boom");
+        assert_eq!((f.state, f.nodes), ("error", failed("boom")));
+        assert_eq!(f.buttons, [("scan-start", Step::Start)]);
+
+        let mut results = Results::default();
+        results.restart(1000.0);
+        results.rows = vec![row(0, "a", "ok", 0), row(1, "b", "skipped", 0)];
+        results.progress(2048, 2048, 2000.0);
+        let done = remote.finished(&results, Some(&[line("warning")]), 3000.0);
+        assert_eq!(done.state, "done");
+        assert_eq!(done.buttons, [("scan-start", Step::Confirm)]);
+        let line_text = results.finished_line(true, 2, 3000.0);
+        assert_eq!(done.nodes, finished(&line_text, Some(&[line("warning")])));
+        let stopped = local.finished(&results, None, 3000.0);
+        assert_eq!(stopped.state, "cancelled");
+        assert_eq!(stopped.buttons, [("scan-start", Step::Start)]);
+        assert_eq!(
+            stopped.nodes[0].text.as_deref(),
+            Some(results.finished_line(false, 2, 3000.0).as_str())
+        );
+    }
+
+    #[test]
     fn lines_words_sorts_and_class() {
         let rows = vec![row(0, "a", "ok", 0), row(1, "b", "skipped", 0)];
         assert_eq!(scanned(&rows), 1);
@@ -633,6 +821,20 @@ mod tests {
         assert_eq!(drawn, MAX_ROWS);
         assert_eq!(last.rows.end, MAX_ROWS);
         assert_eq!(last.left_out, 25);
+
+        // As nodes: each row's, then the line of the rows left out; the last says how many.
+        let rows: Vec<ScanRow> = (0..total).map(|i| row(i, "t", "ok", 0)).collect();
+        let first = chunk_nodes(&rows, 0);
+        let per_row = scan::row_nodes(&rows[0]).len();
+        assert_eq!(first.nodes.len(), CHUNK_ROWS * per_row);
+        assert_eq!(first.nodes[0], scan::row_nodes(&rows[0])[0]);
+        assert_eq!((first.next, first.drawn), (Some(CHUNK_ROWS), None));
+        let end = chunk_nodes(&rows, last.rows.start);
+        assert_eq!((end.next, end.drawn), (None, Some(MAX_ROWS)));
+        assert_eq!(end.nodes.last(), Some(&scan::more_rows_node(25)));
+        let few = chunk_nodes(&rows[..3], 0);
+        assert_eq!((few.nodes.len(), few.drawn), (3 * per_row, Some(3)));
+        assert_eq!(chunk_nodes(&[], 0).drawn, Some(0));
     }
 
     #[test]

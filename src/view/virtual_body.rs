@@ -18,6 +18,19 @@ pub enum KeyOn {
     Row(usize),
 }
 
+impl KeyOn {
+    /// Where a key was pressed: on the scroll container itself (`on_container`), else on the
+    /// drawn row at list position `row`; `None` elsewhere (a key in the table that is not on a
+    /// row is not the table's).
+    pub fn of(on_container: bool, row: Option<usize>) -> Option<KeyOn> {
+        match (on_container, row) {
+            (true, _) => Some(KeyOn::Container),
+            (false, Some(pos)) => Some(KeyOn::Row(pos)),
+            (false, None) => None,
+        }
+    }
+}
+
 /// What a virtualised body remembers between draws: the window drawn last, the tab stop (the
 /// list position of the row focused last, the one row with `tabindex="0"`) and whether draws
 /// measure the container (from the first scroll, resize, key or programmatic scroll on; never
@@ -63,6 +76,133 @@ impl BodyState {
             }
             KeyOn::Row(pos) => nav_target(key, pos, rows, page()),
         }
+    }
+}
+
+/// What a virtualised body reads from the page and does to it: the web layer's scroll
+/// container and `<tbody>`. [`BodyState`] decides, this reads and acts. Reads that lay the
+/// page out (heights, the scroll offset) are asked for only when the draws measure.
+pub trait BodyPage {
+    /// Columns of the table (the spacer and empty rows span them).
+    fn columns(&self) -> usize;
+    /// The container's scroll offset, CSS px.
+    fn scroll_top(&self) -> f64;
+    /// Scrolls the container to `top` CSS px (a whole number).
+    fn set_scroll_top(&self, top: f64);
+    /// The container's inner height, CSS px (0 when it is not laid out).
+    fn client_height(&self) -> f64;
+    /// The window's inner height, CSS px.
+    fn window_height(&self) -> f64;
+    /// The sticky header row's height, CSS px (rows under it are hidden).
+    fn header_height(&self) -> f64;
+    /// Whether the focus is in the body (on a row).
+    fn body_focused(&self) -> bool;
+    /// Replaces the body's rows by `body`, drawn for a list of `rows` rows (screen readers
+    /// learn the table's full size: `aria-rowcount` is `rows + 1`, the header row counted).
+    fn fill(&self, rows: usize, body: Vec<Node>);
+    /// Focuses the drawn row at list position `pos` without scrolling, and when `reveal`,
+    /// scrolls the page the least that shows it ([`REVEAL_ROW`]); `false` when it is not drawn.
+    fn focus_row(&self, pos: usize, reveal: bool) -> bool;
+    /// Focuses the container without scrolling.
+    fn focus_container(&self);
+    /// Sets the drawn row at `pos` (if drawn) as the tab stop (`tabindex` 0) or not (-1).
+    fn set_tab_stop(&self, pos: usize, on: bool);
+}
+
+impl BodyState {
+    /// Draws on `page` the rows in view of a list of `rows` rows (unless the window is the one
+    /// drawn last and `force` is off), each built by `row(pos)`; `min_view` bounds the view's
+    /// height from below. Before its first rows the container is only as tall as its header:
+    /// when the rows drawn make it taller, the rows for that height are drawn at once. A
+    /// container not laid out (height 0: drawn before it is shown) is taken to be as tall as
+    /// the window. `empty` is said when there are no rows. Returns whether it drew.
+    pub fn draw(
+        &mut self,
+        page: &impl BodyPage,
+        rows: usize,
+        force: bool,
+        min_view: f64,
+        empty: &str,
+        mut row: impl FnMut(usize) -> Option<Node>,
+    ) -> bool {
+        // Until the reader scrolls the table, resizes the window or shows its tab, its draws
+        // happen while the view of a model is being built: reading a height or a scroll
+        // offset then would lay out the whole page each time (a forced layout per draw, the
+        // most of a large model's open). Such a table is at its top; it draws the rows of a
+        // window-tall view, which fills any container up to the window's height.
+        let (top, client) = match self.measured {
+            true => (page.scroll_top(), page.client_height()),
+            false => (0.0, 0.0),
+        };
+        let view_h = view_height(client, min_view, || page.window_height());
+        let drew = self.draw_at(page, rows, force, (top, view_h), empty, &mut row);
+        if drew && self.measured {
+            if let Some(grown) = grown_height(client, view_h, || page.client_height()) {
+                self.draw_at(page, rows, true, (top, grown), empty, &mut row);
+            }
+        }
+        drew
+    }
+
+    /// Draws the window of rows at scroll offset `top` in a view `view_h` tall (CSS px).
+    fn draw_at(
+        &mut self,
+        page: &impl BodyPage,
+        rows: usize,
+        force: bool,
+        (top, view_h): (f64, f64),
+        empty: &str,
+        row: &mut impl FnMut(usize) -> Option<Node>,
+    ) -> bool {
+        let w = Viewport::TABLE.window(rows, top, view_h);
+        if !self.take(w, rows, force) {
+            return false;
+        }
+        // Redrawing replaces the focused row: the focus moves to its new element.
+        let had_focus = page.body_focused();
+        let body = body_rows(&w, rows, page.columns(), self.focus, empty, row);
+        page.fill(rows, body);
+        if had_focus && !page.focus_row(self.focus, false) {
+            page.focus_container();
+        }
+        true
+    }
+
+    /// A navigation `key` pressed `on` the container or a row of a list of `rows` rows
+    /// ([`BodyState::key_target`]): the row it goes to becomes the tab stop and the container
+    /// scrolls so that row is shown whole. Returns that row (the caller redraws, then calls
+    /// [`BodyState::focus_row`]); `None`: not a navigation key, or no rows.
+    pub fn key(
+        &mut self,
+        page: &impl BodyPage,
+        key: &str,
+        on: KeyOn,
+        rows: usize,
+    ) -> Option<usize> {
+        let page_rows = || Viewport::TABLE.page_rows(page.client_height(), page.header_height());
+        let pos = self.key_target(key, on, rows, page_rows)?;
+        self.focus = pos;
+        self.measured = true;
+        let (top, view_h) = (page.scroll_top(), page.client_height());
+        let to = Viewport::TABLE.scroll_to_show(rows, pos, top, view_h, page.header_height());
+        if to != top {
+            page.set_scroll_top(to.round());
+        }
+        Some(pos)
+    }
+
+    /// Focuses the drawn row at `pos`, now the tab stop, and scrolls the page the least that
+    /// shows it ([`REVEAL_ROW`]).
+    pub fn focus_row(&mut self, page: &impl BodyPage, pos: usize) {
+        self.set_tab_stop(page, pos);
+        page.focus_row(pos, true);
+    }
+
+    /// `pos` becomes the one row with tabindex 0.
+    pub fn set_tab_stop(&mut self, page: &impl BodyPage, pos: usize) {
+        page.set_tab_stop(self.focus, false);
+        self.focus = pos;
+        page.set_tab_stop(pos, true);
     }
 }
 
@@ -181,6 +321,190 @@ pub fn body_rows(
 mod tests {
     use super::*;
     use crate::view::viewport::Viewport;
+
+    use std::cell::{Cell, RefCell};
+
+    /// A page of fixed heights that records what is done to it.
+    #[derive(Default)]
+    struct FakePage {
+        top: Cell<f64>,
+        client: Cell<f64>,
+        /// The container's height once rows are in (`None`: unchanged).
+        grows_to: Option<f64>,
+        /// Layout reads (heights, scroll offset).
+        reads: Cell<usize>,
+        focused: Cell<Option<&'static str>>,
+        /// Each fill: the rows told and the list positions drawn.
+        fills: RefCell<Vec<(usize, Vec<usize>)>>,
+        focus_calls: RefCell<Vec<(usize, bool)>>,
+        tab_stops: RefCell<Vec<(usize, bool)>>,
+    }
+
+    impl FakePage {
+        fn drawn(&self) -> Vec<usize> {
+            self.fills
+                .borrow()
+                .last()
+                .map(|f| f.1.clone())
+                .unwrap_or_default()
+        }
+    }
+
+    impl BodyPage for FakePage {
+        fn columns(&self) -> usize {
+            2
+        }
+        fn scroll_top(&self) -> f64 {
+            self.reads.set(self.reads.get() + 1);
+            self.top.get()
+        }
+        fn set_scroll_top(&self, top: f64) {
+            self.top.set(top);
+        }
+        fn client_height(&self) -> f64 {
+            self.reads.set(self.reads.get() + 1);
+            self.client.get()
+        }
+        fn window_height(&self) -> f64 {
+            600.0
+        }
+        fn header_height(&self) -> f64 {
+            self.reads.set(self.reads.get() + 1);
+            28.0
+        }
+        fn body_focused(&self) -> bool {
+            self.focused.get() == Some("row")
+        }
+        fn fill(&self, rows: usize, body: Vec<Node>) {
+            let drawn = body
+                .iter()
+                .filter_map(|n| list_position(n.get_attr("aria-rowindex")?))
+                .collect();
+            self.fills.borrow_mut().push((rows, drawn));
+            if let Some(h) = self.grows_to {
+                self.client.set(h);
+            }
+        }
+        fn focus_row(&self, pos: usize, reveal: bool) -> bool {
+            self.focus_calls.borrow_mut().push((pos, reveal));
+            let drawn = self.drawn().contains(&pos);
+            if drawn {
+                self.focused.set(Some("row"));
+            }
+            drawn
+        }
+        fn focus_container(&self) {
+            self.focused.set(Some("container"));
+        }
+        fn set_tab_stop(&self, pos: usize, on: bool) {
+            self.tab_stops.borrow_mut().push((pos, on));
+        }
+    }
+
+    fn tr(_: usize) -> Option<Node> {
+        Some(node::el("tr", ""))
+    }
+
+    #[test]
+    fn a_table_not_measured_draws_a_window_tall_view_without_reading_the_layout() {
+        let page = FakePage::default();
+        let mut st = BodyState::default();
+        assert!(st.draw(&page, 1000, false, 0.0, "none", tr));
+        assert_eq!(page.reads.get(), 0);
+        let want = Viewport::TABLE.window(1000, 0.0, 600.0);
+        assert_eq!(page.drawn(), (want.start..want.end).collect::<Vec<_>>());
+        assert_eq!(page.fills.borrow()[0].0, 1000);
+        // The same window again: nothing drawn unless forced.
+        assert!(!st.draw(&page, 1000, false, 0.0, "none", tr));
+        assert!(st.draw(&page, 1000, true, 0.0, "none", tr));
+        assert_eq!(page.fills.borrow().len(), 2);
+    }
+
+    #[test]
+    fn a_measured_container_still_growing_is_drawn_again_for_its_height() {
+        let page = FakePage {
+            grows_to: Some(900.0),
+            ..FakePage::default()
+        };
+        page.client.set(50.0);
+        page.top.set(280.0);
+        let mut st = BodyState {
+            measured: true,
+            ..BodyState::default()
+        };
+        assert!(st.draw(&page, 1000, false, 0.0, "none", tr));
+        let fills = page.fills.borrow();
+        assert_eq!(fills.len(), 2);
+        let first = Viewport::TABLE.window(1000, 280.0, 50.0);
+        let grown = Viewport::TABLE.window(1000, 280.0, 900.0);
+        assert_eq!(fills[0].1, (first.start..first.end).collect::<Vec<_>>());
+        assert_eq!(fills[1].1, (grown.start..grown.end).collect::<Vec<_>>());
+        assert_eq!(st.drawn, Some(grown));
+    }
+
+    #[test]
+    fn a_redraw_keeps_the_focus_on_the_tab_stop_or_the_container() {
+        let page = FakePage::default();
+        let mut st = BodyState {
+            focus: 3,
+            ..BodyState::default()
+        };
+        page.focused.set(Some("row"));
+        st.draw(&page, 1000, true, 0.0, "none", tr);
+        assert_eq!(page.focus_calls.borrow().as_slice(), [(3, false)]);
+        assert_eq!(page.focused.get(), Some("row"));
+        // The tab stop is not drawn now (scrolled far away): the container takes the focus.
+        st.focus = 900;
+        st.draw(&page, 1000, true, 0.0, "none", tr);
+        assert_eq!(page.focused.get(), Some("container"));
+        // Not focused before: the focus is left alone.
+        page.focused.set(None);
+        st.draw(&page, 1000, true, 0.0, "none", tr);
+        assert_eq!(page.focused.get(), None);
+        assert_eq!(page.focus_calls.borrow().len(), 2);
+    }
+
+    #[test]
+    fn keys_move_the_tab_stop_and_scroll_it_into_view() {
+        let page = FakePage::default();
+        page.client.set(280.0);
+        let mut st = BodyState {
+            focus: 3,
+            ..BodyState::default()
+        };
+        assert_eq!(st.key(&page, "a", KeyOn::Row(3), 1000), None);
+        assert!(!st.measured);
+        assert_eq!(st.key(&page, "End", KeyOn::Row(3), 1000), Some(999));
+        assert!(st.measured);
+        assert_eq!(st.focus, 999);
+        let to = Viewport::TABLE.scroll_to_show(1000, 999, 0.0, 280.0, 28.0);
+        assert_eq!(page.top.get(), to.round());
+        st.draw(&page, 1000, true, 0.0, "none", tr);
+        assert!(page.drawn().contains(&999));
+        st.focus_row(&page, 999);
+        assert_eq!(
+            page.tab_stops.borrow().as_slice(),
+            [(999, false), (999, true)]
+        );
+        assert_eq!(page.focus_calls.borrow().last(), Some(&(999, true)));
+        // PageUp: a screenful of rows under the header.
+        let up = st.key(&page, "PageUp", KeyOn::Row(999), 1000);
+        assert_eq!(up, Some(999 - Viewport::TABLE.page_rows(280.0, 28.0)));
+        // On the container, the first key focuses the tab stop without moving it.
+        st.focus = 10;
+        assert_eq!(st.key(&page, "ArrowDown", KeyOn::Container, 1000), Some(10));
+        st.set_tab_stop(&page, 12);
+        assert_eq!(st.focus, 12);
+        assert_eq!(page.tab_stops.borrow()[2..], [(10, false), (12, true)]);
+    }
+
+    #[test]
+    fn a_key_is_on_the_container_or_a_row() {
+        assert_eq!(KeyOn::of(true, None), Some(KeyOn::Container));
+        assert_eq!(KeyOn::of(true, Some(3)), Some(KeyOn::Container));
+        assert_eq!(KeyOn::of(false, Some(3)), Some(KeyOn::Row(3)));
+        assert_eq!(KeyOn::of(false, None), None);
+    }
 
     #[test]
     fn rows_carry_their_place_stripe_and_tab_stop() {

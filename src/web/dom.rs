@@ -115,6 +115,18 @@ pub fn find_as<T: JsCast>(root: &Element, selector: &str) -> T {
     find(root, selector).unchecked_into()
 }
 
+/// The text of an input, textarea or select (its `value` property).
+pub fn value_of(e: &Element) -> String {
+    let v = js_sys::Reflect::get(e, &"value".into());
+    v.ok().and_then(|v| v.as_string()).unwrap_or_default()
+}
+
+/// Sets the text of an input or textarea, or the choice of a select (its `value` property;
+/// text, never markup).
+pub fn set_value(e: &Element, v: &str) {
+    let _ = js_sys::Reflect::set(e, &"value".into(), &v.into());
+}
+
 /// The element an event happened on.
 pub fn target(e: &Event) -> Option<Element> {
     e.target().and_then(|t| t.dyn_into().ok())

@@ -18,8 +18,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
 
 use super::compare::Placed;
-use super::dom::{self, all, append, attr, set_body_data};
-use crate::edit::{plan, Plan};
+use super::dom::{self, all, append, attr, set_body_data, set_value, value_of};
+use crate::edit::Plan;
 use crate::open::OpenedModel;
 use crate::view::edit::{self as vm, EditForm};
 
@@ -103,17 +103,6 @@ pub(super) fn show(root: &Element, name: &str, model: Rc<OpenedModel>, file: Blo
 /// A click listener on the element `id` under `root` that calls `f` while the card lives.
 fn on(root: &Element, id: &str, s: &Rc<State>, f: impl Fn(&Rc<State>) + 'static) -> EventListener {
     dom::on_click(&part(root, id), s, f)
-}
-
-/// The text of an input or textarea (its `value` property).
-fn value_of(e: &Element) -> String {
-    let v = js_sys::Reflect::get(e, &"value".into());
-    v.ok().and_then(|v| v.as_string()).unwrap_or_default()
-}
-
-/// Sets the text of an input or textarea (its `value` property; text, never markup).
-fn set_value(e: &Element, v: &str) {
-    let _ = js_sys::Reflect::set(e, &"value".into(), &v.into());
 }
 
 /// Builds the editor ([`vm::editor`]) into `into`, puts the keys' values in its inputs and
@@ -224,17 +213,12 @@ fn read_inputs(s: &State) {
     s.form.borrow_mut().read_inputs(values, deletes);
 }
 
-/// The plan of the form's edits, or `None` with the reason in the status line.
+/// The plan of the form's edits ([`EditForm::plan`]), or `None` with the reason in the status
+/// line.
 fn make_plan(s: &State) -> Option<Plan> {
     read_inputs(s);
-    let edits = s.form.borrow().edits();
-    match plan(&s.model.bytes, s.model.file_size, &edits) {
-        Ok(p) => Some(p),
-        Err(e) => {
-            say(s, &vm::plan_failed_text(&e), true);
-            None
-        }
-    }
+    let planned = s.form.borrow().plan(&s.model);
+    planned.map_err(|why| say(s, &why, true)).ok()
 }
 
 /// Draws what the plan changes ([`vm::review_out`]) in the review's place, keeping the element.
@@ -277,9 +261,9 @@ fn save(s: &State) {
     if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
         return say(s, vm::NO_FILE_MADE, true);
     }
-    attr(&s.card, "data-header-bytes", &p.header.len().to_string());
-    attr(&s.card, "data-data-offset", &p.data_offset.to_string());
-    attr(&s.card, "data-file-size", &p.file_size().to_string());
+    for (k, v) in vm::saved_attrs(&p) {
+        attr(&s.card, k, &v);
+    }
     say(s, &vm::saved_text(&file, &p), false);
     set_body_data("edit", "saved");
 }

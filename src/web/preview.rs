@@ -27,7 +27,7 @@ use crate::open::OpenedModel;
 use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest};
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::preview as pv;
-use crate::view::preview_card::{self as pc, Stage};
+use crate::view::preview_card::{self as pc, Control, Stage};
 use crate::view::spec::Front;
 
 use super::dom::{self, attr};
@@ -128,158 +128,81 @@ impl PreviewCard {
     }
 }
 
-#[allow(clippy::too_many_lines)]
 fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
-    let Ctx {
-        card,
-        model,
-        source,
-        generation,
-        panel,
-        ..
-    } = c;
     // Dropping the old panel removes its listeners; a task still running for it stops at its
     // next generation check.
-    panel.borrow_mut().take();
-    let g = generation.get() + 1;
-    generation.set(g);
+    c.panel.borrow_mut().take();
+    let g = c.generation.get() + 1;
+    c.generation.set(g);
     // A NumPy structured array previews one field at a time: the first decodable one unless
     // one was chosen.
-    let Some(opening) = pc::opening(model, index, req) else {
+    let Some(opening) = pc::opening(&c.model, index, req) else {
         return;
     };
-    let req = opening.req.clone();
+    let card = &c.card;
     dom::set_hidden(card, false);
     dom::set_attrs(card, opening.card_attrs());
     dom::fill(card, &opening.nodes);
-    let find = |sel: &str| dom::find(card, sel);
-    let input =
-        |id: &str| -> HtmlInputElement { dom::find_as(card, &format!("[data-testid={id}]")) };
-    let close = find("header button");
-    let field_in: Option<HtmlSelectElement> =
-        dom::find_testid(card, "preview-field").map(JsCast::unchecked_into);
-    let (rows_in, cols_in) = (input("preview-rows"), input("preview-cols"));
-    let (show, reset) = (
-        find("[data-testid=preview-apply]"),
-        find(".preview-controls > button + button"),
-    );
-    let error = find("[data-testid=preview-error]");
-    let mut listeners = Vec::new();
+    let els = Rc::new(Els::find(card));
     let c2 = c.clone();
-    listeners.push(EventListener::new(&close, "click", move |_| {
-        let c = &c2;
-        c.generation.set(c.generation.get() + 1);
-        dom::set_hidden(&c.card, true);
-        dom::clear(&c.card);
-        let hook = c.on_change.borrow().clone();
-        if let Some(f) = hook {
-            f(None);
-        }
-        // Dropping the panel drops this very listener: defer it past the callback.
-        let p = c.panel.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            p.borrow_mut().take();
-        });
-    }));
+    let close = dom::find(card, "header button");
+    let mut listeners = vec![EventListener::new(&close, "click", move |_| {
+        close_panel(&c2)
+    })];
 
-    // Apply / reset / Enter in a range box re-open the panel on the new window.
+    // Show / First rows / another field / Enter in a window box re-open the panel on the
+    // window the control asks for.
+    let req = opening.req.clone();
     let reopen = {
-        let c = c.clone();
-        let rows_in = rows_in.clone();
-        let cols_in = cols_in.clone();
-        let error = error.clone();
-        let geo = opening.geometry.clone();
-        let field = req.field.clone();
-        // `Some(window)`: open that one; `None`: the window typed in the boxes.
-        Rc::new(move |asked: Option<WindowRequest>| {
-            let req = if let Some(req) = asked {
-                req
-            } else {
-                let Some(geo) = &geo else { return };
-                let (rows, cols) = (rows_in.value(), cols_in.value());
-                match pc::typed_request(&rows, &cols, field.as_deref(), geo) {
-                    Ok(req) => req,
-                    Err(e) => {
-                        error.set_text_content(Some(&e.text_for(Front::Page)));
-                        dom::set_hidden(&error, false);
-                        return;
-                    }
-                }
+        let (c, els) = (c.clone(), els.clone());
+        Rc::new(move |control: Control| {
+            let (rows, cols) = (els.rows_in.value(), els.cols_in.value());
+            let req = match opening.request(control, &rows, &cols) {
+                None => return,
+                Some(Ok(req)) => req,
+                Some(Err(e)) => return els.show_error(&e.text_for(Front::Page)),
             };
             // Deferred: this closure is owned by the panel that re-opening drops.
             let c = c.clone();
             wasm_bindgen_futures::spawn_local(async move { open_panel(&c, index, req) });
         })
     };
-    {
+    let controls = [
+        ("[data-testid=preview-apply]", Control::Show),
+        (".preview-controls > button + button", Control::FirstRows),
+    ];
+    for (selector, control) in controls {
         let r = reopen.clone();
-        listeners.push(EventListener::new(&show, "click", move |_| r(None)));
-        let r = reopen.clone();
-        let first_rows = opening.first_rows();
-        listeners.push(EventListener::new(&reset, "click", move |_| {
-            r(Some(first_rows.clone()))
+        let button = dom::find(card, selector);
+        listeners.push(EventListener::new(&button, "click", move |_| {
+            r(control.clone())
         }));
-        if let Some(sel) = &field_in {
-            // Another field: its own default window.
-            let r = reopen.clone();
-            let s = sel.clone();
-            listeners.push(EventListener::new(sel, "change", move |_| {
-                r(Some(WindowRequest {
-                    field: Some(s.value()),
-                    ..WindowRequest::default()
-                }));
-            }));
-        }
-        for input in [&rows_in, &cols_in] {
-            let r = reopen.clone();
-            listeners.push(dom::on_keydown(input, move |_, k| {
-                if k.key() == "Enter" {
-                    r(None);
-                }
-                false
-            }));
-        }
+    }
+    if let Some(sel) = dom::find_testid(card, "preview-field") {
+        let (r, s) = (
+            reopen.clone(),
+            sel.clone().unchecked_into::<HtmlSelectElement>(),
+        );
+        listeners.push(EventListener::new(&sel, "change", move |_| {
+            r(Control::Field(s.value()))
+        }));
+    }
+    for input in [&els.rows_in, &els.cols_in] {
+        let r = reopen.clone();
+        listeners.push(dom::on_keydown(input, move |_, k| {
+            if k.key() == "Enter" {
+                r(Control::Show);
+            }
+            false
+        }));
     }
 
-    let els = Els {
-        card: card.clone(),
-        window_line: find(".preview-window-line"),
-        bytes_line: find("[data-testid=preview-bytes-read]"),
-        status: find(".status-line"),
-        error,
-        content: find(".preview-content"),
-        rows_in,
-        cols_in,
-        scales_label: find(".scales-toggle"),
-        scales_box: input("preview-scales-toggle"),
-    };
     let slot = Rc::new(RefCell::new(listeners));
-    let (gen, model, source) = (generation.clone(), model.clone(), source.clone());
-    let (card_c, status) = (els.card.clone(), els.status.clone());
     let start = {
-        let slot = slot.clone();
+        let (c, els, slot) = (c.clone(), els.clone(), slot.clone());
         move || {
             wasm_bindgen_futures::spawn_local(async move {
-                let current = || gen.get() == g;
-                els.stage(Stage::Reading);
-                let result = run(&model, &source, index, &req, &els, &current).await;
-                if !current() {
-                    return;
-                }
-                match result {
-                    Ok((p, arrived)) => {
-                        let extra = draw(&els, &p);
-                        slot.borrow_mut().extend(extra);
-                        els.stage(Stage::Ready);
-                        let render_ms = dom::now() - arrived;
-                        attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
-                    }
-                    Err(e) => {
-                        els.error.set_text_content(Some(&e.to_string()));
-                        dom::set_hidden(&els.error, false);
-                        els.stage(Stage::Error);
-                    }
-                }
+                show_window(&c, g, index, &req, &els, &slot).await;
             });
         }
     };
@@ -289,15 +212,62 @@ fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
         .and_then(|p| p.closest("[hidden]").ok().flatten());
     let waiting: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
     if hidden.is_some() {
-        Els::show_stage(&card_c, &status, Stage::Waiting);
+        els.stage(Stage::Waiting);
         *waiting.borrow_mut() = Some(Box::new(start));
     } else {
         start();
     }
-    *panel.borrow_mut() = Some(Panel {
+    *c.panel.borrow_mut() = Some(Panel {
         _listeners: slot,
         waiting,
     });
+}
+
+/// The close button: the card is hidden and emptied, the owner told.
+fn close_panel(c: &Ctx) {
+    c.generation.set(c.generation.get() + 1);
+    dom::set_hidden(&c.card, true);
+    dom::clear(&c.card);
+    let hook = c.on_change.borrow().clone();
+    if let Some(f) = hook {
+        f(None);
+    }
+    // Dropping the panel drops this very listener: defer it past the callback.
+    let p = c.panel.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        p.borrow_mut().take();
+    });
+}
+
+/// Reads, decodes and draws window `req` of tensor `index` for the panel of generation `g`
+/// (nothing once a newer one started); the listeners it adds (the scales toggle) go in `slot`.
+async fn show_window(
+    c: &Ctx,
+    g: u64,
+    index: usize,
+    req: &WindowRequest,
+    els: &Els,
+    slot: &RefCell<Vec<EventListener>>,
+) {
+    let current = || c.generation.get() == g;
+    els.stage(Stage::Reading);
+    let result = run(&c.model, &c.source, index, req, els, &current).await;
+    if !current() {
+        return;
+    }
+    match result {
+        Ok((p, arrived)) => {
+            let extra = draw(els, &p);
+            slot.borrow_mut().extend(extra);
+            els.stage(Stage::Ready);
+            let render_ms = dom::now() - arrived;
+            attr(&els.card, "data-render-ms", &format!("{render_ms:.1}"));
+        }
+        Err(e) => {
+            els.show_error(&e.to_string());
+            els.stage(Stage::Error);
+        }
+    }
 }
 
 /// The elements a running preview writes to.
@@ -315,17 +285,38 @@ struct Els {
 }
 
 impl Els {
-    /// Shows `stage`: the card's `data-state` and its status line (hidden when it has none).
-    fn stage(&self, stage: Stage) {
-        Els::show_stage(&self.card, &self.status, stage);
+    /// The elements of the panel just drawn in `card` ([`pc::panel`]).
+    fn find(card: &Element) -> Els {
+        let find = |sel: &str| dom::find(card, sel);
+        let input =
+            |id: &str| -> HtmlInputElement { dom::find_as(card, &format!("[data-testid={id}]")) };
+        Els {
+            card: card.clone(),
+            window_line: find(".preview-window-line"),
+            bytes_line: find("[data-testid=preview-bytes-read]"),
+            status: find(".status-line"),
+            error: find("[data-testid=preview-error]"),
+            content: find(".preview-content"),
+            rows_in: input("preview-rows"),
+            cols_in: input("preview-cols"),
+            scales_label: find(".scales-toggle"),
+            scales_box: input("preview-scales-toggle"),
+        }
     }
 
-    fn show_stage(card: &Element, status: &Element, stage: Stage) {
+    /// Shows `stage`: the card's `data-state` and its status line (hidden when it has none).
+    fn stage(&self, stage: Stage) {
         match stage.status() {
-            Some(t) => status.set_text_content(Some(t)),
-            None => dom::set_hidden(status, true),
+            Some(t) => self.status.set_text_content(Some(t)),
+            None => dom::set_hidden(&self.status, true),
         }
-        attr(card, "data-state", stage.data_state());
+        attr(&self.card, "data-state", stage.data_state());
+    }
+
+    /// Shows `text` in the error box.
+    fn show_error(&self, text: &str) {
+        self.error.set_text_content(Some(text));
+        dom::set_hidden(&self.error, false);
     }
 }
 
@@ -398,23 +389,17 @@ fn draw(els: &Els, p: &Preview) -> Vec<EventListener> {
     let title = dom::find(&els.content, ".preview-heat > figcaption");
     let labels = dom::find(&els.content, ".heat-labels");
     let note = dom::find(&els.content, ".preview-heat > p.note");
-    paint_heatmap(&canvas, &p.heatmap, &labels, &note, None);
+    let views = pc::HeatViews::of(p);
+    let (_, values, _) = views.shown(false);
+    paint_heatmap(&canvas, values, &labels, &note, None);
 
-    dom::set_hidden(&els.scales_label, p.block_scales.is_none());
+    dom::set_hidden(&els.scales_label, !views.has_scales());
     els.scales_box.set_checked(false);
-    if let Some(scales) = &p.block_scales {
-        let heat = p.heatmap.clone();
-        let sc = scales.heatmap.clone();
-        let caption = pv::scales_caption(scales);
+    if views.has_scales() {
         let b = els.scales_box.clone();
         listeners.push(EventListener::new(&els.scales_box, "change", move |_| {
-            let on = b.checked();
-            title.set_text_content(Some(pc::heat_title(on)));
-            let (h, caption) = if on {
-                (&sc, Some(caption.as_str()))
-            } else {
-                (&heat, None)
-            };
+            let (text, h, caption) = views.shown(b.checked());
+            title.set_text_content(Some(text));
             paint_heatmap(&canvas, h, &labels, &note, caption);
         }));
     }

@@ -17,12 +17,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
 use super::dom::{self, append, attr};
-use crate::view::node::Node;
 use crate::view::scan::{self as view, FindingLine, ScanRow};
-use crate::view::scan_card::{self as nodes, ScanEvent, WorkerMessage, WorkerOptions};
-
-/// What a button of the card does.
-type Then = fn(&Rc<ScanCard>);
+use crate::view::scan_card::{
+    self as nodes, ScanEvent, Scope, Screen, Step, WorkerMessage, WorkerOptions,
+};
 
 /// What the worker opens: the source and options `scan()` of the JS API would be given.
 pub struct ScanInput {
@@ -39,11 +37,10 @@ pub struct ScanCard {
     card: Element,
     body: Element,
     report_root: Element,
+    /// The Worker's source and options (the host is the scope's).
     input: ScanInput,
-    /// Tensor data the scan reads, and the headers a remote scan reads again.
-    bytes: u64,
-    headers: u64,
-    tensors: usize,
+    /// What the scan reads (and, for a remote one, from where).
+    scope: Scope,
     state: RefCell<State>,
 }
 
@@ -126,7 +123,7 @@ impl ScanCard {
     /// The card for a model whose data is `bytes` long over `tensors` tensors, with headers of
     /// `headers` bytes (read again by a remote scan).
     pub fn new(
-        input: ScanInput,
+        mut input: ScanInput,
         bytes: u64,
         headers: u64,
         tensors: usize,
@@ -137,13 +134,16 @@ impl ScanCard {
             body: dom::find(&card, ".card-body"),
             card,
             report_root,
+            scope: Scope {
+                bytes,
+                headers,
+                tensors,
+                host: input.host.take(),
+            },
             input,
-            bytes,
-            headers,
-            tensors,
             state: RefCell::default(),
         });
-        c.idle();
+        c.show(c.scope.idle());
         c
     }
 
@@ -152,41 +152,27 @@ impl ScanCard {
         &self.card
     }
 
-    /// Shows `nodes` in state `state` (`data-scan`), each of `buttons` (a `data-testid` among
-    /// them) calling its function.
-    fn show(self: &Rc<Self>, state: &str, nodes: Vec<Node>, buttons: &[(&str, Then)]) {
-        attr(&self.card, "data-scan", state);
-        dom::fill(&self.body, &nodes);
+    /// Shows `screen`: its state (`data-scan`) and body, each button doing its [`Step`].
+    fn show(self: &Rc<Self>, screen: Screen) {
+        attr(&self.card, "data-scan", screen.state);
+        dom::fill(&self.body, &screen.nodes);
         let mut s = self.state.borrow_mut();
         s.listeners.clear();
-        for (id, then) in buttons {
+        for &(id, step) in screen.buttons {
             let b = dom::find_testid(&self.body, id).expect("the state has its button");
-            s.listeners.push(dom::on_click(&b, self, *then));
+            s.listeners
+                .push(dom::on_click(&b, self, move |c| c.go(step)));
         }
     }
 
-    /// Before a scan: what it reads, and the button.
-    fn idle(self: &Rc<Self>) {
-        let remote = self.input.host.is_some();
-        let n = nodes::idle(self.bytes, self.headers, remote);
-        self.show("idle", n, &[("scan-start", Self::ask_or_start)]);
-    }
-
-    /// A remote scan asks first ([`ScanCard::confirm`]); a local one starts.
-    fn ask_or_start(self: &Rc<Self>) {
-        if self.input.host.is_some() {
-            self.confirm();
-        } else {
-            self.start();
+    /// What a button does.
+    fn go(self: &Rc<Self>, step: Step) {
+        match step {
+            Step::Confirm => self.show(self.scope.confirm()),
+            Step::Start => self.start(),
+            Step::Idle => self.show(self.scope.idle()),
+            Step::Cancel => self.cancel(),
         }
-    }
-
-    /// A remote scan asks first.
-    fn confirm(self: &Rc<Self>) {
-        let host = self.input.host.as_deref().unwrap_or("the server");
-        let n = nodes::confirm(self.bytes, self.headers, host);
-        let go: [(&str, Then); 2] = [("scan-go", Self::start), ("scan-not-now", Self::idle)];
-        self.show("confirm", n, &go);
     }
 
     /// Starts the worker and shows the progress.
@@ -195,11 +181,7 @@ impl ScanCard {
             Ok(w) => w,
             Err(e) => return self.fail(&super::blob::js_error_text(&e)),
         };
-        self.show(
-            "running",
-            nodes::running(self.bytes),
-            &[("scan-cancel", Self::cancel)],
-        );
+        self.show(self.scope.running());
         let w: Weak<ScanCard> = Rc::downgrade(self);
         let on_message = EventListener::new(&worker, "message", move |e| {
             let Some(c) = w.upgrade() else { return };
@@ -237,7 +219,7 @@ impl ScanCard {
         match message.and_then(WorkerMessage::event) {
             Some(ScanEvent::Progress(done)) => {
                 let mut s = self.state.borrow_mut();
-                let line = s.results.progress(done, self.bytes, now());
+                let line = s.results.progress(done, self.scope.bytes, now());
                 if let Some(b) = &s.bar {
                     attr(b, "value", &done.to_string());
                 }
@@ -267,11 +249,7 @@ impl ScanCard {
 
     fn fail(self: &Rc<Self>, message: &str) {
         self.stop_worker();
-        self.show(
-            "error",
-            nodes::failed(message),
-            &[("scan-start", Self::start)],
-        );
+        self.show(self.scope.failed(message));
     }
 
     /// The scan ended (`lines`: its findings) or was cancelled (`None`): the summary line, the
@@ -279,15 +257,10 @@ impl ScanCard {
     fn finish(self: &Rc<Self>, lines: Option<&[FindingLine]>) {
         let t0 = now();
         self.stop_worker();
-        let ended = lines.is_some();
-        let line = self
-            .state
-            .borrow()
-            .results
-            .finished_line(ended, self.tensors, now());
-        let state = if ended { "done" } else { "cancelled" };
-        let n = nodes::finished(&line, lines);
-        self.show(state, n, &[("scan-start", Self::ask_or_start)]);
+        let screen = self
+            .scope
+            .finished(&self.state.borrow().results, lines, now());
+        self.show(screen);
         if let Some(lines) = lines {
             self.add_findings(lines);
         }
@@ -348,8 +321,9 @@ impl ScanCard {
     }
 
     /// Sorts and filters the rows ([`nodes::Results::visible`]) and draws them in chunks
-    /// ([`nodes::chunk`]): [`nodes::CHUNK_ROWS`] now, the rest in later tasks of as many (the page stays responsive: drawing and laying out every
-    /// row of a large model at once took over 50 ms). The table says `data-drawn="N"` once all
+    /// ([`nodes::chunk_nodes`]): [`nodes::CHUNK_ROWS`] now, the rest in later tasks of as many
+    /// (the page stays responsive: drawing and laying out every row of a large model at once
+    /// took over 50 ms). The table says `data-drawn="N"` once all
     /// N are there.
     fn draw_rows(self: &Rc<Self>) {
         let shown: Vec<ScanRow> = {
@@ -376,12 +350,8 @@ impl ScanCard {
         let Some(tbody) = self.state.borrow().table.as_ref().map(|(t, _)| t.clone()) else {
             return;
         };
-        let chunk = nodes::chunk(from, shown.len());
-        for r in &shown[chunk.rows.clone()] {
-            for n in view::row_nodes(r) {
-                append(&tbody, &dom::render(&n));
-            }
-        }
+        let chunk = nodes::chunk_nodes(&shown, from);
+        dom::append_nodes(&tbody, &chunk.nodes);
         if let Some(next) = chunk.next {
             let w = Rc::downgrade(self);
             let next = gloo::timers::callback::Timeout::new(0, move || {
@@ -390,13 +360,8 @@ impl ScanCard {
                 }
             });
             self.state.borrow_mut().pending = Some(next);
-            return;
-        }
-        if chunk.left_out > 0 {
-            append(&tbody, &dom::render(&view::more_rows_node(chunk.left_out)));
-        }
-        if let Some(t) = tbody.parent_element() {
-            attr(&t, "data-drawn", &chunk.rows.end.to_string());
+        } else if let (Some(t), Some(n)) = (tbody.parent_element(), chunk.drawn) {
+            attr(&t, "data-drawn", &n.to_string());
         }
     }
 }

@@ -18,109 +18,21 @@ use crate::view::node::Node;
 use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::Viewport;
-use crate::view::virtual_body::{
-    body_rows, grown_height, list_position, plain_key, view_height, BodyState, KeyOn, REVEAL_ROW,
-};
+use crate::view::virtual_body::{list_position, plain_key, BodyPage, BodyState, KeyOn, REVEAL_ROW};
 
 use super::dom::{self, attr, focus_quietly, window_height};
 
-/// The body of a virtualised table: its scroll container, the `<tbody>` (a top spacer, the
-/// rows in view, a bottom spacer) and its [`BodyState`] (the window drawn, the tab stop,
-/// whether draws measure). Every drawn row carries `aria-rowindex` (the header row is 1, list
-/// position `p` is `p + 2`) and a `tabindex`: 0 on the tab stop, -1 on the others.
-pub(super) struct VirtualBody {
+/// The elements of a virtualised table's body, which its [`BodyState`] reads and draws through
+/// ([`BodyPage`]): the scroll container and the `<tbody>` (a top spacer, the rows in view, a
+/// bottom spacer). Every drawn row carries `aria-rowindex` (the header row is 1, list position
+/// `p` is `p + 2`) and a `tabindex`: 0 on the tab stop, -1 on the others.
+pub(super) struct BodyElements {
     pub scroller: Element,
     pub tbody: Element,
     columns: usize,
-    pub state: BodyState,
 }
 
-impl VirtualBody {
-    /// The body of a table with `columns` columns inside `scroller`.
-    pub fn new(scroller: Element, tbody: Element, columns: usize) -> VirtualBody {
-        VirtualBody {
-            scroller,
-            tbody,
-            columns,
-            state: BodyState::default(),
-        }
-    }
-
-    /// Draws the rows in view of a list of `rows` rows (unless the window is the one drawn
-    /// last and `force` is off), each built by `row(pos)`; `min_view` bounds the view's height
-    /// from below. Before its first rows the container is only as tall as its header: when the
-    /// rows drawn make it taller, the rows for that height are drawn at once. A container not
-    /// laid out (height 0: drawn before it is shown) is taken to be as tall as the window.
-    /// `empty` is said when there are no rows. Returns whether it drew.
-    pub fn draw(
-        &mut self,
-        rows: usize,
-        force: bool,
-        min_view: f64,
-        empty: &str,
-        mut row: impl FnMut(usize) -> Option<Node>,
-    ) -> bool {
-        // Until the reader scrolls the table, resizes the window or shows its tab, its draws
-        // happen while the view of a model is being built: reading a height or a scroll
-        // offset then would lay out the whole page each time (a forced layout per draw, the
-        // most of a large model's open). Such a table is at its top; it draws the rows of a
-        // window-tall view, which fills any container up to the window's height.
-        let s = self.scroller.clone();
-        let (top, client) = match self.state.measured {
-            true => (f64::from(s.scroll_top()), f64::from(s.client_height())),
-            false => (0.0, 0.0),
-        };
-        let view_h = view_height(client, min_view, window_height);
-        let drew = self.draw_at(rows, force, top, view_h, empty, &mut row);
-        if drew && self.state.measured {
-            if let Some(grown) = grown_height(client, view_h, || f64::from(s.client_height())) {
-                self.draw_at(rows, true, top, grown, empty, &mut row);
-            }
-        }
-        drew
-    }
-
-    /// Draws the window of rows at scroll offset `top` in a view `view_h` tall (CSS px).
-    fn draw_at(
-        &mut self,
-        rows: usize,
-        force: bool,
-        top: f64,
-        view_h: f64,
-        empty: &str,
-        row: &mut impl FnMut(usize) -> Option<Node>,
-    ) -> bool {
-        let w = Viewport::TABLE.window(rows, top, view_h);
-        if !self.state.take(w, rows, force) {
-            return false;
-        }
-        // Redrawing replaces the focused row: the focus moves to its new element.
-        let had_focus = self.has_focus();
-        // Screen readers learn the full size of the virtualised table, and each row's place.
-        if let Some(table) = self.tbody.parent_element() {
-            attr(&table, "aria-rowcount", &(rows + 1).to_string());
-        }
-        let body = body_rows(&w, rows, self.columns, self.state.focus, empty, row);
-        dom::fill(&self.tbody, &body);
-        if had_focus {
-            match self.row_element(self.state.focus) {
-                Some(tr) => focus_quietly(&tr),
-                None => focus_quietly(&self.scroller),
-            }
-        }
-        true
-    }
-
-    /// True when the focus is on a row (in the page, or in the shadow root of an embedded
-    /// view, whose `activeElement` the document does not see).
-    fn has_focus(&self) -> bool {
-        let root = self.tbody.get_root_node();
-        js_sys::Reflect::get(&root, &"activeElement".into())
-            .ok()
-            .and_then(|a| a.dyn_into::<web_sys::Node>().ok())
-            .is_some_and(|a| self.tbody.contains(Some(&a)))
-    }
-
+impl BodyElements {
     /// The drawn row at list position `pos`.
     fn row_element(&self, pos: usize) -> Option<Element> {
         self.tbody
@@ -128,51 +40,106 @@ impl VirtualBody {
             .ok()
             .flatten()
     }
+}
 
-    /// Height of the sticky header row (rows under it are hidden).
+impl BodyPage for BodyElements {
+    fn columns(&self) -> usize {
+        self.columns
+    }
+
+    fn scroll_top(&self) -> f64 {
+        f64::from(self.scroller.scroll_top())
+    }
+
+    fn set_scroll_top(&self, top: f64) {
+        self.scroller.set_scroll_top(top as i32);
+    }
+
+    fn client_height(&self) -> f64 {
+        f64::from(self.scroller.client_height())
+    }
+
+    fn window_height(&self) -> f64 {
+        window_height()
+    }
+
     fn header_height(&self) -> f64 {
         self.tbody
             .previous_element_sibling()
             .map_or(0.0, |h| h.get_bounding_client_rect().height())
     }
 
-    /// Makes `pos` the tab stop and scrolls the container so that row is shown whole (the
-    /// caller redraws, then calls [`VirtualBody::focus_row`]).
-    fn scroll_to(&mut self, rows: usize, pos: usize) {
-        self.state.focus = pos;
-        self.state.measured = true;
-        let v = Viewport::TABLE;
-        let view_h = f64::from(self.scroller.client_height());
-        let top = f64::from(self.scroller.scroll_top());
-        let to = v.scroll_to_show(rows, pos, top, view_h, self.header_height());
-        if to != top {
-            self.scroller.set_scroll_top(to.round() as i32);
+    /// In the page, or in the shadow root of an embedded view, whose `activeElement` the
+    /// document does not see.
+    fn body_focused(&self) -> bool {
+        let root = self.tbody.get_root_node();
+        js_sys::Reflect::get(&root, &"activeElement".into())
+            .ok()
+            .and_then(|a| a.dyn_into::<web_sys::Node>().ok())
+            .is_some_and(|a| self.tbody.contains(Some(&a)))
+    }
+
+    fn fill(&self, rows: usize, body: Vec<Node>) {
+        if let Some(table) = self.tbody.parent_element() {
+            attr(&table, "aria-rowcount", &(rows + 1).to_string());
+        }
+        dom::fill(&self.tbody, &body);
+    }
+
+    fn focus_row(&self, pos: usize, reveal: bool) -> bool {
+        let Some(tr) = self.row_element(pos) else {
+            return false;
+        };
+        focus_quietly(&tr);
+        if reveal {
+            let options = REVEAL_ROW.map(|(k, v)| (k, v.into()));
+            dom::call_with_options(&tr, "scrollIntoView", &options);
+        }
+        true
+    }
+
+    fn focus_container(&self) {
+        focus_quietly(&self.scroller);
+    }
+
+    fn set_tab_stop(&self, pos: usize, on: bool) {
+        if let Some(tr) = self.row_element(pos) {
+            attr(&tr, "tabindex", if on { "0" } else { "-1" });
+        }
+    }
+}
+
+/// The body of a virtualised table: its elements and its [`BodyState`] (the window drawn, the
+/// tab stop, whether draws measure).
+pub(super) struct VirtualBody {
+    pub page: BodyElements,
+    pub state: BodyState,
+}
+
+impl VirtualBody {
+    /// The body of a table with `columns` columns inside `scroller`.
+    pub fn new(scroller: Element, tbody: Element, columns: usize) -> VirtualBody {
+        VirtualBody {
+            page: BodyElements {
+                scroller,
+                tbody,
+                columns,
+            },
+            state: BodyState::default(),
         }
     }
 
-    /// Focuses the drawn row at `pos` (the rows' tabindex follow) and scrolls the page the
-    /// least that shows it ([`REVEAL_ROW`]).
-    fn focus_row(&mut self, pos: usize) {
-        self.set_tab_stop(pos);
-        if let Some(tr) = self.row_element(pos) {
-            focus_quietly(&tr);
-            dom::call_with_options(
-                &tr,
-                "scrollIntoView",
-                &REVEAL_ROW.map(|(k, v)| (k, v.into())),
-            );
-        }
-    }
-
-    /// `pos` becomes the one row with tabindex 0.
-    fn set_tab_stop(&mut self, pos: usize) {
-        if let Some(old) = self.row_element(self.state.focus) {
-            attr(&old, "tabindex", "-1");
-        }
-        self.state.focus = pos;
-        if let Some(tr) = self.row_element(pos) {
-            attr(&tr, "tabindex", "0");
-        }
+    /// Draws the rows in view ([`BodyState::draw`]); returns whether it drew.
+    pub fn draw(
+        &mut self,
+        rows: usize,
+        force: bool,
+        min_view: f64,
+        empty: &str,
+        row: impl FnMut(usize) -> Option<Node>,
+    ) -> bool {
+        self.state
+            .draw(&self.page, rows, force, min_view, empty, row)
     }
 }
 
@@ -193,7 +160,7 @@ pub(super) trait Virtual {
 pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Vec<EventListener> {
     let (scroller, tbody) = {
         let mut s = st.borrow_mut();
-        let b = s.body();
+        let b = &s.body().page;
         (b.scroller.clone(), b.tbody.clone())
     };
     let mut ls = Vec::new();
@@ -225,7 +192,8 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
         if let Some(pos) = pos_of(e) {
             // Never redraws here: the focused element stays the one focused.
             if let Ok(mut s) = s2.try_borrow_mut() {
-                s.body().set_tab_stop(pos);
+                let b = s.body();
+                b.state.set_tab_stop(&b.page, pos);
             }
         }
     }));
@@ -239,20 +207,16 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
             return false;
         };
         let rows = s.rows();
-        let on = match (on_scroller, pos_of(e)) {
-            (true, _) => KeyOn::Container,
-            (false, Some(pos)) => KeyOn::Row(pos),
-            (false, None) => return false,
-        };
-        let b = s.body();
-        let page =
-            || Viewport::TABLE.page_rows(f64::from(b.scroller.client_height()), b.header_height());
-        let Some(target) = b.state.key_target(&k.key(), on, rows, page) else {
+        let Some(on) = KeyOn::of(on_scroller, pos_of(e)) else {
             return false;
         };
-        s.body().scroll_to(rows, target);
+        let b = s.body();
+        let Some(target) = b.state.key(&b.page, &k.key(), on, rows) else {
+            return false;
+        };
         s.draw(true);
-        s.body().focus_row(target);
+        let b = s.body();
+        b.state.focus_row(&b.page, target);
         true
     }));
     ls
@@ -321,7 +285,7 @@ impl TensorTableView {
             card: card.clone(),
             input: filter.clone(),
             body: VirtualBody::new(scroller.clone(), dom::find(&card, "tbody"), columns.len()),
-            headers: headers.clone(),
+            headers,
             count: dom::find(&card, ".count"),
             openable: false,
             selected: None,
@@ -330,9 +294,9 @@ impl TensorTableView {
         }));
 
         let mut listeners = virtual_listeners(&state);
-        for (c, th) in headers {
+        for &(c, ref th) in &state.borrow().headers {
             let st = state.clone();
-            listeners.push(EventListener::new(&th, "click", move |_| {
+            listeners.push(EventListener::new(th, "click", move |_| {
                 let mut s = st.borrow_mut();
                 s.table.click(c);
                 s.update_headers();
@@ -357,7 +321,7 @@ impl TensorTableView {
         listeners.push(dom::debounced(&filter, "input", delay, move || {
             let mut s = st.borrow_mut();
             if s.table.set_filter(&input.value()) {
-                s.body.scroller.set_scroll_top(0);
+                s.body.page.scroller.set_scroll_top(0);
                 s.draw(true);
             }
         }));
@@ -378,7 +342,7 @@ impl TensorTableView {
             let mut s = st.borrow_mut();
             s.input.set_value(text);
             s.table.set_filter(text);
-            s.body.scroller.set_scroll_top(0);
+            s.body.page.scroller.set_scroll_top(0);
             s.draw(true);
             // Not in an embedded view: scrolling would move the host page.
             if !dom::in_shadow_root(&s.card) {
@@ -394,7 +358,7 @@ impl TensorTableView {
         s.selected = file_index;
         if let Some(pos) = file_index.and_then(|i| s.table.position_of(i)) {
             let top = Viewport::TABLE.scroll_with_context(pos);
-            s.body.scroller.set_scroll_top(top as i32);
+            s.body.page.scroller.set_scroll_top(top as i32);
             s.body.state.measured = true;
         }
         s.draw(true);
@@ -403,7 +367,7 @@ impl TensorTableView {
     /// Listeners that call `open(file_index)` when a tensor row is clicked or Enter is pressed
     /// on a focused row (delegated to the table body, so the virtualised rows need none).
     pub fn open_listeners(&self, open: Rc<dyn Fn(usize)>) -> Vec<EventListener> {
-        let tbody = self.state.borrow().body.tbody.clone();
+        let tbody = self.state.borrow().body.page.tbody.clone();
         let st = self.state.clone();
         st.borrow_mut().openable = true;
         st.borrow_mut().draw(true);

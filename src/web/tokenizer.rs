@@ -59,7 +59,7 @@ impl<R: SearchList> Virtual for ListState<R> {
             return;
         }
         count.set_text_content(Some(&rows.count_line()));
-        if let Some(table) = body.tbody.parent_element() {
+        if let Some(table) = body.page.tbody.parent_element() {
             attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
             attr(&table, "data-rows", &rows.listed().to_string());
         }
@@ -104,7 +104,7 @@ impl<R: SearchList + 'static> List<R> {
                 let t0 = dom::now();
                 s.rows.search(&m, &input.value());
                 attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
-                s.body.scroller.set_scroll_top(0);
+                s.body.page.scroller.set_scroll_top(0);
                 s.draw(true);
             },
         ));
@@ -165,24 +165,9 @@ impl TokenizerCard {
             let c2 = copied.clone();
             listeners.push(EventListener::new(&copy, "click", move |_| {
                 let i = select.value().parse::<usize>().unwrap_or(0);
-                let Some((_, text)) = templates.get(i) else {
-                    return;
-                };
-                let promise = write_clipboard(text);
-                let (status, c3) = (status.clone(), c2.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    let said = match promise {
-                        Ok(p) => JsFuture::from(p).await.map(drop),
-                        Err(e) => Err(e),
-                    };
-                    let said = said.map_err(|e| super::blob::js_error_text(&e));
-                    status.set_text_content(Some(&copy_status(&said)));
-                    let s2 = status.clone();
-                    // Clears the note after a while; dropped (cancelled) with the card.
-                    *c3.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {
-                        s2.set_text_content(None);
-                    }));
-                });
+                if let Some((_, text)) = templates.get(i) {
+                    copy_and_say(text, &status, &c2);
+                }
             }));
         }
 
@@ -207,7 +192,7 @@ impl TokenizerCard {
 }
 
 /// `navigator.clipboard.writeText(text)` (looked up by name, so no web-sys feature is needed).
-pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindgen::JsValue> {
+fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindgen::JsValue> {
     use js_sys::{Function, Reflect};
     let nav = Reflect::get(&gloo::utils::window(), &"navigator".into())?;
     let clip = Reflect::get(&nav, &"clipboard".into())?;
@@ -216,6 +201,26 @@ pub(super) fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindge
     }
     let write: Function = Reflect::get(&clip, &"writeText".into())?.dyn_into()?;
     write.call1(&clip, &text.into())?.dyn_into()
+}
+
+/// Copies `text` to the clipboard and says how that went in `status` ([`copy_status`]); the
+/// note is cleared after [`COPY_NOTE_MS`] by the timer kept in `cleared` (dropped, so
+/// cancelled, with the card).
+pub(super) fn copy_and_say(text: &str, status: &Element, cleared: &Rc<RefCell<Option<Timeout>>>) {
+    let promise = write_clipboard(text);
+    let (status, cleared) = (status.clone(), cleared.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let said = match promise {
+            Ok(p) => JsFuture::from(p).await.map(drop),
+            Err(e) => Err(e),
+        };
+        let said = said.map_err(|e| super::blob::js_error_text(&e));
+        status.set_text_content(Some(&copy_status(&said)));
+        let s2 = status.clone();
+        *cleared.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {
+            s2.set_text_content(None);
+        }));
+    });
 }
 
 fn draw_template(view: &Element, (name, text): &(String, String)) {

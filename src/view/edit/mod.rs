@@ -308,6 +308,15 @@ impl EditForm {
     }
 }
 
+impl EditForm {
+    /// The plan of the form's edits on `model` (a GGUF file read to the end), or the status
+    /// line saying why they make no header ([`plan_failed_text`]).
+    pub fn plan(&self, model: &Model) -> Result<Plan, String> {
+        crate::edit::plan(&model.bytes, model.file_size, &self.edits())
+            .map_err(|e| plan_failed_text(&e))
+    }
+}
+
 /// The saved file's name: `model.gguf` → `model.edited.gguf`.
 pub fn edited_file_name(name: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);

@@ -295,6 +295,16 @@ pub fn saved_text(file: &str, plan: &Plan) -> String {
     )
 }
 
+/// The card's attributes after a save from `plan`: `data-header-bytes`, `data-data-offset`
+/// and `data-file-size` (the tests read the sizes of the last save).
+pub fn saved_attrs(plan: &Plan) -> [(&'static str, String); 3] {
+    [
+        ("data-header-bytes", plan.header.len().to_string()),
+        ("data-data-offset", plan.data_offset.to_string()),
+        ("data-file-size", plan.file_size().to_string()),
+    ]
+}
+
 /// The status line when the form's edits make no header (`e`: why, from the planner).
 pub fn plan_failed_text(e: &impl std::fmt::Display) -> String {
     format!("Cannot make this edit: {e}")

@@ -16,6 +16,22 @@ fn save_failures_say_why() {
 }
 
 #[test]
+fn a_form_that_makes_no_header_says_why() {
+    let m = crate::source::parse_bytes(&crate::view::testutil::gguf(&[], &[])).unwrap();
+    let mut f = EditForm::new(&m);
+    f.added
+        .push(("bad.k".into(), Some(ValueType::U32), "not a number".into()));
+    let why = f.plan(&m).unwrap_err();
+    assert!(why.starts_with("Cannot make this edit: "), "{why}");
+    let mut not_gguf = m.clone();
+    not_gguf.bytes[0] = b'X';
+    assert_eq!(
+        EditForm::new(&m).plan(&not_gguf).unwrap_err(),
+        "Cannot make this edit: only GGUF headers can be edited"
+    );
+}
+
+#[test]
 fn line_numbers_count_newlines() {
     assert_eq!(line_numbers("a"), "1");
     assert_eq!(line_numbers("a\nb\n"), "1\n2\n3");
@@ -51,7 +67,15 @@ fn the_form_gives_edits_only_for_what_changed() {
     f.keys[1].value = "4".into();
     f.elements
         .push(("tokenizer.ggml.token_type".into(), 1, "3".into()));
-    let p = crate::edit::plan(&m.bytes, m.file_size, &f.edits()).unwrap();
+    let p = f.plan(&m).unwrap();
+    assert_eq!(
+        p,
+        crate::edit::plan(&m.bytes, m.file_size, &f.edits()).unwrap()
+    );
+    let sizes = saved_attrs(&p);
+    assert_eq!(sizes[0], ("data-header-bytes", p.header.len().to_string()));
+    assert_eq!(sizes[1], ("data-data-offset", p.data_offset.to_string()));
+    assert_eq!(sizes[2], ("data-file-size", p.file_size().to_string()));
     let r = review("m.gguf", &m, "m.edited.gguf", &p);
     let kinds: Vec<&str> = r.changes.iter().map(|c| c.kind).collect();
     assert_eq!(kinds, ["removed", "changed", "added", "changed", "added"]);

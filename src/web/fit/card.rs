@@ -4,7 +4,7 @@
 use super::*;
 
 /// Copies `text` when `button` (a [`nodes::copy_button`]) is clicked and says so in the
-/// status line after it (cleared after 4 s by the timer kept in `cleared`).
+/// status line after it ([`crate::web::tokenizer::copy_and_say`], the timer kept in `cleared`).
 pub(super) fn wire_copy(
     button: &Element,
     text: String,
@@ -15,21 +15,7 @@ pub(super) fn wire_copy(
         .expect("a copy button has its status line after it");
     let cleared = cleared.clone();
     EventListener::new(button, "click", move |_| {
-        let promise = crate::web::tokenizer::write_clipboard(&text);
-        let (status, cleared) = (status.clone(), cleared.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            let said = match promise {
-                Ok(p) => JsFuture::from(p).await,
-                Err(e) => Err(e),
-            };
-            let said = match said {
-                Ok(_) => "copied".to_string(),
-                Err(e) => format!("not copied: {}", crate::source::blob::js_error_text(&e)),
-            };
-            status.set_text_content(Some(&said));
-            let s2 = status.clone();
-            *cleared.borrow_mut() = Some(Timeout::new(4000, move || s2.set_text_content(None)));
-        });
+        crate::web::tokenizer::copy_and_say(&text, &status, &cleared);
     })
 }
 
@@ -79,34 +65,21 @@ impl FitCard {
         self.form.apply(s);
     }
 
-    /// Plans the model on the settings and draws the plan ([`nodes::plan_nodes`]).
+    /// Plans the model on the settings and draws the plan ([`nodes::card_out`]).
     fn update(&self) {
-        let s = self.form.settings();
+        let out = nodes::card_out(&self.model, &self.file, &self.form.settings());
         dom::clear(&self.out);
         self.out_listeners.borrow_mut().clear();
-        let i = match inputs(&s) {
-            Ok(i) => i,
-            Err(e) => {
-                self.form.show_error(Some(&e), None);
-                return attr(&self.card, "data-state", "input-error");
-            }
-        };
-        self.form.show_error(None, i.context_note.as_deref());
-        let p = match plan(&self.model, &self.file, &i.devices, &i.options) {
-            Ok(p) => p,
-            Err(e) => {
-                attr(&self.card, "data-state", "no-plan");
-                return append(&self.out, &dom::render(&nodes::no_plan(&e.to_string())));
-            }
-        };
-        attr(&self.card, "data-state", "ready");
-        for (k, v) in nodes::plan_attrs(&p) {
-            attr(&self.card, k, &v);
+        self.form
+            .show_error(out.error.as_ref(), out.note.as_deref());
+        attr(&self.card, "data-state", out.state);
+        for (k, v) in &out.attrs {
+            attr(&self.card, k, v);
         }
-        for n in nodes::plan_nodes(&p, &self.file, &s) {
-            append(&self.out, &dom::render(&n));
+        dom::append_nodes(&self.out, &out.nodes);
+        if let Some(command) = out.command {
+            let copy = wire_copy(&testid(&self.out, "fit-copy"), command, &self.copied);
+            self.out_listeners.borrow_mut().push(copy);
         }
-        let copy = wire_copy(&testid(&self.out, "fit-copy"), p.command, &self.copied);
-        self.out_listeners.borrow_mut().push(copy);
     }
 }

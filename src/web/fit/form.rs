@@ -12,10 +12,8 @@ pub struct Form {
     settings: RefCell<Settings>,
     gpu_list: Element,
     gpu_inputs: RefCell<Vec<HtmlInputElement>>,
-    ram: HtmlInputElement,
-    margin: HtmlInputElement,
-    ctx: HtmlInputElement,
-    kv: HtmlSelectElement,
+    /// The RAM, margin and context boxes and the KV select, by key ([`BOXES`]).
+    boxes: [(&'static str, Element); 4],
     error: Element,
     /// The page's form: changes are remembered, put in the address and shown in the others.
     page: bool,
@@ -35,10 +33,7 @@ impl Form {
             settings: RefCell::new(settings),
             gpu_list: dom::find(&root, ".fit-gpu-list"),
             gpu_inputs: RefCell::new(Vec::new()),
-            ram: testid(&root, "fit-ram"),
-            margin: testid(&root, "fit-margin"),
-            ctx: testid(&root, "fit-ctx"),
-            kv: testid(&root, "fit-kv"),
+            boxes: BOXES.map(|k| (k, testid(&root, &format!("fit-{k}")))),
             error: testid(&root, "fit-input-error"),
             page,
             on_change: RefCell::new(None),
@@ -47,23 +42,25 @@ impl Form {
             listeners: RefCell::new(Vec::new()),
         });
         form.show();
-        let mut ls: Vec<EventListener> = [&form.ram, &form.margin, &form.ctx]
-            .into_iter()
-            .map(|input| {
-                form.on(input, "input", |f| {
+        // Typing applies once it pauses; the KV select at once.
+        let mut ls: Vec<EventListener> = form
+            .boxes
+            .iter()
+            .map(|(k, b)| {
+                let (event, now) = if *k == "kv" {
+                    ("change", true)
+                } else {
+                    ("input", false)
+                };
+                form.on(b, event, move |f| {
                     f.read_boxes();
-                    f.changed(false);
+                    f.changed(now);
                 })
             })
             .collect();
-        ls.push(form.on(&form.kv, "change", |f| {
-            f.read_boxes();
-            f.changed(true);
-        }));
         let add: Element = testid(&root, "fit-gpu-add");
         ls.push(form.on(&add, "click", |f| {
-            if f.settings.borrow().gpus.len() < fit_view::MAX_GPUS {
-                f.settings.borrow_mut().gpus.push(nodes::NEW_GPU.into());
+            if f.settings.borrow_mut().add_gpu() {
                 f.draw_gpus();
                 f.changed(true);
             }
@@ -118,14 +115,15 @@ impl Form {
     /// box clamped or not read as typed): [`nodes::marks`].
     pub fn show_error(&self, e: Option<&FieldError>, note: Option<&str>) {
         let gpus = self.gpu_inputs.borrow();
-        let m = nodes::marks(e, note, &self.ctx.value(), gpus.len());
+        let ctx = self.boxes.iter().find(|(k, _)| *k == "ctx");
+        let ctx = ctx.map(|(_, b)| dom::value_of(b)).unwrap_or_default();
+        let m = nodes::marks(e, note, &ctx, gpus.len());
         self.error.set_text_content(m.text.as_deref());
         dom::set_hidden(&self.error, m.text.is_none());
         let mark = |el: &Element, on: bool| attr(el, "aria-invalid", bool_text(on));
-        mark(&self.ctx, m.ctx);
-        mark(&self.ram, m.ram);
-        mark(&self.margin, m.margin);
-        mark(&self.kv, m.kv);
+        for (k, b) in &self.boxes {
+            mark(b, m.marked(k));
+        }
         for (el, on) in gpus.iter().zip(m.gpus) {
             mark(el, on);
         }
@@ -134,19 +132,17 @@ impl Form {
     /// Writes the settings into the boxes.
     fn show(&self) {
         let s = self.settings.borrow().clone();
-        self.ram.set_value(&s.ram);
-        self.margin.set_value(&s.margin);
-        self.ctx.set_value(&s.ctx);
-        self.kv.set_value(nodes::kv_choice(&s.kv));
+        for (k, b) in &self.boxes {
+            dom::set_value(b, s.shown(k));
+        }
         self.draw_gpus();
     }
 
     fn read_boxes(&self) {
         let mut s = self.settings.borrow_mut();
-        s.ram = self.ram.value();
-        s.margin = self.margin.value();
-        s.ctx = self.ctx.value();
-        s.kv = self.kv.value();
+        for (k, b) in &self.boxes {
+            s.set_box(k, dom::value_of(b));
+        }
     }
 
     /// Redraws the GPU rows ([`nodes::gpu_rows`]) from the settings (after add/remove, or new
@@ -162,36 +158,25 @@ impl Form {
             let input: HtmlInputElement = testid(&row, "fit-gpu-size");
             let select: HtmlSelectElement = testid(&row, "fit-gpu-preset");
             input.set_value(g);
-            select.set_value(preset_of(g).unwrap_or(""));
+            select.set_value(preset_choice(g));
             boxes.push(input.clone());
             let (inp, sel) = (input.clone(), select.clone());
             ls.push(self.on(&input, "input", move |f| {
-                if let Some(g) = f.settings.borrow_mut().gpus.get_mut(i) {
-                    *g = inp.value();
-                }
-                sel.set_value(preset_of(&inp.value()).unwrap_or(""));
+                let choice = f.settings.borrow_mut().type_gpu(i, inp.value());
+                sel.set_value(choice);
                 f.changed(false);
             }));
             let (inp, sel) = (input, select.clone());
             ls.push(self.on(&select, "change", move |f| {
                 let v = sel.value();
-                if v.is_empty() {
-                    return;
+                if f.settings.borrow_mut().pick_preset(i, &v) {
+                    inp.set_value(&v);
+                    f.changed(true);
                 }
-                inp.set_value(&v);
-                if let Some(g) = f.settings.borrow_mut().gpus.get_mut(i) {
-                    *g = v;
-                }
-                f.changed(true);
             }));
             let remove: Element = testid(&row, "fit-gpu-remove");
             ls.push(self.on(&remove, "click", move |f| {
-                {
-                    let mut s = f.settings.borrow_mut();
-                    if i < s.gpus.len() {
-                        s.gpus.remove(i);
-                    }
-                }
+                f.settings.borrow_mut().remove_gpu(i);
                 f.draw_gpus();
                 f.changed(true);
             }));

@@ -2,7 +2,7 @@
 //! margin, context, KV type), the Fit card of a GGUF model (the plan of
 //! [`crate::summary::fit::plan`]: verdict, figures, one bar per device, the command line with a
 //! copy button, notes) and a Hub repo's "Will it fit?" table (every GGUF model's header read,
-//! four at a time, each planned on the same devices; [`crate::view::fit::repo_rows`]).
+//! four at a time, each planned on the same devices; [`crate::view::fit_repo::RepoModels`]).
 //!
 //! The page keeps the settings in `localStorage` and in its address (`?gpu=24GiB&gpu=12GiB&
 //! ram=64GiB&ctx=32768&kv=q8_0&margin=1GiB`, [`crate::view::fit::QUERY_KEYS`]); every form of
@@ -22,13 +22,12 @@ use card::*;
 pub use form::Form;
 pub use repo::RepoFit;
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 use super::dom::{self, append, attr};
@@ -37,12 +36,10 @@ use super::load;
 use crate::open::recognise::file_name;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;
-use crate::remote::shards::{Entry, EntryKind};
-use crate::summary::fit::plan;
-use crate::view::fit::{
-    self as fit_view, inputs, preset_of, repo_rows, FieldError, Settings, QUERY_KEYS,
-};
+use crate::remote::shards::Entry;
+use crate::view::fit::{preset_choice, FieldError, Settings, BOXES, QUERY_KEYS};
 use crate::view::fit_card::{self as nodes, bool_text};
+use crate::view::fit_repo::RepoModels;
 
 /// Milliseconds a recomputation waits for typing to pause.
 const DELAY_MS: u32 = 150;
