@@ -271,6 +271,37 @@ pub fn frame(
         )
 }
 
+/// Slack for fractional scroll positions (CSS px): a table within a pixel of its box fits.
+const FIT_SLACK: f64 = 1.0;
+
+/// The sides of a scroll container that hide columns: `"left"` when it is scrolled from the
+/// start, `"right"` when more lies to the right, `"both"`, or `None` when the table fits
+/// (within [`FIT_SLACK`]). From its `scrollLeft`, `clientWidth` and `scrollWidth` (CSS px);
+/// the page writes it as the frame's `data-more`, which the stylesheet draws as a fade.
+pub fn more_sides(scroll_left: f64, client_width: f64, scroll_width: f64) -> Option<&'static str> {
+    let left = scroll_left > FIT_SLACK;
+    let right = scroll_left + client_width < scroll_width - FIT_SLACK;
+    match (left, right) {
+        (true, true) => Some("both"),
+        (true, false) => Some("left"),
+        (false, true) => Some("right"),
+        (false, false) => None,
+    }
+}
+
+/// `scroller` (a [`frame`]) in `div.table-frame` with the fades that say a side hides columns
+/// (`div.more-fade.left`, `div.more-fade.right`, hidden from screen readers, shown by the
+/// frame's `data-more`, [`more_sides`]): on a narrow page the wide tensor table's horizontal
+/// scroll bar is at the bottom of a tall box, often out of sight.
+pub fn with_fades(scroller: Node) -> Node {
+    let fade =
+        |side: &str| node::el("div", &format!("more-fade {side}")).attr("aria-hidden", "true");
+    node::el("div", "table-frame")
+        .child(scroller)
+        .child(fade("left"))
+        .child(fade("right"))
+}
+
 /// A spacer row standing in for the rows not drawn: `height` CSS px across `columns` columns,
 /// hidden from screen readers.
 pub fn spacer(height: f64, columns: usize) -> Node {
@@ -549,6 +580,30 @@ mod tests {
         assert_eq!(td.class, "muted empty-row");
         assert_eq!(td.get_attr("colspan"), Some("4"));
         assert_eq!(td.text.as_deref(), Some("no matching tokens"));
+    }
+
+    #[test]
+    fn the_sides_that_hide_columns_are_marked() {
+        // A 1,120 px table in a 390 px box: more to the right, then both, then the left only.
+        assert_eq!(more_sides(0.0, 390.0, 1120.0), Some("right"));
+        assert_eq!(more_sides(200.0, 390.0, 1120.0), Some("both"));
+        assert_eq!(more_sides(730.0, 390.0, 1120.0), Some("left"));
+        // Fractional positions at the end, and a table that fits, mark nothing more.
+        assert_eq!(more_sides(729.5, 390.0, 1120.0), Some("left"));
+        assert_eq!(more_sides(0.0, 900.0, 900.0), None);
+        assert_eq!(more_sides(0.0, 899.5, 900.0), None);
+        let f = with_fades(node::el("div", "table-scroll tensor-scroll"));
+        assert_eq!(f.class, "table-frame");
+        let classes: Vec<&str> = f.children.iter().map(|c| c.class.as_str()).collect();
+        assert_eq!(
+            classes,
+            [
+                "table-scroll tensor-scroll",
+                "more-fade left",
+                "more-fade right"
+            ]
+        );
+        assert_eq!(f.children[2].get_attr("aria-hidden"), Some("true"));
     }
 
     #[test]

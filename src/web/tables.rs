@@ -18,7 +18,9 @@ use crate::view::node::Node;
 use crate::view::tensor_card;
 use crate::view::tensors::{Column, TensorTable};
 use crate::view::viewport::Viewport;
-use crate::view::virtual_body::{list_position, plain_key, BodyPage, BodyState, KeyOn, REVEAL_ROW};
+use crate::view::virtual_body::{
+    list_position, more_sides, plain_key, BodyPage, BodyState, KeyOn, REVEAL_ROW,
+};
 
 use super::dom::{self, attr, focus_quietly, window_height};
 
@@ -39,6 +41,44 @@ impl BodyElements {
             .query_selector(&format!(":scope > tr[aria-rowindex=\"{}\"]", pos + 2))
             .ok()
             .flatten()
+    }
+}
+
+impl BodyElements {
+    /// Marks on the frame around the scroll container (`div.table-frame`, if any) which sides
+    /// hide columns (`data-more`, [`more_sides`]), and the scroll bars' sizes (`--bar-w`,
+    /// `--bar-h`), which the fades stay clear of.
+    fn mark_more(&self) {
+        let s = &self.scroller;
+        let Some(frame) = s
+            .parent_element()
+            .filter(|p| p.class_list().contains("table-frame"))
+        else {
+            return;
+        };
+        let (left, width) = (f64::from(s.scroll_left()), f64::from(s.client_width()));
+        match more_sides(left, width, f64::from(s.scroll_width())) {
+            Some(side) => attr(&frame, "data-more", side),
+            None => {
+                let _ = frame.remove_attribute("data-more");
+            }
+        }
+        // The box holds the borders (clientLeft, clientTop) and the scroll bar.
+        let bar = |outer: f64, client: i32, border: i32| {
+            (outer - f64::from(client) - 2.0 * f64::from(border))
+                .round()
+                .max(0.0)
+        };
+        let b = s.get_bounding_client_rect();
+        let w = bar(b.width(), s.client_width(), s.client_left());
+        let h = bar(b.height(), s.client_height(), s.client_top());
+        dom::style(
+            &frame,
+            &[
+                ("--bar-w", &format!("{w}px")),
+                ("--bar-h", &format!("{h}px")),
+            ],
+        );
     }
 }
 
@@ -138,8 +178,11 @@ impl VirtualBody {
         empty: &str,
         row: impl FnMut(usize) -> Option<Node>,
     ) -> bool {
-        self.state
-            .draw(&self.page, rows, force, min_view, empty, row)
+        let drew = self
+            .state
+            .draw(&self.page, rows, force, min_view, empty, row);
+        self.page.mark_more();
+        drew
     }
 }
 

@@ -702,6 +702,29 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await page.context().close();
   });
 
+  // The tensor table says which side hides columns: a fade on the right at 390 px, then on
+  // both sides and on the left as it scrolls; none at 2560 px, where it fits.
+  async function sidesMarked(v, width) {
+    const marks = await v.evaluate(async (host) => {
+      const frame = host.shadowRoot.querySelector('.tensors .table-frame');
+      const scroller = frame.querySelector('.tensor-scroll');
+      const seen = [frame.dataset.more ?? null];
+      const fade = host.shadowRoot.querySelector('.more-fade.right');
+      seen.push(getComputedStyle(fade).display);
+      if (scroller.scrollWidth <= scroller.clientWidth + 1) return seen;
+      for (const left of [100, scroller.scrollWidth]) {
+        scroller.scrollLeft = left;
+        await new Promise((r) => scroller.addEventListener('scroll', r, { once: true }));
+        seen.push(frame.dataset.more ?? null);
+      }
+      scroller.scrollLeft = 0;
+      await new Promise((r) => scroller.addEventListener('scroll', r, { once: true }));
+      return seen;
+    });
+    const want = width < 1000 ? ['right', 'block', 'both', 'left'] : [null, 'none'];
+    assert.deepEqual(marks, want, `${width} px: ${marks}`);
+  }
+
   it('every tab, light and dark, 390 and 2560 px wide (screenshots)', { timeout: 600_000 }, async () => {
     for (const width of [390, 2560]) {
       for (const colorScheme of ['light', 'dark']) {
@@ -727,6 +750,7 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           assert.ok(overflow <= 0, `${tab} at ${width} px ${colorScheme}: page scrolls sideways by ${overflow} px`);
           await shoot(v, `widget-${tab}-${colorScheme}-${width}`);
+          if (tab === 'tensors') await sidesMarked(v, width);
         }
         assert.deepEqual(page.__wpErrors, []);
         await page.context().close();
