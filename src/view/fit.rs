@@ -10,7 +10,7 @@ use crate::summary::fit::{
     self, devices, DeviceUse, Devices, FitError, FitOptions, FitPlan, Fits, Runtime,
 };
 use crate::text;
-use crate::view::memory::parse_context;
+use crate::view::memory::{parse_context, KV_CHOICES};
 use crate::view::spec::{
     ContextSpec, DeviceError, DeviceInput, DeviceSpec, Front, GpuSpec, Gpus, OptionsSpec, SizeSpec,
     TextSpec,
@@ -625,13 +625,13 @@ pub const BOXES: [&str; 4] = ["ram", "margin", "ctx", "kv"];
 
 impl Settings {
     /// What box `key` of [`BOXES`] shows: its text as typed; the KV select the choice of it
-    /// ([`kv_choice`](crate::view::fit_card::kv_choice)). Another key: `""`.
+    /// ([`kv_choice`]). Another key: `""`.
     pub fn shown(&self, key: &str) -> &str {
         match key {
             "ram" => &self.ram,
             "margin" => &self.margin,
             "ctx" => &self.ctx,
-            "kv" => crate::view::fit_card::kv_choice(&self.kv),
+            "kv" => kv_choice(&self.kv),
             _ => "",
         }
     }
@@ -647,12 +647,12 @@ impl Settings {
         }
     }
 
-    /// "Add GPU": a row of [`NEW_GPU`](crate::view::fit_card::NEW_GPU) more; `false` (nothing
+    /// "Add GPU": a row of [`NEW_GPU`] more; `false` (nothing
     /// added) once there are [`MAX_GPUS`].
     pub fn add_gpu(&mut self) -> bool {
         let room = self.gpus.len() < MAX_GPUS;
         if room {
-            self.gpus.push(crate::view::fit_card::NEW_GPU.into());
+            self.gpus.push(NEW_GPU.into());
         }
         room
     }
@@ -707,6 +707,19 @@ pub fn cli_args(s: &Settings) -> String {
     a.push(format!("--kv {}", word(&s.kv)));
     a.push(format!("--margin {}", word(&s.margin)));
     a.join(" ")
+}
+
+/// The GPU size a new row ("Add GPU") starts with.
+pub const NEW_GPU: &str = "8GiB";
+
+/// The KV select's value for the typed KV type: one of [`KV_CHOICES`] (case and spaces
+/// ignored), else `f16`.
+pub fn kv_choice(kv: &str) -> &'static str {
+    let kv = kv.trim().to_ascii_lowercase();
+    KV_CHOICES
+        .iter()
+        .find(|(v, _)| *v == kv)
+        .map_or("f16", |(v, _)| *v)
 }
 
 #[cfg(test)]

@@ -13,9 +13,6 @@ use crate::view::fit::{
 use crate::view::memory::{parse_context, KV_CHOICES};
 use crate::view::node::{self, Node};
 
-/// The GPU size a new row ("Add GPU") starts with.
-pub const NEW_GPU: &str = "8GiB";
-
 /// `"true"` or `"false"`, as `aria-*` and `data-*` attributes say it.
 pub fn bool_text(b: bool) -> &'static str {
     if b {
@@ -140,16 +137,6 @@ pub fn gpu_rows(gpus: usize) -> Vec<Node> {
                 )
         })
         .collect()
-}
-
-/// The KV select's value for the typed KV type: one of [`KV_CHOICES`] (case and spaces
-/// ignored), else `f16`.
-pub fn kv_choice(kv: &str) -> &'static str {
-    let kv = kv.trim().to_ascii_lowercase();
-    KV_CHOICES
-        .iter()
-        .find(|(v, _)| *v == kv)
-        .map_or("f16", |(v, _)| *v)
 }
 
 /// Which boxes of the form are marked `aria-invalid`, and the error line's text.
@@ -496,7 +483,7 @@ pub fn repo_row(r: &RepoRow) -> Node {
 mod tests {
     use super::*;
     use crate::source::parse_bytes;
-    use crate::view::fit::{repo_rows, PENDING};
+    use crate::view::fit::{kv_choice, repo_rows, PENDING};
     use crate::view::testutil::tiny_llama;
 
     #[test]

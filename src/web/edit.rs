@@ -218,7 +218,9 @@ fn read_inputs(s: &State) {
 fn make_plan(s: &State) -> Option<Plan> {
     read_inputs(s);
     let planned = s.form.borrow().plan(&s.model);
-    planned.map_err(|why| say(s, &why, true)).ok()
+    planned
+        .map_err(|e| say(s, &vm::plan_failed_text(&e), true))
+        .ok()
 }
 
 /// Draws what the plan changes ([`vm::review_out`]) in the review's place, keeping the element.

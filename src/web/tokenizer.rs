@@ -214,8 +214,8 @@ pub(super) fn copy_and_say(text: &str, status: &Element, cleared: &Rc<RefCell<Op
             Ok(p) => JsFuture::from(p).await.map(drop),
             Err(e) => Err(e),
         };
-        let said = said.map_err(|e| super::blob::js_error_text(&e));
-        status.set_text_content(Some(&copy_status(&said)));
+        let refused = said.err().map(|e| super::blob::js_error_text(&e));
+        status.set_text_content(Some(&copy_status(refused.as_deref())));
         let s2 = status.clone();
         *cleared.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {
             s2.set_text_content(None);

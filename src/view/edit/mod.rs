@@ -309,11 +309,10 @@ impl EditForm {
 }
 
 impl EditForm {
-    /// The plan of the form's edits on `model` (a GGUF file read to the end), or the status
-    /// line saying why they make no header ([`plan_failed_text`]).
-    pub fn plan(&self, model: &Model) -> Result<Plan, String> {
+    /// The plan of the form's edits on `model` (a GGUF file read to the end). Errors: why
+    /// they make no header (the status line says it with [`plan_failed_text`]).
+    pub fn plan(&self, model: &Model) -> Result<Plan, crate::edit::EditError> {
         crate::edit::plan(&model.bytes, model.file_size, &self.edits())
-            .map_err(|e| plan_failed_text(&e))
     }
 }
 

@@ -21,12 +21,12 @@ fn a_form_that_makes_no_header_says_why() {
     let mut f = EditForm::new(&m);
     f.added
         .push(("bad.k".into(), Some(ValueType::U32), "not a number".into()));
-    let why = f.plan(&m).unwrap_err();
+    let why = plan_failed_text(&f.plan(&m).unwrap_err());
     assert!(why.starts_with("Cannot make this edit: "), "{why}");
     let mut not_gguf = m.clone();
     not_gguf.bytes[0] = b'X';
     assert_eq!(
-        EditForm::new(&m).plan(&not_gguf).unwrap_err(),
+        plan_failed_text(&EditForm::new(&m).plan(&not_gguf).unwrap_err()),
         "Cannot make this edit: only GGUF headers can be edited"
     );
 }

@@ -613,11 +613,12 @@ pub fn has_token_list(m: &Model) -> bool {
     array(m, "tokenizer.ggml.tokens").is_some_and(|a| a.elem == ValueType::String)
 }
 
-/// The note beside the copy button once the clipboard answered (`Err`: the browser's reason).
-pub fn copy_status(copied: &Result<(), String>) -> String {
-    match copied {
-        Ok(()) => "copied".into(),
-        Err(e) => format!("not copied: {e}"),
+/// The note beside the copy button once the clipboard answered: `refused` is the browser's
+/// reason when it did not copy.
+pub fn copy_status(refused: Option<&str>) -> String {
+    match refused {
+        None => "copied".into(),
+        Some(e) => format!("not copied: {e}"),
     }
 }
 
