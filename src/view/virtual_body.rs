@@ -272,7 +272,7 @@ pub fn frame(
 }
 
 /// Slack for fractional scroll positions (CSS px): a table within a pixel of its box fits.
-const FIT_SLACK: f64 = 1.0;
+pub const FIT_SLACK: f64 = 1.0;
 
 /// The sides of a scroll container that hide columns: `"left"` when it is scrolled from the
 /// start, `"right"` when more lies to the right, `"both"`, or `None` when the table fits
