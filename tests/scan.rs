@@ -235,8 +235,15 @@ impl weightpeek::source::ByteSource for Waiting {
 #[test]
 fn lanes_scan_each_tensor_once_as_one_after_another_does() {
     use std::cell::{Cell, RefCell};
-    let Some(dir) = fixtures() else { return };
-    let path = dir.join("types.gguf");
+    // Six F32 tensors of 300 values (1,200 bytes each, every 1,216: the alignment is 32), read
+    // in pieces of 200 bytes: six reads a tensor.
+    let mut b = common::GgufBuilder::new(3);
+    for i in 0..6u64 {
+        b = b.tensor(&format!("t{i}"), &[300], 0, i * 1216);
+    }
+    b.data_len = 6 * 1216;
+    let path = std::env::temp_dir().join(format!("weightpeek-lanes-{}.gguf", std::process::id()));
+    std::fs::write(&path, b.build()).unwrap();
     let (model, _) = common::open_model(&path);
     let one_by_one = block_on_ready(scan::scan(
         &model,
@@ -278,6 +285,8 @@ fn lanes_scan_each_tensor_once_as_one_after_another_does() {
     // The second read made is another lane's (its first tensor), not the first lane's next.
     let ids: Vec<usize> = log.borrow().iter().map(|(id, _)| *id).collect();
     assert_eq!(&ids[..3], &[1, 2, 3], "{ids:?}");
+    assert_eq!(read, 6 * 1200);
+    std::fs::remove_file(&path).unwrap();
 }
 
 /// A deflated `.npz` member (np.savez_compressed, 4 MiB of random floats) scanned in 64 KiB

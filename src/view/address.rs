@@ -29,7 +29,9 @@ pub enum Edit<'a> {
 pub fn edited(href: &str, edit: Edit<'_>) -> Option<String> {
     let mut u = Url::parse(href).ok()?;
     let mut q: Vec<(String, String)> = u.query_pairs().into_owned().collect();
-    let remote = q.iter().any(|(k, v)| k == "url" && !v.trim().is_empty());
+    // As `URLSearchParams.get`: the first `url=` says.
+    let first_url = q.iter().find(|(k, _)| k == "url");
+    let remote = first_url.is_some_and(|(_, v)| !v.trim().is_empty());
     match edit {
         Edit::Opened(text) => {
             set(&mut q, "url", text.trim());
@@ -109,6 +111,11 @@ mod tests {
         assert_eq!(edited(PAGE, Edit::Tensor(Some("a"))), None);
         assert_eq!(
             edited(&format!("{PAGE}?url=%20"), Edit::Tensor(Some("a"))),
+            None
+        );
+        // As `URLSearchParams.get`, the first `url=` says.
+        assert_eq!(
+            edited(&format!("{PAGE}?url=&url=x"), Edit::Tensor(Some("a"))),
             None
         );
         // Closing a preview that was never in the address changes nothing.

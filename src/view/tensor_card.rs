@@ -29,8 +29,9 @@ fn cell_class(c: Column) -> String {
 /// (`input.filter`, [`FILTER_HINT`] as tooltip); in the body the shape note (`p.note`: its
 /// text in a `span`, and for GGUF the order toggle, a `button.link`), a warning when fewer
 /// than the `announced` tensors were read, and the table (`data-testid="tensor-table"`) in
-/// `div.tensor-scroll` in a `div.table-frame` with its fades ([`virtual_body::with_fades`]), a header per column of `table` (`th` with `aria-sort` holding
-/// `button.sort`), its body empty. Shapes as stored (not reversed).
+/// `div.tensor-scroll` in a `div.table-frame` with its fades ([`virtual_body::with_fades`]),
+/// a header per column of `table` (`th` with `aria-sort` holding `button.sort`), its body
+/// empty. Shapes as stored (not reversed).
 pub fn card(table: &TensorTable, format: &str, announced: u64) -> Node {
     let columns = table.columns();
     let mut card = node::card("Tensors", "tensors");

@@ -1,4 +1,5 @@
-//! The page's address and its tabs: a link opens the tab it was shared from. A remote model's
+//! The page's address: the remote model and tensor shown (`?url=…&tensor=…`), and its tabs:
+//! a link opens the tab it was shared from. A remote model's
 //! link carries the tab in its query (`?url=…&tab=tensors`); a local file, which no link can
 //! reopen, keeps it in the fragment (`#tab=tensors`), so reloading or sharing the page and
 //! dropping the file again shows the same tab. Summary, the default, is never written. What

@@ -250,7 +250,7 @@ fn save(s: &State) {
         match s.file.slice_with_f64(p.data_offset as f64) {
             Ok(data) => parts.push(&data),
             Err(e) => {
-                let e = super::blob::js_error_text(&e);
+                let e = crate::source::blob::js_error_text(&e);
                 return say(s, &vm::data_unreadable_text(&e), true);
             }
         };

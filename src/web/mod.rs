@@ -2,14 +2,14 @@
 //! the core and the view-models computed. Nothing here computes figures or text of its own.
 //!
 //! - `mod.rs`: start-up, the app state, opening a file (drop, pick, bundled sample).
-//! - [`blob`]: a `Blob` as a header-only [`crate::source::ByteSource`].
-//! - [`http`]: a remote file read with HTTP Range requests, as a `ByteSource`;
+//! - [`http`]: the source layer's HTTP Range reader ([`crate::source::fetch`]) worded for the
+//!   page or the element (a `Blob` is read by [`crate::source::blob`]);
 //!   [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
 //! - [`dom`]: element-building helpers (text nodes only, never HTML) and `render`, which turns
 //!   a [`crate::view::node::Node`] (a card built and tested natively) into elements.
 //! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
-//!   same view), owning every listener of that view; [`address`]: the page's tab in its
-//!   address (`?tab=`, `#tab=`).
+//!   same view), owning every listener of that view; [`address`]: the page's address as
+//!   [`crate::view::address`] says (`?url=`, `&tensor=`, `?tab=`, `#tab=`).
 //! - [`metadata`], [`tables`], [`histogram`]: the cards with listeners (the summary, Checks,
 //!   layer-map, recipe and memory cards are drawn from their view-models by [`report`]);
 //!   [`preview`]: a tensor's values (opened from the tensor table);
@@ -55,7 +55,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, HtmlInputElement, Response};
 
-use crate::source::blob::{self, js_error_text};
+use crate::source::blob::js_error_text;
 use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;

@@ -179,7 +179,7 @@ impl ScanCard {
     fn start(self: &Rc<Self>) {
         let worker = match start_worker() {
             Ok(w) => w,
-            Err(e) => return self.fail(&super::blob::js_error_text(&e)),
+            Err(e) => return self.fail(&crate::source::blob::js_error_text(&e)),
         };
         self.show(self.scope.running());
         let w: Weak<ScanCard> = Rc::downgrade(self);
@@ -202,7 +202,7 @@ impl ScanCard {
         let _ = js_sys::Reflect::set(&msg, &"options".into(), &self.input.options);
         if let Err(e) = worker.post_message(&msg) {
             worker.terminate();
-            return self.fail(&super::blob::js_error_text(&e));
+            return self.fail(&crate::source::blob::js_error_text(&e));
         }
         let mut s = self.state.borrow_mut();
         s.listeners.push(on_message);

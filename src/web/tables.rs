@@ -32,6 +32,9 @@ pub(super) struct BodyElements {
     pub scroller: Element,
     pub tbody: Element,
     columns: usize,
+    /// What [`BodyElements::mark_more`] wrote last (the sides, the scroll bars' sizes): it
+    /// writes only a change (a write costs a style recalculation).
+    marked: std::cell::Cell<Option<(Option<&'static str>, f64, f64)>>,
 }
 
 impl BodyElements {
@@ -47,7 +50,8 @@ impl BodyElements {
 impl BodyElements {
     /// Marks on the frame around the scroll container (`div.table-frame`, if any) which sides
     /// hide columns (`data-more`, [`more_sides`]), and the scroll bars' sizes (`--bar-w`,
-    /// `--bar-h`), which the fades stay clear of.
+    /// `--bar-h`), which the fades stay clear of. It reads the layout: only for a measured
+    /// table ([`BodyState::measured`]) or after the first paint ([`TensorTableView::draw_now`]).
     fn mark_more(&self) {
         let s = &self.scroller;
         let Some(frame) = s
@@ -57,12 +61,7 @@ impl BodyElements {
             return;
         };
         let (left, width) = (f64::from(s.scroll_left()), f64::from(s.client_width()));
-        match more_sides(left, width, f64::from(s.scroll_width())) {
-            Some(side) => attr(&frame, "data-more", side),
-            None => {
-                let _ = frame.remove_attribute("data-more");
-            }
-        }
+        let sides = more_sides(left, width, f64::from(s.scroll_width()));
         // The box holds the borders (clientLeft, clientTop) and the scroll bar.
         let bar = |outer: f64, client: i32, border: i32| {
             (outer - f64::from(client) - 2.0 * f64::from(border))
@@ -72,6 +71,15 @@ impl BodyElements {
         let b = s.get_bounding_client_rect();
         let w = bar(b.width(), s.client_width(), s.client_left());
         let h = bar(b.height(), s.client_height(), s.client_top());
+        if self.marked.replace(Some((sides, w, h))) == Some((sides, w, h)) {
+            return;
+        }
+        match sides {
+            Some(side) => attr(&frame, "data-more", side),
+            None => {
+                let _ = frame.remove_attribute("data-more");
+            }
+        }
         dom::style(
             &frame,
             &[
@@ -164,6 +172,7 @@ impl VirtualBody {
                 scroller,
                 tbody,
                 columns,
+                marked: Default::default(),
             },
             state: BodyState::default(),
         }
@@ -181,7 +190,9 @@ impl VirtualBody {
         let drew = self
             .state
             .draw(&self.page, rows, force, min_view, empty, row);
-        self.page.mark_more();
+        if self.state.measured {
+            self.page.mark_more();
+        }
         drew
     }
 }
@@ -437,7 +448,10 @@ impl TensorTableView {
 
     /// Draws the rows in view; call once the card is in the document.
     pub fn draw_now(&self) {
-        self.state.borrow_mut().draw(true);
+        let mut s = self.state.borrow_mut();
+        s.draw(true);
+        // After the first paint: the sides that hide columns, once.
+        s.body.page.mark_more();
     }
 }
 

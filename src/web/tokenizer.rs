@@ -214,7 +214,7 @@ pub(super) fn copy_and_say(text: &str, status: &Element, cleared: &Rc<RefCell<Op
             Ok(p) => JsFuture::from(p).await.map(drop),
             Err(e) => Err(e),
         };
-        let refused = said.err().map(|e| super::blob::js_error_text(&e));
+        let refused = said.err().map(|e| crate::source::blob::js_error_text(&e));
         status.set_text_content(Some(&copy_status(refused.as_deref())));
         let s2 = status.clone();
         *cleared.borrow_mut() = Some(Timeout::new(COPY_NOTE_MS, move || {

@@ -2,9 +2,10 @@
 //! CDN on WebKit) as a [`crate::source::ByteSource`]: the core's [`Reader`] decides every
 //! request and judges every answer; this module is its [`Transport`] ([`Fetch`]): it sends
 //! the requests with `fetch`, races each wait against the read timeout, hands the bodies'
-//! chunks over and aborts them (`AbortController`). The access token goes only to the Hub endpoint's
-//! exact origin ([`crate::source::http::token_allowed`]); Chromium also drops `Authorization` on a redirect to
-//! another origin (the end-to-end tests prove from the mock CDN's log it never arrives).
+//! chunks over and aborts them (`AbortController`). The access token goes only to the Hub
+//! endpoint's exact origin ([`crate::source::http::token_allowed`]); Chromium also drops
+//! `Authorization` on a redirect to another origin (the end-to-end tests prove from the mock
+//! CDN's log it never arrives).
 //! A request failing without an answer is diagnosed with one plain GET (answers without
 //! Range: the ranged answer was refused, e.g. gzip) and one not following redirects (a loop).
 
