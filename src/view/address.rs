@@ -9,6 +9,7 @@
 
 use url::Url;
 
+use super::fit::{Settings, QUERY_KEYS};
 use super::tabs::{hash_with_tab, Tab};
 
 /// A change of what the page shows, which its address follows.
@@ -23,6 +24,9 @@ pub enum Edit<'a> {
     Tensor(Option<&'a str>),
     /// This tab is shown.
     Tab(Tab),
+    /// The Fit card's settings changed: their pairs ([`Settings::to_query`]) replace those of
+    /// [`QUERY_KEYS`], after the others.
+    Fit(&'a Settings),
 }
 
 /// `href` after `edit`; `None` when `href` is not an absolute URL, or `edit` changes nothing.
@@ -48,6 +52,15 @@ pub fn edited(href: &str, edit: Edit<'_>) -> Option<String> {
             }
             let hash = hash_with_tab(u.fragment().unwrap_or(""), (!remote).then_some(tab));
             u.set_fragment((!hash.is_empty()).then_some(hash.as_str()));
+        }
+        Edit::Fit(settings) => {
+            q.retain(|(k, _)| !QUERY_KEYS.contains(&k.as_str()));
+            q.extend(
+                settings
+                    .to_query()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v)),
+            );
         }
     }
     let query = url::form_urlencoded::Serializer::new(String::new())
@@ -158,6 +171,20 @@ mod tests {
             edited(&format!("{PAGE}#tab=histogram"), Edit::Tab(Tab::Histogram)),
             None
         );
+    }
+
+    #[test]
+    fn the_fit_settings_replace_their_pairs_after_the_others() {
+        let s = Settings {
+            gpus: vec!["24GiB".into(), "8GiB".into()],
+            ram: "64GiB".into(),
+            ..Settings::default()
+        };
+        let href = format!("{PAGE}?gpu=1&url=o%2Fr&ram=2&kv=q4_0#tab=fit");
+        let fit = "gpu=24GiB&gpu=8GiB&ram=64GiB&kv=f16&margin=1GiB";
+        let want = format!("{PAGE}?url=o%2Fr&{fit}#tab=fit");
+        assert_eq!(edit(&href, Edit::Fit(&s)), want);
+        assert_eq!(edited(&want, Edit::Fit(&s)), None);
     }
 
     #[test]

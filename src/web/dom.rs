@@ -341,18 +341,3 @@ pub fn style(e: &Element, props: &[(&str, &str)]) {
         let _ = decl.set_property(name, value);
     }
 }
-
-/// Rewrites the address bar's query with `edit` (no reload, no history entry).
-pub(super) fn edit_page_url(edit: impl FnOnce(&web_sys::UrlSearchParams)) {
-    let w = gloo::utils::window();
-    let Ok(href) = w.location().href() else {
-        return;
-    };
-    let Ok(u) = web_sys::Url::new(&href) else {
-        return;
-    };
-    edit(&u.search_params());
-    if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&u.href()));
-    }
-}

@@ -37,7 +37,7 @@ use crate::open::recognise::file_name;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;
 use crate::remote::shards::Entry;
-use crate::view::fit::{preset_choice, FieldError, Settings, BOXES, QUERY_KEYS};
+use crate::view::fit::{preset_choice, FieldError, Settings, BOXES};
 use crate::view::fit_card::{self as nodes, bool_text};
 use crate::view::fit_repo::RepoModels;
 
@@ -87,13 +87,5 @@ fn save_page(s: &Settings) {
     if let Some(st) = local() {
         let _ = st.set_item(STORAGE_KEY, &s.to_query_string());
     }
-    let q = s.to_query();
-    super::dom::edit_page_url(|u| {
-        for k in QUERY_KEYS {
-            u.delete(k);
-        }
-        for (k, v) in &q {
-            u.append(k, v);
-        }
-    });
+    super::address::follow(crate::view::address::Edit::Fit(s));
 }
