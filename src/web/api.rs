@@ -15,7 +15,6 @@ use js_sys::{Array, Float32Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
-use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::preview::{decode_sliced, window_bytes};
 use crate::preview::{Job, WindowValues};
@@ -75,7 +74,7 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
     let given = calls::given(&urls, &o.endpoint, load::resolve_url)?;
-    let fetcher = Rc::new(Fetcher::new(
+    let fetcher = Rc::new(super::http::fetcher(
         o.endpoint.clone(),
         o.token.clone(),
         Box::new(|| {}),

@@ -137,7 +137,7 @@ fn compare_url(app: &Rc<App>, text: String) {
     };
     let Some(run) = begin(app) else { return };
     status(&vm::reading_text(&text), Some("loading"));
-    let fetcher = Rc::new(Fetcher::new(
+    let fetcher = Rc::new(super::http::fetcher(
         ep,
         super::remote::token(),
         Box::new(|| {}),

@@ -406,7 +406,7 @@ pub async fn read_shared(
         r.join(key, move || {
             let watchers = Rc::new(Watchers::new(Counters::default()));
             let w = watchers.clone();
-            let fetcher = Rc::new(Fetcher::new(
+            let fetcher = Rc::new(super::http::fetcher(
                 endpoint,
                 token,
                 Box::new(move || w.notify()),

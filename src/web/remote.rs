@@ -201,7 +201,12 @@ fn open_text(app: Rc<App>, text: String) {
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
     SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), false)));
     let redraw = Box::new(move || draw_progress(&counters));
-    let f = Rc::new(Fetcher::new(endpoint(), token(), redraw, Front::Page));
+    let f = Rc::new(super::http::fetcher(
+        endpoint(),
+        token(),
+        redraw,
+        Front::Page,
+    ));
     CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
     set_busy(true);
     f

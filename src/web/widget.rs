@@ -161,7 +161,12 @@ impl Widget {
         let scan = ScanInput::remote(std::slice::from_ref(&file.1), &endpoint, None);
         // This view's own fetcher: its previews' requests, and leaving the shared reading when
         // the view stops.
-        let fetcher = Rc::new(Fetcher::new(endpoint, None, Box::new(|| {}), Front::Api));
+        let fetcher = Rc::new(super::http::fetcher(
+            endpoint,
+            None,
+            Box::new(|| {}),
+            Front::Api,
+        ));
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         st.show_when_read(g, scan, load::read_shared(fetcher, vec![file], progress));
     }

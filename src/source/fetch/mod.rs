@@ -23,8 +23,8 @@ mod io;
 
 use super::blob::js_error_text;
 use crate::source::http::{
-    get_all, no_answer, read_timeout_ms, unanswered, Abort, Chunk, Next, Problem, RangeFile,
-    Reader, Session, Transport, Watchdog, Wording, CORS_CONTENT_RANGE,
+    get_all, no_answer, unanswered, Abort, Chunk, Next, Problem, RangeFile, Reader, Session,
+    Transport, Watchdog, Wording, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::SourceError;
@@ -64,26 +64,18 @@ fn offline() -> bool {
     navigator("onLine").and_then(|v| v.as_bool()) == Some(false)
 }
 
-fn page_read_timeout() -> u32 {
-    // A Worker has no page address: the default.
-    let search = web_sys::window().and_then(|w| w.location().search().ok());
-    let param = search
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("read_timeout_ms"));
-    read_timeout_ms(param.as_deref())
-}
-
 impl<W: Wording> Fetcher<W> {
     /// Settings for one opening: the Hub `endpoint` (the only origin the `token` goes to),
     /// `on_progress` told of each request started and chunk received, failures worded for
-    /// `whose`. The read timeout is the default, or the page address's `read_timeout_ms`.
+    /// `whose`, each wait for an answer or a chunk cut at `timeout_ms`.
     pub fn new(
         endpoint: String,
         token: Option<String>,
         on_progress: Box<dyn Fn()>,
         whose: W,
+        timeout_ms: u32,
     ) -> Self {
-        let session = Session::new(endpoint, token, on_progress, page_read_timeout());
+        let session = Session::new(endpoint, token, on_progress, timeout_ms);
         Fetcher { session, whose }
     }
 

@@ -64,7 +64,7 @@ impl RepoFit {
                     let Some(read) = t.models.borrow_mut().take_next(&repo, &ep) else {
                         return;
                     };
-                    let fetcher = Rc::new(Fetcher::new(
+                    let fetcher = Rc::new(super::super::http::fetcher(
                         ep.clone(),
                         token.clone(),
                         Box::new(|| {}),
