@@ -11,6 +11,7 @@ use crate::view::fit::{
     RepoPlanError, RepoRow, Settings, REPO_COLUMNS,
 };
 use crate::view::memory::{parse_context, KV_CHOICES};
+use crate::view::errors::Failure;
 use crate::view::node::{self, Node};
 
 /// `"true"` or `"false"`, as `aria-*` and `data-*` attributes say it.
@@ -412,7 +413,7 @@ pub fn repo_status(read: usize, models: usize) -> (String, &'static str) {
 /// The plan of one repo model `file`: [`RepoPlanError::Pending`] while its header is read
 /// (`model` `None`), its read error, the settings' error, or the plan's own error.
 pub fn repo_plan(
-    model: Option<Result<&OpenedModel, &str>>,
+    model: Option<Result<&OpenedModel, &Failure>>,
     inputs: &Result<Inputs, FieldError>,
     file: &str,
 ) -> Result<FitPlan, RepoPlanError> {
@@ -670,11 +671,11 @@ mod tests {
             PENDING
         );
         assert_eq!(
-            repo_plan(Some(Err("404")), &i, "c.gguf").unwrap_err(),
+            repo_plan(Some(Err(&Failure::new("404", ""))), &i, "c.gguf").unwrap_err(),
             RepoPlanError::Unreadable("404".into())
         );
         assert_eq!(
-            repo_plan(Some(Err("404")), &i, "c.gguf")
+            repo_plan(Some(Err(&Failure::new("404", ""))), &i, "c.gguf")
                 .unwrap_err()
                 .to_string(),
             "404"

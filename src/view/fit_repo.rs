@@ -8,6 +8,7 @@ use std::rc::Rc;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;
 use crate::remote::shards::{Entry, EntryKind};
+use crate::view::errors::Failure;
 use crate::view::fit::{inputs, repo_rows, FieldError, RepoRow, Settings};
 use crate::view::fit_card::{repo_plan, repo_status};
 
@@ -15,7 +16,7 @@ use crate::view::fit_card::{repo_plan, repo_status};
 /// read, in words).
 struct RepoModel {
     entry: Entry,
-    model: Option<Result<Rc<OpenedModel>, String>>,
+    model: Option<Result<Rc<OpenedModel>, Failure>>,
 }
 
 /// The GGUF models of a repo's table and the next one to read.
@@ -81,8 +82,8 @@ impl RepoModels {
         })
     }
 
-    /// What reading the header of model `index` gave (the error in words).
-    pub fn set_read(&mut self, index: usize, read: Result<Rc<OpenedModel>, String>) {
+    /// What reading the header of model `index` gave (the failure as the page words it).
+    pub fn set_read(&mut self, index: usize, read: Result<Rc<OpenedModel>, Failure>) {
         if let Some(m) = self.models.get_mut(index) {
             m.model = Some(read);
         }
@@ -100,7 +101,7 @@ impl RepoModels {
                 let file = m.entry.files.first().cloned().unwrap_or_default();
                 let model = m.model.as_ref().map(|r| match r {
                     Ok(m) => Ok(&**m),
-                    Err(e) => Err(e.as_str()),
+                    Err(e) => Err(e),
                 });
                 let plan = repo_plan(model, &inputs, &file);
                 (m.entry.label.clone(), m.entry.size, plan)
@@ -201,8 +202,8 @@ mod tests {
 
         let model = OpenedModel::from(parse_bytes(&tiny_llama()).unwrap());
         m.set_read(0, Ok(Rc::new(model)));
-        m.set_read(2, Err("404 Not Found".into()));
-        m.set_read(7, Err("out of range".into()));
+        m.set_read(2, Err(Failure::new("404 Not Found", "")));
+        m.set_read(7, Err(Failure::new("out of range", "")));
         let t = m.table(&Settings::default());
         assert_eq!(t.status, "2 of 3 headers read");
         assert_eq!(
@@ -220,7 +221,7 @@ mod tests {
         assert!(t.rows[1].fits.is_some() && t.rows[1].command.is_some());
         assert_eq!(t.rows[2].error.as_deref(), Some("404 Not Found"));
 
-        m.set_read(1, Err("gone".into()));
+        m.set_read(1, Err(Failure::new("gone", "")));
         let bad = Settings {
             ram: "lots".into(),
             ..Settings::default()

@@ -77,7 +77,7 @@ impl RepoFit {
                     let Some(t) = w.upgrade() else { return };
                     let m = result
                         .map(|o| o.model)
-                        .map_err(|e| crate::view::errors::Failure::from(e).joined());
+                        .map_err(crate::view::errors::Failure::from);
                     t.models.borrow_mut().set_read(read.index, m);
                     t.draw();
                 }
