@@ -6,12 +6,12 @@
 
 use crate::open::OpenedModel;
 use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
+use crate::view::errors::Failure;
 use crate::view::fit::{
     cli_args, device_rows, fits_name, inputs, repo_cells, rows, verdict_line, FieldError, Inputs,
     RepoPlanError, RepoRow, Settings, REPO_COLUMNS,
 };
 use crate::view::memory::{parse_context, KV_CHOICES};
-use crate::view::errors::Failure;
 use crate::view::node::{self, Node};
 
 /// `"true"` or `"false"`, as `aria-*` and `data-*` attributes say it.
