@@ -230,7 +230,7 @@ pub fn is_full() -> bool {
 }
 
 /// The lean module's bytes of a header it read (`{direct, size, bytes}` or `null`), for the
-/// full module's reading of the same URL: see `weightpeek::web::handover`.
+/// full module's reading of the same URL: see `weightpeek::source::fetch::handover`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {

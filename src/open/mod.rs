@@ -6,6 +6,8 @@
 //! byte sources (Blob, fetch, file, HTTP).
 #![forbid(unsafe_code)]
 
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
 pub mod findings;
 pub mod keyed;
 pub mod merge;

@@ -54,7 +54,35 @@ impl DerefMut for OpenedModel {
     }
 }
 
+/// The warning on a file whose server ignores Range.
+pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
+
 impl OpenedModel {
+    /// The file of each source of this model read as `name`: the merged model's parts, or
+    /// the one file.
+    pub fn files(&self, name: &str) -> Vec<String> {
+        if self.parts.is_empty() {
+            vec![name.to_string()]
+        } else {
+            self.parts.iter().map(|p| p.name.clone()).collect()
+        }
+    }
+
+    /// Warns on each file of this model read as `name` ([`OpenedModel::files`]) that was
+    /// read from the start of a full download ([`NO_RANGE_WARNING`]): `no_range[i]` says
+    /// whether file `i`'s server ignored Range.
+    pub fn warn_no_range(&mut self, name: &str, no_range: &[bool]) {
+        for (file, &no_range) in self.files(name).iter().zip(no_range) {
+            if no_range {
+                self.model.warnings.push(crate::format::Warning {
+                    field: file.to_string(),
+                    offset: 0,
+                    message: NO_RANGE_WARNING.into(),
+                });
+            }
+        }
+    }
+
     /// The 0-based part holding tensor `index`, for a merged model.
     pub fn part_of(&self, index: usize) -> Option<usize> {
         self.parts.iter().position(|p| p.tensors.contains(&index))
@@ -246,5 +274,39 @@ impl ShardIndex {
             .iter()
             .filter(move |(_, f)| Some(*f as usize) == id)
             .map(|(n, _)| n.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_read_without_range_is_warned_by_name() {
+        // An empty safetensors file: 8 bytes of header length, then `{}`.
+        let mut bytes = 2u64.to_le_bytes().to_vec();
+        bytes.extend_from_slice(b"{}");
+        let mut m = OpenedModel::from(crate::source::parse_bytes(&bytes).unwrap());
+        let before = m.warnings.len();
+        m.warn_no_range("one.safetensors", &[false]);
+        assert_eq!(m.warnings.len(), before);
+        assert_eq!(m.files("one.safetensors"), ["one.safetensors"]);
+        let part = |name: &str, position| Part {
+            name: name.into(),
+            file_size: 10,
+            header_size: 5,
+            tensors: 0..0,
+            format: Format::Gguf,
+            position,
+            split: SplitKeys::default(),
+        };
+        m.parts = vec![part("a-1.gguf", 0), part("a-2.gguf", 1)];
+        assert_eq!(m.files("a-1.gguf (2 parts)"), ["a-1.gguf", "a-2.gguf"]);
+        // Each part's own warning, named by the part.
+        m.warn_no_range("a-1.gguf (2 parts)", &[false, true]);
+        assert_eq!(m.warnings.len(), before + 1);
+        let w = &m.warnings[before];
+        let said = (w.field.as_str(), w.message.as_str(), w.offset);
+        assert_eq!(said, ("a-2.gguf", NO_RANGE_WARNING, 0));
     }
 }

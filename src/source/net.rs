@@ -19,8 +19,8 @@ use std::time::Duration;
 use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
-    get_all, request_headers, unanswered, Next, Problem, RangeFile, Reader, Transport, Watchdog,
-    Wording, Words, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
+    get_all, request_headers, unanswered, worded, Next, Problem, RangeFile, Reader, Transport,
+    Watchdog, Wording, Words, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{block_on_ready, SourceError};
 
@@ -75,11 +75,8 @@ impl Client {
     }
 
     fn error(&self, problem: Problem, url: &str) -> SourceError {
-        SourceError::Http {
-            url: url.to_string(),
-            text: self.describe(&problem, url),
-            problem,
-        }
+        let has_token = self.token.is_some();
+        worded(self.words, problem, url, &self.endpoint, has_token)
     }
 
     fn call_problem(&self, e: ureq::Error, range: Option<(u64, u64)>) -> Problem {

@@ -4,15 +4,12 @@
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
 //! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
 
-use crate::format::{registry, Warning};
+use crate::format::registry;
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
-use crate::open::OpenedModel;
 use crate::remote::hub::{endpoint_or_default, parse_input, Target as Input};
-use crate::source::http::Problem;
-use crate::source::SourceError;
 use crate::text;
-use crate::view::errors::{http_failure, open_failure, Audience, Failure};
+use crate::view::errors::{open_failure, Audience, Failure};
 use crate::view::js::{is_object, text_of, truthy, JsData, JsKind};
 use crate::view::report::Carried;
 
@@ -51,22 +48,6 @@ impl LoadError {
             return LoadError::Lean;
         }
         LoadError::Failed(open_failure(error, names, to))
-    }
-}
-
-/// Warns on each file of `model` read as `name` ([`part_files`]) that was read from the start
-/// of a full download ([`NO_RANGE_WARNING`]): `no_range[i]` says whether file `i`'s server
-/// ignored Range.
-pub fn warn_no_range(model: &mut OpenedModel, name: &str, no_range: &[bool]) {
-    let files = part_files(model, name);
-    for (file, &no_range) in files.iter().zip(no_range) {
-        if no_range {
-            model.warnings.push(Warning {
-                field: file.to_string(),
-                offset: 0,
-                message: NO_RANGE_WARNING.into(),
-            });
-        }
     }
 }
 
@@ -177,39 +158,6 @@ pub fn reading_status(name: &str, counts: Option<(u32, u64)>) -> String {
         ),
     }
 }
-
-/// `problem` reading `url` as a source error, with its words for `to` ([`http_failure`],
-/// joined).
-pub fn http_error(problem: Problem, url: &str, to: &Audience<'_>) -> SourceError {
-    let text = http_failure(&problem, url, to).joined();
-    SourceError::Http {
-        url: url.to_string(),
-        problem,
-        text,
-    }
-}
-
-/// As [`http_error`], for a small file read whole (an index, a config): one larger than this
-/// tool reads of it ([`Problem::TooLarge`]) is [`SourceError::TooLarge`], its size unknown.
-pub fn whole_file_error(problem: Problem, url: &str, to: &Audience<'_>) -> SourceError {
-    match problem {
-        Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
-        problem => http_error(problem, url, to),
-    }
-}
-
-/// The file of each source of a model read as `name`: the merged model's parts, or the one
-/// file.
-pub fn part_files(model: &OpenedModel, name: &str) -> Vec<String> {
-    if model.parts.is_empty() {
-        vec![name.to_string()]
-    } else {
-        model.parts.iter().map(|p| p.name.clone()).collect()
-    }
-}
-
-/// The warning on a file whose server ignores Range.
-pub const NO_RANGE_WARNING: &str = "this server ignores Range requests: the header was read from the start of a full download, which was then cancelled";
 
 /// Where the page's bundled sample is served (copied into dist by Trunk), and its name.
 pub const SAMPLE_URL: &str = "sample.gguf";
@@ -445,42 +393,6 @@ mod tests {
     }
 
     #[test]
-    fn http_problems_become_source_errors_with_their_words() {
-        let to = Audience {
-            front: Front::Page,
-            hub: "https://huggingface.co",
-            has_token: false,
-        };
-        let url = "https://h.example/m.gguf";
-        let p = Problem::Network("reset".into());
-        let words = http_failure(&p, url, &to).joined();
-        let e = http_error(p.clone(), url, &to);
-        assert_eq!(
-            e,
-            SourceError::Http {
-                url: url.into(),
-                problem: p.clone(),
-                text: words
-            }
-        );
-        assert_eq!(whole_file_error(p, url, &to), e);
-        assert_eq!(
-            whole_file_error(Problem::TooLarge(10), url, &to),
-            SourceError::TooLarge {
-                size: None,
-                cap: 10
-            }
-        );
-        assert!(matches!(
-            http_error(Problem::TooLarge(10), url, &to),
-            SourceError::Http {
-                problem: Problem::TooLarge(10),
-                ..
-            }
-        ));
-    }
-
-    #[test]
     fn blobs_statuses_and_refusals_have_their_words() {
         assert_eq!(blob_name(Some("a.gguf".into()), 3), "a.gguf");
         assert_eq!(blob_name(None, 0), "blob");
@@ -522,40 +434,6 @@ mod tests {
         assert_eq!(
             LoadError::of(&e, false, &names, &to),
             LoadError::Failed(open_failure(&e, &names, &to))
-        );
-        let b = crate::view::testutil::gguf(
-            &[(
-                "general.architecture",
-                crate::view::testutil::Kv::Str("llama"),
-            )],
-            &[],
-        );
-        let mut m = crate::open::OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
-        let before = m.warnings.len();
-        warn_no_range(&mut m, "one.gguf", &[false]);
-        assert_eq!(m.warnings.len(), before);
-        assert_eq!(part_files(&m, "one.gguf"), ["one.gguf"]);
-        let part = |name: &str, position| crate::open::Part {
-            name: name.into(),
-            file_size: 10,
-            header_size: 5,
-            tensors: 0..0,
-            format: crate::format::Format::Gguf,
-            position,
-            split: Default::default(),
-        };
-        m.parts = vec![part("a-1.gguf", 0), part("a-2.gguf", 1)];
-        assert_eq!(
-            part_files(&m, "a-1.gguf (2 parts)"),
-            ["a-1.gguf", "a-2.gguf"]
-        );
-        // Each part's own warning, named by the part.
-        warn_no_range(&mut m, "a-1.gguf (2 parts)", &[false, true]);
-        assert_eq!(m.warnings.len(), before + 1);
-        let w = &m.warnings[before];
-        assert_eq!(
-            (w.field.as_str(), w.message.as_str()),
-            ("a-2.gguf", NO_RANGE_WARNING)
         );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);

@@ -30,6 +30,3 @@ fn read_timeout() -> u32 {
         .and_then(|p| p.get("read_timeout_ms"));
     crate::source::http::read_timeout_ms(param.as_deref())
 }
-
-/// A remote file read by HTTP Range requests with `fetch`.
-pub type HttpSource = crate::source::fetch::HttpSource<Front>;

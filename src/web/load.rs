@@ -1,63 +1,36 @@
-//! Opening a model without any page around it, through the one engine
-//! ([`crate::open::read::open`]): local files (`File`s/`Blob`s picked or dropped together:
-//! one model, the parts of a split set, an index with its shards, a `config.json` along) or
-//! remote files (one URL, a list of URLs, a Hub listing's entry; the other parts of a set,
-//! an index's shards and `config.json` are the files beside the first URL). This module only
-//! says how a name becomes bytes ([`LocalFiles`]: a Blob; [`RemoteFiles`]: HTTP Range
-//! requests), counts requests per file, and makes the previews' [`SourceFactory`]. The page
-//! (`mod.rs`, `remote.rs`, `compare.rs`), the `<weightpeek-view>` element (`widget.rs`) and
-//! the JavaScript API (`api.rs`) all open models through here; each adds only its own display
-//! (status line, progress, errors).
-//!
-//! Errors are [`Failure`]s (headline and details), worded for the page, or the element and the
-//! API, by [`crate::view::errors::open_failure`].
+//! Opening a model for the page, the `<weightpeek-view>` element and the JavaScript API: the
+//! browser's openers ([`crate::open::browser`]: Blobs, HTTP Range with `fetch`) with each
+//! front end's words for what failed ([`LoadError`], by
+//! [`crate::view::errors::open_failure`]), the JavaScript values that give files, and the
+//! shared readings of remote headers ([`read_shared`]) that the elements and API calls on one
+//! page join. The page (`mod.rs`, `remote.rs`, `compare.rs`), the element (`widget.rs`) and
+//! the API (`api.rs`) all open models through here; each adds only its own display (status
+//! line, progress, errors).
 
 use std::rc::Rc;
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, File, FileList};
 
-use super::http::{Fetcher, HttpSource, Location};
+use super::http::{Fetcher, Location};
+use crate::open::browser::{self, RemoteHeader};
 use crate::open::keyed::{Key, Watch, Watchers};
-use crate::open::read::{open, OpenError, Opener, Options};
-use crate::open::urls::Urls;
+use crate::open::read::{OpenError, Options};
 use crate::open::OpenedModel;
-use crate::source::blob::{js_error_text, BlobSource};
-use crate::source::boxed::{DynByteSource, SourceFactory, Unreadable};
-use crate::source::http::{counter_of, totals, Problem};
-use crate::source::{whole_within, ReadPolicy, ReadStats, SourceError};
-use crate::summary::quant_st;
-use crate::view::errors::{http_failure, Audience, Front};
-use crate::view::opening::{blob_name, part_files, warn_no_range, whole_file_error};
+use crate::view::errors::{Audience, Front};
+use crate::view::opening::blob_name;
 
+pub use crate::open::browser::Opened;
 pub use crate::source::http::Counters;
 pub use crate::view::opening::{display_name, url_file, LoadError};
 
-/// A model that was opened: its display name, the model (possibly with a parse error after
-/// what was read; [`crate::open::OpenedModel::set`] says how complete a set is), what reading it cost, and a
-/// reader of its data for previews.
-pub struct Opened {
-    /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).
-    pub name: String,
-    /// The parsed (and, for sets, merged) model; shared with every consumer of the same
-    /// reading ([`read_shared`]).
-    pub model: Rc<OpenedModel>,
-    /// Reads and bytes of the header reading, over every file.
-    pub stats: ReadStats,
-    /// A fresh reader of the file holding part `i`, for tensor previews.
-    pub source: SourceFactory,
-}
-
 /// What the engine may add: the config a quantised safetensors layout needs. (No tensor
 /// data: the page reads headers only.)
-fn options() -> Options {
-    Options {
-        wants_config: Some(quant_st::wants_config),
-        tensor_data: None,
-    }
-}
+const OPTIONS: Options = Options {
+    wants_config: Some(crate::summary::quant_st::wants_config),
+    tensor_data: None,
+};
 
 /// `src` (trimmed) resolved against the page's base URL, so relative URLs work as in
 /// `<img src>` (the element's `src`, the API's sources); unchanged when it cannot be.
@@ -75,82 +48,6 @@ pub fn resolve_url(src: &str) -> String {
 /// Empty counters for one opening.
 pub fn counters() -> Counters {
     Counters::default()
-}
-
-/// Local files given together, by name (a `File`'s own name). Nothing beside them can be
-/// found (`available` is false): a set is what was picked.
-pub struct LocalFiles {
-    files: Vec<(String, Blob)>,
-    /// Bytes read so far of each file opened.
-    read: Counters,
-    /// Told the bytes read so far over all files.
-    progress: Rc<dyn Fn(u64)>,
-}
-
-impl LocalFiles {
-    /// The files `files` as (name, Blob); `progress` is told the bytes read so far.
-    pub fn new(files: Vec<(String, Blob)>, progress: Rc<dyn Fn(u64)>) -> LocalFiles {
-        let read = Counters::default();
-        LocalFiles {
-            files,
-            read,
-            progress,
-        }
-    }
-
-    /// The names given, in order.
-    pub fn names(&self) -> Vec<String> {
-        self.files.iter().map(|(n, _)| n.clone()).collect()
-    }
-
-    fn find(&self, name: &str) -> Result<&Blob, SourceError> {
-        let file = self.files.iter().find(|(n, _)| n == name);
-        let blob = file.map(|(_, b)| b);
-        blob.ok_or_else(|| SourceError::Unavailable(format!("{name} was not given")))
-    }
-}
-
-impl Opener for LocalFiles {
-    type Source = BlobSource;
-
-    fn policy(&self) -> ReadPolicy {
-        ReadPolicy::LOCAL
-    }
-
-    fn available(&self, _name: &str) -> bool {
-        false
-    }
-
-    async fn open(&self, name: &str, _first_read: u64) -> Result<BlobSource, SourceError> {
-        let blob = self.find(name)?.clone();
-        let (read, progress) = (self.read.clone(), self.progress.clone());
-        let counter = counter_of(&read, name);
-        let told = move |n| {
-            counter.bytes.set(n);
-            progress(totals(&read.borrow()).1);
-        };
-        Ok(BlobSource::new(blob, Box::new(told)))
-    }
-
-    async fn open_unread(&self, name: &str) -> Result<BlobSource, SourceError> {
-        self.open(name, 0).await
-    }
-
-    /// A small file read whole (an index, a config); one larger than `cap` is refused before
-    /// any of it is read.
-    async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
-        let blob = self.find(name)?;
-        // A browser's sizes are integers below 2^53.
-        let size = whole_within(blob.size() as u64, cap)?;
-        JsFuture::from(blob.array_buffer())
-            .await
-            .map(|b| Uint8Array::new(&b).to_vec())
-            .map_err(|e| SourceError::Io {
-                offset: 0,
-                len: size,
-                cause: js_error_text(&e),
-            })
-    }
 }
 
 /// Local files given as a JavaScript value: a `File`/`Blob` (named `name`, else its own
@@ -184,187 +81,41 @@ pub fn local_files(value: &JsValue, name: Option<String>) -> Option<Vec<(String,
     (!list.is_empty()).then_some(list)
 }
 
-/// Opens the local files `files` (given together) as one model: its header(s) only, a
-/// `config.json` among them when the layout uses one. `progress` is told the bytes read so
-/// far. The model may carry a parse error after what was read (shown as a partial model).
-/// Errors: nothing could be opened (not a model, an index without its shards, …).
+/// Opens the local files `files` (given together) as one model ([`browser::read_local`]):
+/// `progress` is told the bytes read so far. Errors in the page's words (a Blob has no Hub:
+/// the default one is named).
 pub async fn read_local(
     files: Vec<(String, Blob)>,
     progress: Rc<dyn Fn(u64)>,
 ) -> Result<Opened, LoadError> {
-    let opener = LocalFiles::new(files, progress);
-    let names = opener.names();
-    // Local files are the page's words (a Blob has no Hub: the default one is named).
+    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
     let page = Audience {
         front: Front::Page,
         hub: crate::remote::hub::DEFAULT_ENDPOINT,
         has_token: false,
     };
-    let o = open(&opener, &names, options())
-        .await
-        .map_err(|e| LoadError::of(&e, false, &names, &page))?;
-    let blobs: Vec<Blob> = o.sources.iter().map(|s| s.blob().clone()).collect();
-    let source: SourceFactory = Rc::new(move |part| match blobs.get(part) {
-        Some(b) => Box::new(BlobSource::new(b.clone(), Box::new(|_| {}))),
-        None => unreadable(0, "the file holding this tensor was not read"),
-    });
-    Ok(Opened {
-        name: o.name,
-        model: Rc::new(o.model),
-        stats: o.stats,
-        source,
-    })
+    let opened = browser::read_local(files, progress, OPTIONS).await;
+    opened.map_err(|e| LoadError::of(&e, false, &names, &page))
 }
 
-/// Remote files by name: the URLs given, and any other file of the set beside the first URL
-/// given (assumed to exist until the server says otherwise, unless a Hub listing says which
-/// files there are). Every request is counted per file in `counters`.
-pub struct RemoteFiles {
-    fetcher: Rc<Fetcher>,
-    counters: Counters,
-    /// Where each file is, and which exist when a Hub listing named them.
-    urls: Urls,
-}
-
-impl RemoteFiles {
-    /// An opener for the files `given` as (name, URL); `listed`: the paths a Hub listing
-    /// holds, if the files come from one.
-    pub fn new(
-        fetcher: Rc<Fetcher>,
-        counters: Counters,
-        given: &[(String, String)],
-        listed: Option<&[String]>,
-    ) -> RemoteFiles {
-        RemoteFiles {
-            fetcher,
-            counters,
-            urls: match listed {
-                Some(l) => Urls::new(given).with_listing(l.iter().cloned()),
-                None => Urls::new(given),
-            },
-        }
-    }
-
-    /// A problem reading `url` as a source error, worded as the fetcher words it.
-    fn error(&self, problem: Problem, url: &str) -> SourceError {
-        whole_file_error(
-            problem,
-            url,
-            &Audience::of(self.fetcher.whose, &self.fetcher),
-        )
-    }
-}
-
-impl Opener for RemoteFiles {
-    type Source = HttpSource;
-
-    fn policy(&self) -> ReadPolicy {
-        ReadPolicy::REMOTE
-    }
-
-    fn available(&self, name: &str) -> bool {
-        self.urls.available(name)
-    }
-
-    async fn open(&self, name: &str, first_read: u64) -> Result<HttpSource, SourceError> {
-        let url = self.urls.url_of(name);
-        let counter = counter_of(&self.counters, name);
-        // The full module on a page whose lean module read this header: no request.
-        if crate::FULL {
-            if let Some((at, first)) = super::handover::preloaded(&url).await {
-                return (self.fetcher.with_first(counter, &at, first))
-                    .map_err(|p| self.error(p, &url));
-            }
-        }
-        self.fetcher
-            .open(counter, &url, first_read)
-            .await
-            .map_err(|p| self.error(p, &url))
-    }
-
-    async fn read_all(&self, name: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
-        let url = self.urls.url_of(name);
-        let counter = counter_of(&self.counters, name);
-        self.fetcher
-            .get_all(&url, &counter, cap)
-            .await
-            .map_err(|p| self.error(p, &url))
-    }
-
-    fn cancelled(&self) -> bool {
-        self.fetcher.is_cancelled()
-    }
-
-    /// No request: the first preview's ranged GET is the first one (its size unknown until
-    /// then).
-    async fn open_unread(&self, name: &str) -> Result<HttpSource, SourceError> {
-        let url = self.urls.url_of(name);
-        (self.fetcher.reopen(&Location::unread(&url), Rc::default()))
-            .map_err(|p| self.error(p, &url))
-    }
-}
-
-/// Opens the remote files `given` (name, URL) as one model with `fetcher` (its endpoint,
-/// token, cancellation, progress), counting requests per file in `counters`: one file, the
-/// whole split set of a part, an index and its shards; `listed`: the paths of the Hub
-/// listing the files were picked from (parts it lacks are reported missing, never asked
-/// for). Errors as the fetcher words them (the page's or the element's remedies).
+/// Opens the remote files `given` (name, URL) as one model with `fetcher`
+/// ([`browser::read_remote`]), counting requests per file in `counters`; `listed`: the paths
+/// of the Hub listing the files were picked from. Errors as the fetcher words them (the
+/// page's or the element's remedies).
 pub async fn read_remote(
     fetcher: Rc<Fetcher>,
     counters: Counters,
     given: &[(String, String)],
     listed: Option<&[String]>,
 ) -> Result<Opened, LoadError> {
-    let h = read_header(&fetcher, counters.clone(), given, listed).await?;
-    // The previews' reads count in each file's counter and redraw the opening's progress.
-    let files = part_files(&h.model, &h.name);
-    Ok(Opened {
-        source: preview_source(&fetcher, h.located, Some((counters, files))),
-        name: h.name,
-        model: h.model,
-        stats: h.stats,
-    })
+    let opened = browser::read_remote(fetcher.clone(), counters, given, listed, OPTIONS).await;
+    opened.map_err(|e| failed(&e, given, &fetcher))
 }
 
-/// A remote model's header as read, without a reader of its data: what a shared reading
-/// keeps ([`read_shared`]); each consumer reads previews with its own fetcher.
-struct Header {
-    name: String,
-    model: Rc<OpenedModel>,
-    stats: ReadStats,
-    /// Where each file read lives, in the merged model's part order.
-    located: Vec<Location>,
-}
-
-/// [`read_remote`] up to the previews' reader.
-async fn read_header(
-    fetcher: &Rc<Fetcher>,
-    counters: Counters,
-    given: &[(String, String)],
-    listed: Option<&[String]>,
-) -> Result<Header, LoadError> {
-    let opener = RemoteFiles::new(fetcher.clone(), counters, given, listed);
+/// `error` opening `given`, in the words of `fetcher`'s reader.
+fn failed(error: &OpenError, given: &[(String, String)], fetcher: &Fetcher) -> LoadError {
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    let mut o = open(&opener, &names, options()).await.map_err(|e| {
-        LoadError::of(
-            &e,
-            fetcher.is_cancelled(),
-            &names,
-            &Audience::of(fetcher.whose, fetcher),
-        )
-    })?;
-    let located: Vec<Location> = o.sources.iter().map(HttpSource::location).collect();
-    let no_range: Vec<bool> = located.iter().map(|at| at.no_range).collect();
-    warn_no_range(&mut o.model, &o.name, &no_range);
-    // The header reads' sources end here (a no-Range download is aborted when its source is
-    // dropped); previews reopen the files by location.
-    drop(o.sources);
-    Ok(Header {
-        name: o.name,
-        model: Rc::new(o.model),
-        stats: o.stats,
-        located,
-    })
+    LoadError::of(error, false, &names, &Audience::of(fetcher.whose, fetcher))
 }
 
 /// Headers kept after their reading for later elements and API calls on the same files: a
@@ -376,14 +127,15 @@ const KEPT_HEADERS: usize = 4;
 /// chunk (a status line: "N requests, X received").
 pub type OnProgress = Watch<Counters>;
 
-type Readings = crate::open::shared::Readings<Key, Rc<Header>, LoadError, Rc<Watchers<Counters>>>;
+type Readings =
+    crate::open::shared::Readings<Key, Rc<RemoteHeader>, LoadError, Rc<Watchers<Counters>>>;
 
 thread_local! {
     /// The page's shared readings of remote headers (the element's and the API's).
     static READINGS: Readings = Readings::new(
         KEPT_HEADERS,
         // A header cut short by an error is read again by whoever asks next.
-        Box::new(|h: &Rc<Header>| h.model.error.is_none()),
+        Box::new(|h: &Rc<RemoteHeader>| h.model.error.is_none()),
     );
 }
 
@@ -401,7 +153,7 @@ pub async fn read_shared(
 ) -> Result<Opened, LoadError> {
     let key = Key::new(&given, &own.endpoint, own.token.as_deref());
     let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
-    let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
+    let names_given = given.clone();
     let join = READINGS.with(|r| {
         r.join(key, move || {
             let watchers = Rc::new(Watchers::new(Counters::default()));
@@ -415,9 +167,10 @@ pub async fn read_shared(
             let (f, c) = (fetcher.clone(), watchers.state.clone());
             crate::open::shared::Start {
                 context: watchers,
-                reading: Box::pin(
-                    async move { read_header(&f, c, &given, None).await.map(Rc::new) },
-                ),
+                reading: Box::pin(async move {
+                    let header = browser::read_header(&f, c, &given, None, OPTIONS).await;
+                    header.map(Rc::new).map_err(|e| failed(&e, &given, &f))
+                }),
                 cancel: Box::new(move || fetcher.cancel()),
             }
         })
@@ -433,13 +186,7 @@ pub async fn read_shared(
         Ok(h) => h,
         Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
         Err(crate::open::shared::Joined::Left) => {
-            let e = OpenError::Cancelled;
-            return Err(LoadError::of(
-                &e,
-                true,
-                &names,
-                &Audience::of(own.whose, &own),
-            ));
+            return Err(failed(&OpenError::Cancelled, &names_given, &own))
         }
     };
     drop(on_progress);
@@ -447,49 +194,7 @@ pub async fn read_shared(
         name: header.name.clone(),
         model: header.model.clone(),
         stats: header.stats.clone(),
-        source: preview_source(&own, header.located.clone(), None),
-    })
-}
-
-fn unreadable(size: u64, why: &str) -> Box<dyn DynByteSource> {
-    Box::new(Unreadable {
-        size,
-        why: why.to_string(),
-    })
-}
-
-/// Previews of a remote model: a Range reader of the part holding the tensor (`located`:
-/// where each file read lives, in the merged model's part order), at the URL its header was
-/// read from (after redirects), with the file size already known, so a preview is one request
-/// for exactly its window's bytes. Uses the opening's endpoint and token (the token still goes
-/// only to the endpoint's origin). Requests of previews are cancelled with the opening's
-/// fetcher ([`Fetcher::child`]).
-/// `counted`: the opening's counters and its files' names in part order, when its previews'
-/// requests are counted there and told to its progress display.
-fn preview_source(
-    opening: &Rc<Fetcher>,
-    located: Vec<Location>,
-    counted: Option<(Counters, Vec<String>)>,
-) -> SourceFactory {
-    let fetcher = match &counted {
-        Some(_) => opening.child_with_progress(),
-        None => opening.child(),
-    };
-    Rc::new(move |part| {
-        let l = match Location::of_part(&located, part) {
-            Ok(l) => l,
-            Err((size, why)) => return unreadable(size, why),
-        };
-        let counter = counted
-            .as_ref()
-            .and_then(|(c, files)| Some(counter_of(c, files.get(part)?)));
-        match fetcher.reopen(l, counter.unwrap_or_default()) {
-            Ok(src) => Box::new(src),
-            Err(p) => unreadable(
-                l.size,
-                &http_failure(&p, &l.url, &Audience::of(fetcher.whose, &fetcher)).details,
-            ),
-        }
+        source: browser::preview_source(&own, header.located.clone(), None),
     })
 }
 

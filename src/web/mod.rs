@@ -30,7 +30,6 @@ mod dom;
 mod edit;
 mod export;
 mod fit;
-pub mod handover;
 mod histogram;
 mod http;
 mod later;
@@ -432,10 +431,10 @@ async fn open_sample(app: Rc<App>) {
 
 /// The lean module's bytes of a header it read, for the full module's reading of the same URL
 /// (`weightpeek-web`'s `header_prefix`): its shared reading of `url` ([`load::header_prefix`])
-/// as a [`handover::prefix_object`], or `null`.
+/// as a [`crate::source::fetch::handover::prefix_object`], or `null`.
 pub async fn header_prefix(url: &str) -> wasm_bindgen::JsValue {
     match load::header_prefix(url).await {
-        Some((at, model)) => handover::prefix_object(&at, &model.bytes),
+        Some((at, model)) => crate::source::fetch::handover::prefix_object(&at, &model.bytes),
         None => wasm_bindgen::JsValue::NULL,
     }
 }

@@ -19,12 +19,13 @@ use web_sys::{
     AbortController, Headers, ReadableStreamDefaultReader, RequestRedirect, Response, ResponseType,
 };
 
+pub mod handover;
 mod io;
 
 use super::blob::js_error_text;
 use crate::source::http::{
-    get_all, no_answer, unanswered, Abort, Chunk, Next, Problem, RangeFile, Reader, Session,
-    Transport, Watchdog, Wording, CORS_CONTENT_RANGE,
+    get_all, no_answer, unanswered, worded, worded_whole, Abort, Chunk, Next, Problem, RangeFile,
+    Reader, Session, Transport, Watchdog, Wording, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
 use crate::source::SourceError;
@@ -82,11 +83,20 @@ impl<W: Wording> Fetcher<W> {
     /// `problem` reading `url` as a source error, worded for this fetcher's reader.
     pub fn error(&self, problem: Problem, url: &str) -> SourceError {
         let has_token = self.token.is_some();
-        SourceError::Http {
-            url: url.to_string(),
-            text: self.whose.words(&problem, url, &self.endpoint, has_token),
-            problem,
-        }
+        worded(self.whose, problem, url, &self.endpoint, has_token)
+    }
+
+    /// As [`Fetcher::error`], for a small file read whole ([`worded_whole`]).
+    pub fn whole_file_error(&self, problem: Problem, url: &str) -> SourceError {
+        let has_token = self.token.is_some();
+        worded_whole(self.whose, problem, url, &self.endpoint, has_token)
+    }
+
+    /// `problem` reading `url`, the details alone of this fetcher's words
+    /// ([`Wording::details`]).
+    pub fn details(&self, problem: &Problem, url: &str) -> String {
+        let has_token = self.token.is_some();
+        self.whose.details(problem, url, &self.endpoint, has_token)
     }
 
     /// A fetcher of the same session with no progress display (the previews of a model),

@@ -8,6 +8,8 @@
 
 use url::Url;
 
+use crate::source::SourceError;
+
 pub mod body;
 pub mod driver;
 pub mod reader;
@@ -25,6 +27,43 @@ pub trait Wording: Copy + 'static {
     /// `problem` reading `url` in words, one line (`headline: details`); `hub`: the Hub
     /// endpoint (the only origin that gets the token); `has_token`: whether a token was set.
     fn words(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String;
+
+    /// The details alone of [`Wording::words`]: what a tensor preview that cannot be read
+    /// says. The whole line unless the front end words headline and details apart.
+    fn details(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+        self.words(problem, url, hub, has_token)
+    }
+}
+
+/// `problem` reading `url` as a [`SourceError::Http`] carrying `whose`'s words for a reader of
+/// the Hub endpoint `hub` (`has_token`: whether a token was set).
+pub fn worded<W: Wording>(
+    whose: W,
+    problem: Problem,
+    url: &str,
+    hub: &str,
+    has_token: bool,
+) -> SourceError {
+    SourceError::Http {
+        url: url.to_string(),
+        text: whose.words(&problem, url, hub, has_token),
+        problem,
+    }
+}
+
+/// As [`worded`], for a small file read whole (an index, a config): one larger than this tool
+/// reads of it ([`Problem::TooLarge`]) is [`SourceError::TooLarge`], its size unknown.
+pub fn worded_whole<W: Wording>(
+    whose: W,
+    problem: Problem,
+    url: &str,
+    hub: &str,
+    has_token: bool,
+) -> SourceError {
+    match problem {
+        Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
+        problem => worded(whose, problem, url, hub, has_token),
+    }
 }
 
 /// Words as a plain function: (problem, url, the Hub endpoint, whether a token was set) to

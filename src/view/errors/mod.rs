@@ -135,6 +135,18 @@ impl Wording for Front {
             Front::Page | Front::Api => http_failure(problem, url, &to).joined(),
         }
     }
+
+    fn details(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+        let to = Audience {
+            front: self,
+            hub,
+            has_token,
+        };
+        match self {
+            Front::Cli => cli_words(problem, url, hub, has_token),
+            Front::Page | Front::Api => http_failure(problem, url, &to).details,
+        }
+    }
 }
 
 /// `problem` reading `url`, worded for `to`: the page names its Settings box and repository
@@ -617,5 +629,54 @@ mod tests {
             Front::Cli.words(&refused, URL, HUB, true),
             cli_words(&refused, URL, HUB, true)
         );
+        // A preview that cannot be read says the details alone (the CLI its one line).
+        let page_to = Audience {
+            front: Front::Page,
+            hub: HUB,
+            has_token: false,
+        };
+        let page = http_failure(&refused, URL, &page_to);
+        assert_eq!(Front::Page.details(&refused, URL, HUB, false), page.details);
+        assert_ne!(page.details, page.joined());
+        assert_eq!(
+            Front::Cli.details(&refused, URL, HUB, true),
+            cli_words(&refused, URL, HUB, true)
+        );
+    }
+
+    #[test]
+    fn http_problems_become_source_errors_with_their_words() {
+        use crate::source::http::{worded, worded_whole};
+        use crate::source::SourceError;
+        let to = Audience {
+            front: Front::Page,
+            hub: HUB,
+            has_token: false,
+        };
+        let p = Problem::Network("reset".into());
+        let e = worded(Front::Page, p.clone(), URL, HUB, false);
+        let text = http_failure(&p, URL, &to).joined();
+        let http = SourceError::Http {
+            url: URL.into(),
+            problem: p.clone(),
+            text,
+        };
+        assert_eq!(e, http);
+        assert_eq!(worded_whole(Front::Page, p, URL, HUB, false), e);
+        // Too large is a size refusal for a file read whole, an HTTP failure otherwise.
+        let too_large = Problem::TooLarge(10);
+        let whole = worded_whole(Front::Page, too_large.clone(), URL, HUB, false);
+        let refused = SourceError::TooLarge {
+            size: None,
+            cap: 10,
+        };
+        assert_eq!(whole, refused);
+        assert!(matches!(
+            worded(Front::Page, too_large, URL, HUB, false),
+            SourceError::Http {
+                problem: Problem::TooLarge(10),
+                ..
+            }
+        ));
     }
 }
