@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::Finding;
+use crate::open::OpenedModel;
 use crate::preview::{exact_text, value_text_f64};
 use crate::scan::TensorScan;
 use crate::text;
@@ -295,6 +296,64 @@ pub fn lanes(remote: bool, tensors: usize) -> usize {
     lanes.min(tensors).max(1)
 }
 
+/// What one Worker of a browser scan reads: share `share` of `shares` of a model
+/// ([`crate::scan::shares`]; `0` of `1`: every tensor).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Share {
+    /// The tensors' indexes, in [`crate::scan::scan_order`].
+    pub tensors: Vec<usize>,
+    /// The tensor bytes the share reads in all ([`crate::scan::bytes_to_scan_of`]).
+    pub bytes: u64,
+    /// Tensors read at once ([`lanes`]).
+    pub lanes: usize,
+    /// The most bytes one lane reads and holds at once: all the Workers' lanes together hold
+    /// at most [`crate::scan::PIECE_BYTES`] ([`crate::scan::piece_bytes_for`]).
+    pub piece: u64,
+}
+
+impl Share {
+    /// Share `share` of `shares` (at least 1; a share past the last is the last) of `model`,
+    /// read from a server (`remote`) or from local files.
+    pub fn of(model: &OpenedModel, remote: bool, share: usize, shares: usize) -> Share {
+        let shares = shares.max(1);
+        let tensors = crate::scan::shares(model, shares).swap_remove(share.min(shares - 1));
+        let lanes = lanes(remote, tensors.len());
+        Share {
+            bytes: crate::scan::bytes_to_scan_of(model, &tensors),
+            piece: crate::scan::piece_bytes_for(lanes.saturating_mul(shares)),
+            tensors,
+            lanes,
+        }
+    }
+}
+
+/// When a browser scan tells its progress: at most every [`PROGRESS_MS`], and whenever
+/// forced (the first call and the last).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Throttle {
+    /// When progress was last told (milliseconds; none yet: minus infinity).
+    told: f64,
+}
+
+impl Default for Throttle {
+    fn default() -> Throttle {
+        Throttle {
+            told: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Throttle {
+    /// Whether progress is told at `now` (milliseconds); if so, `now` is when it last was.
+    pub fn due(&mut self, now: f64, force: bool) -> bool {
+        let due = force || now - self.told >= PROGRESS_MS;
+        if due {
+            self.told = now;
+        }
+        due
+    }
+}
+
 /// The browser scan's result, `[doc, lines]`: the JSON of the [`ScanDoc`] of `scans` (every
 /// tensor's result, in the model's order) of the model `file`, read on `threads` lanes in
 /// all, with the findings over all of them, and the JSON of those findings' lines for the
@@ -458,6 +517,35 @@ mod tests {
             lines.as_array().unwrap().len(),
             finding_lines(&findings).len()
         );
+    }
+
+    #[test]
+    fn a_workers_share_and_when_it_tells_its_progress() {
+        let t = |name, bytes| (name, 0u32, vec![bytes / 4], bytes);
+        let b = crate::view::testutil::gguf(&[], &[t("a", 64), t("b", 32), t("c", 32)]);
+        let model = OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
+        let all = Share::of(&model, false, 0, 1);
+        assert_eq!(all.tensors, crate::scan::scan_order(&model));
+        assert_eq!((all.bytes, all.lanes), (128, 2));
+        assert_eq!(all.piece, crate::scan::piece_bytes_for(2));
+        // Two Workers: the shares hold every tensor once, about equal bytes.
+        let (one, two) = (Share::of(&model, true, 0, 2), Share::of(&model, true, 1, 2));
+        assert_eq!((one.bytes, two.bytes), (64, 64));
+        let mut both = [one.tensors.clone(), two.tensors.clone()].concat();
+        both.sort_unstable();
+        assert_eq!(both, [0, 1, 2]);
+        assert_eq!((one.lanes, two.lanes), (1, 2));
+        assert_eq!(two.piece, crate::scan::piece_bytes_for(4));
+        // A share past the last is the last; no shares is one.
+        assert_eq!(Share::of(&model, true, 5, 2), two);
+        assert_eq!(Share::of(&model, false, 0, 0), all);
+        let mut th = Throttle::default();
+        let told: Vec<bool> = [(0.0, false), (50.0, false), (99.0, true), (150.0, false)]
+            .iter()
+            .map(|&(now, force)| th.due(now, force))
+            .collect();
+        assert_eq!(told, [true, false, true, false]);
+        assert!(th.due(99.0 + PROGRESS_MS, false));
     }
 
     #[test]

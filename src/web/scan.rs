@@ -43,24 +43,16 @@ pub async fn run(
     let remote = crate::view::js::urls_of(&source).is_some();
     let (opened, _abort) = api::open_checked(&source, &o).await?;
     let model = &opened.model;
-    let shares = shares.max(1);
-    let mine = scan::shares(model, shares).swap_remove(share.min(shares - 1));
-    let total = scan::bytes_to_scan_of(model, &mine);
-    let lanes = view::lanes(remote, mine.len());
-    // All the Workers' pieces together hold at most PIECE_BYTES.
-    let piece = scan::piece_bytes_for(lanes.saturating_mul(shares));
+    let share = view::Share::of(model, remote, share, shares);
     let done = Cell::new(0u64);
-    let told = Cell::new(f64::NEG_INFINITY);
+    let throttle = Cell::new(view::Throttle::default());
     let tell = |force: bool| {
-        let now = js_sys::Date::now();
-        if force || now - told.get() >= view::PROGRESS_MS {
-            told.set(now);
-            let _ = on_progress.call2(
-                &JsValue::NULL,
-                &(done.get() as f64).into(),
-                &(total as f64).into(),
-            );
+        let mut th = throttle.get();
+        if th.due(js_sys::Date::now(), force) {
+            let (done, total) = (done.get() as f64, share.bytes as f64);
+            let _ = on_progress.call2(&JsValue::NULL, &done.into(), &total.into());
         }
+        throttle.set(th);
     };
     tell(true);
     let progress = |n: u64| {
@@ -75,9 +67,19 @@ pub async fn run(
         }
     };
     let open = |file: usize| BoxedSource((opened.source)(file));
-    let scans = scan::scan_lanes(model, mine, lanes, piece, &open, &progress, &scanned).await;
+    let (lanes, piece) = (share.lanes, share.piece);
+    let scans = scan::scan_lanes(
+        model,
+        share.tensors,
+        lanes,
+        piece,
+        &open,
+        &progress,
+        &scanned,
+    );
+    let scans = scans.await;
     tell(true);
-    document(&opened.name, &scans, lanes.saturating_mul(shares))
+    document(&opened.name, &scans, lanes.saturating_mul(shares.max(1)))
 }
 
 /// `[doc, lines]` as [`run`] returns them ([`view::document_json`]).
