@@ -1,4 +1,4 @@
-//! The browser's openers (wasm32 only), beside the CLI's in [`super::native`]: local files
+//! The browser's openers (wasm32 only), beside the CLI's in `open::native`: local files
 //! (`File`s/`Blob`s picked or dropped together: one model, the parts of a split set, an index
 //! with its shards, a `config.json` along) and remote files (one URL, a list of URLs, a Hub
 //! listing's entry; the other parts of a set, an index's shards and `config.json` are the files
