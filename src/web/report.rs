@@ -411,7 +411,7 @@ impl Report {
 
     /// Offers the scan of every weight of the model shown, read from `input` (the page: a
     /// local model, or a remote one after asking). A model without tensor data offers none.
-    pub fn offer_scan(&self, input: scan_card::ScanInput) {
+    fn offer_scan(&self, input: scan_card::ScanInput) {
         if !crate::FULL {
             return;
         }
