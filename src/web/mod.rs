@@ -134,7 +134,7 @@ pub fn start() {
     // goes from "loading" to that opening's, with no "idle" between (www/page.js and tests wait
     // for the opening's state).
     let (early, files) = take_early();
-    let pending = early.pending() || remote::page_param("url").is_some();
+    let pending = early.pending() || address::param("url").is_some();
     wire(&app);
     APP.with(|a| *a.borrow_mut() = Some(app.clone()));
     if !pending {

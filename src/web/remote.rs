@@ -124,17 +124,11 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
             }
         });
     }));
-    if let Some(url) = page_param("url") {
+    if let Some(url) = address::param("url") {
         input("url-input").set_value(&url);
-        PENDING_TENSOR.with(|p| *p.borrow_mut() = page_param("tensor"));
+        PENDING_TENSOR.with(|p| *p.borrow_mut() = address::param("tensor"));
         open_text(app.clone(), url);
     }
-}
-
-pub(super) fn page_param(name: &str) -> Option<String> {
-    let search = gloo::utils::window().location().search().ok()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get(name).filter(|u| !u.trim().is_empty())
 }
 
 /// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown; a
