@@ -53,24 +53,16 @@ pub fn token_store(token: Option<&str>, remember: bool) -> Store {
     }
 }
 
-/// The progress display of an opening from its per-file request counters (see
-/// [`crate::source::http::Counters`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
-    /// Attributes of the progress element itself: `data-requests`, `data-bytes` (totals).
-    pub attrs: Vec<(&'static str, String)>,
-    /// Its content: the totals line (`span.progress-total`), then, for more than one file,
-    /// one `li` per file in `ol.progress-files` (each with `data-file`, `data-requests`,
-    /// `data-bytes`).
-    pub children: Vec<Node>,
-}
-
-/// The progress display for `counters` (file name, its counter: the header's requests and
-/// bytes, then the previews' Range reads of the same file), in the order files were first
-/// asked for. `handed_over`: the header was read without a request (handed over by the
+/// The progress display (the page's `div.remote-progress`, drawn onto it) for `counters`
+/// (file name, its counter: the header's requests and bytes, then the previews' Range reads
+/// of the same file, see [`crate::source::http::Counters`]), in the order files were first
+/// asked for: its attributes `data-requests`, `data-bytes` (the totals, which saturate), and
+/// its content, the totals line (`span.progress-total`) then, for more than one file, one
+/// `li` per file in `ol.progress-files` (each with `data-file`, `data-requests`,
+/// `data-bytes`). `handed_over`: the header was read without a request (handed over by the
 /// page's lean start): the line says [`NOTHING_DOWNLOADED`] until a preview reads something,
-/// then counts the previews' reads after it. Totals saturate.
-pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Progress {
+/// then counts the previews' reads after it.
+pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Node {
     let (requests, bytes) = totals(counters);
     let counted = format!(
         "{requests} request{} · {} received",
@@ -95,13 +87,10 @@ pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Progre
             })),
         );
     }
-    Progress {
-        attrs: vec![
-            ("data-requests", requests.to_string()),
-            ("data-bytes", bytes.to_string()),
-        ],
-        children,
-    }
+    node::el("div", "remote-progress")
+        .attr("data-requests", requests.to_string())
+        .attr("data-bytes", bytes.to_string())
+        .children(children)
 }
 
 /// The start of the progress line of a header read while the page loaded, once previews read.

@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use super::address;
-use super::dom::{self, append, attr, by_id, render, set_body_data};
+use super::dom::{self, append, by_id, render, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
@@ -216,15 +216,10 @@ fn draw_progress(counters: &Counters) {
     let Some(handed_over) = shown else {
         return;
     };
-    let el = progress_el();
-    let p = words::progress(&counters.borrow(), handed_over);
-    for (name, value) in &p.attrs {
-        attr(&el, name, value);
-    }
-    dom::clear(&el);
-    for n in &p.children {
-        append(&el, &render(n));
-    }
+    dom::patch(
+        &progress_el(),
+        &words::progress(&counters.borrow(), handed_over),
+    );
 }
 
 fn finish_busy() {
