@@ -117,6 +117,18 @@ pub fn display_name(names: &[String], alone: bool) -> String {
     }
 }
 
+/// Local files picked or dropped together, given as (name, size in bytes): the name to show
+/// while they are read ([`display_name`], `alone`) and their total size (saturating), which the
+/// loading and progress texts count against ([`crate::view::facts::loading_text`]).
+pub fn local_given<'a>(files: impl IntoIterator<Item = (&'a str, u64)>) -> (String, u64) {
+    let (mut names, mut size) = (Vec::new(), 0u64);
+    for (name, bytes) in files {
+        names.push(name.to_string());
+        size = size.saturating_add(bytes);
+    }
+    (display_name(&names, true), size)
+}
+
 /// What a pasted text names: a repository (the page lists its files), or one file as
 /// (name, URL), the name being its path in the repository, or the URL's last segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,6 +426,19 @@ mod tests {
         );
         assert_eq!(display_name(&s(&["notes.txt"]), true), "notes.txt");
         assert_eq!(display_name(&[], true), "");
+    }
+
+    #[test]
+    fn local_files_are_named_and_sized_together() {
+        assert_eq!(
+            local_given([("m-00002-of-00002.gguf", 7), ("m-00001-of-00002.gguf", 5)]),
+            ("m-00001-of-00002.gguf (2 parts)".to_string(), 12)
+        );
+        assert_eq!(
+            local_given([("config.json", 2), ("m.safetensors", u64::MAX)]),
+            ("m.safetensors".to_string(), u64::MAX)
+        );
+        assert_eq!(local_given([]), (String::new(), 0));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use crate::format::Model;
 use crate::view::compare::{self as vm, CompareView, Row, Status};
 use crate::view::errors::{Failure, Front};
 use crate::view::facts;
+use crate::view::opening::local_given;
 
 thread_local! {
     /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
@@ -106,11 +107,7 @@ pub(super) fn drop_compares() -> bool {
 /// Compares the model shown with files dropped or picked together (one model, or a set).
 pub(super) fn compare_files(app: &Rc<App>, files: Vec<(String, Blob)>) {
     let Some(run) = begin(app) else { return };
-    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names, true);
-    let size = files
-        .iter()
-        .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
+    let (name, size) = local_given(files.iter().map(|(n, b)| (n.as_str(), b.size() as u64)));
     status(Status::Loading(facts::loading_text(&name, size)));
     let w = Rc::downgrade(app);
     // What has been read so far, while this comparison is still the current one.
