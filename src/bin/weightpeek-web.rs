@@ -247,13 +247,11 @@ pub fn names_file(text: &str, endpoint: &str) -> bool {
 
 /// The tab the page's address asks for (`?…&tab=`, else `#tab=`), as the page's app reads it
 /// (www/page.js starts its lean view there): its name, or `None` when the address names no tab
-/// of weightpeek's. See `weightpeek::view::tabs::asked_in_address`.
+/// of weightpeek's. See `weightpeek::view::address::asked_tab`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn asked_tab(search: &str, hash: &str) -> Option<String> {
-    weightpeek::view::tabs::asked_in_address(search, hash)
-        .and_then(|n| weightpeek::view::tabs::Tab::parse(&n))
-        .map(|t| t.name().to_string())
+    weightpeek::view::address::asked_tab(search, hash).map(|t| t.name().to_string())
 }
 
 /// Test hook: widgets alive now (0 once every element was removed).

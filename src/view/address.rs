@@ -2,15 +2,16 @@
 //! preview is open, `&tensor=<its name>` for a remote model; the tab shown in the query for a
 //! remote model (`&tab=tensors`) and in the fragment for a local file (`#tab=tensors`), which
 //! no link can reopen. Summary, the default tab, is never written. Plain Rust over the address
-//! (`location.href`), with the browser's `URLSearchParams` rules (`set` keeps the first pair's
-//! place and drops the others, the query is written again form-encoded, an empty one is
-//! dropped); the page reads `location` and writes back what [`edited`] returns, with no
-//! reload and no history entry.
+//! (`location.href`, or its `search` and `hash`), with the browser's `URLSearchParams` rules
+//! (`get` reads the first pair of a name, form-decoded; `set` keeps the first pair's place and
+//! drops the others, the query is written again form-encoded, an empty one is dropped); the
+//! page reads `location` ([`param`], [`asked_tab`]) and writes back what [`edited`] returns,
+//! with no reload and no history entry.
 
 use url::Url;
 
 use super::fit::{Settings, QUERY_KEYS};
-use super::tabs::{hash_with_tab, Tab};
+use super::tabs::Tab;
 
 /// A change of what the page shows, which its address follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,9 +34,7 @@ pub enum Edit<'a> {
 pub fn edited(href: &str, edit: Edit<'_>) -> Option<String> {
     let mut u = Url::parse(href).ok()?;
     let mut q: Vec<(String, String)> = u.query_pairs().into_owned().collect();
-    // As `URLSearchParams.get`: the first `url=` says.
-    let first_url = q.iter().find(|(k, _)| k == "url");
-    let remote = first_url.is_some_and(|(_, v)| !v.trim().is_empty());
+    let remote = param(u.query().unwrap_or(""), "url").is_some();
     match edit {
         Edit::Opened(text) => {
             set(&mut q, "url", text.trim());
@@ -69,6 +68,42 @@ pub fn edited(href: &str, edit: Edit<'_>) -> Option<String> {
     u.set_query((!query.is_empty()).then_some(query.as_str()));
     let out = String::from(u);
     (out != href).then_some(out)
+}
+
+/// The value of `name` in the query `search` (as `location.search` gives it, with or without
+/// its `?`), as `URLSearchParams.get` reads it: the first pair of that name, form-decoded;
+/// `None` when there is none or its value is blank.
+pub fn param(search: &str, name: &str) -> Option<String> {
+    let query = search.strip_prefix('?').unwrap_or(search);
+    let (_, v) = url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == name)?;
+    (!v.trim().is_empty()).then(|| v.into_owned())
+}
+
+/// The tab the page's address asks for: `tab=` in the query `search` (a remote model's link,
+/// `?url=…&tab=tensors`), else `tab=` in the fragment `hash` (a local file's, `#tab=tensors`,
+/// beside other `&`-separated parts), each read as [`param`] reads it; `search` and `hash` are
+/// as `location` gives them, with or without their `?` and `#`. `None` when neither names a
+/// tab, or the first that names one names none of weightpeek's ([`Tab::parse`]).
+pub fn asked_tab(search: &str, hash: &str) -> Option<Tab> {
+    let hash = hash.strip_prefix('#').unwrap_or(hash);
+    let name = param(search, "tab").or_else(|| param(hash, "tab"))?;
+    Tab::parse(&name)
+}
+
+/// The page's fragment with `tab` in it (`tab=tensors`; no `tab` part for `None` or Summary,
+/// the default), keeping its other `&`-separated parts. Returned without the `#`; empty when
+/// nothing is left.
+fn hash_with_tab(hash: &str, tab: Option<Tab>) -> String {
+    let mut parts: Vec<String> = hash
+        .trim_start_matches('#')
+        .split('&')
+        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k != "tab"))
+        .map(str::to_string)
+        .collect();
+    if let Some(t) = tab.filter(|t| *t != Tab::Summary) {
+        parts.push(format!("tab={}", t.name()));
+    }
+    parts.join("&")
 }
 
 /// `URLSearchParams.set`: the first pair named `key` takes `value` and the others go; else
@@ -185,6 +220,50 @@ mod tests {
         let want = format!("{PAGE}?url=o%2Fr&{fit}#tab=fit");
         assert_eq!(edit(&href, Edit::Fit(&s)), want);
         assert_eq!(edited(&want, Edit::Fit(&s)), None);
+    }
+
+    #[test]
+    fn a_param_is_the_first_pair_of_its_name_form_decoded_and_not_blank() {
+        let search = "?url=https%3A%2F%2Fhf.co%2Fo%2Fr+x&tensor=a&url=second";
+        assert_eq!(param(search, "url").as_deref(), Some("https://hf.co/o/r x"));
+        assert_eq!(param(&search[1..], "tensor").as_deref(), Some("a"));
+        // Returned as written (not trimmed); a blank first pair is none, as is a missing one.
+        assert_eq!(param("?tensor=%20a%20", "tensor").as_deref(), Some(" a "));
+        assert_eq!(param("?url=%20&url=x", "url"), None);
+        assert_eq!(param("?urls=x", "url"), None);
+        assert_eq!(param("", "url"), None);
+    }
+
+    #[test]
+    fn the_address_asks_for_a_tab_in_its_query_then_its_fragment() {
+        assert_eq!(
+            asked_tab("?url=a%2Fb&tab=tensors", "#tab=fit"),
+            Some(Tab::Tensors)
+        );
+        assert_eq!(asked_tab("", "#x=1&tab=metadata"), Some(Tab::Metadata));
+        assert_eq!(asked_tab("?tab=%20Histogram", ""), Some(Tab::Histogram));
+        assert_eq!(asked_tab("?tab=", "#tab=fit"), Some(Tab::Fit));
+        assert_eq!(asked_tab("?tab=", "tab="), None);
+        assert_eq!(asked_tab("?table=1", ""), None);
+        assert_eq!(asked_tab("", ""), None);
+        // A name that is no tab is none, and the fragment is not asked after it.
+        assert_eq!(asked_tab("?tab=nonsense", "#tab=fit"), None);
+    }
+
+    #[test]
+    fn the_fragment_keeps_its_other_parts() {
+        assert_eq!(hash_with_tab("", Some(Tab::Tensors)), "tab=tensors");
+        assert_eq!(hash_with_tab("#tab=fit", Some(Tab::Summary)), "");
+        assert_eq!(
+            hash_with_tab("#a=1&tab=fit&b", Some(Tab::Edit)),
+            "a=1&b&tab=edit"
+        );
+        assert_eq!(hash_with_tab("#a=1&tab=fit", None), "a=1");
+        // What is written is read back.
+        for t in Tab::ALL.into_iter().filter(|t| *t != Tab::Summary) {
+            let h = hash_with_tab("#x=2", Some(t));
+            assert_eq!(asked_tab("", &h), Some(t));
+        }
     }
 
     #[test]

@@ -418,13 +418,46 @@ pub fn reading_text(url: &str) -> String {
     format!("Reading the header of {}…", escape(url.trim()))
 }
 
-/// The status line's class for `state` (`body[data-compare]`: `loading`, `ready`, `error`,
-/// none): `compare-status warn` for an error, else `compare-status muted`.
-pub fn status_class(state: Option<&str>) -> &'static str {
-    if state == Some("error") {
-        "compare-status warn"
-    } else {
-        "compare-status muted"
+/// Where a comparison is, as the compare controls' status line and `body[data-compare]` (for
+/// the tests) say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// None started, or its card was closed: an empty line, no `data-compare`.
+    Idle,
+    /// B is being read; the line says how far ([`reading_text`], the loading texts).
+    Loading(String),
+    /// The card is shown: an empty line.
+    Ready,
+    /// No card; the line says why ([`NO_MODEL`], [`MODEL_GONE`], a failure's joined text).
+    Failed(String),
+}
+
+impl Status {
+    /// The status line's text.
+    pub fn text(&self) -> &str {
+        match self {
+            Status::Loading(t) | Status::Failed(t) => t,
+            Status::Idle | Status::Ready => "",
+        }
+    }
+
+    /// The status line's class: `compare-status warn` for a failure, else
+    /// `compare-status muted`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Status::Failed(_) => "compare-status warn",
+            _ => "compare-status muted",
+        }
+    }
+
+    /// `body[data-compare]`: `loading`, `ready` or `error`; `None` (no attribute) when idle.
+    pub fn state(&self) -> Option<&'static str> {
+        match self {
+            Status::Idle => None,
+            Status::Loading(_) => Some("loading"),
+            Status::Ready => Some("ready"),
+            Status::Failed(_) => Some("error"),
+        }
     }
 }
 
@@ -801,7 +834,26 @@ mod tests {
             reading_text(" https://x/a\u{7} "),
             "Reading the header of https://x/a\\u{7}…"
         );
-        assert_eq!(status_class(Some("error")), "compare-status warn");
-        assert_eq!(status_class(None), "compare-status muted");
+    }
+
+    #[test]
+    fn the_status_line_says_where_a_comparison_is() {
+        let said = |s: &Status| (s.text().to_string(), s.class(), s.state());
+        let muted = "compare-status muted";
+        assert_eq!(said(&Status::Idle), (String::new(), muted, None));
+        let reading = Status::Loading(reading_text("https://x/b.gguf"));
+        assert_eq!(
+            said(&reading),
+            (
+                "Reading the header of https://x/b.gguf…".into(),
+                muted,
+                Some("loading")
+            )
+        );
+        assert_eq!(said(&Status::Ready), (String::new(), muted, Some("ready")));
+        assert_eq!(
+            said(&Status::Failed(NO_MODEL.into())),
+            (NO_MODEL.into(), "compare-status warn", Some("error"))
+        );
     }
 }

@@ -267,6 +267,37 @@ impl ArrayPager {
             text::thousands(self.len)
         )
     }
+
+    /// The next page as the expanded array shows it ([`ArrayPager::next_page`]): its items'
+    /// nodes ([`item_nodes`]) to append to the list, the status line ([`ArrayPager::status`]),
+    /// and the expand control's next label (`None`: the control goes, every item is shown).
+    /// A page that does not decode appends nothing, says why ([`page_error_text`]) and ends
+    /// the paging.
+    pub fn page(&mut self, a: &ArrayRef, bytes: &[u8]) -> Paged {
+        match self.next_page(a, bytes) {
+            Ok(items) => Paged {
+                items: item_nodes(&items),
+                status: self.status(),
+                more: self.more_label(),
+            },
+            Err(e) => Paged {
+                items: Vec::new(),
+                status: page_error_text(&e),
+                more: None,
+            },
+        }
+    }
+}
+
+/// One page of an expanded array as drawn ([`ArrayPager::page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paged {
+    /// The page's items (`li`s), appended to the list.
+    pub items: Vec<Node>,
+    /// The status line under the list.
+    pub status: String,
+    /// The expand control's label for the next page; `None` when it goes.
+    pub more: Option<String>,
 }
 
 /// The Metadata card's frame: the title, the count (`span.count`, filled by [`count_text`]) and
@@ -525,6 +556,21 @@ mod tests {
         let items = pager.next_page(a, &m.bytes).unwrap();
         let lis = item_nodes(&items);
         assert_eq!(lis.len(), PAGE_ITEMS as usize);
+        // The third page as drawn: its items, the count so far, the next control's label.
+        let third = pager.page(a, &m.bytes);
+        assert_eq!(third.items.len(), PAGE_ITEMS as usize);
+        assert_eq!(third.items[0].get_attr("value"), Some("400"));
+        assert_eq!(third.status, "showing 600 of 1,000");
+        assert_eq!(third.more.as_deref(), Some("Show 200 more (400 left)"));
+        // A page that does not decode says why and ends the paging.
+        let broken = pager.page(a, &m.bytes[..64]);
+        assert!(broken.items.is_empty());
+        assert!(
+            broken.status.starts_with("cannot decode more items: "),
+            "{}",
+            broken.status
+        );
+        assert_eq!(broken.more, None);
         assert_eq!(lis[0].get_attr("value"), Some("200"));
         assert_eq!(lis[0].text.as_deref(), Some("\"tok200\""));
         let [ol, status] = array_list_nodes();

@@ -1,13 +1,13 @@
 //! Opening a model, as the page, the element and the API say it, without the browser: which
-//! file a pasted or attribute URL names ([`url_file`]), the name shown while files are read
+//! file or repository a pasted or attribute URL names ([`url_named`], [`url_file`]), the name shown while files are read
 //! ([`display_name`]), names of unnamed Blobs ([`blob_name`]), the status line of a header
 //! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
-//! opening gave nothing ([`LoadError`]). `src/web/load.rs` only turns names into bytes.
+//! opening gave nothing ([`LoadError`]). `open::browser` turns names into bytes.
 
 use crate::format::registry;
 use crate::open::read::OpenError;
 use crate::open::recognise::{self, file_name, Target};
-use crate::remote::hub::{endpoint_or_default, parse_input, Target as Input};
+use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target as Input};
 use crate::text;
 use crate::view::errors::{open_failure, Audience, Failure};
 use crate::view::js::{is_object, text_of, truthy, JsData, JsKind};
@@ -98,24 +98,53 @@ pub fn display_name(names: &[String], alone: bool) -> String {
     }
 }
 
-/// The file `text` names (a Hub URL in any of its forms, or any `http(s)` file URL) as
-/// (name, URL): the name is the path in the repository, or the URL's last segment. A
-/// repository id is refused here: the element, the API and Compare need a file.
-/// Errors: the text is not a URL of a file.
-pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
+/// Local files picked or dropped together, given as (name, size in bytes): the name to show
+/// while they are read ([`display_name`], `alone`) and their total size (saturating), which the
+/// loading and progress texts count against ([`crate::view::facts::loading_text`]).
+pub fn local_given<'a>(files: impl IntoIterator<Item = (&'a str, u64)>) -> (String, u64) {
+    let (mut names, mut size) = (Vec::new(), 0u64);
+    for (name, bytes) in files {
+        names.push(name.to_string());
+        size = size.saturating_add(bytes);
+    }
+    (display_name(&names, true), size)
+}
+
+/// What a pasted text names: a repository (the page lists its files), or one file as
+/// (name, URL), the name being its path in the repository, or the URL's last segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Named {
+    /// A Hub repository (`owner/name`, its page, a revision of it).
+    Repo(Repo),
+    /// One file: (name, URL).
+    File(String, String),
+}
+
+/// What `text` (the page's URL box, a Hub URL in any of its forms, any `http(s)` file URL, or
+/// a repository id) names, with this Hub `endpoint`. Errors: it is not something to open.
+pub fn url_named(text: &str, endpoint: &str) -> Result<Named, Failure> {
     match parse_input(text, endpoint) {
         Err(e) => Err(Failure::new("This is not something to open", e.0)),
-        Ok(Input::Repo(repo)) => Err(Failure::new(
+        Ok(Input::Repo(repo)) => Ok(Named::Repo(repo)),
+        Ok(Input::File { url, path, .. }) => {
+            let name = path.unwrap_or_else(|| file_name(&url).to_string());
+            Ok(Named::File(name, url))
+        }
+    }
+}
+
+/// The file `text` names ([`url_named`]) as (name, URL). A repository id is refused here:
+/// the element, the API and Compare need a file. Errors: the text is not a URL of a file.
+pub fn url_file(text: &str, endpoint: &str) -> Result<(String, String), Failure> {
+    match url_named(text, endpoint)? {
+        Named::Repo(repo) => Err(Failure::new(
             format!("{} is a repository, not a file", repo.id),
             format!(
                 "Name one file of it: a {} file, or a model.safetensors.index.json URL.",
                 registry::labels_text("or")
             ),
         )),
-        Ok(Input::File { url, path, .. }) => {
-            let name = path.unwrap_or_else(|| file_name(&url).to_string());
-            Ok((name, url))
-        }
+        Named::File(name, url) => Ok((name, url)),
     }
 }
 
@@ -345,6 +374,45 @@ mod tests {
         );
         assert_eq!(display_name(&s(&["notes.txt"]), true), "notes.txt");
         assert_eq!(display_name(&[], true), "");
+    }
+
+    #[test]
+    fn local_files_are_named_and_sized_together() {
+        assert_eq!(
+            local_given([("m-00002-of-00002.gguf", 7), ("m-00001-of-00002.gguf", 5)]),
+            ("m-00001-of-00002.gguf (2 parts)".to_string(), 12)
+        );
+        assert_eq!(
+            local_given([("config.json", 2), ("m.safetensors", u64::MAX)]),
+            ("m.safetensors".to_string(), u64::MAX)
+        );
+        assert_eq!(local_given([]), (String::new(), 0));
+    }
+
+    #[test]
+    fn the_url_box_opens_a_repository_or_a_file() {
+        let hub = "https://huggingface.co";
+        match url_named(" o/m ", hub) {
+            Ok(Named::Repo(r)) => assert_eq!(r.id, "o/m"),
+            other => panic!("not a repository: {other:?}"),
+        }
+        assert_eq!(
+            url_named("https://huggingface.co/o/m/blob/main/sub/m.gguf", hub),
+            Ok(Named::File(
+                "sub/m.gguf".into(),
+                "https://huggingface.co/o/m/resolve/main/sub/m.gguf".into()
+            ))
+        );
+        assert_eq!(
+            url_named("https://example.com/d/m.gguf", hub),
+            Ok(Named::File(
+                "m.gguf".into(),
+                "https://example.com/d/m.gguf".into()
+            ))
+        );
+        let not = url_named("not a url", hub).unwrap_err();
+        assert_eq!(not.headline, "This is not something to open");
+        assert!(!not.details.is_empty());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::format::{registry, Model};
 use crate::open::recognise::{role, Role};
 use crate::remote::hub::{Repo, DEFAULT_ENDPOINT};
 use crate::remote::shards::{group, parse_tree_listing, Entry};
-use crate::source::http::{totals, Counter};
+use crate::source::http::{totals, Counter, Counters};
 use crate::text;
 use crate::view::errors::Failure;
 use crate::view::node::{self, Node};
@@ -53,24 +53,16 @@ pub fn token_store(token: Option<&str>, remember: bool) -> Store {
     }
 }
 
-/// The progress display of an opening from its per-file request counters (see
-/// [`crate::source::http::Counters`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
-    /// Attributes of the progress element itself: `data-requests`, `data-bytes` (totals).
-    pub attrs: Vec<(&'static str, String)>,
-    /// Its content: the totals line (`span.progress-total`), then, for more than one file,
-    /// one `li` per file in `ol.progress-files` (each with `data-file`, `data-requests`,
-    /// `data-bytes`).
-    pub children: Vec<Node>,
-}
-
-/// The progress display for `counters` (file name, its counter: the header's requests and
-/// bytes, then the previews' Range reads of the same file), in the order files were first
-/// asked for. `handed_over`: the header was read without a request (handed over by the
+/// The progress display (the page's `div.remote-progress`, drawn onto it) for `counters`
+/// (file name, its counter: the header's requests and bytes, then the previews' Range reads
+/// of the same file, see [`crate::source::http::Counters`]), in the order files were first
+/// asked for: its attributes `data-requests`, `data-bytes` (the totals, which saturate), and
+/// its content, the totals line (`span.progress-total`) then, for more than one file, one
+/// `li` per file in `ol.progress-files` (each with `data-file`, `data-requests`,
+/// `data-bytes`). `handed_over`: the header was read without a request (handed over by the
 /// page's lean start): the line says [`NOTHING_DOWNLOADED`] until a preview reads something,
-/// then counts the previews' reads after it. Totals saturate.
-pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Progress {
+/// then counts the previews' reads after it.
+pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Node {
     let (requests, bytes) = totals(counters);
     let counted = format!(
         "{requests} request{} · {} received",
@@ -95,12 +87,45 @@ pub fn progress(counters: &[(String, Rc<Counter>)], handed_over: bool) -> Progre
             })),
         );
     }
-    Progress {
-        attrs: vec![
-            ("data-requests", requests.to_string()),
-            ("data-bytes", bytes.to_string()),
-        ],
-        children,
+    node::el("div", "remote-progress")
+        .attr("data-requests", requests.to_string())
+        .attr("data-bytes", bytes.to_string())
+        .children(children)
+}
+
+/// Which opening the page's progress line shows, and whether its header was handed over (read
+/// without a request by the page's lean start: [`progress`]'s `handed_over`). The opening
+/// started last has the line; one started before may still read previews, which then draw
+/// nothing.
+#[derive(Debug, Default)]
+pub struct ProgressLine {
+    shown: Option<(Counters, bool)>,
+}
+
+impl ProgressLine {
+    /// The line now shows the opening counted by `counters` (its header not read yet).
+    pub fn start(&mut self, counters: &Counters) {
+        self.shown = Some((counters.clone(), false));
+    }
+
+    /// The opening of `counters` read its model: its header was handed over when no request
+    /// was made for it. Nothing when the line shows another opening.
+    pub fn read(&mut self, counters: &Counters) {
+        if let Some((c, handed_over)) = &mut self.shown {
+            if Rc::ptr_eq(c, counters) {
+                *handed_over = totals(&c.borrow()).0 == 0;
+            }
+        }
+    }
+
+    /// The progress display ([`progress`]) of the opening of `counters`; `None` when the line
+    /// shows another opening (or none).
+    pub fn node(&self, counters: &Counters) -> Option<Node> {
+        let (c, handed_over) = self
+            .shown
+            .as_ref()
+            .filter(|(c, _)| Rc::ptr_eq(c, counters))?;
+        Some(progress(&c.borrow(), *handed_over))
     }
 }
 
@@ -331,6 +356,42 @@ mod tests {
             read.children[0].text_content(),
             format!("2 requests · {} received", text::bytes((2 << 20) + 1024))
         );
+    }
+
+    /// The line follows the opening started last; an older one's previews draw nothing, and
+    /// its reading does not change how the shown one counts.
+    #[test]
+    fn the_progress_line_shows_the_last_opening() {
+        let line_of =
+            |l: &ProgressLine, c: &Counters| l.node(c).map(|n| n.children[0].text_content());
+        let (a, b) = (Counters::default(), Counters::default());
+        let mut line = ProgressLine::default();
+        assert_eq!(line.node(&a), None);
+        line.start(&a);
+        a.borrow_mut().push(("a.gguf".into(), counter(1, 4096)));
+        assert_eq!(
+            line_of(&line, &a),
+            Some(format!("1 request · {} received", text::bytes(4096)))
+        );
+        line.start(&b);
+        assert_eq!(line.node(&a), None);
+        // B's header was handed over: no request was made for it.
+        b.borrow_mut().push(("b.gguf".into(), counter(0, 0)));
+        line.read(&a);
+        assert_eq!(
+            line_of(&line, &b),
+            Some(format!("0 requests · {} received", text::bytes(0)))
+        );
+        line.read(&b);
+        assert_eq!(line_of(&line, &b).as_deref(), Some(NOTHING_DOWNLOADED));
+        // A header that took a request is counted, previews with it.
+        let c = Counters::default();
+        c.borrow_mut().push(("c.gguf".into(), counter(1, 1024)));
+        line.start(&c);
+        line.read(&c);
+        let n = line.node(&c).expect("shown");
+        assert_eq!(n.get_attr("data-requests"), Some("1"));
+        assert_eq!(n.get_attr("data-bytes"), Some("1024"));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The tabs of a model's view, the page's and the element's (`<weightpeek-view tab="…">`):
 //! which exist for a model, their names (the `tab` attribute, the page's `?tab=` and `#tab=`)
 //! and labels, keyboard movement between them (WAI-ARIA tabs pattern: Left/Right wrap around,
-//! Home/End go to the ends), the tab an address asks for, and the bar, buttons and panels as
-//! nodes.
+//! Home/End go to the ends), and the bar, buttons and panels as nodes (the tab an address asks
+//! for, and its place there, is [`crate::view::address`]).
 
 use crate::view::node::{el, text, Node};
 
@@ -112,38 +112,6 @@ pub fn available(has: Has) -> Vec<Tab> {
             _ => true,
         })
         .collect()
-}
-
-/// The tab the page's address asks for: `tab=` in the query (a remote model's link,
-/// `?url=…&tab=tensors`), else `tab=` in the fragment (a local file's, `#tab=tensors`; other
-/// `&`-separated fragment parts are ignored). `search` and `hash` are as `location` gives
-/// them, with or without their `?` and `#`. The name is returned as written (checked by
-/// [`initial`]); `None` when neither names one.
-pub fn asked_in_address(search: &str, hash: &str) -> Option<String> {
-    let find = |s: &str| {
-        s.split('&')
-            .filter_map(|kv| kv.split_once('='))
-            .find(|(k, _)| *k == "tab")
-            .map(|(_, v)| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
-    find(search.trim_start_matches('?')).or_else(|| find(hash.trim_start_matches('#')))
-}
-
-/// The page's fragment with `tab` in it (`tab=tensors`; no `tab` part for `None` or Summary,
-/// the default), keeping its other `&`-separated parts. Returned without the `#`; empty when
-/// nothing is left.
-pub fn hash_with_tab(hash: &str, tab: Option<Tab>) -> String {
-    let mut parts: Vec<String> = hash
-        .trim_start_matches('#')
-        .split('&')
-        .filter(|p| !p.is_empty() && p.split_once('=').is_none_or(|(k, _)| k != "tab"))
-        .map(str::to_string)
-        .collect();
-    if let Some(t) = tab.filter(|t| *t != Tab::Summary) {
-        parts.push(format!("tab={}", t.name()));
-    }
-    parts.join("&")
 }
 
 /// The tab a key press moves to from `current` among `tabs` (`ArrowLeft`/`ArrowRight` wrap
@@ -282,40 +250,6 @@ mod tests {
             ..all
         };
         assert!(!available(no_tokenizer).contains(&Tab::Tokenizer));
-    }
-
-    #[test]
-    fn the_address_asks_in_its_query_then_its_fragment() {
-        assert_eq!(
-            asked_in_address("?url=a%2Fb&tab=tensors", "#tab=fit").as_deref(),
-            Some("tensors")
-        );
-        assert_eq!(
-            asked_in_address("", "#x=1&tab=metadata").as_deref(),
-            Some("metadata")
-        );
-        assert_eq!(asked_in_address("?tab=", "tab=").as_deref(), None);
-        assert_eq!(asked_in_address("?table=1", "").as_deref(), None);
-        assert_eq!(asked_in_address("", "").as_deref(), None);
-        // Unknown names are returned; `initial` falls back to Summary for them.
-        let st = available(Has::default());
-        let asked = asked_in_address("", "#tab=nonsense");
-        assert_eq!(initial(&st, asked.as_deref()), Tab::Summary);
-    }
-
-    #[test]
-    fn the_fragment_keeps_its_other_parts() {
-        assert_eq!(hash_with_tab("", Some(Tab::Tensors)), "tab=tensors");
-        assert_eq!(hash_with_tab("#tab=fit", Some(Tab::Summary)), "");
-        assert_eq!(
-            hash_with_tab("#a=1&tab=fit&b", Some(Tab::Edit)),
-            "a=1&b&tab=edit"
-        );
-        assert_eq!(hash_with_tab("#a=1&tab=fit", None), "a=1");
-        for t in Tab::ALL.into_iter().filter(|t| *t != Tab::Summary) {
-            let h = hash_with_tab("#x=2", Some(t));
-            assert_eq!(asked_in_address("", &h).as_deref(), Some(t.name()));
-        }
     }
 
     #[test]

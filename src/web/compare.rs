@@ -18,9 +18,10 @@ use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
-use crate::view::compare::{self as vm, CompareView, Row};
+use crate::view::compare::{self as vm, CompareView, Row, Status};
 use crate::view::errors::{Failure, Front};
 use crate::view::facts;
+use crate::view::opening::local_given;
 
 thread_local! {
     /// The card shown now (its listeners and download URL), dropped when it is closed, replaced
@@ -52,19 +53,19 @@ pub(super) fn forget() {
         f.cancel();
     }
     CARD.with(|c| c.borrow_mut().take());
-    status("", None);
+    status(Status::Idle);
 }
 
 fn input(id: &str) -> HtmlInputElement {
     by_id(id).unchecked_into()
 }
 
-/// The status line under the compare controls; `state` goes to `body[data-compare]`.
-fn status(text: &str, state: Option<&str>) {
+/// The status line under the compare controls, and `body[data-compare]`.
+fn status(s: Status) {
     let el = by_id("compare-status");
-    el.set_text_content(Some(text));
-    el.set_class_name(vm::status_class(state));
-    match state {
+    el.set_text_content(Some(s.text()));
+    el.set_class_name(s.class());
+    match s.state() {
         Some(s) => set_body_data("compare", s),
         None => {
             dom::body().dataset().delete("compare");
@@ -106,17 +107,13 @@ pub(super) fn drop_compares() -> bool {
 /// Compares the model shown with files dropped or picked together (one model, or a set).
 pub(super) fn compare_files(app: &Rc<App>, files: Vec<(String, Blob)>) {
     let Some(run) = begin(app) else { return };
-    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names, true);
-    let size = files
-        .iter()
-        .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
-    status(&facts::loading_text(&name, size), Some("loading"));
+    let (name, size) = local_given(files.iter().map(|(n, b)| (n.as_str(), b.size() as u64)));
+    status(Status::Loading(facts::loading_text(&name, size)));
     let w = Rc::downgrade(app);
     // What has been read so far, while this comparison is still the current one.
     let progress = Rc::new(move |read: u64| {
         if RUN.with(Cell::get) == run {
-            status(&facts::progress_text(&name, size, read), Some("loading"));
+            status(Status::Loading(facts::progress_text(&name, size, read)));
         }
     });
     wasm_bindgen_futures::spawn_local(async move {
@@ -131,12 +128,12 @@ fn compare_url(app: &Rc<App>, text: String) {
     let file = match load::url_file(&text, &ep) {
         Ok(f) => f,
         Err(f) => {
-            status(&f.joined(), Some("error"));
+            status(Status::Failed(f.joined()));
             return;
         }
     };
     let Some(run) = begin(app) else { return };
-    status(&vm::reading_text(&text), Some("loading"));
+    status(Status::Loading(vm::reading_text(&text)));
     let fetcher = Rc::new(super::http::fetcher(
         ep,
         super::remote::token(),
@@ -159,7 +156,7 @@ fn compare_url(app: &Rc<App>, text: String) {
 /// Starts a comparison: `None` (and a message) when no model is shown.
 fn begin(app: &Rc<App>) -> Option<u64> {
     if app.view.borrow().is_none() {
-        status(vm::NO_MODEL, Some("error"));
+        status(Status::Failed(vm::NO_MODEL.into()));
         return None;
     }
     if let Some(f) = FETCHER.with(|f| f.borrow_mut().take()) {
@@ -180,7 +177,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
     let opened = match result {
         Ok(o) => o,
         Err(f) => {
-            status(&f.joined(), Some("error"));
+            status(Status::Failed(f.joined()));
             return;
         }
     };
@@ -190,7 +187,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         .as_ref()
         .map(|v| (v.shown().0.to_string(), v.shown().1.clone()));
     let Some((name_a, model_a)) = shown else {
-        status(vm::MODEL_GONE, Some("error"));
+        status(Status::Failed(vm::MODEL_GONE.into()));
         return;
     };
     let view = vm::compare(&name_a, &model_a, &opened.name, &opened.model);
@@ -201,7 +198,7 @@ fn finish(app: &Weak<App>, run: u64, result: Result<Opened, Failure>, size: u64)
         opened.stats.bytes,
         size,
     );
-    status("", Some("ready"));
+    status(Status::Ready);
     card.card.scroll_into_view();
     CARD.with(|c| *c.borrow_mut() = Some(card));
 }
@@ -242,7 +239,7 @@ fn draw(root: &Element, view: &CompareView, b: &Model, b_read: u64, b_size: u64)
     let close = dom::find(&card, "[data-testid=compare-close]");
     ls.push(EventListener::new(&close, "click", |_| {
         CARD.with(|c| c.borrow_mut().take());
-        status("", None);
+        status(Status::Idle);
     }));
 
     // At the top of the report, above the model's own cards.

@@ -85,6 +85,17 @@ pub fn fill<'a>(e: &Element, nodes: impl IntoIterator<Item = &'a Node>) {
     append_nodes(e, nodes);
 }
 
+/// Draws `node` onto `e`, an element already on the page (a status line, a card's output):
+/// sets the node's attributes on it, in order (the others stay), and replaces its children by
+/// the elements of the node's children. The node's tag, class and text are not drawn: they
+/// are `e`'s own.
+pub fn patch(e: &Element, node: &Node) {
+    for (name, value) in &node.attrs {
+        attr(e, name, value);
+    }
+    fill(e, &node.children);
+}
+
 /// Sets each attribute given a value and removes each given `None` (a view-model's attributes
 /// of a state: `data-*` that only some states carry).
 pub fn set_attrs<N: AsRef<str>>(e: &Element, attrs: impl IntoIterator<Item = (N, Option<String>)>) {

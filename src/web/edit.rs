@@ -227,12 +227,8 @@ fn make_plan(s: &State) -> Option<Plan> {
 fn draw_review(s: &State, p: &Plan) {
     let r = vm::review(&s.name, &s.model, &vm::edited_file_name(&s.name), p);
     let out = part(&s.card, "edit-review-out");
-    let n = vm::review_out(&r);
-    for (k, v) in &n.attrs {
-        attr(&out, k, v);
-    }
+    dom::patch(&out, &vm::review_out(&r));
     say(s, &vm::review_status(&r), false);
-    dom::fill(&out, &n.children);
     let mut ls = Vec::new();
     super::compare::show_all(&out, "edit-diff", &r.compare.keys, &mut ls);
     // The "Show all" listeners live until the next review (or the card goes).

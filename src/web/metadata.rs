@@ -125,19 +125,11 @@ fn more(st: &mut State, index: usize, button: &Element) {
             status,
         }
     });
-    match ex.pager.next_page(a, &model.bytes) {
-        Ok(items) => {
-            dom::append_nodes(&ex.list, &metadata::item_nodes(&items));
-            ex.status.set_text_content(Some(&ex.pager.status()));
-            match ex.pager.more_label() {
-                Some(l) => ex.button.set_text_content(Some(&l)),
-                None => ex.button.remove(),
-            }
-        }
-        Err(e) => {
-            ex.status
-                .set_text_content(Some(&metadata::page_error_text(&e)));
-            ex.button.remove();
-        }
+    let page = ex.pager.page(a, &model.bytes);
+    dom::append_nodes(&ex.list, &page.items);
+    ex.status.set_text_content(Some(&page.status));
+    match page.more {
+        Some(l) => ex.button.set_text_content(Some(&l)),
+        None => ex.button.remove(),
     }
 }

@@ -59,7 +59,7 @@ use crate::view::element::DataState;
 use crate::view::errors::{self, Failure, Front};
 use crate::view::facts;
 use crate::view::js::JsData;
-use crate::view::opening::{sample_failure, server_answered, Early, EarlyOpen};
+use crate::view::opening::{local_given, sample_failure, server_answered, Early, EarlyOpen};
 use crate::view::opening::{SAMPLE_STATUS, SAMPLE_URL};
 use crate::view::report::Carried;
 use dom::{by_id, set_body_data};
@@ -133,7 +133,7 @@ pub fn start() {
     // goes from "loading" to that opening's, with no "idle" between (www/page.js and tests wait
     // for the opening's state).
     let (early, files) = take_early();
-    let pending = early.pending() || remote::page_param("url").is_some();
+    let pending = early.pending() || address::param("url").is_some();
     wire(&app);
     APP.with(|a| *a.borrow_mut() = Some(app.clone()));
     if !pending {
@@ -365,16 +365,12 @@ impl App {
 fn open(app: Rc<App>, files: Vec<(String, Blob)>) {
     // A local file has no link that reopens it: the address stops naming a remote model.
     remote::clear_page_url();
-    let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
-    let name = load::display_name(&names, true);
+    let (name, size) = local_given(files.iter().map(|(n, b)| (n.as_str(), b.size() as u64)));
     // One file alone can have its header edited (never a set of parts merged into one).
     let alone = match files.as_slice() {
         [(_, blob)] => Some(blob.clone()),
         _ => None,
     };
-    let size = files
-        .iter()
-        .fold(0u64, |a, (_, b)| a.saturating_add(b.size() as u64));
     let g = app.begin(&name, &facts::loading_text(&name, size));
     wasm_bindgen_futures::spawn_local(async move {
         let weak = Rc::downgrade(&app);

@@ -18,18 +18,18 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use super::address;
-use super::dom::{self, append, attr, by_id, render, set_body_data};
+use super::dom::{self, append, by_id, render, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
 use super::App;
-use crate::open::recognise::file_name;
-use crate::remote::hub::{endpoint_or_default, parse_input, Repo, Target};
+use crate::remote::hub::{endpoint_or_default, Repo};
 use crate::remote::shards::Entry;
-use crate::source::http::{totals, MAX_WHOLE_FILE};
+use crate::source::http::MAX_WHOLE_FILE;
 use crate::view::address::Edit;
-use crate::view::errors::{self, Audience, Failure, Front};
-use crate::view::remote::{self as words, Store, ENDPOINT_KEY, TOKEN_KEY};
+use crate::view::errors::{self, Audience, Front};
+use crate::view::opening::{url_named, Named};
+use crate::view::remote::{self as words, ProgressLine, Store, ENDPOINT_KEY, TOKEN_KEY};
 
 thread_local! {
     /// The opening in progress (its cancel stops every request of it).
@@ -40,9 +40,8 @@ thread_local! {
     static REPO_FIT: RefCell<Option<Rc<super::fit::RepoFit>>> = const { RefCell::new(None) };
     /// The `tensor=` of the link the page was opened with, until its model is shown.
     static PENDING_TENSOR: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// The opening the progress line shows: its counters, and whether its header was read
-    /// without a request (handed over by the page's lean start; previews read after it).
-    static SHOWN: RefCell<Option<(Counters, bool)>> = const { RefCell::new(None) };
+    /// The opening the progress line shows ([`ProgressLine`]).
+    static SHOWN: RefCell<ProgressLine> = RefCell::default();
 }
 
 fn input(id: &str) -> HtmlInputElement {
@@ -124,17 +123,11 @@ pub(super) fn wire(app: &Rc<App>, ls: &mut Vec<EventListener>) {
             }
         });
     }));
-    if let Some(url) = page_param("url") {
+    if let Some(url) = address::param("url") {
         input("url-input").set_value(&url);
-        PENDING_TENSOR.with(|p| *p.borrow_mut() = page_param("tensor"));
+        PENDING_TENSOR.with(|p| *p.borrow_mut() = address::param("tensor"));
         open_text(app.clone(), url);
     }
-}
-
-pub(super) fn page_param(name: &str) -> Option<String> {
-    let search = gloo::utils::window().location().search().ok()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get(name).filter(|u| !u.trim().is_empty())
 }
 
 /// Puts `?url=<text>` in the address bar (no reload), so the link reopens what is shown; a
@@ -183,14 +176,13 @@ fn open_text(app: Rc<App>, text: String) {
     remember_endpoint();
     let ep = endpoint();
     clear_entries();
-    match parse_input(&text, &ep) {
-        Err(e) => {
+    match url_named(&text, &ep) {
+        Err(f) => {
             app.begin(text.trim(), "");
-            app.fail(Failure::new("This is not something to open", e.0));
+            app.fail(f);
         }
-        Ok(Target::Repo(repo)) => wasm_bindgen_futures::spawn_local(list_repo(app, repo)),
-        Ok(Target::File { url, path, .. }) => {
-            let name = path.unwrap_or_else(|| file_name(&url).to_string());
+        Ok(Named::Repo(repo)) => wasm_bindgen_futures::spawn_local(list_repo(app, repo)),
+        Ok(Named::File(name, url)) => {
             wasm_bindgen_futures::spawn_local(open_files(app, vec![(name, url)], None));
         }
     }
@@ -199,7 +191,7 @@ fn open_text(app: Rc<App>, text: String) {
 /// A fetcher for one opening, registered for the cancel button; its progress redraws from
 /// `counters`.
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
-    SHOWN.with(|s| *s.borrow_mut() = Some((counters.clone(), false)));
+    SHOWN.with(|s| s.borrow_mut().start(&counters));
     let redraw = Box::new(move || draw_progress(&counters));
     let f = Rc::new(super::http::fetcher(
         endpoint(),
@@ -215,21 +207,8 @@ fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
 /// Draws the progress of the opening of `counters`, when it is the one shown (a model opened
 /// before may still read previews).
 fn draw_progress(counters: &Counters) {
-    let shown = SHOWN.with(|s| match &*s.borrow() {
-        Some((c, header)) if Rc::ptr_eq(c, counters) => Some(*header),
-        _ => None,
-    });
-    let Some(handed_over) = shown else {
-        return;
-    };
-    let el = progress_el();
-    let p = words::progress(&counters.borrow(), handed_over);
-    for (name, value) in &p.attrs {
-        attr(&el, name, value);
-    }
-    dom::clear(&el);
-    for n in &p.children {
-        append(&el, &render(n));
+    if let Some(n) = SHOWN.with(|s| s.borrow().node(counters)) {
+        dom::patch(&progress_el(), &n);
     }
 }
 
@@ -325,14 +304,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     // No request for the header: the page's lean start handed it over (www/page.js); the
     // previews' reads are counted after it.
     if result.is_ok() {
-        let handed_over = totals(&counters.borrow()).0 == 0;
-        SHOWN.with(|s| {
-            if let Some((c, h)) = &mut *s.borrow_mut() {
-                if Rc::ptr_eq(c, &counters) {
-                    *h = handed_over;
-                }
-            }
-        });
+        SHOWN.with(|s| s.borrow_mut().read(&counters));
         draw_progress(&counters);
     }
     let o = match result {

@@ -17,8 +17,9 @@ use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::node;
 use crate::view::tokenizer::{
-    copy_status, has_merge_list, info_nodes, list_nodes, template_nodes, template_parts,
-    templates_in_order, MergeRows, SearchList, TokenRows, COPY_NOTE_MS,
+    copy_status, has_merge_list, info_nodes, list_nodes, template_at, template_parts,
+    template_view, templates_in_order, MergeRows, SearchList, TokenRows, COPY_NOTE_MS,
+    NO_CLIPBOARD,
 };
 use crate::view::viewport::Viewport;
 
@@ -153,19 +154,17 @@ impl TokenizerCard {
             let select: HtmlSelectElement = dom::find(&bar, "select").unchecked_into();
             let copy = dom::find(&bar, "button");
             let status = dom::find(&bar, ".copy-status");
-            draw_template(&view, &templates[0]);
+            dom::patch(&view, &template_view(&templates[0]));
 
-            let (t2, v2, sel2) = (templates.clone(), view.clone(), select.clone());
+            let (t2, sel2) = (templates.clone(), select.clone());
             listeners.push(EventListener::new(&select, "change", move |_| {
-                let i = sel2.value().parse::<usize>().unwrap_or(0);
-                if let Some(t) = t2.get(i) {
-                    draw_template(&v2, t);
+                if let Some(t) = template_at(&t2, &sel2.value()) {
+                    dom::patch(&view, &template_view(t));
                 }
             }));
             let c2 = copied.clone();
             listeners.push(EventListener::new(&copy, "click", move |_| {
-                let i = select.value().parse::<usize>().unwrap_or(0);
-                if let Some((_, text)) = templates.get(i) {
+                if let Some((_, text)) = template_at(&templates, &select.value()) {
                     copy_and_say(text, &status, &c2);
                 }
             }));
@@ -197,7 +196,7 @@ fn write_clipboard(text: &str) -> Result<js_sys::Promise, wasm_bindgen::JsValue>
     let nav = Reflect::get(&gloo::utils::window(), &"navigator".into())?;
     let clip = Reflect::get(&nav, &"clipboard".into())?;
     if clip.is_undefined() {
-        return Err("the clipboard is not available here (it needs https or localhost)".into());
+        return Err(NO_CLIPBOARD.into());
     }
     let write: Function = Reflect::get(&clip, &"writeText".into())?.dyn_into()?;
     write.call1(&clip, &text.into())?.dyn_into()
@@ -221,11 +220,4 @@ pub(super) fn copy_and_say(text: &str, status: &Element, cleared: &Rc<RefCell<Op
             s2.set_text_content(None);
         }));
     });
-}
-
-fn draw_template(view: &Element, (name, text): &(String, String)) {
-    let lines = template_nodes(text);
-    attr(view, "data-name", name);
-    attr(view, "data-lines", &lines.len().to_string());
-    dom::fill(view, &lines);
 }

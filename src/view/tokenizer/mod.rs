@@ -625,9 +625,23 @@ pub fn copy_status(refused: Option<&str>) -> String {
 /// Milliseconds the copy note stays before it is cleared.
 pub const COPY_NOTE_MS: u32 = 4000;
 
+/// Why nothing was copied when the browser offers no clipboard (`navigator.clipboard` is
+/// only there in a secure context), said through [`copy_status`].
+pub const NO_CLIPBOARD: &str = "the clipboard is not available here (it needs https or localhost)";
+
+/// The template the variant menu's value `value` picks (the options' values are indexes in
+/// `templates`, [`template_parts`]): a value that is no index picks the first; `None` past
+/// the end.
+pub fn template_at<'a>(
+    templates: &'a [(String, String)],
+    value: &str,
+) -> Option<&'a (String, String)> {
+    templates.get(value.parse::<usize>().unwrap_or(0))
+}
+
 mod nodes;
 pub use nodes::{
-    info_nodes, list_nodes, template_nodes, template_parts, ListTexts, SearchList, MERGE_LIST,
+    info_nodes, list_nodes, template_parts, template_view, ListTexts, SearchList, MERGE_LIST,
     TOKEN_LIST,
 };
 

@@ -106,8 +106,8 @@ pub fn list_nodes(t: &ListTexts) -> [Node; 2] {
 /// `div.sub-row` with the heading, the variant menu (`data-testid="chat-template-select"`,
 /// option values the indexes; hidden for one template, whose label is then shown as text), the
 /// Copy button (`chat-template-copy`) and the polite copy status (`span.copy-status`); then the
-/// empty, focusable viewer `div.template` (`chat-template`) the page fills with
-/// [`template_nodes`].
+/// empty, focusable viewer `div.template` (`chat-template`) the page draws a [`template_view`]
+/// onto.
 pub fn template_parts(templates: &[(String, String)]) -> [Node; 2] {
     let options = templates.iter().enumerate().map(|(i, (name, text))| {
         node::text("option", "", &template_label(name, text)).attr("value", i.to_string())
@@ -246,17 +246,22 @@ impl MergeRow {
     }
 }
 
-/// A chat template as the viewer's lines: a `div.tl` per line holding its number (`span.ln`)
-/// and its text (`span.tx`), from [`template_lines`].
-pub fn template_nodes(text: &str) -> Vec<Node> {
-    template_lines(text)
+/// The chat template `(name, text)` in the viewer (`div.template`): its `data-name` and
+/// `data-lines` (the line count), and a `div.tl` per line holding its number (`span.ln`) and
+/// its text (`span.tx`), from [`template_lines`].
+pub fn template_view((name, text): &(String, String)) -> Node {
+    let lines: Vec<Node> = template_lines(text)
         .into_iter()
         .map(|(n, line)| {
             node::el("div", "tl")
                 .child(node::text("span", "ln", &n))
                 .child(node::text("span", "tx", &line))
         })
-        .collect()
+        .collect();
+    node::el("div", "template")
+        .attr("data-name", name.as_str())
+        .attr("data-lines", lines.len().to_string())
+        .children(lines)
 }
 
 #[cfg(test)]
@@ -369,7 +374,10 @@ mod tests {
         assert_eq!(tr.children[3].class, "col-result");
         assert_eq!(tr.children[3].get_attr("title"), Some("a\\nb"));
 
-        let lines = template_nodes("{{ a }}\n\t<b>");
+        let view = template_view(&("default".into(), "{{ a }}\n\t<b>".into()));
+        assert_eq!(view.get_attr("data-name"), Some("default"));
+        assert_eq!(view.get_attr("data-lines"), Some("2"));
+        let lines = &view.children;
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[1].class, "tl");
         assert_eq!(lines[1].children[0].text.as_deref(), Some("2"));

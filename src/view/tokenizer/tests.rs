@@ -369,3 +369,36 @@ fn the_copy_note_says_whether_it_copied() {
         "not copied: NotAllowedError: Write permission denied."
     );
 }
+
+#[test]
+fn without_a_clipboard_the_note_says_it_needs_a_secure_page() {
+    assert_eq!(
+        copy_status(Some(NO_CLIPBOARD)),
+        "not copied: the clipboard is not available here (it needs https or localhost)"
+    );
+}
+
+#[test]
+fn the_variant_menu_picks_a_template_by_its_index() {
+    let t = |n: &str| (n.to_string(), format!("{{{{ {n} }}}}"));
+    let templates = [t("default"), t("tool_use"), t("rag")];
+    assert_eq!(
+        template_at(&templates, "2").map(|t| t.0.as_str()),
+        Some("rag")
+    );
+    assert_eq!(
+        template_at(&templates, "1").map(|t| t.1.as_str()),
+        Some("{{ tool_use }}")
+    );
+    // Not an index (nothing picked yet): the first, the default.
+    assert_eq!(
+        template_at(&templates, "").map(|t| t.0.as_str()),
+        Some("default")
+    );
+    assert_eq!(
+        template_at(&templates, "-1").map(|t| t.0.as_str()),
+        Some("default")
+    );
+    assert_eq!(template_at(&templates, "3"), None);
+    assert_eq!(template_at(&[], "0"), None);
+}
