@@ -1,7 +1,7 @@
 //! Opening a model, as the page, the element and the API say it, without the browser: which
 //! file or repository a pasted or attribute URL names ([`url_named`], [`url_file`]), the name shown while files are read
 //! ([`display_name`]), names of unnamed Blobs ([`blob_name`]), the status line of a header
-//! being read ([`reading_status`]), the warning for a server that ignores Range, and why an
+//! being read ([`reading_status`]), and why an
 //! opening gave nothing ([`LoadError`]). `open::browser` turns names into bytes.
 
 use crate::format::registry;
