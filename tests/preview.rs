@@ -443,3 +443,45 @@ fn ranges_parse_like_the_cli_and_page_take_them() {
         .contains("\"a\""));
     assert!(parse_range("18446744073709551615", 100).is_err());
 }
+
+#[test]
+fn a_sliced_run_pauses_between_slices_and_stops_when_superseded() {
+    use std::cell::Cell;
+    use weightpeek::preview::{SLICE_MS, STEP_VALUES};
+    // F32, 1,024 rows of 256: every value in the default window, several steps of work.
+    let m = OpenedModel::from(fixture(0, &[256, 1024], 256 * 1024 * 4));
+    let job = || {
+        let p = plan(&m, 0, &WindowRequest::default()).unwrap();
+        let n = p.read_len as usize;
+        Job::new(&m, p, vec![0u8; n]).unwrap()
+    };
+    assert_eq!(job().len(), 2 * STEP_VALUES);
+    let json = |p: &weightpeek::preview::Preview| serde_json::to_string(p).unwrap();
+    let whole = json(&job().run().unwrap());
+    // A clock that moves past a slice at every reading: a pause after every step.
+    let clock = Cell::new(0.0);
+    let now = || {
+        let t = clock.get();
+        clock.set(t + SLICE_MS + 1.0);
+        t
+    };
+    let pauses = Cell::new(0u32);
+    let pause = || {
+        pauses.set(pauses.get() + 1);
+        std::future::ready(())
+    };
+    let sliced = block_on_ready(job().run_sliced(now, pause, &|| true)).unwrap();
+    assert_eq!(json(&sliced.finish().unwrap()), whole);
+    let steps = pauses.get();
+    assert!(steps >= 2, "{steps} pauses");
+    // Superseded: it stops at the first pause.
+    pauses.set(0);
+    let stopped = block_on_ready(job().run_sliced(now, pause, &|| false));
+    assert!(matches!(stopped, Err(PreviewError::Read(ref why)) if why == "superseded"));
+    assert_eq!(pauses.get(), 1);
+    // A clock that stands still: one slice, no pause, the same preview.
+    pauses.set(0);
+    let at_once = block_on_ready(job().run_sliced(|| 0.0, pause, &|| false)).unwrap();
+    assert_eq!(json(&at_once.finish().unwrap()), whole);
+    assert_eq!(pauses.get(), 0);
+}

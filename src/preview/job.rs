@@ -298,6 +298,29 @@ impl Job {
         }
     }
 
+    /// Runs to the end in slices of at most [`SLICE_MS`] by the clock `now` (milliseconds),
+    /// [`STEP_VALUES`] values a step, awaiting `pause()` between slices (the browser: the next
+    /// macrotask, so the page paints and handles input and never has a long task). Errors: a
+    /// step's; `superseded` ([`PreviewError::Read`]) once `current()` is false after a pause.
+    pub async fn run_sliced<F: std::future::Future<Output = ()>>(
+        mut self,
+        now: impl Fn() -> f64,
+        pause: impl Fn() -> F,
+        current: &dyn Fn() -> bool,
+    ) -> Result<Job, PreviewError> {
+        let mut slice = now();
+        while !self.step(STEP_VALUES)? {
+            if now() - slice > SLICE_MS {
+                pause().await;
+                if !current() {
+                    return Err(PreviewError::Read("superseded".into()));
+                }
+                slice = now();
+            }
+        }
+        Ok(self)
+    }
+
     /// Runs every remaining step.
     pub fn run(mut self) -> Result<Preview, PreviewError> {
         while !self.step(1 << 20)? {}
@@ -444,6 +467,24 @@ pub(super) fn pass2_rows<T: Copy + Into<f64>>(
     heat.add_rows(values, grid);
 }
 
+/// Longest stretch of decoding between two pauses of [`Job::run_sliced`], in milliseconds.
+pub const SLICE_MS: f64 = 8.0;
+
+/// Values decoded per step of [`Job::run_sliced`] (well under a millisecond each).
+pub const STEP_VALUES: usize = 1 << 17;
+
+/// Reads the bytes of `plan`'s window from `src`, the file holding its tensor
+/// ([`OpenedModel::source_of`]): `plan` first moved to where the bytes really are
+/// ([`locate`]), then one read of exactly the planned range ([`read_window`]).
+pub async fn window_bytes<S: ByteSource>(
+    model: &OpenedModel,
+    src: &mut S,
+    plan: &mut Plan,
+) -> Result<Vec<u8>, PreviewError> {
+    *plan = locate(model, src, plan.clone()).await?;
+    read_window(src, plan).await
+}
+
 /// Plans, reads and computes a preview in one go (the CLI; tests). `name` is the tensor name.
 pub async fn preview_tensor<S: ByteSource>(
     model: &OpenedModel,
@@ -454,7 +495,7 @@ pub async fn preview_tensor<S: ByteSource>(
     let index = model
         .tensor_index(name)
         .ok_or_else(|| PreviewError::NoTensor(format!("\"{name}\"")))?;
-    let mut plan = locate(model, src, plan(model, index, req)?).await?;
-    let bytes = read_window(src, &mut plan).await?;
+    let mut plan = plan(model, index, req)?;
+    let bytes = window_bytes(model, src, &mut plan).await?;
     Job::new(model, plan, bytes)?.run()
 }

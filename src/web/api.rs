@@ -16,8 +16,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::load::{self, Opened};
-use super::preview::{decode_sliced, window_bytes};
+use super::preview::yield_now;
 use crate::preview::{Job, WindowValues};
+use crate::source::boxed::BoxedSource;
 use crate::summary;
 use crate::view::api::{self as calls, window_failure};
 use crate::view::errors::{self, Failure, Front};
@@ -185,12 +186,12 @@ pub async fn preview(
     // object is the default one, as before).
     let spec: WindowSpec = spec_of(&window).unwrap_or_default();
     let mut p = calls::window_plan(m, &opened.name, &tensor, &spec).map_err(js_error)?;
-    let bytes = window_bytes(m, &opened.source, &mut p)
-        .await
+    let mut src = BoxedSource((opened.source)(m.source_of(p.tensor_index)));
+    let bytes = (crate::preview::window_bytes(m, &mut src, &mut p).await)
         .map_err(|e| aborted(&o).unwrap_or_else(|| err(e.to_string())))?;
     let job = Job::new(m, p, bytes).map_err(|e| err(e.to_string()))?;
     let live = || o.signal.as_ref().is_none_or(|s| !s.aborted());
-    let decoded = decode_sliced(job, &live).await;
+    let decoded = job.run_sliced(js_sys::Date::now, yield_now, &live).await;
     if let Some(r) = aborted(&o) {
         return Err(r);
     }

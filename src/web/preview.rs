@@ -2,7 +2,7 @@
 //! plans the window with [`crate::preview`], reads exactly that byte range through the model's
 //! source (a `Blob.slice` for a local file; any [`crate::source::boxed::DynByteSource`]), and
 //! decodes and summarises it in time slices: [`crate::preview::Job::step`] runs for at most
-//! [`SLICE_MS`] before the task yields to the event loop with `setTimeout(0)`, so the page never
+//! [`crate::preview::SLICE_MS`] before the task yields to the event loop with `setTimeout(0)`, so the page never
 //! freezes while a large window decodes. (A Web Worker would need a second wasm instance and
 //! the file handle posted to it; decoding runs at hundreds of millions of values per second,
 //! so slicing on the main thread keeps every task short without that machinery.)
@@ -24,7 +24,7 @@ use web_sys::{
 };
 
 use crate::open::OpenedModel;
-use crate::preview::{self, read_window, Heatmap, Job, Preview, PreviewError, WindowRequest};
+use crate::preview::{self, Heatmap, Job, Preview, PreviewError, WindowRequest};
 use crate::source::boxed::{BoxedSource, SourceFactory};
 use crate::view::preview as pv;
 use crate::view::preview_card::{self as pc, Control, Stage};
@@ -32,11 +32,6 @@ use crate::view::spec::Front;
 
 use super::dom::{self, attr};
 use crate::view::node;
-
-/// Longest stretch of decoding between two yields to the event loop, in milliseconds.
-pub const SLICE_MS: f64 = 8.0;
-/// Values decoded per `Job::step` (well under a millisecond each).
-const STEP_VALUES: usize = 1 << 17;
 
 /// Told the tensor whose preview was opened (`Some(name)`) or that the preview was closed.
 pub type OnChange = Rc<dyn Fn(Option<&str>)>;
@@ -69,7 +64,7 @@ struct Panel {
 }
 
 /// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
-async fn yield_now() {
+pub async fn yield_now() {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let _ = gloo::utils::window()
             .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
@@ -333,42 +328,16 @@ async fn run(
     let [rows, cols] = pc::range_texts(&plan);
     els.rows_in.set_value(&rows);
     els.cols_in.set_value(&cols);
-    let bytes = window_bytes(model, source, &mut plan).await?;
+    let mut src = BoxedSource(source(model.source_of(plan.tensor_index)));
+    let bytes = preview::window_bytes(model, &mut src, &mut plan).await?;
     let arrived = dom::now();
     if !current() {
         return Err(PreviewError::Read("superseded".into()));
     }
     els.stage(Stage::Decoding);
     let job = Job::new(model, plan, bytes)?;
-    Ok((decode_sliced(job, current).await?.finish()?, arrived))
-}
-
-/// Reads the bytes of `plan`'s window from the file holding its tensor (its part of a merged
-/// model, or the one file): one read of exactly the planned range.
-pub async fn window_bytes(
-    model: &OpenedModel,
-    source: &SourceFactory,
-    plan: &mut crate::preview::Plan,
-) -> Result<Vec<u8>, PreviewError> {
-    let mut src = BoxedSource(source(model.source_of(plan.tensor_index)));
-    *plan = preview::locate(model, &mut src, plan.clone()).await?;
-    read_window(&mut src, plan).await
-}
-
-/// Runs `job` to the end in slices of at most [`SLICE_MS`], yielding to the browser between
-/// them (no long task); stops with an error once `current()` turns false (superseded).
-pub async fn decode_sliced(mut job: Job, current: &dyn Fn() -> bool) -> Result<Job, PreviewError> {
-    let mut slice = dom::now();
-    while !job.step(STEP_VALUES)? {
-        if dom::now() - slice > SLICE_MS {
-            yield_now().await;
-            if !current() {
-                return Err(PreviewError::Read("superseded".into()));
-            }
-            slice = dom::now();
-        }
-    }
-    Ok(job)
+    let job = job.run_sliced(dom::now, yield_now, current).await?;
+    Ok((job.finish()?, arrived))
 }
 
 /// Draws a finished preview; returns the listeners it added (the scales toggle).
