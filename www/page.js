@@ -7,7 +7,7 @@
 // nothing of it, and its 1 MB does not slow the header's download); its
 // app opens the same input (www/early.js keeps it in window.__wpEarly; src/web/mod.rs
 // `take_early`), reading nothing again (a remote header is handed over by the lean module,
-// src/web/handover.rs), and once its view is ready (body[data-state] "ready" or "error") the
+// src/source/fetch/handover.rs), and once its view is ready (body[data-state] "ready" or "error") the
 // lean view is removed. Until then body[data-state] stays "loading" and early.js keeps taking
 // the person's input; body[data-lean] says a lean view is shown.
 import { load, loadFull } from "./weightpeek.js";

@@ -15,7 +15,7 @@
 // that needs it, another format, or an API call — once per page, and then serves every new
 // element too. An element moving to the full module keeps its attributes and reads nothing
 // again: the full module's reading asks the lean one for the header bytes it holds
-// (`globalThis.__weightpeekHeaderPrefix`, src/web/handover.rs).
+// (`globalThis.__weightpeekHeaderPrefix`, src/source/fetch/handover.rs).
 import initLite, { Widget as LiteWidget, live_widgets as liteLive, header_prefix } from "./weightpeek-lite.js";
 
 let ready = null;

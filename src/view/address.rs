@@ -248,6 +248,9 @@ mod tests {
         assert_eq!(asked_tab("", ""), None);
         // A name that is no tab is none, and the fragment is not asked after it.
         assert_eq!(asked_tab("?tab=nonsense", "#tab=fit"), None);
+        // As `URLSearchParams.get`: the first pair of the name counts, a bare `tab` is blank.
+        assert_eq!(asked_tab("?tab&tab=fit", ""), None);
+        assert_eq!(asked_tab("?tab&tab=fit", "#tab=edit"), Some(Tab::Edit));
     }
 
     #[test]

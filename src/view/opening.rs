@@ -32,18 +32,10 @@ impl LoadError {
 }
 
 impl LoadError {
-    /// Why opening the files `names` failed with `error` (`cancelled`: the opening was
-    /// cancelled, whatever the error says), worded for `to`; a lean module's refusal is
-    /// [`LoadError::Lean`].
-    pub fn of(
-        error: &OpenError,
-        cancelled: bool,
-        names: &[String],
-        to: &Audience<'_>,
-    ) -> LoadError {
-        if cancelled {
-            return LoadError::Failed(open_failure(&OpenError::Cancelled, names, to));
-        }
+    /// Why opening the files `names` failed with `error`, worded for `to` (an opening that was
+    /// cancelled is [`OpenError::Cancelled`] by then: `open::browser` says so whatever failed);
+    /// a lean module's refusal is [`LoadError::Lean`].
+    pub fn of(error: &OpenError, names: &[String], to: &Audience<'_>) -> LoadError {
         if error.is_lean() {
             return LoadError::Lean;
         }
@@ -495,13 +487,18 @@ mod tests {
         };
         let names = s(&["m.gguf"]);
         let e = OpenError::NothingToOpen { ignored: vec![] };
+        let cancelled = OpenError::Cancelled;
         assert_eq!(
-            LoadError::of(&e, true, &names, &to),
-            LoadError::Failed(open_failure(&OpenError::Cancelled, &names, &to))
+            LoadError::of(&cancelled, &names, &to),
+            LoadError::Failed(open_failure(&cancelled, &names, &to))
         );
         assert_eq!(
-            LoadError::of(&e, false, &names, &to),
+            LoadError::of(&e, &names, &to),
             LoadError::Failed(open_failure(&e, &names, &to))
+        );
+        assert_ne!(
+            open_failure(&cancelled, &names, &to),
+            open_failure(&e, &names, &to)
         );
         let f = Failure::new("a", "b");
         assert_eq!(Failure::from(LoadError::from(f.clone())), f);

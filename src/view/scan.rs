@@ -316,7 +316,13 @@ impl Share {
     /// read from a server (`remote`) or from local files.
     pub fn of(model: &OpenedModel, remote: bool, share: usize, shares: usize) -> Share {
         let shares = shares.max(1);
-        let tensors = crate::scan::shares(model, shares).swap_remove(share.min(shares - 1));
+        // Shares past one per tensor are empty: they are not made (a caller's count is
+        // untrusted, and each share is a list).
+        let made = shares.min(model.tensors.len().max(1));
+        let tensors = match share.min(shares - 1) {
+            k if k < made => crate::scan::shares(model, made).swap_remove(k),
+            _ => Vec::new(),
+        };
         let lanes = lanes(remote, tensors.len());
         Share {
             bytes: crate::scan::bytes_to_scan_of(model, &tensors),
@@ -526,26 +532,41 @@ mod tests {
         let model = OpenedModel::from(crate::source::parse_bytes(&b).unwrap());
         let all = Share::of(&model, false, 0, 1);
         assert_eq!(all.tensors, crate::scan::scan_order(&model));
-        assert_eq!((all.bytes, all.lanes), (128, 2));
-        assert_eq!(all.piece, crate::scan::piece_bytes_for(2));
+        assert_eq!((all.bytes, all.lanes), (128, lanes(false, 3)));
+        assert_eq!(all.piece, crate::scan::piece_bytes_for(lanes(false, 3)));
         // Two Workers: the shares hold every tensor once, about equal bytes.
         let (one, two) = (Share::of(&model, true, 0, 2), Share::of(&model, true, 1, 2));
         assert_eq!((one.bytes, two.bytes), (64, 64));
         let mut both = [one.tensors.clone(), two.tensors.clone()].concat();
         both.sort_unstable();
         assert_eq!(both, [0, 1, 2]);
-        assert_eq!((one.lanes, two.lanes), (1, 2));
-        assert_eq!(two.piece, crate::scan::piece_bytes_for(4));
+        let lanes_of = |s: &Share| lanes(true, s.tensors.len());
+        assert_eq!((one.lanes, two.lanes), (lanes_of(&one), lanes_of(&two)));
+        assert_eq!(two.piece, crate::scan::piece_bytes_for(2 * two.lanes));
         // A share past the last is the last; no shares is one.
         assert_eq!(Share::of(&model, true, 5, 2), two);
         assert_eq!(Share::of(&model, false, 0, 0), all);
+        // More shares than tensors: one per tensor, as many as asked made, the rest empty.
+        let many = crate::scan::shares(&model, 5);
+        for (k, want) in many.iter().enumerate() {
+            assert_eq!(&Share::of(&model, true, k, 5).tensors, want);
+        }
+        assert!(many[3].is_empty() && many[4].is_empty());
+        let huge = Share::of(&model, true, usize::MAX - 1, usize::MAX);
+        assert_eq!((huge.tensors.len(), huge.bytes), (0, 0));
         let mut th = Throttle::default();
-        let told: Vec<bool> = [(0.0, false), (50.0, false), (99.0, true), (150.0, false)]
-            .iter()
-            .map(|&(now, force)| th.due(now, force))
-            .collect();
+        let p = PROGRESS_MS;
+        let told: Vec<bool> = [
+            (0.0, false),
+            (p / 2.0, false),
+            (p - 1.0, true),
+            (p * 1.5, false),
+        ]
+        .iter()
+        .map(|&(now, force)| th.due(now, force))
+        .collect();
         assert_eq!(told, [true, false, true, false]);
-        assert!(th.due(99.0 + PROGRESS_MS, false));
+        assert!(th.due(p - 1.0 + p, false));
     }
 
     #[test]

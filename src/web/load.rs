@@ -95,7 +95,7 @@ pub async fn read_local(
         has_token: false,
     };
     let opened = browser::read_local(files, progress, OPTIONS).await;
-    opened.map_err(|e| LoadError::of(&e, false, &names, &page))
+    opened.map_err(|e| LoadError::of(&e, &names, &page))
 }
 
 /// Opens the remote files `given` (name, URL) as one model with `fetcher`
@@ -115,7 +115,7 @@ pub async fn read_remote(
 /// `error` opening `given`, in the words of `fetcher`'s reader.
 fn failed(error: &OpenError, given: &[(String, String)], fetcher: &Fetcher) -> LoadError {
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
-    LoadError::of(error, false, &names, &Audience::of(fetcher.whose, fetcher))
+    LoadError::of(error, &names, &Audience::of(fetcher.whose, fetcher))
 }
 
 /// Headers kept after their reading for later elements and API calls on the same files: a

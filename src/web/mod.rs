@@ -17,7 +17,8 @@
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`fit`]: the device
 //!   settings, the Fit card and a repo's "Will it fit?" table.
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
-//!   index and its shards) through the one engine, without any page around it;
+//!   index and its shards) through the browser's openers ([`crate::open::browser`]), each
+//!   front end's words for a failure, and the remote headers one page's views share;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
 //!   [`edit`]: the "Edit header" card of a local GGUF file (the page's Edit tab);
 //!   [`widget`]: the `<weightpeek-view>` element's view; [`api`]: the

@@ -3,7 +3,7 @@
 //! header and keeps it (`web::load::read_shared`); when the full module loads beside it,
 //! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
 //! `header_prefix` (its reading as a [`prefix_object`]), and the full module's first read of that
-//! URL ([`preloaded`], asked by [`crate::open::browser::RemoteFiles`] before it opens the file)
+//! URL ([`preloaded`], asked by `open::browser::RemoteFiles` before it opens the file)
 //! takes its bytes instead of making a request ([`super::Fetcher::with_first`]).
 
 use js_sys::{Reflect, Uint8Array};
