@@ -51,4 +51,7 @@ fn hostile_servers_are_refused_with_the_likely_cause() {
         weightpeek::source::parse_bytes(&std::fs::read(www.join("sample.gguf")).unwrap()).unwrap();
     assert_eq!(j["tensor_count"].as_u64(), Some(local.tensor_count));
     assert_eq!(server.requests().len() - before, 1);
+    // Warned of, in the page's words.
+    let warning = weightpeek::open::set::NO_RANGE_WARNING;
+    assert!(out.contains(warning), "{out}");
 }

@@ -380,8 +380,15 @@ mod cli {
             if let Some(paths) = listed {
                 opener = opener.with_listing(paths);
             }
-            let opened = block_on(read::open(&opener, &names, opts))
+            let mut opened = block_on(read::open(&opener, &names, opts))
                 .map_err(|e| errors::open_failure(&e, &names, &cli).joined())?;
+            // A server that ignores Range is warned of, as the page does.
+            let no_range: Vec<bool> = opened
+                .sources
+                .iter()
+                .map(|s| s.location().no_range)
+                .collect();
+            opened.model.warn_no_range(&opened.name, &no_range);
             Loaded::Remote(opened)
         } else {
             return Err("give local files or URLs, not both".into());
