@@ -55,3 +55,22 @@ fn hostile_servers_are_refused_with_the_likely_cause() {
     let warning = weightpeek::open::set::NO_RANGE_WARNING;
     assert!(out.contains(warning), "{out}");
 }
+
+#[test]
+fn a_whole_file_past_the_cap_is_refused_as_too_large_before_its_body() {
+    let www = Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
+    let server = Server::hostile(&www);
+    let url = format!("{}/huge/model.safetensors.index.json", server.url);
+    let (code, out, err) = cli(&url);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    // The size refusal, as the page says it (not a failed request).
+    let cap = weightpeek::source::http::MAX_WHOLE_FILE;
+    let refused = weightpeek::source::SourceError::TooLarge { size: None, cap };
+    assert!(err.contains(&refused.to_string()), "{err}");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "one request, refused by its Content-Length"
+    );
+}
