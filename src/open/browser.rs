@@ -16,7 +16,9 @@ use js_sys::Uint8Array;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Blob;
 
+use super::keyed::{Key, Watch, Watchers};
 use super::read::{open, OpenError, Opener, Options};
+use super::shared::{Joined, Start};
 use super::urls::Urls;
 use super::OpenedModel;
 use crate::source::blob::{js_error_text, BlobSource};
@@ -32,7 +34,7 @@ pub struct Opened {
     /// The display name (`model.gguf`, `model.safetensors.index.json`, `x.gguf (3 parts)`).
     pub name: String,
     /// The parsed (and, for sets, merged) model; shared with every consumer of the same
-    /// reading (`web::load::read_shared`).
+    /// reading ([`read_shared`]).
     pub model: Rc<OpenedModel>,
     /// Reads and bytes of the header reading, over every file.
     pub stats: ReadStats,
@@ -240,7 +242,7 @@ pub async fn read_remote<W: Wording>(
 }
 
 /// A remote model's header as read, without a reader of its data: what a shared reading
-/// keeps (`web::load::read_shared`); each consumer reads previews with its own fetcher
+/// keeps ([`read_shared`]); each consumer reads previews with its own fetcher
 /// ([`preview_source`]).
 pub struct RemoteHeader {
     /// The display name.
@@ -321,4 +323,86 @@ pub fn preview_source<W: Wording>(
             Err(p) => unreadable(l.size, &fetcher.details(&p, &l.url)),
         }
     })
+}
+
+/// Headers kept after their reading for later elements and API calls on the same files: a
+/// docs page shows a handful of models, and each kept one holds its header in memory
+/// (Gemma 3 270M's: 6.8 MB parsed into its metadata and tensor table).
+pub const KEPT_HEADERS: usize = 4;
+
+type Readings = super::shared::Readings<Key, Rc<RemoteHeader>, OpenError, Rc<Watchers<Counters>>>;
+
+thread_local! {
+    /// The page's shared readings of remote headers (its elements' and API calls').
+    static READINGS: Readings = Readings::new(
+        KEPT_HEADERS,
+        // A header cut short by an error is read again by whoever asks next.
+        Box::new(|h: &Rc<RemoteHeader>| h.model.error.is_none()),
+    );
+}
+
+/// Opens the remote files `given` as [`read_remote`] does, sharing one reading with every
+/// other consumer (element, API call) on the same files, endpoint and token: a reading in
+/// flight is joined (its requests are not made again), a header read before is used as it
+/// is. `own` is this consumer's fetcher (its endpoint, token, read timeout and words; the
+/// previews' requests are its children): cancelling it makes this consumer leave, and the
+/// reading is cancelled only when its last consumer leaves. `on_progress` is told the
+/// shared reading's counters. Errors: as [`read_header`] (worded by the fetcher of the
+/// consumer that started the reading); [`OpenError::Cancelled`] when `own` is cancelled.
+pub async fn read_shared<W: Wording>(
+    own: Rc<Fetcher<W>>,
+    given: Vec<(String, String)>,
+    on_progress: Watch<Counters>,
+    options: Options,
+) -> Result<Opened, OpenError> {
+    let key = Key::new(&given, &own.endpoint, own.token.as_deref());
+    let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
+    let (whose, timeout_ms) = (own.whose, own.timeout_ms);
+    let join = READINGS.with(|r| {
+        r.join(key, move || {
+            let watchers = Rc::new(Watchers::new(Counters::default()));
+            let w = watchers.clone();
+            let tell = Box::new(move || w.notify());
+            let fetcher = Rc::new(Fetcher::new(endpoint, token, tell, whose, timeout_ms));
+            let (f, c) = (fetcher.clone(), watchers.state.clone());
+            Start {
+                context: watchers,
+                reading: Box::pin(async move {
+                    let header = read_header(&f, c, &given, None, options).await;
+                    header.map(Rc::new)
+                }),
+                cancel: Box::new(move || fetcher.cancel()),
+            }
+        })
+    });
+    let mut ticket = join.ticket;
+    ticket.context().watch(&on_progress);
+    if let Some(driver) = join.driver {
+        wasm_bindgen_futures::spawn_local(driver);
+    }
+    let leave = ticket.leaver();
+    own.on_cancel(Box::new(move || leave.leave()));
+    let header = match (&mut ticket).await {
+        Ok(h) => h,
+        Err(Joined::Failed(e)) => return Err(e),
+        Err(Joined::Left) => return Err(OpenError::Cancelled),
+    };
+    drop(on_progress);
+    Ok(Opened {
+        name: header.name.clone(),
+        model: header.model.clone(),
+        stats: header.stats.clone(),
+        source: preview_source(&own, header.located.clone(), None),
+    })
+}
+
+/// The shared reading of the remote file at `url` alone (joined while in flight, or kept),
+/// for the full module to read the same header without a request: `(where it lives, the
+/// model, whose `bytes` are those read from offset 0)`. `None` when there is no such
+/// reading, it failed, or its server ignores Range (its stream is gone).
+pub async fn header_prefix(url: &str) -> Option<(Location, Rc<OpenedModel>)> {
+    let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
+    let header = ticket.await.ok()?;
+    let one = Location::handover(&header.located, header.model.parts.len())?;
+    Some((one.clone(), header.model.clone()))
 }

@@ -2,7 +2,7 @@
 //! its failures worded for a front end ([`Front::Page`], or [`Front::Api`] for the element and
 //! the JavaScript API).
 
-pub use crate::source::http::{Counter, Location};
+pub use crate::source::http::Counter;
 use crate::view::errors::Front;
 
 /// The requests of one opening (endpoint, token, cancellation, progress, counters), worded

@@ -13,11 +13,10 @@ use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, File, FileList};
 
-use super::http::{Fetcher, Location};
-use crate::open::browser::{self, RemoteHeader};
-use crate::open::keyed::{Key, Watch, Watchers};
+use super::http::Fetcher;
+use crate::open::browser;
+use crate::open::keyed::Watch;
 use crate::open::read::{OpenError, Options};
-use crate::open::OpenedModel;
 use crate::view::errors::{Audience, Front};
 use crate::view::opening::blob_name;
 
@@ -118,93 +117,20 @@ fn failed(error: &OpenError, given: &[(String, String)], fetcher: &Fetcher) -> L
     LoadError::of(error, &names, &Audience::of(fetcher.whose, fetcher))
 }
 
-/// Headers kept after their reading for later elements and API calls on the same files: a
-/// docs page shows a handful of models, and each kept one holds its header in memory
-/// (Gemma 3 270M's: 6.8 MB parsed into its metadata and tensor table).
-const KEPT_HEADERS: usize = 4;
-
 /// Told the request counters of a shared reading after every request start and received
 /// chunk (a status line: "N requests, X received").
 pub type OnProgress = Watch<Counters>;
 
-type Readings =
-    crate::open::shared::Readings<Key, Rc<RemoteHeader>, LoadError, Rc<Watchers<Counters>>>;
-
-thread_local! {
-    /// The page's shared readings of remote headers (the element's and the API's).
-    static READINGS: Readings = Readings::new(
-        KEPT_HEADERS,
-        // A header cut short by an error is read again by whoever asks next.
-        Box::new(|h: &Rc<RemoteHeader>| h.model.error.is_none()),
-    );
-}
-
 /// Opens the remote files `given` as [`read_remote`] does, sharing one reading with every
-/// other element and API call on the same files, endpoint and token: a reading in flight
-/// is joined (its requests are not made again), a header read before is used as it is.
-/// `own` is this consumer's fetcher (its endpoint and token; the previews' requests are its
-/// children): cancelling it makes this consumer leave, and the reading is cancelled only when
-/// its last consumer leaves. `on_progress` is told the shared reading's counters.
-/// Errors: as [`read_remote`]; cancelled when `own` is.
+/// other element and API call on the same files, endpoint and token
+/// ([`browser::read_shared`]); `own` is this consumer's fetcher, `on_progress` told the
+/// shared reading's counters. Errors: as [`read_remote`]; cancelled when `own` is.
 pub async fn read_shared(
     own: Rc<Fetcher>,
     given: Vec<(String, String)>,
     on_progress: OnProgress,
 ) -> Result<Opened, LoadError> {
-    let key = Key::new(&given, &own.endpoint, own.token.as_deref());
-    let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
-    let names_given = given.clone();
-    let join = READINGS.with(|r| {
-        r.join(key, move || {
-            let watchers = Rc::new(Watchers::new(Counters::default()));
-            let w = watchers.clone();
-            let fetcher = Rc::new(super::http::fetcher(
-                endpoint,
-                token,
-                Box::new(move || w.notify()),
-                Front::Api,
-            ));
-            let (f, c) = (fetcher.clone(), watchers.state.clone());
-            crate::open::shared::Start {
-                context: watchers,
-                reading: Box::pin(async move {
-                    let header = browser::read_header(&f, c, &given, None, OPTIONS).await;
-                    header.map(Rc::new).map_err(|e| failed(&e, &given, &f))
-                }),
-                cancel: Box::new(move || fetcher.cancel()),
-            }
-        })
-    });
-    let mut ticket = join.ticket;
-    ticket.context().watch(&on_progress);
-    if let Some(driver) = join.driver {
-        wasm_bindgen_futures::spawn_local(driver);
-    }
-    let leave = ticket.leaver();
-    own.on_cancel(Box::new(move || leave.leave()));
-    let header = match (&mut ticket).await {
-        Ok(h) => h,
-        Err(crate::open::shared::Joined::Failed(e)) => return Err(e),
-        Err(crate::open::shared::Joined::Left) => {
-            return Err(failed(&OpenError::Cancelled, &names_given, &own))
-        }
-    };
-    drop(on_progress);
-    Ok(Opened {
-        name: header.name.clone(),
-        model: header.model.clone(),
-        stats: header.stats.clone(),
-        source: browser::preview_source(&own, header.located.clone(), None),
-    })
-}
-
-/// This module's shared reading of the remote file at `url` alone (joined while in flight, or
-/// kept), for the full module to read the same header without a request: `(where it lives,
-/// the model, whose `bytes` are those read from offset 0)`. `None` when this module has no
-/// such reading, it failed, or its server ignores Range (its stream is gone).
-pub async fn header_prefix(url: &str) -> Option<(Location, Rc<OpenedModel>)> {
-    let ticket = READINGS.with(|r| r.join_existing(|k| k.is_only(url)))?;
-    let header = ticket.await.ok()?;
-    let one = Location::handover(&header.located, header.model.parts.len())?;
-    Some((one.clone(), header.model.clone()))
+    let names = given.clone();
+    let opened = browser::read_shared(own.clone(), given, on_progress, OPTIONS).await;
+    opened.map_err(|e| failed(&e, &names, &own))
 }

@@ -427,10 +427,10 @@ async fn open_sample(app: Rc<App>) {
 }
 
 /// The lean module's bytes of a header it read, for the full module's reading of the same URL
-/// (`weightpeek-web`'s `header_prefix`): its shared reading of `url` ([`load::header_prefix`])
+/// (`weightpeek-web`'s `header_prefix`): its shared reading of `url` ([`crate::open::browser::header_prefix`])
 /// as a [`crate::source::fetch::handover::prefix_object`], or `null`.
 pub async fn header_prefix(url: &str) -> wasm_bindgen::JsValue {
-    match load::header_prefix(url).await {
+    match crate::open::browser::header_prefix(url).await {
         Some((at, model)) => crate::source::fetch::handover::prefix_object(&at, &model.bytes),
         None => wasm_bindgen::JsValue::NULL,
     }

@@ -1,6 +1,6 @@
 //! The header bytes the two WebAssembly modules of a page hand each other (issue #21: a lean
 //! first load that reads nothing twice). The lean module (no `full` feature) reads a remote
-//! header and keeps it (`web::load::read_shared`); when the full module loads beside it,
+//! header and keeps it (`open::browser::read_shared`); when the full module loads beside it,
 //! www/weightpeek.js sets `globalThis.__weightpeekHeaderPrefix(url)` to the lean module's
 //! `header_prefix` (its reading as a [`prefix_object`]), and the full module's first read of that
 //! URL ([`preloaded`], asked by `open::browser::RemoteFiles` before it opens the file)
@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::source::http::Location;
 
 /// What the lean web module hands over of a header it read (`weightpeek-web`'s
-/// `header_prefix(url)`, from `web::load::header_prefix`): `{direct, size, bytes}`, where
+/// `header_prefix(url)`, from `open::browser::header_prefix`): `{direct, size, bytes}`, where
 /// the file lives and the bytes read from its start, for [`preloaded`] in the full module.
 pub fn prefix_object(at: &Location, bytes: &[u8]) -> JsValue {
     let o = js_sys::Object::new();
