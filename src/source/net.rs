@@ -19,7 +19,7 @@ use std::time::Duration;
 use ureq::{Agent, Body as Body_, ResponseExt};
 
 use super::http::{
-    get_all, request_headers, unanswered, worded, worded_whole, Next, Problem, RangeFile, Reader,
+    get_all, request_headers, too_large, unanswered, worded, Next, Problem, RangeFile, Reader,
     Transport, Watchdog, Wording, Words, MAX_WHOLE_FILE, READ_TIMEOUT_MS,
 };
 use super::{block_on_ready, SourceError};
@@ -95,9 +95,8 @@ impl Client {
     /// body is larger than `cap` (refused from its Content-Length, or as soon as it passes).
     pub fn get_all(self: &Arc<Self>, url: &str, cap: u64) -> Result<Vec<u8>, SourceError> {
         let cap = cap.min(MAX_WHOLE_FILE);
-        let has_token = self.token.is_some();
         let all = block_on_ready(get_all(self, url, cap));
-        all.map_err(|p| worded_whole(self.words, p, url, &self.endpoint, has_token))
+        all.map_err(|p| too_large(&p).unwrap_or_else(|| self.error(p, url)))
     }
 
     /// Opens `url` with a first ranged GET of `first_len` bytes from offset 0, whose answer

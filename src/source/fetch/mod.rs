@@ -24,7 +24,7 @@ mod io;
 
 use super::blob::js_error_text;
 use crate::source::http::{
-    get_all, no_answer, unanswered, worded, worded_whole, Abort, Chunk, Next, Problem, RangeFile,
+    get_all, no_answer, too_large, unanswered, worded, Abort, Chunk, Next, Problem, RangeFile,
     Reader, Session, Transport, Watchdog, Wording, CORS_CONTENT_RANGE,
 };
 pub use crate::source::http::{Counter, Location};
@@ -86,10 +86,10 @@ impl<W: Wording> Fetcher<W> {
         worded(self.whose, problem, url, &self.endpoint, has_token)
     }
 
-    /// As [`Fetcher::error`], for a small file read whole ([`worded_whole`]).
+    /// As [`Fetcher::error`], for a small file read whole: one too large is the size refusal
+    /// ([`too_large`]).
     pub fn whole_file_error(&self, problem: Problem, url: &str) -> SourceError {
-        let has_token = self.token.is_some();
-        worded_whole(self.whose, problem, url, &self.endpoint, has_token)
+        too_large(&problem).unwrap_or_else(|| self.error(problem, url))
     }
 
     /// `problem` reading `url`, the details alone of this fetcher's words

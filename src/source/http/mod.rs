@@ -51,18 +51,13 @@ pub fn worded<W: Wording>(
     }
 }
 
-/// As [`worded`], for a small file read whole (an index, a config): one larger than this tool
-/// reads of it ([`Problem::TooLarge`]) is [`SourceError::TooLarge`], its size unknown.
-pub fn worded_whole<W: Wording>(
-    whose: W,
-    problem: Problem,
-    url: &str,
-    hub: &str,
-    has_token: bool,
-) -> SourceError {
-    match problem {
-        Problem::TooLarge(cap) => SourceError::TooLarge { size: None, cap },
-        problem => worded(whose, problem, url, hub, has_token),
+/// A small file read whole (an index, a config) larger than this tool reads of it
+/// ([`Problem::TooLarge`]) as the size refusal every reader gives
+/// ([`SourceError::TooLarge`], its size unknown); `None` for any other problem.
+pub fn too_large(problem: &Problem) -> Option<SourceError> {
+    match *problem {
+        Problem::TooLarge(cap) => Some(SourceError::TooLarge { size: None, cap }),
+        _ => None,
     }
 }
 

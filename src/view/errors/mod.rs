@@ -125,27 +125,29 @@ impl<'a> Audience<'a> {
 /// line, `headline: details`, as [`http_failure`] words them ([`cli_words`] for the CLI).
 impl Wording for Front {
     fn words(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
-        let to = Audience {
-            front: self,
-            hub,
-            has_token,
-        };
         match self {
             Front::Cli => cli_words(problem, url, hub, has_token),
-            Front::Page | Front::Api => http_failure(problem, url, &to).joined(),
+            Front::Page | Front::Api => self.failure(problem, url, hub, has_token).joined(),
         }
     }
 
     fn details(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> String {
+        match self {
+            Front::Cli => cli_words(problem, url, hub, has_token),
+            Front::Page | Front::Api => self.failure(problem, url, hub, has_token).details,
+        }
+    }
+}
+
+impl Front {
+    /// [`http_failure`] for this front end, reading the Hub `hub` with or without a token.
+    fn failure(self, problem: &Problem, url: &str, hub: &str, has_token: bool) -> Failure {
         let to = Audience {
             front: self,
             hub,
             has_token,
         };
-        match self {
-            Front::Cli => cli_words(problem, url, hub, has_token),
-            Front::Page | Front::Api => http_failure(problem, url, &to).details,
-        }
+        http_failure(problem, url, &to)
     }
 }
 
@@ -646,7 +648,7 @@ mod tests {
 
     #[test]
     fn http_problems_become_source_errors_with_their_words() {
-        use crate::source::http::{worded, worded_whole};
+        use crate::source::http::{too_large, worded};
         use crate::source::SourceError;
         let to = Audience {
             front: Front::Page,
@@ -662,17 +664,16 @@ mod tests {
             text,
         };
         assert_eq!(e, http);
-        assert_eq!(worded_whole(Front::Page, p, URL, HUB, false), e);
+        assert_eq!(too_large(&p), None);
         // Too large is a size refusal for a file read whole, an HTTP failure otherwise.
-        let too_large = Problem::TooLarge(10);
-        let whole = worded_whole(Front::Page, too_large.clone(), URL, HUB, false);
+        let big = Problem::TooLarge(10);
         let refused = SourceError::TooLarge {
             size: None,
             cap: 10,
         };
-        assert_eq!(whole, refused);
+        assert_eq!(too_large(&big), Some(refused));
         assert!(matches!(
-            worded(Front::Page, too_large, URL, HUB, false),
+            worded(Front::Page, big, URL, HUB, false),
             SourceError::Http {
                 problem: Problem::TooLarge(10),
                 ..
