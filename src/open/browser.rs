@@ -330,7 +330,9 @@ pub fn preview_source<W: Wording>(
 /// (Gemma 3 270M's: 6.8 MB parsed into its metadata and tensor table).
 pub const KEPT_HEADERS: usize = 4;
 
-type Readings = super::shared::Readings<Key, Rc<RemoteHeader>, OpenError, Rc<Watchers<Counters>>>;
+// The error is shared as it is (`Rc`): every consumer words the same one.
+type Readings =
+    super::shared::Readings<Key, Rc<RemoteHeader>, Rc<OpenError>, Rc<Watchers<Counters>>>;
 
 thread_local! {
     /// The page's shared readings of remote headers (its elements' and API calls').
@@ -348,13 +350,14 @@ thread_local! {
 /// previews' requests are its children): cancelling it makes this consumer leave, and the
 /// reading is cancelled only when its last consumer leaves. `on_progress` is told the
 /// shared reading's counters. Errors: as [`read_header`] (worded by the fetcher of the
-/// consumer that started the reading); [`OpenError::Cancelled`] when `own` is cancelled.
+/// consumer that started the reading, shared by every consumer); [`OpenError::Cancelled`]
+/// when `own` is cancelled.
 pub async fn read_shared<W: Wording>(
     own: Rc<Fetcher<W>>,
     given: Vec<(String, String)>,
     on_progress: Watch<Counters>,
     options: Options,
-) -> Result<Opened, OpenError> {
+) -> Result<Opened, Rc<OpenError>> {
     let key = Key::new(&given, &own.endpoint, own.token.as_deref());
     let (endpoint, token) = (own.endpoint.clone(), own.token.clone());
     let (whose, timeout_ms) = (own.whose, own.timeout_ms);
@@ -369,7 +372,7 @@ pub async fn read_shared<W: Wording>(
                 context: watchers,
                 reading: Box::pin(async move {
                     let header = read_header(&f, c, &given, None, options).await;
-                    header.map(Rc::new)
+                    header.map(Rc::new).map_err(Rc::new)
                 }),
                 cancel: Box::new(move || fetcher.cancel()),
             }
@@ -385,7 +388,7 @@ pub async fn read_shared<W: Wording>(
     let header = match (&mut ticket).await {
         Ok(h) => h,
         Err(Joined::Failed(e)) => return Err(e),
-        Err(Joined::Left) => return Err(OpenError::Cancelled),
+        Err(Joined::Left) => return Err(Rc::new(OpenError::Cancelled)),
     };
     drop(on_progress);
     Ok(Opened {
