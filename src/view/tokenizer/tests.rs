@@ -382,22 +382,21 @@ fn without_a_clipboard_the_note_says_it_needs_a_secure_page() {
 fn the_variant_menu_picks_a_template_by_its_index() {
     let t = |n: &str| (n.to_string(), format!("{{{{ {n} }}}}"));
     let templates = [t("default"), t("tool_use"), t("rag")];
+    // An index picks its template; not an index (nothing picked yet) is the first, the default.
+    let picked = |value: &str| template_at(&templates, value).map(|t| t.0.as_str());
+    let names: Vec<_> = ["2", "1", "", "-1"].into_iter().map(picked).collect();
     assert_eq!(
-        template_at(&templates, "2").map(|t| t.0.as_str()),
-        Some("rag")
+        names,
+        [
+            Some("rag"),
+            Some("tool_use"),
+            Some("default"),
+            Some("default")
+        ]
     );
     assert_eq!(
         template_at(&templates, "1").map(|t| t.1.as_str()),
         Some("{{ tool_use }}")
-    );
-    // Not an index (nothing picked yet): the first, the default.
-    assert_eq!(
-        template_at(&templates, "").map(|t| t.0.as_str()),
-        Some("default")
-    );
-    assert_eq!(
-        template_at(&templates, "-1").map(|t| t.0.as_str()),
-        Some("default")
     );
     assert_eq!(template_at(&templates, "3"), None);
     assert_eq!(template_at(&[], "0"), None);
