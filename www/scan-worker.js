@@ -21,6 +21,11 @@
 import init, { scan_run, scan_merge } from "./weightpeek-web.js";
 
 const MAX_WORKERS = 4;
+// A helper reads a local file and says how far it got at least every chunk it reads (progress
+// is told every 100 ms of work), so one silent this long has stalled: it never started (its
+// module did not load) or stopped. The scan then fails with these words instead of waiting
+// forever (once, in Firefox under load, a scan() on two Workers never answered).
+const HELPER_SILENCE_MS = 60_000;
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
 async function coordinate(source, options) {
@@ -46,18 +51,26 @@ async function coordinate(source, options) {
   };
   const helpers = [];
   const shares = [];
+  const timers = [];
   for (let k = 1; k < n; k++) {
     const w = new Worker(new URL(import.meta.url), { type: "module" });
     helpers.push(w);
     shares.push(new Promise((resolve, reject) => {
+      const watch = () => {
+        clearTimeout(timers[k]);
+        timers[k] = setTimeout(() => reject(new Error(`a helper Worker (share ${k + 1} of ${n}) said nothing for ${HELPER_SILENCE_MS / 1000} s: it did not start or it stalled; scan() with {workers: 1} scans in one Worker`)), HELPER_SILENCE_MS);
+      };
+      watch();
       w.onmessage = ({ data: m }) => {
+        watch();
         if (m.type === "progress") progress(k, m.done, m.total);
         else if (m.type === "tensor") tensor(m.json, m.row, m.index);
         else if (m.type === "share-done") resolve();
         else if (m.type === "error") reject(new Error(m.message));
       };
+      w.onmessageerror = () => reject(new Error("a helper Worker's answer could not be read (messageerror)"));
       w.onerror = (e) => reject(new Error(`a helper Worker failed: ${e.message || "it did not start"}`));
-    }));
+    }).finally(() => clearTimeout(timers[k])));
     w.postMessage({ source, options, share: k, shares: n });
   }
   try {
@@ -73,8 +86,16 @@ async function coordinate(source, options) {
     return { doc: merged, lines: mergedLines };
   } finally {
     for (const w of helpers) w.terminate();
+    for (const t of timers) clearTimeout(t);
   }
 }
+
+// A message whose files could not be passed to this Worker (cloned) never reaches onmessage:
+// say so, or the caller (the page, or the Worker that started this one as a helper) waits
+// forever.
+self.onmessageerror = () => {
+  self.postMessage({ type: "error", message: "the scan's Worker could not receive its files (messageerror)" });
+};
 
 self.onmessage = async (event) => {
   const { source, options, share, shares } = event.data ?? {};

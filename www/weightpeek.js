@@ -305,6 +305,10 @@ export function scan(source, options = {}) {
       stop();
       reject(new Error(`the scan's worker could not start: ${e.message || "scan-worker.js did not load"}`));
     };
+    worker.onmessageerror = () => {
+      stop();
+      reject(new Error("the scan's worker answered with a message that could not be read (messageerror)"));
+    };
     worker.postMessage({ source: given, options: plain });
   });
 }
