@@ -140,6 +140,62 @@ pub fn gpu_rows(gpus: usize) -> Vec<Node> {
         .collect()
 }
 
+/// What the settings form does after an event on one of its controls ([`form_edit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FormStep {
+    /// Plan again with the settings: `Some(true)` at once, `Some(false)` once typing pauses;
+    /// `None`: nothing changed.
+    pub apply: Option<bool>,
+    /// The GPU rows are drawn again ([`gpu_rows`]: one was added or removed).
+    pub redraw: bool,
+    /// The other control of the GPU row (its `data-testid`) now shows this value: the preset
+    /// select the choice for the size typed, the size box the preset picked.
+    pub row_value: Option<(&'static str, String)>,
+}
+
+/// The form's step after `event` (`input`, `change` or `click`) on its control `testid` (the
+/// target's `data-testid`) in GPU row `row` (its `data-index`; none outside a row), whose
+/// value is now `value`; `s` takes the edit. Typing in a box applies once it pauses; the KV
+/// select, a preset, "Add GPU" and "Remove" apply at once. What the form does not act on (a
+/// box's `change`, a select's `input`, "Add GPU" past [`MAX_GPUS`](crate::view::fit::MAX_GPUS),
+/// the "custom size" choice) is [`FormStep::default`].
+pub fn form_edit(
+    s: &mut Settings,
+    event: &str,
+    testid: &str,
+    row: Option<usize>,
+    value: String,
+) -> FormStep {
+    let step = |now: bool, redraw: bool, row_value: Option<(&'static str, String)>| FormStep {
+        apply: Some(now),
+        redraw,
+        row_value,
+    };
+    match (event, testid, row) {
+        ("input", "fit-ram" | "fit-margin" | "fit-ctx", _) => {
+            s.set_box(&testid["fit-".len()..], value);
+            step(false, false, None)
+        }
+        ("change", "fit-kv", _) => {
+            s.set_box("kv", value);
+            step(true, false, None)
+        }
+        ("click", "fit-gpu-add", _) if s.add_gpu() => step(true, true, None),
+        ("click", "fit-gpu-remove", Some(i)) => {
+            s.remove_gpu(i);
+            step(true, true, None)
+        }
+        ("input", "fit-gpu-size", Some(i)) => {
+            let choice = s.type_gpu(i, value);
+            step(false, false, Some(("fit-gpu-preset", choice.to_string())))
+        }
+        ("change", "fit-gpu-preset", Some(i)) if s.pick_preset(i, &value) => {
+            step(true, false, Some(("fit-gpu-size", value)))
+        }
+        _ => FormStep::default(),
+    }
+}
+
 /// Which boxes of the form are marked `aria-invalid`, and the error line's text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Marks {
@@ -486,6 +542,93 @@ mod tests {
     use crate::source::parse_bytes;
     use crate::view::fit::{kv_choice, repo_rows, PENDING};
     use crate::view::testutil::tiny_llama;
+
+    #[test]
+    fn the_form_acts_on_each_control_as_a_person_uses_it() {
+        use crate::view::fit::{MAX_GPUS, NEW_GPU};
+        let preset = PRESETS[0].0;
+        let mut s = Settings::default();
+        let gpus = s.gpus.len();
+        let edit = |s: &mut Settings, ev: &str, id: &str, row: Option<usize>, v: &str| {
+            form_edit(s, ev, id, row, v.to_string())
+        };
+        let typed = |row_value| FormStep {
+            apply: Some(false),
+            redraw: false,
+            row_value,
+        };
+        let now = |redraw, row_value| FormStep {
+            apply: Some(true),
+            redraw,
+            row_value,
+        };
+        // Typing waits for a pause; the KV select applies at once.
+        assert_eq!(edit(&mut s, "input", "fit-ram", None, "64GiB"), typed(None));
+        assert_eq!(edit(&mut s, "input", "fit-ctx", None, "8k"), typed(None));
+        assert_eq!(
+            edit(&mut s, "change", "fit-kv", None, "q8_0"),
+            now(false, None)
+        );
+        assert_eq!(
+            (s.ram.as_str(), s.ctx.as_str(), s.kv.as_str()),
+            ("64GiB", "8k", "q8_0")
+        );
+        // A box's change (on blur) and a select's input event are the typing already taken.
+        for (ev, id) in [
+            ("change", "fit-ram"),
+            ("input", "fit-kv"),
+            ("click", "fit-form"),
+        ] {
+            assert_eq!(
+                edit(&mut s, ev, id, None, "1"),
+                FormStep::default(),
+                "{ev} {id}"
+            );
+        }
+        assert_eq!(s.ram, "64GiB");
+        // Add a GPU (redrawn), type a card's name into it (its select follows), pick a
+        // preset (its box follows), remove it.
+        assert_eq!(
+            edit(&mut s, "click", "fit-gpu-add", None, ""),
+            now(true, None)
+        );
+        assert_eq!(s.gpus.len(), gpus + 1);
+        assert_eq!(s.gpus[gpus], NEW_GPU);
+        let select = Some(("fit-gpu-preset", preset.to_string()));
+        assert_eq!(
+            edit(&mut s, "input", "fit-gpu-size", Some(gpus), preset),
+            typed(select)
+        );
+        let custom = Some(("fit-gpu-preset", String::new()));
+        assert_eq!(
+            edit(&mut s, "input", "fit-gpu-size", Some(gpus), "9GiB"),
+            typed(custom)
+        );
+        assert_eq!(s.gpus[gpus], "9GiB");
+        let size = Some(("fit-gpu-size", preset.to_string()));
+        assert_eq!(
+            edit(&mut s, "change", "fit-gpu-preset", Some(gpus), preset),
+            now(false, size)
+        );
+        assert_eq!(s.gpus[gpus], preset);
+        // "custom size" keeps the size typed.
+        let kept = edit(&mut s, "change", "fit-gpu-preset", Some(gpus), "");
+        assert_eq!((kept, s.gpus[gpus].as_str()), (FormStep::default(), preset));
+        assert_eq!(
+            edit(&mut s, "click", "fit-gpu-remove", Some(gpus), ""),
+            now(true, None)
+        );
+        assert_eq!(s.gpus.len(), gpus);
+        // No row past the last: "Add GPU" does nothing.
+        while s.gpus.len() < MAX_GPUS {
+            s.add_gpu();
+        }
+        assert_eq!(
+            edit(&mut s, "click", "fit-gpu-add", None, ""),
+            FormStep::default()
+        );
+        assert_eq!(s.gpus.len(), MAX_GPUS);
+    }
 
     #[test]
     fn the_form_has_every_box_and_a_row_per_gpu() {

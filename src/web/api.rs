@@ -26,22 +26,17 @@ use crate::view::export;
 use crate::view::js::{is_object, spec_of, urls_of, JsData, JsKind};
 use crate::view::spec::WindowSpec;
 
-/// The options of one call.
+/// The options of one call: the text ones ([`calls::text_options`]) and the `signal`.
 pub(super) struct Options {
-    endpoint: String,
-    token: Option<String>,
+    text: calls::TextOptions,
     signal: Option<AbortSignal>,
-    name: Option<String>,
 }
 
 pub(super) fn options(o: &JsValue) -> Options {
-    let t = calls::text_options(o);
     let signal = is_object(o).then(|| o.get("signal").dyn_into::<AbortSignal>().ok());
     Options {
-        endpoint: t.endpoint,
-        token: t.token,
+        text: calls::text_options(o),
         signal: signal.flatten(),
-        name: t.name,
     }
 }
 
@@ -71,13 +66,14 @@ pub(super) type Open = (Opened, Option<EventListener>);
 /// `FileList`; given together they open as one model when they form a set).
 async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
     let Some(urls) = urls_of(source) else {
-        let files = load::local_files(source, o.name.clone()).ok_or_else(calls::not_a_source)?;
+        let files =
+            load::local_files(source, o.text.name.clone()).ok_or_else(calls::not_a_source)?;
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
-    let given = calls::given(&urls, &o.endpoint, load::resolve_url)?;
+    let given = calls::given(&urls, &o.text.endpoint, load::resolve_url)?;
     let fetcher = Rc::new(super::http::fetcher(
-        o.endpoint.clone(),
-        o.token.clone(),
+        o.text.endpoint.clone(),
+        o.text.token.clone(),
         Box::new(|| {}),
         Front::Api,
     ));

@@ -25,8 +25,6 @@ pub fn fetcher(
 /// ([`crate::source::http::read_timeout_ms`]); a Worker has no page address.
 fn read_timeout() -> u32 {
     let search = web_sys::window().and_then(|w| w.location().search().ok());
-    let param = search
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("read_timeout_ms"));
+    let param = search.and_then(|s| crate::view::address::param(&s, "read_timeout_ms"));
     crate::source::http::read_timeout_ms(param.as_deref())
 }

@@ -53,30 +53,15 @@ pub fn counters() -> Counters {
 /// name, else `blob`), a `FileList`, or an array of `File`s/`Blob`s (a Blob without a name is
 /// `blob`, `blob 2`, …). `None` for anything else, or an empty list.
 pub fn local_files(value: &JsValue, name: Option<String>) -> Option<Vec<(String, Blob)>> {
-    let named = |v: &JsValue, i: usize| -> Option<(String, Blob)> {
-        let blob = v.dyn_ref::<Blob>()?.clone();
-        Some((blob_name(v.dyn_ref::<File>().map(File::name), i), blob))
-    };
-    let list: Vec<(String, Blob)> = if let Some(b) = value.dyn_ref::<Blob>() {
-        let n = name
-            .or_else(|| value.dyn_ref::<File>().map(File::name))
-            .unwrap_or_else(|| "blob".into());
-        vec![(n, b.clone())]
-    } else if let Some(l) = value.dyn_ref::<FileList>() {
-        (0..l.length())
-            .filter_map(|i| l.get(i))
-            .map(|f| (f.name(), f.unchecked_into::<Blob>()))
-            .collect()
-    } else if Array::is_array(value) {
-        let items: Option<Vec<(String, Blob)>> = Array::from(value)
-            .iter()
-            .enumerate()
-            .map(|(i, v)| named(&v, i))
-            .collect();
-        items?
-    } else {
-        return None;
-    };
+    let own = |v: &JsValue| v.dyn_ref::<File>().map(File::name);
+    if let Some(b) = value.dyn_ref::<Blob>() {
+        return Some(vec![(blob_name(name.or_else(|| own(value)), 0), b.clone())]);
+    }
+    // A FileList or an array: every item a Blob.
+    let list = Array::is_array(value) || value.is_instance_of::<FileList>();
+    let list = list.then(|| Array::from(value))?;
+    let named = |(i, v): (usize, JsValue)| Some((blob_name(own(&v), i), v.dyn_into().ok()?));
+    let list: Vec<(String, Blob)> = list.iter().enumerate().map(named).collect::<Option<_>>()?;
     (!list.is_empty()).then_some(list)
 }
 

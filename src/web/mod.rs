@@ -172,18 +172,9 @@ fn open_early(app: Rc<App>, early: Early, files: Vec<(String, Blob)>) {
         EarlyOpen::Files if !files.is_empty() => open(app, files),
         EarlyOpen::Url(url) => {
             // The URL given, not what the address's `url=` put in the box meanwhile.
-            if let Some(input) = dom::document()
-                .get_element_by_id("url-input")
-                .and_then(|i| i.dyn_into::<HtmlInputElement>().ok())
-            {
-                input.set_value(&url);
-            }
-            if let Some(form) = dom::document()
-                .get_element_by_id("url-form")
-                .and_then(|f| f.dyn_into::<web_sys::HtmlFormElement>().ok())
-            {
-                let _ = form.request_submit();
-            }
+            dom::set_value(&by_id("url-input"), &url);
+            let form: web_sys::HtmlFormElement = by_id("url-form").unchecked_into();
+            let _ = form.request_submit();
         }
         EarlyOpen::Sample => wasm_bindgen_futures::spawn_local(open_sample(app)),
         EarlyOpen::Files | EarlyOpen::Nothing => {}

@@ -11,14 +11,14 @@
 //! both parameters: a bare `tensor=` would reproduce nothing.
 
 use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
 use super::address;
-use super::dom::{self, append, by_id, render, set_body_data};
+use super::dom::{self, by_id, set_body_data};
 use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
 use super::scan_card::ScanInput;
@@ -34,8 +34,8 @@ use crate::view::remote::{self as words, ProgressLine, Store, ENDPOINT_KEY, TOKE
 thread_local! {
     /// The opening in progress (its cancel stops every request of it).
     static CURRENT: RefCell<Option<Rc<Fetcher>>> = const { RefCell::new(None) };
-    /// Click listeners of the listed repository's entries (replaced with the list).
-    static ENTRY_LISTENERS: RefCell<Vec<EventListener>> = const { RefCell::new(Vec::new()) };
+    /// The click listener of the listed repository's entries (replaced with the list).
+    static ENTRY_LISTENER: RefCell<Option<EventListener>> = const { RefCell::new(None) };
     /// The listed repository's "Will it fit?" table (replaced with the list).
     static REPO_FIT: RefCell<Option<Rc<super::fit::RepoFit>>> = const { RefCell::new(None) };
     /// The `tensor=` of the link the page was opened with, until its model is shown.
@@ -161,7 +161,7 @@ fn set_busy(busy: bool) {
 }
 
 fn clear_entries() {
-    ENTRY_LISTENERS.with(|l| l.borrow_mut().clear());
+    ENTRY_LISTENER.with(|l| l.borrow_mut().take());
     REPO_FIT.with(|t| t.borrow_mut().take());
     let list = by_id("repo-files");
     dom::clear(&list);
@@ -252,38 +252,34 @@ async fn list_repo(app: Rc<App>, repo: Repo) {
     set_body_data("state", "listed");
 }
 
+/// Lists `repo`'s `entries` ([`words::entry_list`]); one listener on the list opens the
+/// entry whose button is clicked (the `i`-th button, `entries[i]`).
 fn show_entries(app: &Rc<App>, repo: &Repo, entries: &[Entry]) {
+    const BUTTON: &str = "button.repo-file-button";
     let list = by_id("repo-files");
-    dom::clear(&list);
-    let mut ls = Vec::new();
-    let mut items = words::entry_list(repo, entries).into_iter();
-    if let Some(head) = items.next() {
-        append(&list, &render(&head));
-    }
-    for (entry, item) in entries.iter().cloned().zip(items) {
-        let li = render(&item);
-        append(&list, &li);
-        let w: Weak<App> = Rc::downgrade(app);
-        let repo = repo.clone();
-        let path = words::entry_path(&entry);
-        ls.push(EventListener::new(
-            &dom::find(&li, "button"),
-            "click",
-            move |_| {
-                if let Some(app) = w.upgrade() {
-                    let url = repo.resolve_url(&endpoint(), &path);
-                    input("url-input").set_value(&url);
-                    set_page_url(&url);
-                    let (given, listed) = words::entry_files(&repo, &endpoint(), &entry);
-                    wasm_bindgen_futures::spawn_local(async move {
-                        open_files(app, given, listed.as_deref()).await
-                    });
-                }
-            },
-        ));
-    }
+    dom::fill(&list, &words::entry_list(repo, entries));
+    let (w, repo, entries, l) = (
+        Rc::downgrade(app),
+        repo.clone(),
+        entries.to_vec(),
+        list.clone(),
+    );
+    let picked = EventListener::new(&list, "click", move |e| {
+        let button = dom::target(e).and_then(|t| t.closest(BUTTON).ok().flatten());
+        let i = button.and_then(|b| dom::all(&l, BUTTON).iter().position(|x| *x == b));
+        let (Some(app), Some(entry)) = (w.upgrade(), i.and_then(|i| entries.get(i))) else {
+            return;
+        };
+        let url = repo.resolve_url(&endpoint(), &words::entry_path(entry));
+        input("url-input").set_value(&url);
+        set_page_url(&url);
+        let (given, listed) = words::entry_files(&repo, &endpoint(), entry);
+        wasm_bindgen_futures::spawn_local(async move {
+            open_files(app, given, listed.as_deref()).await
+        });
+    });
     dom::set_hidden(&list, false);
-    ENTRY_LISTENERS.with(|l| *l.borrow_mut() = ls);
+    ENTRY_LISTENER.with(|l| *l.borrow_mut() = Some(picked));
 }
 
 /// Reads the remote files `given` (name, URL) as one model (one file, the whole set of a

@@ -7,11 +7,10 @@ use super::*;
 /// GPU", RAM, margin, context and KV type. The settings are the boxes' text; a change calls
 /// the owner back (typing after a pause).
 pub struct Form {
-    /// Itself, for the listeners it makes.
+    /// Itself, for the timer of a pause in typing.
     me: Weak<Form>,
     settings: RefCell<Settings>,
     gpu_list: Element,
-    gpu_inputs: RefCell<Vec<HtmlInputElement>>,
     /// The RAM, margin and context boxes and the KV select, by key ([`BOXES`]).
     boxes: [(&'static str, Element); 4],
     error: Element,
@@ -19,7 +18,7 @@ pub struct Form {
     page: bool,
     on_change: RefCell<Option<OnChange>>,
     pending: RefCell<Option<Timeout>>,
-    gpu_listeners: RefCell<Vec<EventListener>>,
+    /// The form's three delegated listeners (`input`, `change`, `click`: [`Form::edited`]).
     listeners: RefCell<Vec<EventListener>>,
 }
 
@@ -32,40 +31,23 @@ impl Form {
             me: me.clone(),
             settings: RefCell::new(settings),
             gpu_list: dom::find(&root, ".fit-gpu-list"),
-            gpu_inputs: RefCell::new(Vec::new()),
             boxes: BOXES.map(|k| (k, testid(&root, &format!("fit-{k}")))),
             error: testid(&root, "fit-input-error"),
             page,
             on_change: RefCell::new(None),
             pending: RefCell::new(None),
-            gpu_listeners: RefCell::new(Vec::new()),
             listeners: RefCell::new(Vec::new()),
         });
         form.show();
-        // Typing applies once it pauses; the KV select at once.
-        let mut ls: Vec<EventListener> = form
-            .boxes
-            .iter()
-            .map(|(k, b)| {
-                let (event, now) = if *k == "kv" {
-                    ("change", true)
-                } else {
-                    ("input", false)
-                };
-                form.on(b, event, move |f| {
-                    f.read_boxes();
-                    f.changed(now);
-                })
+        let ls = ["input", "change", "click"].map(|event| {
+            let w = form.me.clone();
+            EventListener::new(&root, event, move |e| {
+                if let Some(f) = w.upgrade() {
+                    f.edited(e);
+                }
             })
-            .collect();
-        let add: Element = testid(&root, "fit-gpu-add");
-        ls.push(form.on(&add, "click", |f| {
-            if f.settings.borrow_mut().add_gpu() {
-                f.draw_gpus();
-                f.changed(true);
-            }
-        }));
-        *form.listeners.borrow_mut() = ls;
+        });
+        *form.listeners.borrow_mut() = ls.into();
         if page {
             PAGE_FORMS.with(|p| {
                 let mut p = p.borrow_mut();
@@ -76,19 +58,31 @@ impl Form {
         form
     }
 
-    /// A listener on `target` calling `then` with the form while it lives.
-    fn on(
-        &self,
-        target: &web_sys::EventTarget,
-        event: &'static str,
-        then: impl Fn(&Form) + 'static,
-    ) -> EventListener {
-        let w = self.me.clone();
-        EventListener::new(target, event, move |_| {
-            if let Some(f) = w.upgrade() {
-                then(&f);
-            }
-        })
+    /// Carries out the step the view-model gives for event `e` on a control of the form
+    /// ([`nodes::form_edit`]): the GPU row's other control, the rows redrawn, the change told.
+    fn edited(&self, e: &web_sys::Event) {
+        let Some(target) = dom::target(e) else { return };
+        let id = target.get_attribute("data-testid").unwrap_or_default();
+        let row = target.closest("[data-index]").ok().flatten();
+        let index = row.as_ref().and_then(|r| r.get_attribute("data-index"));
+        let index = index.and_then(|i| i.parse().ok());
+        let value = dom::value_of(&target);
+        let step = nodes::form_edit(
+            &mut self.settings.borrow_mut(),
+            &e.type_(),
+            &id,
+            index,
+            value,
+        );
+        if let (Some((other, v)), Some(row)) = (&step.row_value, &row) {
+            dom::set_value(&testid(row, other), v);
+        }
+        if step.redraw {
+            self.draw_gpus();
+        }
+        if let Some(now) = step.apply {
+            self.changed(now);
+        }
     }
 
     /// The settings as typed now.
@@ -114,7 +108,7 @@ impl Form {
     /// Marks the box `e` names (or none) and says what is wrong, or else `note` (the context
     /// box clamped or not read as typed): [`nodes::marks`].
     pub fn show_error(&self, e: Option<&FieldError>, note: Option<&str>) {
-        let gpus = self.gpu_inputs.borrow();
+        let gpus = dom::all(&self.gpu_list, "[data-testid=fit-gpu-size]");
         let ctx = self.boxes.iter().find(|(k, _)| *k == "ctx");
         let ctx = ctx.map(|(_, b)| dom::value_of(b)).unwrap_or_default();
         let m = nodes::marks(e, note, &ctx, gpus.len());
@@ -138,51 +132,15 @@ impl Form {
         self.draw_gpus();
     }
 
-    fn read_boxes(&self) {
-        let mut s = self.settings.borrow_mut();
-        for (k, b) in &self.boxes {
-            s.set_box(k, dom::value_of(b));
-        }
-    }
-
     /// Redraws the GPU rows ([`nodes::gpu_rows`]) from the settings (after add/remove, or new
     /// settings).
     fn draw_gpus(&self) {
         let gpus = self.settings.borrow().gpus.clone();
-        let (mut ls, mut boxes) = (Vec::new(), Vec::new());
-        dom::clear(&self.gpu_list);
-        for (i, n) in nodes::gpu_rows(gpus.len()).iter().enumerate() {
-            let row = dom::render(n);
-            append(&self.gpu_list, &row);
-            let Some(g) = gpus.get(i) else { continue };
-            let input: HtmlInputElement = testid(&row, "fit-gpu-size");
-            let select: HtmlSelectElement = testid(&row, "fit-gpu-preset");
-            input.set_value(g);
-            select.set_value(preset_choice(g));
-            boxes.push(input.clone());
-            let (inp, sel) = (input.clone(), select.clone());
-            ls.push(self.on(&input, "input", move |f| {
-                let choice = f.settings.borrow_mut().type_gpu(i, inp.value());
-                sel.set_value(choice);
-                f.changed(false);
-            }));
-            let (inp, sel) = (input, select.clone());
-            ls.push(self.on(&select, "change", move |f| {
-                let v = sel.value();
-                if f.settings.borrow_mut().pick_preset(i, &v) {
-                    inp.set_value(&v);
-                    f.changed(true);
-                }
-            }));
-            let remove: Element = testid(&row, "fit-gpu-remove");
-            ls.push(self.on(&remove, "click", move |f| {
-                f.settings.borrow_mut().remove_gpu(i);
-                f.draw_gpus();
-                f.changed(true);
-            }));
+        dom::fill(&self.gpu_list, &nodes::gpu_rows(gpus.len()));
+        for (row, g) in dom::all(&self.gpu_list, "[data-index]").iter().zip(&gpus) {
+            dom::set_value(&testid(row, "fit-gpu-size"), g);
+            dom::set_value(&testid(row, "fit-gpu-preset"), preset_choice(g));
         }
-        *self.gpu_listeners.borrow_mut() = ls;
-        *self.gpu_inputs.borrow_mut() = boxes;
     }
 
     /// The settings changed by the person: now (`immediate`) or after typing pauses.

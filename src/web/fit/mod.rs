@@ -28,7 +28,7 @@ use std::rc::{Rc, Weak};
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::Element;
 
 use super::dom::{self, append, attr};
 use super::http::Fetcher;
