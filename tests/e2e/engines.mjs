@@ -227,9 +227,20 @@ export async function scanJourney(open, url) {
     await page.shot('scan');
     await pickForApi(page, files.gemma);
     t0 = Date.now();
-    const json = await page.run(() => import('/weightpeek.js')
-      .then((wp) => wp.scan(document.querySelector('#wp-test-files').files[0], { workers: 2 }))
-      .then((doc) => JSON.stringify(doc), (e) => `ERROR ${e.message}`));
+    // Started, then watched by short calls: one protocol call awaiting the whole scan once
+    // never answered in Firefox (180 s); watched, a stall says where it stopped.
+    await page.run(() => {
+      const s = { state: 'started', done: 0, tensors: 0 };
+      window.__wpScan = s;
+      import('/weightpeek.js')
+        .then((wp) => wp.scan(document.querySelector('#wp-test-files').files[0], {
+          workers: 2, onProgress: (p) => { s.done = p.done; }, onTensor: () => { s.tensors += 1; },
+        }))
+        .then((doc) => { s.json = JSON.stringify(doc); s.state = 'done'; }, (e) => { s.json = `ERROR ${e.message}`; s.state = 'error'; });
+    });
+    await until(page, () => window.__wpScan.state !== 'started', null, 120_000, 'scan() of Gemma')
+      .catch(async (e) => { throw new Error(`${e.message}: ${await page.run(() => JSON.stringify(window.__wpScan))}`); });
+    const json = await page.run(() => window.__wpScan.json);
     const gemmaMs = Date.now() - t0;
     assert.ok(!json.startsWith('ERROR'), `scan(): ${json}`);
     const got = JSON.parse(json);
