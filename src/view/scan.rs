@@ -333,30 +333,37 @@ impl Share {
     }
 }
 
-/// When a browser scan tells its progress: at most every [`PROGRESS_MS`], and whenever
-/// forced (the first call and the last).
+/// A browser scan's progress: the tensor bytes read so far of the bytes it reads in all,
+/// told at most every [`PROGRESS_MS`] and whenever forced (the first call and the last).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Throttle {
+pub struct Progress {
+    /// Bytes read so far.
+    pub done: u64,
+    /// Bytes the scan reads in all ([`Share::bytes`]).
+    pub total: u64,
     /// When progress was last told (milliseconds; none yet: minus infinity).
     told: f64,
 }
 
-impl Default for Throttle {
-    fn default() -> Throttle {
-        Throttle {
+impl Progress {
+    /// Nothing read yet of `total` bytes.
+    pub fn new(total: u64) -> Progress {
+        Progress {
+            done: 0,
+            total,
             told: f64::NEG_INFINITY,
         }
     }
-}
 
-impl Throttle {
-    /// Whether progress is told at `now` (milliseconds); if so, `now` is when it last was.
-    pub fn due(&mut self, now: f64, force: bool) -> bool {
+    /// `read` more bytes are done at `now` (milliseconds): `(done, total)` when progress is
+    /// told now (then `now` is when it last was), else `None`.
+    pub fn step(&mut self, read: u64, now: f64, force: bool) -> Option<(u64, u64)> {
+        self.done = self.done.saturating_add(read);
         let due = force || now - self.told >= PROGRESS_MS;
         if due {
             self.told = now;
         }
-        due
+        due.then_some((self.done, self.total))
     }
 }
 
@@ -554,19 +561,22 @@ mod tests {
         assert!(many[3].is_empty() && many[4].is_empty());
         let huge = Share::of(&model, true, usize::MAX - 1, usize::MAX);
         assert_eq!((huge.tensors.len(), huge.bytes), (0, 0));
-        let mut th = Throttle::default();
+        let mut pr = Progress::new(1000);
         let p = PROGRESS_MS;
-        let told: Vec<bool> = [
-            (0.0, false),
-            (p / 2.0, false),
-            (p - 1.0, true),
-            (p * 1.5, false),
+        let told: Vec<Option<(u64, u64)>> = [
+            (0, 0.0, false),
+            (10, p / 2.0, false),
+            (20, p - 1.0, true),
+            (30, p * 1.5, false),
         ]
         .iter()
-        .map(|&(now, force)| th.due(now, force))
+        .map(|&(read, now, force)| pr.step(read, now, force))
         .collect();
-        assert_eq!(told, [true, false, true, false]);
-        assert!(th.due(p - 1.0 + p, false));
+        assert_eq!(told, [Some((0, 1000)), None, Some((30, 1000)), None]);
+        assert_eq!(
+            pr.step(u64::MAX, p - 1.0 + p, false),
+            Some((u64::MAX, 1000))
+        );
     }
 
     #[test]

@@ -50,7 +50,6 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use gloo::events::{EventListener, EventListenerOptions};
-use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DragEvent, Element, Event, HtmlInputElement, Response};
@@ -403,9 +402,7 @@ async fn open_sample(app: Rc<App>) {
         if !resp.ok() {
             return Err(server_answered(resp.status(), &resp.status_text()).into());
         }
-        let buf = JsFuture::from(resp.array_buffer()?).await?;
-        let parts = Array::of1(&Uint8Array::new(&buf));
-        Blob::new_with_u8_array_sequence(&parts)
+        Ok(JsFuture::from(resp.blob()?).await?.unchecked_into::<Blob>())
     }
     .await;
     if !app.current(g) {

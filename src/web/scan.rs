@@ -44,21 +44,18 @@ pub async fn run(
     let (opened, _abort) = api::open_checked(&source, &o).await?;
     let model = &opened.model;
     let share = view::Share::of(model, remote, share, shares);
-    let done = Cell::new(0u64);
-    let throttle = Cell::new(view::Throttle::default());
-    let tell = |force: bool| {
-        let mut th = throttle.get();
-        if th.due(js_sys::Date::now(), force) {
-            let (done, total) = (done.get() as f64, share.bytes as f64);
+    let told = Cell::new(view::Progress::new(share.bytes));
+    // `read` more bytes done; told at most every PROGRESS_MS, and when `force`d.
+    let tell = |read: u64, force: bool| {
+        let mut p = told.get();
+        if let Some((done, total)) = p.step(read, js_sys::Date::now(), force) {
+            let (done, total) = (done as f64, total as f64);
             let _ = on_progress.call2(&JsValue::NULL, &done.into(), &total.into());
         }
-        throttle.set(th);
+        told.set(p);
     };
-    tell(true);
-    let progress = |n: u64| {
-        done.set(done.get().saturating_add(n));
-        tell(false);
-    };
+    tell(0, true);
+    let progress = |n: u64| tell(n, false);
     let scanned = |i: usize, t: &TensorScan| {
         let row = view::row(i, t);
         if let (Ok(json), Ok(row)) = (serde_json::to_string(t), serde_json::to_string(&row)) {
@@ -78,7 +75,7 @@ pub async fn run(
         &scanned,
     );
     let scans = scans.await;
-    tell(true);
+    tell(0, true);
     document(&opened.name, &scans, lanes.saturating_mul(shares.max(1)))
 }
 
