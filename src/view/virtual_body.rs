@@ -109,6 +109,31 @@ pub trait BodyPage {
     fn set_tab_stop(&self, pos: usize, on: bool);
 }
 
+/// What a virtualised table lists, as its body draws it (the tensor table's rows, the
+/// tokenizer's tokens and merges): the rows listed now and one of them, the count line over
+/// the table, what the body says with no row, its search and the least height its view is
+/// drawn for.
+pub trait Listing {
+    /// Whether its table says how long each draw and search took (`data-draw-ms`,
+    /// `data-search-ms`) and how many rows are listed (`data-rows`): tests and benchmarks
+    /// read them.
+    const TIMED: bool = false;
+    /// Rows listed now.
+    fn listed(&self) -> usize;
+    /// The row at list position `pos` (the body adds its place, stripe and tab stop).
+    fn row(&self, pos: usize) -> Option<Node>;
+    /// The count line over the table.
+    fn count_line(&self) -> String;
+    /// What the body says when no row is listed.
+    fn empty(&self) -> &str;
+    /// Lists the rows matching the search box's `text`; returns whether the rows listed may
+    /// have changed (then the table is drawn again from its top).
+    fn search(&mut self, text: &str) -> bool;
+    /// The least height (CSS px) of the view its rows are drawn for ([`BodyState::draw`]'s
+    /// `min_view`); `window_h` reads the window's inner height.
+    fn min_view(&self, window_h: impl FnOnce() -> f64) -> f64;
+}
+
 impl BodyState {
     /// Draws on `page` the rows in view of a list of `rows` rows (unless the window is the one
     /// drawn last and `force` is off), each built by `row(pos)`; `min_view` bounds the view's
