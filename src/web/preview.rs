@@ -17,7 +17,6 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::{Clamped, JsCast};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, HtmlSelectElement,
     ImageData,
@@ -65,11 +64,7 @@ struct Panel {
 
 /// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
 pub async fn yield_now() {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = gloo::utils::window()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-    });
-    let _ = JsFuture::from(p).await;
+    gloo_timers::future::TimeoutFuture::new(0).await;
 }
 
 impl PreviewCard {
