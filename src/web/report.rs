@@ -256,7 +256,7 @@ impl Report {
                 true => export::ExportButton::new(model.clone(), name, kind),
                 false => {
                     let ask = ask.clone();
-                    export::ExportButton::asking(kind, move || ask(Need::Export(kind)))
+                    export::ExportButton::with_click(kind, move || ask(Need::Export(kind)))
                 }
             })
             .inspect(|b| append(&exports, &b.element))
