@@ -20,7 +20,8 @@ use crate::view::tensor_card::{self, TableBody};
 use crate::view::tensors::Column;
 use crate::view::viewport::Viewport;
 use crate::view::virtual_body::{
-    list_position, more_sides, plain_key, BodyPage, BodyState, KeyOn, Listing, REVEAL_ROW,
+    list_position, plain_key, BodyPage, BodyState, FrameMarks, KeyOn, Listing, ScrollBox,
+    REVEAL_ROW,
 };
 
 use super::dom::{self, attr, focus_quietly, window_height};
@@ -33,9 +34,9 @@ pub(super) struct BodyElements {
     pub scroller: Element,
     pub tbody: Element,
     columns: usize,
-    /// What [`BodyElements::mark_more`] wrote last (the sides, the scroll bars' sizes): it
-    /// writes only a change (a write costs a style recalculation).
-    marked: std::cell::Cell<Option<(Option<&'static str>, f64, f64)>>,
+    /// What [`BodyElements::mark_more`] wrote last: it writes only a change (a write costs a
+    /// style recalculation).
+    marked: std::cell::Cell<Option<FrameMarks>>,
 }
 
 impl BodyElements {
@@ -60,8 +61,8 @@ impl BodyElements {
     }
 
     /// Marks on the frame around the scroll container (`div.table-frame`, if any) which sides
-    /// hide columns (`data-more`, [`more_sides`]), and the scroll bars' sizes (`--bar-w`,
-    /// `--bar-h`), which the fades stay clear of. It reads the layout: only for a measured
+    /// hide columns (`data-more`), and the scroll bars' sizes (`--bar-w`, `--bar-h`), which
+    /// the fades stay clear of ([`FrameMarks`]). It reads the layout: only for a measured
     /// table ([`BodyState::measured`]) or after the first paint ([`TensorTableView::draw_now`]).
     fn mark_more(&self) {
         let s = &self.scroller;
@@ -71,33 +72,25 @@ impl BodyElements {
         else {
             return;
         };
-        let (left, width) = (f64::from(s.scroll_left()), f64::from(s.client_width()));
-        let sides = more_sides(left, width, f64::from(s.scroll_width()));
-        // The box holds the borders (clientLeft, clientTop) and the scroll bar.
-        let bar = |outer: f64, client: i32, border: i32| {
-            (outer - f64::from(client) - 2.0 * f64::from(border))
-                .round()
-                .max(0.0)
-        };
-        let b = s.get_bounding_client_rect();
-        let w = bar(b.width(), s.client_width(), s.client_left());
-        let h = bar(b.height(), s.client_height(), s.client_top());
-        if self.marked.replace(Some((sides, w, h))) == Some((sides, w, h)) {
+        let (px, b) = (|n: i32| f64::from(n), s.get_bounding_client_rect());
+        let marks = FrameMarks::of(&ScrollBox {
+            scroll_left: px(s.scroll_left()),
+            scroll_width: px(s.scroll_width()),
+            outer: [b.width(), b.height()],
+            client: [px(s.client_width()), px(s.client_height())],
+            border: [px(s.client_left()), px(s.client_top())],
+        });
+        if self.marked.replace(Some(marks)) == Some(marks) {
             return;
         }
-        match sides {
+        match marks.sides {
             Some(side) => attr(&frame, "data-more", side),
             None => {
                 let _ = frame.remove_attribute("data-more");
             }
         }
-        dom::style(
-            &frame,
-            &[
-                ("--bar-w", &format!("{w}px")),
-                ("--bar-h", &format!("{h}px")),
-            ],
-        );
+        let [(w, bar_w), (h, bar_h)] = marks.style();
+        dom::style(&frame, &[(w, &bar_w), (h, &bar_h)]);
     }
 }
 
@@ -237,23 +230,20 @@ pub(super) fn virtual_listeners<L: Listing + 'static>(
         let b = &st.borrow().page;
         (b.scroller.clone(), b.tbody.clone())
     };
-    let mut ls = Vec::new();
-    let s2 = st.clone();
-    ls.push(EventListener::new(&scroller, "scroll", move |_| {
-        let mut s = s2.borrow_mut();
-        s.state.measured = true;
-        s.draw(false);
-    }));
-    let s2 = st.clone();
-    ls.push(EventListener::new(
-        &gloo::utils::window(),
-        "resize",
-        move |_| {
+    // Scrolling draws a window not drawn yet; resizing draws again.
+    let redraw = |force: bool| {
+        let s2 = st.clone();
+        move |_: &web_sys::Event| {
             let mut s = s2.borrow_mut();
             s.state.measured = true;
-            s.draw(true);
-        },
-    ));
+            s.draw(force);
+        }
+    };
+    let window = gloo::utils::window();
+    let mut ls = vec![
+        EventListener::new(&scroller, "scroll", redraw(false)),
+        EventListener::new(&window, "resize", redraw(true)),
+    ];
     let pos_of = |e: &web_sys::Event| {
         list_position(&dom::closest_attr(
             e,
@@ -342,9 +332,8 @@ impl TensorTableView {
         let note_text = dom::find(&card, "p.note > span");
         let shape_button = card.query_selector("p.note > button").ok().flatten();
         let thead = dom::find(&card, "thead");
-        let headers: Vec<(Column, Element)> = (list.columns.iter().copied())
-            .zip(dom::all(&thead, "th"))
-            .collect();
+        let ths = dom::all(&thead, "th");
+        let headers: Vec<(Column, Element)> = list.columns.iter().copied().zip(ths).collect();
         let (scroller, columns) = (dom::find(&card, ".tensor-scroll"), list.columns.len());
         let count = dom::find(&card, ".count");
         let delay = tensor_card::filter_delay_ms(list.table.total());
