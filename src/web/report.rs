@@ -147,12 +147,8 @@ impl Makings {
 /// ([`crate::view::memory::Shown`]). Recomputed as the inputs change (typing debounced by
 /// [`MEMORY_DELAY_MS`]).
 fn memory_card(model: Rc<OpenedModel>) -> (Element, [EventListener; 2]) {
-    let context = memory::model_context(&model);
-    let card = dom::render(&memory::card(context));
+    let card = dom::render(&memory::card(memory::model_context(&model)));
     let input: HtmlInputElement = dom::find_as(&card, "[data-testid=memory-context]");
-    if let Some(c) = context {
-        input.set_value(&c.to_string());
-    }
     let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
     let (note, out) = (
         dom::find(&card, ".note.warn"),
