@@ -36,12 +36,10 @@ pub struct Report {
     made: Rc<Makings>,
     /// The jobs that build them (dropped with the view: those not yet run never run).
     later: Later,
-    /// The tensor preview card (its panel owns its own listeners) and the table's row-open
-    /// listeners that open it.
+    /// The tensor preview card (its panel owns its own listeners), the table's row-open
+    /// listeners that open it, and with the card, Escape in the Preview tab, which closes it.
     _preview: Option<Rc<preview::PreviewCard>>,
     _open: Vec<EventListener>,
-    /// Escape in the Preview tab closes the preview.
-    _escape: EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
     _doctor: Option<Timeout>,
     /// The tab bar and its panels.
@@ -347,10 +345,11 @@ impl Report {
                 }));
                 let c = card.clone();
                 let show = go_to(Tab::Preview);
-                let open = tensors.open_listeners(Rc::new(move |i| {
+                let mut open = tensors.open_listeners(Rc::new(move |i| {
                     c.open(i);
                     show();
                 }));
+                open.push(escape_closes_preview(root));
                 (Some(card), open)
             }
             PreviewPlan::NoValues => (None, Vec::new()),
@@ -380,7 +379,6 @@ impl Report {
             later,
             _preview: preview_card,
             _open: open,
-            _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
             scan_slot,
