@@ -15,11 +15,9 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 use crate::format::Model;
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
-use crate::view::node;
 use crate::view::tokenizer::{
-    copy_status, has_merge_list, info_nodes, list_nodes, template_at, template_parts,
-    template_view, templates_in_order, MergeRows, ModelList, SearchList, TokenRows, COPY_NOTE_MS,
-    NO_CLIPBOARD,
+    self, copy_status, has_merge_list, list_nodes, template_at, template_parts, template_view,
+    templates_in_order, MergeRows, ModelList, SearchList, TokenRows, COPY_NOTE_MS, NO_CLIPBOARD,
 };
 
 use super::dom::{self, append, attr};
@@ -76,9 +74,7 @@ pub struct TokenizerCard {
 impl TokenizerCard {
     /// Builds the card for `model` (whose tokenizer keys gave `info`).
     pub fn new(model: Rc<OpenedModel>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
-        let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
-        c.body().children.extend(info_nodes(info));
-        let card = dom::render(&c);
+        let card = dom::render(&tokenizer::card(info));
         let body = dom::find(&card, ".card-body");
         let mut listeners = Vec::new();
 

@@ -146,6 +146,14 @@ pub fn template_parts(templates: &[(String, String)]) -> [Node; 2] {
     [bar, view]
 }
 
+/// The card (`section.card.tokenizer`, `data-testid="tokenizer"`) with its first parts
+/// ([`info_nodes`]) in its body, where the page then appends the lists and the chat templates.
+pub fn card(info: &TokenizerInfo) -> Node {
+    let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
+    c.body().children.extend(info_nodes(info));
+    c
+}
+
 /// The card's first parts: the facts (`dl.kv`), then, when the file names special tokens, their
 /// heading and table (`data-testid="special-tokens"`, each row with `data-role` and `data-id`).
 pub fn info_nodes(info: &TokenizerInfo) -> Vec<Node> {
@@ -319,6 +327,12 @@ mod tests {
         let m = parse_bytes(include_bytes!("../../../www/sample.gguf")).unwrap();
         let info = tokenizer_info(&m).expect("the sample has a tokenizer");
         let parts = info_nodes(&info);
+        let c = card(&info);
+        assert_eq!(
+            (c.class.as_str(), c.get_attr("data-testid")),
+            ("card tokenizer", Some("tokenizer"))
+        );
+        assert_eq!(c.find_class("card-body")[0].children, parts);
         let facts = fact_rows(&info);
         assert_eq!(parts[0].class, "kv");
         assert_eq!(parts[0].children.len(), 2 * facts.len());
