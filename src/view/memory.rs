@@ -193,7 +193,7 @@ pub fn no_estimate_text(why: &str) -> String {
 }
 
 /// The card's frame (`data-testid="memory"`): the context box (`data-testid="memory-context"`,
-/// its placeholder the model's own `context` if known), the KV type select
+/// its value and placeholder the model's own `context` if known), the KV type select
 /// (`data-testid="memory-kv"`, one option per [`KV_CHOICES`]), a hidden note for the context
 /// box, and the empty `div.memory-out` that [`output`] fills.
 pub fn card(context: Option<u64>) -> Node {
@@ -208,7 +208,8 @@ pub fn card(context: Option<u64>) -> Node {
             "tokens of context; blank: the model's own; 8k = 8192",
         );
     if let Some(c) = context {
-        input = input.attr("placeholder", c.to_string());
+        let c = c.to_string();
+        input = input.attr("value", c.as_str()).attr("placeholder", c);
     }
     let select = node::el("select", "")
         .attr("class", "select")
@@ -485,13 +486,10 @@ mod tests {
 
         let llama = tiny_llama();
         let m = crate::open::OpenedModel::from(parse_bytes(&llama).unwrap());
-        assert_eq!(
-            card(model_context(&m))
-                .find_testid("memory-context")
-                .unwrap()
-                .get_attr("placeholder"),
-            Some("100")
-        );
+        let c = card(model_context(&m));
+        let input = c.find_testid("memory-context").unwrap();
+        assert_eq!(input.get_attr("value"), Some("100"));
+        assert_eq!(input.get_attr("placeholder"), Some("100"));
         let e = estimate(&m, None, KvType::F16);
         let out = output(&e);
         let e = e.unwrap();

@@ -4,11 +4,12 @@
 //! the rows in view ([`crate::view::virtual_body::body_rows`]).
 
 use crate::format::ggml_type::type_tooltip;
+use crate::summary::TensorRow;
 use crate::view::colors::{dtype_color, text_on};
 use crate::view::facts::{shape_order_note, shape_toggle_label};
 use crate::view::node::{self, Node};
-use crate::view::tensors::{partial_text, Column, TensorTable, FILTER_HINT};
-use crate::view::virtual_body;
+use crate::view::tensors::{empty_text, partial_text, Column, TensorTable, FILTER_HINT};
+use crate::view::virtual_body::{self, Listing};
 
 /// Milliseconds the filter box waits for typing to pause before filtering a table of `total`
 /// tensors: 120 over 20,000 (each run re-filters them all), else 0 (filters at once).
@@ -138,10 +139,80 @@ pub fn row(
     Some(tr)
 }
 
+/// What the tensor table's body draws ([`Listing`]): the table (its sort and filter), the
+/// columns shown, whether rows open a preview and which tensor's preview is open.
+pub struct TableBody {
+    /// The rows, sorted and filtered.
+    pub table: TensorTable,
+    /// The columns shown (no part column for a single file).
+    pub columns: Vec<Column>,
+    /// Rows open a preview (with their file index) once a listener is attached.
+    pub openable: bool,
+    /// The file index of the tensor whose preview is open (its row is marked selected).
+    pub selected: Option<usize>,
+    /// What the body says with no row ([`empty_text`]).
+    empty: String,
+}
+
+impl TableBody {
+    /// The body for `rows`; `part_names` are the files of a model merged from several (empty
+    /// for one file: then there is no part column); `announced`: the tensors the header
+    /// announces; `stopped`: parsing stopped before the header's end.
+    pub fn new(
+        rows: Vec<TensorRow>,
+        part_names: Vec<String>,
+        announced: u64,
+        stopped: bool,
+    ) -> TableBody {
+        let empty = empty_text(rows.len(), announced, stopped);
+        let table = TensorTable::with_parts(rows, part_names);
+        TableBody {
+            columns: table.columns(),
+            table,
+            openable: false,
+            selected: None,
+            empty,
+        }
+    }
+}
+
+impl Listing for TableBody {
+    fn listed(&self) -> usize {
+        self.table.len()
+    }
+
+    fn row(&self, pos: usize) -> Option<Node> {
+        row(
+            &self.table,
+            self.openable,
+            &self.columns,
+            self.selected,
+            pos,
+        )
+    }
+
+    fn count_line(&self) -> String {
+        self.table.count_text()
+    }
+
+    fn empty(&self) -> &str {
+        &self.empty
+    }
+
+    fn search(&mut self, text: &str) -> bool {
+        self.table.set_filter(text)
+    }
+
+    /// The window's height: before the first draw the container is only as tall as its
+    /// header; the window's height bounds it (CSS caps the container at 70vh).
+    fn min_view(&self, window_h: impl FnOnce() -> f64) -> f64 {
+        window_h()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::TensorRow;
 
     fn rows() -> Vec<TensorRow> {
         let t = |name: &str, dtype: &str, note: Option<&str>| TensorRow {
@@ -217,6 +288,35 @@ mod tests {
             Some("b.weight\nout of the file")
         );
         assert!(row(&table, true, &cols, None, 2).is_none());
+    }
+
+    #[test]
+    fn the_body_lists_searches_and_marks_the_rows() {
+        let mut body = TableBody::new(rows(), Vec::new(), 2, false);
+        assert_eq!(body.columns.len(), 7);
+        assert_eq!(
+            (body.listed(), body.count_line().as_str()),
+            (2, "2 tensors")
+        );
+        assert_eq!(body.min_view(|| 640.0), 640.0);
+        let plain = body.row(1).unwrap();
+        assert_eq!(plain.class, "");
+        body.openable = true;
+        body.selected = Some(1);
+        let open = body.row(1).unwrap();
+        assert_eq!(open.class, "openable selected");
+        assert_eq!(open.get_attr("data-file-index"), Some("1"));
+        assert!(body.search("type:F32"));
+        assert!(!body.search("type:F32"));
+        assert_eq!(body.count_line(), "1 of 2 tensors");
+        assert_eq!(
+            body.row(0).unwrap().children[1].text.as_deref(),
+            Some("b.weight")
+        );
+        assert!(body.search("nothing"));
+        assert_eq!((body.listed(), body.empty()), (0, "no matching tensors"));
+        let none = TableBody::new(Vec::new(), Vec::new(), 0, false);
+        assert_eq!(none.empty(), "This file holds no tensors.");
     }
 
     #[test]

@@ -109,6 +109,31 @@ pub trait BodyPage {
     fn set_tab_stop(&self, pos: usize, on: bool);
 }
 
+/// What a virtualised table lists, as its body draws it (the tensor table's rows, the
+/// tokenizer's tokens and merges): the rows listed now and one of them, the count line over
+/// the table, what the body says with no row, its search and the least height its view is
+/// drawn for.
+pub trait Listing {
+    /// Whether its table says how long each draw and search took (`data-draw-ms`,
+    /// `data-search-ms`) and how many rows are listed (`data-rows`): tests and benchmarks
+    /// read them.
+    const TIMED: bool = false;
+    /// Rows listed now.
+    fn listed(&self) -> usize;
+    /// The row at list position `pos` (the body adds its place, stripe and tab stop).
+    fn row(&self, pos: usize) -> Option<Node>;
+    /// The count line over the table.
+    fn count_line(&self) -> String;
+    /// What the body says when no row is listed.
+    fn empty(&self) -> &str;
+    /// Lists the rows matching the search box's `text`; returns whether the rows listed may
+    /// have changed (then the table is drawn again from its top).
+    fn search(&mut self, text: &str) -> bool;
+    /// The least height (CSS px) of the view its rows are drawn for ([`BodyState::draw`]'s
+    /// `min_view`); `window_h` reads the window's inner height.
+    fn min_view(&self, window_h: impl FnOnce() -> f64) -> f64;
+}
+
 impl BodyState {
     /// Draws on `page` the rows in view of a list of `rows` rows (unless the window is the one
     /// drawn last and `force` is off), each built by `row(pos)`; `min_view` bounds the view's
@@ -286,6 +311,51 @@ pub fn more_sides(scroll_left: f64, client_width: f64, scroll_width: f64) -> Opt
         (true, false) => Some("left"),
         (false, true) => Some("right"),
         (false, false) => None,
+    }
+}
+
+/// A scroll container as the page measures it, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScrollBox {
+    /// `scrollLeft`.
+    pub scroll_left: f64,
+    /// `scrollWidth`.
+    pub scroll_width: f64,
+    /// The border box's width and height (`getBoundingClientRect`).
+    pub outer: [f64; 2],
+    /// The inner size: `clientWidth`, `clientHeight`.
+    pub client: [f64; 2],
+    /// One border of each axis: `clientLeft`, `clientTop`.
+    pub border: [f64; 2],
+}
+
+/// What the frame around a scroll container says ([`with_fades`]): the sides that hide columns
+/// and the scroll bars' sizes, which the fades stay clear of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameMarks {
+    /// The sides that hide columns ([`more_sides`]): the frame's `data-more` (`None`: none).
+    pub sides: Option<&'static str>,
+    /// The vertical scroll bar's width and the horizontal one's height, CSS px: what the box
+    /// holds beside its inner size and two borders (rounded, never negative; 0 without a bar).
+    pub bars: [f64; 2],
+}
+
+impl FrameMarks {
+    /// The marks of a container measured as `b`.
+    pub fn of(b: &ScrollBox) -> FrameMarks {
+        let bar =
+            |outer: f64, client: f64, border: f64| (outer - client - 2.0 * border).round().max(0.0);
+        let ([outer_w, outer_h], [client_w, client_h], [left, top]) = (b.outer, b.client, b.border);
+        FrameMarks {
+            sides: more_sides(b.scroll_left, client_w, b.scroll_width),
+            bars: [bar(outer_w, client_w, left), bar(outer_h, client_h, top)],
+        }
+    }
+
+    /// The frame's style properties: the bars' sizes as `--bar-w` and `--bar-h` (`"15px"`).
+    pub fn style(&self) -> [(&'static str, String); 2] {
+        let [w, h] = self.bars;
+        [("--bar-w", format!("{w}px")), ("--bar-h", format!("{h}px"))]
     }
 }
 
@@ -527,6 +597,44 @@ mod tests {
         st.set_tab_stop(&page, 12);
         assert_eq!(st.focus, 12);
         assert_eq!(page.tab_stops.borrow()[2..], [(10, false), (12, true)]);
+    }
+
+    #[test]
+    fn the_frame_marks_the_hidden_sides_and_the_scroll_bars() {
+        // 300 px inside, a 15 px vertical bar, 1 px borders; scrolled 10 px of 900.
+        let b = ScrollBox {
+            scroll_left: 10.0,
+            scroll_width: 900.0,
+            outer: [317.0, 202.2],
+            client: [300.0, 200.0],
+            border: [1.0, 1.0],
+        };
+        let m = FrameMarks::of(&b);
+        assert_eq!(
+            m,
+            FrameMarks {
+                sides: Some("both"),
+                bars: [15.0, 0.0]
+            }
+        );
+        assert_eq!(
+            m.style(),
+            [("--bar-w", "15px".into()), ("--bar-h", "0px".into())]
+        );
+        // A table that fits, and a box measured a fraction under its inner size: no bar.
+        let fits = ScrollBox {
+            scroll_width: 300.5,
+            scroll_left: 0.0,
+            outer: [301.6, 180.0],
+            ..b
+        };
+        assert_eq!(
+            FrameMarks::of(&fits),
+            FrameMarks {
+                sides: None,
+                bars: [0.0, 0.0]
+            }
+        );
     }
 
     #[test]

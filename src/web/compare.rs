@@ -13,7 +13,7 @@ use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, Element, HtmlInputElement};
 
-use super::dom::{self, append, by_id, set_body_data};
+use super::dom::{self, by_id};
 use super::http::Fetcher;
 use super::load::{self, Opened};
 use super::App;
@@ -65,12 +65,10 @@ fn status(s: Status) {
     let el = by_id("compare-status");
     el.set_text_content(Some(s.text()));
     el.set_class_name(s.class());
-    match s.state() {
-        Some(s) => set_body_data("compare", s),
-        None => {
-            dom::body().dataset().delete("compare");
-        }
-    }
+    dom::set_attrs(
+        &dom::body(),
+        [("data-compare", s.state().map(str::to_string))],
+    );
 }
 
 /// Wires the compare controls of index.html; the listeners go into the app's list.
@@ -214,9 +212,7 @@ pub(super) fn show_all(root: &Element, testid: &str, rows: &[Row], ls: &mut Vec<
     let Some(more) = more else { return };
     let m = more.clone();
     ls.push(EventListener::new(&more, "click", move |_| {
-        for r in &rest {
-            append(&body, &dom::render(&vm::row_node(r)));
-        }
+        dom::append_nodes(&body, &rest.iter().map(vm::row_node).collect::<Vec<_>>());
         m.remove();
     }));
 }

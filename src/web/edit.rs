@@ -15,7 +15,7 @@ use std::rc::Rc;
 use gloo::events::EventListener;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, Element, HtmlInputElement};
+use web_sys::{Blob, Element, HtmlInputElement};
 
 use super::compare::Placed;
 use super::dom::{self, all, append, attr, set_body_data, set_value, value_of};
@@ -251,12 +251,8 @@ fn save(s: &State) {
             }
         };
     }
-    let opts = BlobPropertyBag::new();
-    opts.set_type("application/octet-stream");
-    let blob = Blob::new_with_blob_sequence_and_options(&parts, &opts);
-    drop((parts, header));
-    let file = vm::edited_file_name(&s.name);
-    if !blob.is_ok_and(|b| s.download.save_blob(&b, &file)) {
+    let (file, media) = (vm::edited_file_name(&s.name), "application/octet-stream");
+    if !s.download.save_parts(&parts, media, &file) {
         return say(s, vm::NO_FILE_MADE, true);
     }
     for (k, v) in vm::saved_attrs(&p) {

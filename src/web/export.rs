@@ -27,17 +27,16 @@ pub struct Download {
 impl Download {
     /// Downloads `text` (media type `media`) as a file named `file`.
     pub fn save(&self, text: &str, media: &str, file: &str) {
-        let opts = BlobPropertyBag::new();
-        opts.set_type(media);
-        let parts = Array::of1(&JsValue::from_str(text));
-        if let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &opts) {
-            self.save_blob(&blob, file);
-        }
+        self.save_parts(&Array::of1(&JsValue::from_str(text)), media, file);
     }
 
-    /// Downloads `blob` as a file named `file`; `false` when the browser gives it no URL.
-    pub fn save_blob(&self, blob: &Blob, file: &str) -> bool {
-        let Ok(href) = Url::create_object_url_with_blob(blob) else {
+    /// Downloads `new Blob(parts)` (strings, byte arrays, Blobs; media type `media`) as a file
+    /// named `file`; `false` when the browser makes no such Blob or gives it no URL.
+    pub fn save_parts(&self, parts: &Array, media: &str, file: &str) -> bool {
+        let opts = BlobPropertyBag::new();
+        opts.set_type(media);
+        let blob = Blob::new_with_blob_sequence_and_options(parts, &opts);
+        let Ok(href) = blob.and_then(|b| Url::create_object_url_with_blob(&b)) else {
             return false;
         };
         if let Some(old) = self.last.borrow_mut().replace(href.clone()) {
@@ -73,18 +72,15 @@ impl ExportButton {
     pub fn new(model: Rc<OpenedModel>, name: &str, kind: Kind) -> ExportButton {
         let download = Download::default();
         let (file, shown) = (kind.file_name(name), name.to_string());
-        ExportButton::on_click(kind, move || {
+        ExportButton::with_click(kind, move || {
             download.save(&kind.text(&shown, &model), kind.media_type(), &file);
         })
     }
 
-    /// The same button in the lean web module, which has no exports: a click calls `ask`
-    /// (the element loads the full module, which downloads the file).
-    pub fn asking(kind: Kind, ask: impl Fn() + 'static) -> ExportButton {
-        ExportButton::on_click(kind, ask)
-    }
-
-    fn on_click(kind: Kind, click: impl Fn() + 'static) -> ExportButton {
+    /// A button for `kind` whose click calls `click`: [`ExportButton::new`]'s download, or, in
+    /// the lean web module, which has no exports, an ask (the element loads the full module,
+    /// which downloads the file).
+    pub fn with_click(kind: Kind, click: impl Fn() + 'static) -> ExportButton {
         let element = dom::render(&kind.button());
         let _listener = EventListener::new(&element, "click", move |_| click());
         ExportButton {

@@ -56,22 +56,14 @@ impl HistogramView {
                 draw(&st.borrow());
             }));
         }
-        let pick2 = pick.clone();
-        // One delegated listener: a bar (data-dtype) or a table row (data-pick) lists its tensors.
-        listeners.push(EventListener::new(&body, "click", move |e| {
-            let names = ["data-dtype", "data-pick"];
-            if let Some(dtype) = dom::closest_attr(e, "[data-dtype], [data-pick]", &names) {
-                pick(&dtype);
-            }
-        }));
-        // Enter or Space on a focused type row, as a click (Space would scroll the page).
-        listeners.push(dom::on_keydown(&body, move |e, k| {
+        // A bar (data-dtype) or a table row (data-pick) lists its tensors: by click; a row (a
+        // tab stop) also by Enter or Space, as a click (Space would scroll the page).
+        let keys = |k: &web_sys::KeyboardEvent| {
             let (alt, ctrl, meta) = (k.alt_key(), k.ctrl_key(), k.meta_key());
-            let picked = histogram::picks(&k.key(), alt, ctrl, meta, k.repeat())
-                .then(|| dom::target(e)?.get_attribute("data-pick"))
-                .flatten();
-            picked.map(|dtype| pick2(&dtype)).is_some()
-        }));
+            histogram::picks(&k.key(), alt, ctrl, meta, k.repeat())
+        };
+        let (on, names) = ("[data-dtype], [data-pick]", &["data-dtype", "data-pick"]);
+        listeners.extend(dom::on_pick(&body, on, names, keys, move |t| pick(t)));
         let st = state.clone();
         listeners.push(EventListener::new(
             &gloo::utils::window(),

@@ -17,7 +17,6 @@ use super::dom::{self, attr};
 struct Expanded {
     pager: ArrayPager,
     list: Element,
-    button: Element,
     status: Element,
 }
 
@@ -121,7 +120,6 @@ fn more(st: &mut State, index: usize, button: &Element) {
         Expanded {
             pager: ArrayPager::new(a.len),
             list,
-            button: button.clone(),
             status,
         }
     });
@@ -129,7 +127,7 @@ fn more(st: &mut State, index: usize, button: &Element) {
     dom::append_nodes(&ex.list, &page.items);
     ex.status.set_text_content(Some(&page.status));
     match page.more {
-        Some(l) => ex.button.set_text_content(Some(&l)),
-        None => ex.button.remove(),
+        Some(l) => button.set_text_content(Some(&l)),
+        None => button.remove(),
     }
 }

@@ -17,11 +17,7 @@ use std::rc::Rc;
 
 use gloo::events::EventListener;
 use wasm_bindgen::{Clamped, JsCast};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, HtmlSelectElement,
-    ImageData,
-};
+use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
 
 use crate::open::OpenedModel;
 use crate::preview::{self, Heatmap, Job, Preview, PreviewError, WindowRequest};
@@ -36,14 +32,10 @@ use crate::view::node;
 /// Told the tensor whose preview was opened (`Some(name)`) or that the preview was closed.
 pub type OnChange = Rc<dyn Fn(Option<&str>)>;
 
-/// The preview card: one open tensor at a time; its listeners are dropped with it.
-pub struct PreviewCard {
-    ctx: Ctx,
-}
-
-/// What every opening of the card shares (cheap to clone: handles).
+/// The preview card: one open tensor at a time; its listeners are dropped with it. Every
+/// opening of the card shares its handles (cheap to clone).
 #[derive(Clone)]
-struct Ctx {
+pub struct PreviewCard {
     card: Element,
     model: Rc<OpenedModel>,
     source: SourceFactory,
@@ -65,11 +57,7 @@ struct Panel {
 
 /// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
 pub async fn yield_now() {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = gloo::utils::window()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-    });
-    let _ = JsFuture::from(p).await;
+    gloo_timers::future::TimeoutFuture::new(0).await;
 }
 
 impl PreviewCard {
@@ -77,32 +65,30 @@ impl PreviewCard {
     pub fn new(model: Rc<OpenedModel>, source: SourceFactory) -> PreviewCard {
         let card = dom::render(&node::el("section", "card preview").testid("preview"));
         dom::set_hidden(&card, true);
-        let ctx = Ctx {
+        PreviewCard {
             card,
             model,
             source,
             generation: Rc::default(),
             panel: Rc::default(),
             on_change: Rc::default(),
-        };
-        PreviewCard { ctx }
+        }
     }
 
     /// Calls `f` whenever a tensor's preview is opened or the preview is closed (the page URL
     /// follows the selected tensor).
     pub fn set_on_change(&self, f: OnChange) {
-        *self.ctx.on_change.borrow_mut() = Some(f);
+        *self.on_change.borrow_mut() = Some(f);
     }
 
     /// The card element (placed by the report).
     pub fn element(&self) -> &Element {
-        &self.ctx.card
+        &self.card
     }
 
     /// The card's tab is shown: a preview opened while it was hidden reads its window now.
     pub fn shown(&self) {
         let start = self
-            .ctx
             .panel
             .borrow()
             .as_ref()
@@ -114,16 +100,15 @@ impl PreviewCard {
 
     /// Opens tensor `index` (of `Model::tensors`) with the default window.
     pub fn open(&self, index: usize) {
-        let c = &self.ctx;
-        open_panel(c, index, WindowRequest::default());
-        let hook = c.on_change.borrow().clone();
-        if let (Some(f), Some(t)) = (hook, c.model.tensors.get(index)) {
+        open_panel(self, index, WindowRequest::default());
+        let hook = self.on_change.borrow().clone();
+        if let (Some(f), Some(t)) = (hook, self.model.tensors.get(index)) {
             f(Some(&t.name));
         }
     }
 }
 
-fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
+fn open_panel(c: &PreviewCard, index: usize, req: WindowRequest) {
     // Dropping the old panel removes its listeners; a task still running for it stops at its
     // next generation check.
     c.panel.borrow_mut().take();
@@ -174,12 +159,9 @@ fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
         }));
     }
     if let Some(sel) = dom::find_testid(card, "preview-field") {
-        let (r, s) = (
-            reopen.clone(),
-            sel.clone().unchecked_into::<HtmlSelectElement>(),
-        );
+        let (r, s) = (reopen.clone(), sel.clone());
         listeners.push(EventListener::new(&sel, "change", move |_| {
-            r(Control::Field(s.value()))
+            r(Control::Field(dom::value_of(&s)))
         }));
     }
     for input in [&els.rows_in, &els.cols_in] {
@@ -219,7 +201,7 @@ fn open_panel(c: &Ctx, index: usize, req: WindowRequest) {
 }
 
 /// The close button: the card is hidden and emptied, the owner told.
-fn close_panel(c: &Ctx) {
+fn close_panel(c: &PreviewCard) {
     c.generation.set(c.generation.get() + 1);
     dom::set_hidden(&c.card, true);
     dom::clear(&c.card);
@@ -237,7 +219,7 @@ fn close_panel(c: &Ctx) {
 /// Reads, decodes and draws window `req` of tensor `index` for the panel of generation `g`
 /// (nothing once a newer one started); the listeners it adds (the scales toggle) go in `slot`.
 async fn show_window(
-    c: &Ctx,
+    c: &PreviewCard,
     g: u64,
     index: usize,
     req: &WindowRequest,

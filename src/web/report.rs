@@ -36,12 +36,10 @@ pub struct Report {
     made: Rc<Makings>,
     /// The jobs that build them (dropped with the view: those not yet run never run).
     later: Later,
-    /// The tensor preview card (its panel owns its own listeners) and the table's row-open
-    /// listeners that open it.
+    /// The tensor preview card (its panel owns its own listeners), the table's row-open
+    /// listeners that open it, and with the card, Escape in the Preview tab, which closes it.
     _preview: Option<Rc<preview::PreviewCard>>,
     _open: Vec<EventListener>,
-    /// Escape in the Preview tab closes the preview.
-    _escape: EventListener,
     /// The doctor's run after the first view (dropped with the view, it does not run).
     _doctor: Option<Timeout>,
     /// The tab bar and its panels.
@@ -147,12 +145,8 @@ impl Makings {
 /// ([`crate::view::memory::Shown`]). Recomputed as the inputs change (typing debounced by
 /// [`MEMORY_DELAY_MS`]).
 fn memory_card(model: Rc<OpenedModel>) -> (Element, [EventListener; 2]) {
-    let context = memory::model_context(&model);
-    let card = dom::render(&memory::card(context));
+    let card = dom::render(&memory::card(memory::model_context(&model)));
     let input: HtmlInputElement = dom::find_as(&card, "[data-testid=memory-context]");
-    if let Some(c) = context {
-        input.set_value(&c.to_string());
-    }
     let select: HtmlSelectElement = dom::find_as(&card, "[data-testid=memory-kv]");
     let (note, out) = (
         dom::find(&card, ".note.warn"),
@@ -256,7 +250,7 @@ impl Report {
                 true => export::ExportButton::new(model.clone(), name, kind),
                 false => {
                     let ask = ask.clone();
-                    export::ExportButton::asking(kind, move || ask(Need::Export(kind)))
+                    export::ExportButton::with_click(kind, move || ask(Need::Export(kind)))
                 }
             })
             .inspect(|b| append(&exports, &b.element))
@@ -351,10 +345,11 @@ impl Report {
                 }));
                 let c = card.clone();
                 let show = go_to(Tab::Preview);
-                let open = tensors.open_listeners(Rc::new(move |i| {
+                let mut open = tensors.open_listeners(Rc::new(move |i| {
                     c.open(i);
                     show();
                 }));
+                open.push(escape_closes_preview(root));
                 (Some(card), open)
             }
             PreviewPlan::NoValues => (None, Vec::new()),
@@ -384,7 +379,6 @@ impl Report {
             later,
             _preview: preview_card,
             _open: open,
-            _escape: escape_closes_preview(root),
             _doctor: doctor,
             tabs,
             scan_slot,

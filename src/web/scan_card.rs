@@ -16,7 +16,7 @@ use gloo::events::EventListener;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlInputElement, MessageEvent, Worker};
 
-use super::dom::{self, append, attr};
+use super::dom::{self, append, attr, now};
 use crate::view::scan::{self as view, FindingLine, ScanRow};
 use crate::view::scan_card::{
     self as nodes, ScanEvent, Scope, Screen, Step, WorkerMessage, WorkerOptions,
@@ -77,10 +77,6 @@ fn start_worker() -> Result<Worker, JsValue> {
     let opts = web_sys::WorkerOptions::new();
     opts.set_type(web_sys::WorkerType::Module);
     Worker::new_with_options("scan-worker.js", &opts)
-}
-
-fn now() -> f64 {
-    js_sys::Date::now()
 }
 
 /// `o` as the plain object the Worker's `scan()` reads.

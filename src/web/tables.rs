@@ -2,8 +2,9 @@
 //! scroll container; only the rows `view::viewport` picks exist in the DOM, between two spacer
 //! rows), so 250,000 tensors scroll as smoothly as 200.
 //!
-//! [`VirtualBody`] and [`virtual_listeners`] are that body and its listeners (scroll, resize,
-//! keyboard focus), shared with the tokenizer card's token and merges lists.
+//! [`VirtualBody`], [`virtual_listeners`] and [`search_listener`] are that table and its
+//! listeners (scroll, resize, keyboard focus, search), shared with the tokenizer card's token
+//! and merges lists.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,11 +16,12 @@ use web_sys::{Element, HtmlInputElement};
 use crate::summary::TensorRow;
 use crate::view::facts::{shape_order_note, shape_toggle_label};
 use crate::view::node::Node;
-use crate::view::tensor_card;
-use crate::view::tensors::{Column, TensorTable};
+use crate::view::tensor_card::{self, TableBody};
+use crate::view::tensors::Column;
 use crate::view::viewport::Viewport;
 use crate::view::virtual_body::{
-    list_position, more_sides, plain_key, BodyPage, BodyState, KeyOn, REVEAL_ROW,
+    list_position, plain_key, BodyPage, BodyState, FrameMarks, KeyOn, Listing, ScrollBox,
+    REVEAL_ROW,
 };
 
 use super::dom::{self, attr, focus_quietly, window_height};
@@ -32,9 +34,9 @@ pub(super) struct BodyElements {
     pub scroller: Element,
     pub tbody: Element,
     columns: usize,
-    /// What [`BodyElements::mark_more`] wrote last (the sides, the scroll bars' sizes): it
-    /// writes only a change (a write costs a style recalculation).
-    marked: std::cell::Cell<Option<(Option<&'static str>, f64, f64)>>,
+    /// What [`BodyElements::mark_more`] wrote last: it writes only a change (a write costs a
+    /// style recalculation).
+    marked: std::cell::Cell<Option<FrameMarks>>,
 }
 
 impl BodyElements {
@@ -45,12 +47,22 @@ impl BodyElements {
             .ok()
             .flatten()
     }
-}
 
-impl BodyElements {
+    /// Sets `name` to `value` on the table.
+    fn table_attr(&self, name: &str, value: &str) {
+        if let Some(table) = self.tbody.parent_element() {
+            attr(&table, name, value);
+        }
+    }
+
+    /// Says on the table, as `name`, the milliseconds since `t0` ([`dom::now`]).
+    pub fn time(&self, name: &str, t0: f64) {
+        self.table_attr(name, &format!("{:.2}", dom::now() - t0));
+    }
+
     /// Marks on the frame around the scroll container (`div.table-frame`, if any) which sides
-    /// hide columns (`data-more`, [`more_sides`]), and the scroll bars' sizes (`--bar-w`,
-    /// `--bar-h`), which the fades stay clear of. It reads the layout: only for a measured
+    /// hide columns (`data-more`), and the scroll bars' sizes (`--bar-w`, `--bar-h`), which
+    /// the fades stay clear of ([`FrameMarks`]). It reads the layout: only for a measured
     /// table ([`BodyState::measured`]) or after the first paint ([`TensorTableView::draw_now`]).
     fn mark_more(&self) {
         let s = &self.scroller;
@@ -60,33 +72,25 @@ impl BodyElements {
         else {
             return;
         };
-        let (left, width) = (f64::from(s.scroll_left()), f64::from(s.client_width()));
-        let sides = more_sides(left, width, f64::from(s.scroll_width()));
-        // The box holds the borders (clientLeft, clientTop) and the scroll bar.
-        let bar = |outer: f64, client: i32, border: i32| {
-            (outer - f64::from(client) - 2.0 * f64::from(border))
-                .round()
-                .max(0.0)
-        };
-        let b = s.get_bounding_client_rect();
-        let w = bar(b.width(), s.client_width(), s.client_left());
-        let h = bar(b.height(), s.client_height(), s.client_top());
-        if self.marked.replace(Some((sides, w, h))) == Some((sides, w, h)) {
+        let (px, b) = (|n: i32| f64::from(n), s.get_bounding_client_rect());
+        let marks = FrameMarks::of(&ScrollBox {
+            scroll_left: px(s.scroll_left()),
+            scroll_width: px(s.scroll_width()),
+            outer: [b.width(), b.height()],
+            client: [px(s.client_width()), px(s.client_height())],
+            border: [px(s.client_left()), px(s.client_top())],
+        });
+        if self.marked.replace(Some(marks)) == Some(marks) {
             return;
         }
-        match sides {
+        match marks.sides {
             Some(side) => attr(&frame, "data-more", side),
             None => {
                 let _ = frame.remove_attribute("data-more");
             }
         }
-        dom::style(
-            &frame,
-            &[
-                ("--bar-w", &format!("{w}px")),
-                ("--bar-h", &format!("{h}px")),
-            ],
-        );
+        let [(w, bar_w), (h, bar_h)] = marks.style();
+        dom::style(&frame, &[(w, &bar_w), (h, &bar_h)]);
     }
 }
 
@@ -128,9 +132,7 @@ impl BodyPage for BodyElements {
     }
 
     fn fill(&self, rows: usize, body: Vec<Node>) {
-        if let Some(table) = self.tbody.parent_element() {
-            attr(&table, "aria-rowcount", &(rows + 1).to_string());
-        }
+        self.table_attr("aria-rowcount", &(rows + 1).to_string());
         dom::fill(&self.tbody, &body);
     }
 
@@ -157,83 +159,91 @@ impl BodyPage for BodyElements {
     }
 }
 
-/// The body of a virtualised table: its elements and its [`BodyState`] (the window drawn, the
-/// tab stop, whether draws measure).
-pub(super) struct VirtualBody {
+/// A virtualised table: what it lists ([`Listing`]), its body's elements and their
+/// [`BodyState`] (the window drawn, the tab stop, whether draws measure), and its count line.
+pub(super) struct VirtualBody<L> {
+    pub list: L,
     pub page: BodyElements,
     pub state: BodyState,
+    count: Element,
 }
 
-impl VirtualBody {
-    /// The body of a table with `columns` columns inside `scroller`.
-    pub fn new(scroller: Element, tbody: Element, columns: usize) -> VirtualBody {
+impl<L: Listing> VirtualBody<L> {
+    /// The table listing `list` in `columns` columns inside `scroller` (its `<tbody>` the one
+    /// in it), counted in `count`.
+    pub fn new(list: L, scroller: Element, columns: usize, count: Element) -> VirtualBody<L> {
         VirtualBody {
+            list,
             page: BodyElements {
+                tbody: dom::find(&scroller, "tbody"),
                 scroller,
-                tbody,
                 columns,
                 marked: Default::default(),
             },
             state: BodyState::default(),
+            count,
         }
     }
 
-    /// Draws the rows in view ([`BodyState::draw`]); returns whether it drew.
-    pub fn draw(
-        &mut self,
-        rows: usize,
-        force: bool,
-        min_view: f64,
-        empty: &str,
-        row: impl FnMut(usize) -> Option<Node>,
-    ) -> bool {
-        let drew = self
-            .state
-            .draw(&self.page, rows, force, min_view, empty, row);
-        if self.state.measured {
-            self.page.mark_more();
+    /// Draws the rows in view ([`BodyState::draw`]) and, when it drew, the count line (and
+    /// for a [`Listing::TIMED`] list the table's `data-draw-ms` and `data-rows`); returns
+    /// whether it drew.
+    pub fn draw(&mut self, force: bool) -> bool {
+        let t0 = L::TIMED.then(dom::now);
+        let VirtualBody {
+            list,
+            page,
+            state,
+            count,
+        } = self;
+        let min_view = list.min_view(window_height);
+        let (rows, empty) = (list.listed(), list.empty());
+        let drew = state.draw(page, rows, force, min_view, empty, |pos| list.row(pos));
+        if state.measured {
+            page.mark_more();
+        }
+        if drew {
+            count.set_text_content(Some(&list.count_line()));
+            if let Some(t0) = t0 {
+                page.time("data-draw-ms", t0);
+                page.table_attr("data-rows", &rows.to_string());
+            }
         }
         drew
     }
-}
 
-/// A table drawn through a [`VirtualBody`].
-pub(super) trait Virtual {
-    /// Its body.
-    fn body(&mut self) -> &mut VirtualBody;
-    /// Rows listed now.
-    fn rows(&self) -> usize;
-    /// Draws the rows in view (see [`VirtualBody::draw`]).
-    fn draw(&mut self, force: bool);
+    /// Scrolls to the top and draws.
+    pub fn draw_from_top(&mut self) {
+        self.page.scroller.set_scroll_top(0);
+        self.draw(true);
+    }
 }
 
 /// The listeners of a virtualised table: scrolling and resizing redraw it; on a focused row,
 /// ArrowUp/ArrowDown move the focus one row, PageUp/PageDown a screenful, Home/End to the
 /// first/last row, scrolling so that row is drawn (on the container itself, the first such key
 /// focuses the tab-stop row); focusing a row makes it the tab stop.
-pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Vec<EventListener> {
+pub(super) fn virtual_listeners<L: Listing + 'static>(
+    st: &Rc<RefCell<VirtualBody<L>>>,
+) -> Vec<EventListener> {
     let (scroller, tbody) = {
-        let mut s = st.borrow_mut();
-        let b = &s.body().page;
+        let b = &st.borrow().page;
         (b.scroller.clone(), b.tbody.clone())
     };
-    let mut ls = Vec::new();
-    let s2 = st.clone();
-    ls.push(EventListener::new(&scroller, "scroll", move |_| {
-        let mut s = s2.borrow_mut();
-        s.body().state.measured = true;
-        s.draw(false);
-    }));
-    let s2 = st.clone();
-    ls.push(EventListener::new(
-        &gloo::utils::window(),
-        "resize",
-        move |_| {
+    // Scrolling draws a window not drawn yet; resizing draws again.
+    let redraw = |force: bool| {
+        let s2 = st.clone();
+        move |_: &web_sys::Event| {
             let mut s = s2.borrow_mut();
-            s.body().state.measured = true;
-            s.draw(true);
-        },
-    ));
+            s.state.measured = true;
+            s.draw(force);
+        }
+    };
+    let window = gloo::utils::window();
+    let mut ls = vec![
+        EventListener::new(&scroller, "scroll", redraw(false)),
+        EventListener::new(&window, "resize", redraw(true)),
+    ];
     let pos_of = |e: &web_sys::Event| {
         list_position(&dom::closest_attr(
             e,
@@ -246,8 +256,8 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
         if let Some(pos) = pos_of(e) {
             // Never redraws here: the focused element stays the one focused.
             if let Ok(mut s) = s2.try_borrow_mut() {
-                let b = s.body();
-                b.state.set_tab_stop(&b.page, pos);
+                let VirtualBody { page, state, .. } = &mut *s;
+                state.set_tab_stop(page, pos);
             }
         }
     }));
@@ -260,56 +270,48 @@ pub(super) fn virtual_listeners<S: Virtual + 'static>(st: &Rc<RefCell<S>>) -> Ve
         let Ok(mut s) = s2.try_borrow_mut() else {
             return false;
         };
-        let rows = s.rows();
+        let rows = s.list.listed();
         let Some(on) = KeyOn::of(on_scroller, pos_of(e)) else {
             return false;
         };
-        let b = s.body();
-        let Some(target) = b.state.key(&b.page, &k.key(), on, rows) else {
+        let VirtualBody { page, state, .. } = &mut *s;
+        let Some(target) = state.key(page, &k.key(), on, rows) else {
             return false;
         };
         s.draw(true);
-        let b = s.body();
-        b.state.focus_row(&b.page, target);
+        let VirtualBody { page, state, .. } = &mut *s;
+        state.focus_row(page, target);
         true
     }));
     ls
 }
 
-struct State {
-    table: TensorTable,
-    card: Element,
-    input: HtmlInputElement,
-    body: VirtualBody,
-    headers: Vec<(Column, Element)>,
-    count: Element,
-    /// Rows open a preview (with their file index) once a listener is attached.
-    openable: bool,
-    /// The columns shown (no part column for a single file).
-    columns: Vec<Column>,
-    /// The file index of the tensor whose preview is open (its row is marked selected).
-    selected: Option<usize>,
-    /// What the body says with no row ([`crate::view::tensors::empty_text`]).
-    empty: String,
-}
-
-impl Virtual for State {
-    fn body(&mut self) -> &mut VirtualBody {
-        &mut self.body
-    }
-
-    fn rows(&self) -> usize {
-        self.table.len()
-    }
-
-    fn draw(&mut self, force: bool) {
-        State::draw(self, force);
-    }
+/// The listener of a virtualised table's search box `input`: once typing pauses for
+/// `delay_ms`, the rows matching its text are listed and, when that may have changed them,
+/// drawn from the top (a [`Listing::TIMED`] list's table says `data-search-ms`).
+pub(super) fn search_listener<L: Listing + 'static>(
+    st: &Rc<RefCell<VirtualBody<L>>>,
+    input: &HtmlInputElement,
+    delay_ms: u32,
+) -> EventListener {
+    let (st, i) = (st.clone(), input.clone());
+    dom::debounced(input, "input", delay_ms, move || {
+        let mut s = st.borrow_mut();
+        let t0 = L::TIMED.then(dom::now);
+        if s.list.search(&i.value()) {
+            if let Some(t0) = t0 {
+                s.page.time("data-search-ms", t0);
+            }
+            s.draw_from_top();
+        }
+    })
 }
 
 /// The live tensor table.
 pub struct TensorTableView {
-    state: Rc<RefCell<State>>,
+    body: Rc<RefCell<VirtualBody<TableBody>>>,
+    card: Element,
+    input: HtmlInputElement,
     _listeners: Vec<EventListener>,
 }
 
@@ -324,83 +326,71 @@ impl TensorTableView {
         announced: u64,
         stopped: bool,
     ) -> (Element, TensorTableView) {
-        let empty = crate::view::tensors::empty_text(rows.len(), announced, stopped);
-        let tensor_table = TensorTable::with_parts(rows, part_names);
-        let columns = tensor_table.columns();
-        let card = dom::render(&tensor_card::card(&tensor_table, format, announced));
-        let filter: HtmlInputElement = dom::find(&card, "input.filter").unchecked_into();
+        let list = TableBody::new(rows, part_names, announced, stopped);
+        let card = dom::render(&tensor_card::card(&list.table, format, announced));
+        let input: HtmlInputElement = dom::find_as(&card, "input.filter");
         let note_text = dom::find(&card, "p.note > span");
         let shape_button = card.query_selector("p.note > button").ok().flatten();
-        let scroller = dom::find(&card, ".tensor-scroll");
-        let ths = dom::all(&card, "thead th");
-        let headers: Vec<(Column, Element)> = columns.iter().copied().zip(ths).collect();
-        let state = Rc::new(RefCell::new(State {
-            table: tensor_table,
-            card: card.clone(),
-            input: filter.clone(),
-            body: VirtualBody::new(scroller.clone(), dom::find(&card, "tbody"), columns.len()),
-            headers,
-            count: dom::find(&card, ".count"),
-            openable: false,
-            selected: None,
-            columns,
-            empty,
-        }));
+        let thead = dom::find(&card, "thead");
+        let ths = dom::all(&thead, "th");
+        let headers: Vec<(Column, Element)> = list.columns.iter().copied().zip(ths).collect();
+        let (scroller, columns) = (dom::find(&card, ".tensor-scroll"), list.columns.len());
+        let count = dom::find(&card, ".count");
+        let delay = tensor_card::filter_delay_ms(list.table.total());
+        let body = Rc::new(RefCell::new(VirtualBody::new(
+            list, scroller, columns, count,
+        )));
 
-        let mut listeners = virtual_listeners(&state);
-        for &(c, ref th) in &state.borrow().headers {
-            let st = state.clone();
-            listeners.push(EventListener::new(th, "click", move |_| {
+        let mut listeners = virtual_listeners(&body);
+        for (c, th) in headers {
+            let (st, thead) = (body.clone(), thead.clone());
+            listeners.push(EventListener::new(&th, "click", move |_| {
                 let mut s = st.borrow_mut();
-                s.table.click(c);
-                s.update_headers();
+                s.list.table.click(c);
+                for (&c, th) in s.list.columns.iter().zip(dom::all(&thead, "th")) {
+                    attr(&th, "aria-sort", s.list.table.aria_sort(c));
+                    if let Some(b) = th.first_element_child() {
+                        b.set_text_content(Some(&s.list.table.header(c)));
+                    }
+                }
                 s.draw(true);
             }));
         }
         if let Some(b) = shape_button {
-            let st = state.clone();
+            let st = body.clone();
             let format = format.to_string();
             let button = b.clone();
             listeners.push(EventListener::new(&b, "click", move |_| {
                 let mut s = st.borrow_mut();
-                let on = !s.table.reversed_shapes();
-                s.table.set_reversed_shapes(on);
+                let on = !s.list.table.reversed_shapes();
+                s.list.table.set_reversed_shapes(on);
                 note_text.set_text_content(Some(shape_order_note(&format, on)));
                 button.set_text_content(shape_toggle_label(&format, on));
                 s.draw(true);
             }));
         }
-        let (st, input) = (state.clone(), filter.clone());
-        let delay = tensor_card::filter_delay_ms(state.borrow().table.total());
-        listeners.push(dom::debounced(&filter, "input", delay, move || {
-            let mut s = st.borrow_mut();
-            if s.table.set_filter(&input.value()) {
-                s.body.page.scroller.set_scroll_top(0);
-                s.draw(true);
-            }
-        }));
-        (
-            card,
-            TensorTableView {
-                state,
-                _listeners: listeners,
-            },
-        )
+        listeners.push(search_listener(&body, &input, delay));
+        let view = TensorTableView {
+            body,
+            card: card.clone(),
+            input,
+            _listeners: listeners,
+        };
+        (card, view)
     }
 
     /// A handle other cards use to list some tensors (one type, one role): puts `text` in
     /// the filter box, filters, and brings the table into view.
     pub fn filter_setter(&self) -> Rc<dyn Fn(&str)> {
-        let st = self.state.clone();
+        let (st, input, card) = (self.body.clone(), self.input.clone(), self.card.clone());
         Rc::new(move |text: &str| {
             let mut s = st.borrow_mut();
-            s.input.set_value(text);
-            s.table.set_filter(text);
-            s.body.page.scroller.set_scroll_top(0);
-            s.draw(true);
+            input.set_value(text);
+            s.list.search(text);
+            s.draw_from_top();
             // Not in an embedded view: scrolling would move the host page.
-            if !dom::in_shadow_root(&s.card) {
-                s.card.scroll_into_view();
+            if !dom::in_shadow_root(&card) {
+                card.scroll_into_view();
             }
         })
     }
@@ -408,12 +398,12 @@ impl TensorTableView {
     /// Marks the row of tensor `file_index` as the one previewed (`aria-selected`), and
     /// scrolls the table so it is in view (the `?tensor=` of a link, the `tensor` attribute).
     pub fn select(&self, file_index: Option<usize>) {
-        let mut s = self.state.borrow_mut();
-        s.selected = file_index;
-        if let Some(pos) = file_index.and_then(|i| s.table.position_of(i)) {
+        let mut s = self.body.borrow_mut();
+        s.list.selected = file_index;
+        if let Some(pos) = file_index.and_then(|i| s.list.table.position_of(i)) {
             let top = Viewport::TABLE.scroll_with_context(pos);
-            s.body.page.scroller.set_scroll_top(top as i32);
-            s.body.state.measured = true;
+            s.page.scroller.set_scroll_top(top as i32);
+            s.state.measured = true;
         }
         s.draw(true);
     }
@@ -421,16 +411,16 @@ impl TensorTableView {
     /// Listeners that call `open(file_index)` when a tensor row is clicked or Enter is pressed
     /// on a focused row (delegated to the table body, so the virtualised rows need none).
     pub fn open_listeners(&self, open: Rc<dyn Fn(usize)>) -> Vec<EventListener> {
-        let tbody = self.state.borrow().body.page.tbody.clone();
-        let st = self.state.clone();
-        st.borrow_mut().openable = true;
+        let tbody = self.body.borrow().page.tbody.clone();
+        let st = self.body.clone();
+        st.borrow_mut().list.openable = true;
         st.borrow_mut().draw(true);
         // Opening a row also marks it selected.
         let pick = move |i: &str| {
             let Ok(i) = i.parse::<usize>() else { return };
             {
                 let mut s = st.borrow_mut();
-                s.selected = Some(i);
+                s.list.selected = Some(i);
                 s.draw(true);
             }
             open(i);
@@ -448,43 +438,9 @@ impl TensorTableView {
 
     /// Draws the rows in view; call once the card is in the document.
     pub fn draw_now(&self) {
-        let mut s = self.state.borrow_mut();
+        let mut s = self.body.borrow_mut();
         s.draw(true);
         // After the first paint: the sides that hide columns, once.
-        s.body.page.mark_more();
-    }
-}
-
-impl State {
-    fn update_headers(&self) {
-        for (c, th) in &self.headers {
-            attr(th, "aria-sort", self.table.aria_sort(*c));
-            if let Some(b) = th.first_element_child() {
-                b.set_text_content(Some(&self.table.header(*c)));
-            }
-        }
-        self.count.set_text_content(Some(&self.table.count_text()));
-    }
-
-    fn draw(&mut self, force: bool) {
-        // Before the first draw the container is only as tall as its header; the window's
-        // height bounds it (CSS caps the container at 70vh).
-        let window_h = window_height();
-        let State {
-            table,
-            body,
-            count,
-            openable,
-            columns,
-            selected,
-            empty,
-            ..
-        } = self;
-        let drew = body.draw(table.len(), force, window_h, empty, |pos| {
-            tensor_card::row(table, *openable, columns, *selected, pos)
-        });
-        if drew {
-            count.set_text_content(Some(&table.count_text()));
-        }
+        s.page.mark_more();
     }
 }

@@ -15,61 +15,20 @@ use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 use crate::format::Model;
 use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
-use crate::view::node;
 use crate::view::tokenizer::{
-    copy_status, has_merge_list, info_nodes, list_nodes, template_at, template_parts,
-    template_view, templates_in_order, MergeRows, SearchList, TokenRows, COPY_NOTE_MS,
-    NO_CLIPBOARD,
+    self, copy_status, has_merge_list, list_nodes, template_at, template_parts, template_view,
+    templates_in_order, MergeRows, ModelList, SearchList, TokenRows, COPY_NOTE_MS, NO_CLIPBOARD,
 };
-use crate::view::viewport::Viewport;
 
 use super::dom::{self, append, attr};
-use super::tables::{virtual_listeners, Virtual, VirtualBody};
+use super::tables::{search_listener, virtual_listeners, VirtualBody};
 
 /// Milliseconds the search waits for typing to pause.
 const SEARCH_DELAY_MS: u32 = 150;
 
-struct ListState<R> {
-    model: Rc<OpenedModel>,
-    rows: R,
-    body: VirtualBody,
-    count: Element,
-}
-
-impl<R: SearchList> Virtual for ListState<R> {
-    fn body(&mut self) -> &mut VirtualBody {
-        &mut self.body
-    }
-
-    fn rows(&self) -> usize {
-        self.rows.listed()
-    }
-
-    fn draw(&mut self, force: bool) {
-        let t0 = dom::now();
-        let ListState {
-            model,
-            rows,
-            body,
-            count,
-        } = self;
-        let min_view = Viewport::TABLE.row_height * 4.0;
-        if !body.draw(rows.listed(), force, min_view, R::TEXTS.empty, |pos| {
-            rows.row_node(model, pos)
-        }) {
-            return;
-        }
-        count.set_text_content(Some(&rows.count_line()));
-        if let Some(table) = body.page.tbody.parent_element() {
-            attr(&table, "data-draw-ms", &format!("{:.2}", dom::now() - t0));
-            attr(&table, "data-rows", &rows.listed().to_string());
-        }
-    }
-}
-
 /// One searchable list and what keeps it alive.
 struct List<R> {
-    state: Rc<RefCell<ListState<R>>>,
+    state: Rc<RefCell<VirtualBody<ModelList<R>>>>,
     _listeners: Vec<EventListener>,
 }
 
@@ -79,36 +38,20 @@ impl<R: SearchList + 'static> List<R> {
         let [head, scroller] = list_nodes(&R::TEXTS).map(|n| dom::render(&n));
         append(body, &head);
         append(body, &scroller);
-        let count = dom::find(&head, ".count");
-        let search: HtmlInputElement = dom::find(&head, "input").unchecked_into();
+        let search: HtmlInputElement = dom::find_as(&head, "input");
         let table = dom::find(&scroller, "table");
-        let tbody = dom::find(&table, "tbody");
 
         let t0 = dom::now();
         let rows = make(&model);
         attr(&table, "data-index-ms", &format!("{:.2}", dom::now() - t0));
-        let state = Rc::new(RefCell::new(ListState {
-            model,
-            rows,
-            body: VirtualBody::new(scroller, tbody, R::TEXTS.columns.len()),
-            count,
-        }));
+        let count = dom::find(&head, ".count");
+        let columns = R::TEXTS.columns.len();
+        let list = ModelList { model, rows };
+        let state = Rc::new(RefCell::new(VirtualBody::new(
+            list, scroller, columns, count,
+        )));
         let mut listeners = virtual_listeners(&state);
-        let (st, input) = (state.clone(), search.clone());
-        listeners.push(dom::debounced(
-            &search,
-            "input",
-            SEARCH_DELAY_MS,
-            move || {
-                let mut s = st.borrow_mut();
-                let m = s.model.clone();
-                let t0 = dom::now();
-                s.rows.search(&m, &input.value());
-                attr(&table, "data-search-ms", &format!("{:.2}", dom::now() - t0));
-                s.body.page.scroller.set_scroll_top(0);
-                s.draw(true);
-            },
-        ));
+        listeners.push(search_listener(&state, &search, SEARCH_DELAY_MS));
         List {
             state,
             _listeners: listeners,
@@ -131,9 +74,7 @@ pub struct TokenizerCard {
 impl TokenizerCard {
     /// Builds the card for `model` (whose tokenizer keys gave `info`).
     pub fn new(model: Rc<OpenedModel>, info: &TokenizerInfo) -> (Element, TokenizerCard) {
-        let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
-        c.body().children.extend(info_nodes(info));
-        let card = dom::render(&c);
+        let card = dom::render(&tokenizer::card(info));
         let body = dom::find(&card, ".card-body");
         let mut listeners = Vec::new();
 

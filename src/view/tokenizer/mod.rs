@@ -641,8 +641,8 @@ pub fn template_at<'a>(
 
 mod nodes;
 pub use nodes::{
-    info_nodes, list_nodes, template_parts, template_view, ListTexts, SearchList, MERGE_LIST,
-    TOKEN_LIST,
+    card, info_nodes, list_nodes, template_parts, template_view, ListTexts, ModelList, SearchList,
+    MERGE_LIST, TOKEN_LIST,
 };
 
 #[cfg(test)]

@@ -6,10 +6,14 @@ use super::{
     fact_rows, special_rows, template_label, template_lines, MergeRow, MergeRows, TokenRow,
     TokenRows, MERGE_SEARCH_HINT, SEARCH_HINT,
 };
+use std::rc::Rc;
+
 use crate::format::Model;
+use crate::open::OpenedModel;
 use crate::summary::tokenizer::TokenizerInfo;
 use crate::view::node::{self, Node};
-use crate::view::virtual_body;
+use crate::view::viewport::Viewport;
+use crate::view::virtual_body::{self, Listing};
 
 /// What one searchable list of the card (the tokens, the merges) says and how it is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +146,14 @@ pub fn template_parts(templates: &[(String, String)]) -> [Node; 2] {
     [bar, view]
 }
 
+/// The card (`section.card.tokenizer`, `data-testid="tokenizer"`) with its first parts
+/// ([`info_nodes`]) in its body, where the page then appends the lists and the chat templates.
+pub fn card(info: &TokenizerInfo) -> Node {
+    let mut c = node::card("Tokenizer", "tokenizer").testid("tokenizer");
+    c.body().children.extend(info_nodes(info));
+    c
+}
+
 /// The card's first parts: the facts (`dl.kv`), then, when the file names special tokens, their
 /// heading and table (`data-testid="special-tokens"`, each row with `data-role` and `data-id`).
 pub fn info_nodes(info: &TokenizerInfo) -> Vec<Node> {
@@ -215,6 +227,45 @@ macro_rules! search_list {
 search_list!(TokenRows, TOKEN_LIST);
 search_list!(MergeRows, MERGE_LIST);
 
+/// A list of the card with the model it lists from, as its virtualised table draws it
+/// ([`Listing`]: timed, at least four rows tall).
+pub struct ModelList<R> {
+    /// The model whose tokenizer keys are listed.
+    pub model: Rc<OpenedModel>,
+    /// The rows listed.
+    pub rows: R,
+}
+
+impl<R: SearchList> Listing for ModelList<R> {
+    const TIMED: bool = true;
+
+    fn listed(&self) -> usize {
+        self.rows.listed()
+    }
+
+    fn row(&self, pos: usize) -> Option<Node> {
+        self.rows.row_node(&self.model, pos)
+    }
+
+    fn count_line(&self) -> String {
+        self.rows.count_line()
+    }
+
+    fn empty(&self) -> &str {
+        R::TEXTS.empty
+    }
+
+    /// Every search draws the list again.
+    fn search(&mut self, text: &str) -> bool {
+        self.rows.search(&self.model, text);
+        true
+    }
+
+    fn min_view(&self, _window_h: impl FnOnce() -> f64) -> f64 {
+        Viewport::TABLE.row_height * 4.0
+    }
+}
+
 impl TokenRow {
     /// The token list's row (`data-id`; the text and type also as tooltips, for cut cells).
     pub fn node(&self) -> Node {
@@ -276,6 +327,12 @@ mod tests {
         let m = parse_bytes(include_bytes!("../../../www/sample.gguf")).unwrap();
         let info = tokenizer_info(&m).expect("the sample has a tokenizer");
         let parts = info_nodes(&info);
+        let c = card(&info);
+        assert_eq!(
+            (c.class.as_str(), c.get_attr("data-testid")),
+            ("card tokenizer", Some("tokenizer"))
+        );
+        assert_eq!(c.find_class("card-body")[0].children, parts);
         let facts = fact_rows(&info);
         assert_eq!(parts[0].class, "kv");
         assert_eq!(parts[0].children.len(), 2 * facts.len());
@@ -317,6 +374,24 @@ mod tests {
             ["col-id num", "col-text", "col-ttype", "col-score num"]
         );
         assert_eq!(tr.children[1].get_attr("title"), Some(row.text.as_str()));
+    }
+
+    #[test]
+    fn a_model_list_draws_and_searches_the_rows_of_its_model() {
+        let b = include_bytes!("../../../www/sample.gguf");
+        let model = Rc::new(OpenedModel::from(parse_bytes(b).unwrap()));
+        let rows = TokenRows::new(&model);
+        let (first, all) = (rows.row(&model, 0).unwrap(), rows.len());
+        let mut list = ModelList { model, rows };
+        assert_eq!(list.listed(), all);
+        assert_eq!(list.count_line(), list.rows.count_text());
+        assert_eq!(list.row(0), Some(first.node()));
+        assert_eq!(list.empty(), "no matching tokens");
+        assert_eq!(list.min_view(|| 640.0), Viewport::TABLE.row_height * 4.0);
+        assert!(list.search(&format!("#{}", first.id)));
+        assert_eq!(list.listed(), 1);
+        assert!(list.search("no such token text, surely"));
+        assert_eq!(list.listed(), 0);
     }
 
     #[test]
