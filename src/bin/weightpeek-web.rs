@@ -238,11 +238,11 @@ pub async fn header_prefix(url: String) -> wasm_bindgen::JsValue {
 }
 
 /// Whether the page's URL text names one remote file an element can show (www/page.js, the
-/// page's lean start): see `weightpeek::web::widget::names_file`.
+/// page's lean start): see `weightpeek::view::opening::names_file`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn names_file(text: &str, endpoint: &str) -> bool {
-    weightpeek::web::widget::names_file(text, endpoint)
+    weightpeek::view::opening::names_file(text, endpoint)
 }
 
 /// The tab the page's address asks for (`?…&tab=`, else `#tab=`), as the page's app reads it
@@ -254,7 +254,7 @@ pub fn asked_tab(search: &str, hash: &str) -> Option<String> {
     weightpeek::view::address::asked_tab(search, hash).map(|t| t.name().to_string())
 }
 
-/// Test hook: widgets alive now (0 once every element was removed).
+/// Test hook: widgets and their preview panels alive now (0 once every element was removed).
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn live_widgets() -> u32 {

@@ -71,12 +71,12 @@ async fn open(source: &JsValue, o: &Options) -> Result<Open, Failure> {
         return Ok((load::read_local(files, Rc::new(|_| {})).await?, None));
     };
     let given = calls::given(&urls, &o.text.endpoint, load::resolve_url)?;
-    let fetcher = Rc::new(super::http::fetcher(
+    let fetcher = load::fetcher(
         o.text.endpoint.clone(),
         o.text.token.clone(),
         Box::new(|| {}),
         Front::Api,
-    ));
+    );
     // Aborting the signal cancels every request of the opening and of its preview reads.
     let abort = o.signal.as_ref().map(|s| {
         if s.aborted() {

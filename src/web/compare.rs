@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, Element, HtmlInputElement};
 
 use super::dom::{self, by_id};
-use super::http::Fetcher;
+use super::load::Fetcher;
 use super::load::{self, Opened};
 use super::App;
 use crate::format::Model;
@@ -132,12 +132,7 @@ fn compare_url(app: &Rc<App>, text: String) {
     };
     let Some(run) = begin(app) else { return };
     status(Status::Loading(vm::reading_text(&text)));
-    let fetcher = Rc::new(super::http::fetcher(
-        ep,
-        super::remote::token(),
-        Box::new(|| {}),
-        Front::Page,
-    ));
+    let fetcher = load::fetcher(ep, super::remote::token(), Box::new(|| {}), Front::Page);
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {

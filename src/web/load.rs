@@ -3,7 +3,7 @@
 //! front end's words for what failed ([`LoadError`], by
 //! [`crate::view::errors::open_failure`]), the JavaScript values that give files, and the
 //! shared readings of remote headers ([`read_shared`]) that the elements and API calls on one
-//! page join. The page (`mod.rs`, `remote.rs`, `compare.rs`), the element (`widget.rs`) and
+//! page join, and the [`Fetcher`] of a remote opening's requests. The page (`mod.rs`, `remote.rs`, `compare.rs`), the element (`widget.rs`) and
 //! the API (`api.rs`) all open models through here; each adds only its own display (status
 //! line, progress, errors).
 
@@ -13,7 +13,6 @@ use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, File, FileList};
 
-use super::http::Fetcher;
 use crate::open::browser;
 use crate::open::keyed::Watch;
 use crate::open::read::{OpenError, Options};
@@ -21,7 +20,7 @@ use crate::view::errors::{Audience, Front};
 use crate::view::opening::blob_name;
 
 pub use crate::open::browser::Opened;
-pub use crate::source::http::Counters;
+pub use crate::source::http::{Counter, Counters};
 pub use crate::view::opening::{display_name, url_file, LoadError};
 
 /// What the engine may add: the config a quantised safetensors layout needs. (No tensor
@@ -118,4 +117,34 @@ pub async fn read_shared(
     let names = given.clone();
     let opened = browser::read_shared(own.clone(), given, on_progress, OPTIONS).await;
     opened.map_err(|e| failed(&e, &names, &own))
+}
+
+/// The requests of one opening (endpoint, token, cancellation, progress, counters), worded
+/// for a front end.
+pub type Fetcher = crate::source::fetch::Fetcher<Front>;
+
+/// An opening's fetcher: the Hub `endpoint` and `token`, `on_progress` told of each request
+/// and chunk, failures worded for `front`, the read timeout the page's address may set
+/// ([`read_timeout`]).
+pub fn fetcher(
+    endpoint: String,
+    token: Option<String>,
+    on_progress: Box<dyn Fn()>,
+    front: Front,
+) -> Rc<Fetcher> {
+    Rc::new(Fetcher::new(
+        endpoint,
+        token,
+        on_progress,
+        front,
+        read_timeout(),
+    ))
+}
+
+/// The read timeout: the page address's `read_timeout_ms` (for tests), else the default
+/// ([`crate::source::http::read_timeout_ms`]); a Worker has no page address.
+fn read_timeout() -> u32 {
+    let search = web_sys::window().and_then(|w| w.location().search().ok());
+    let param = search.and_then(|s| crate::view::address::param(&s, "read_timeout_ms"));
+    crate::source::http::read_timeout_ms(param.as_deref())
 }

@@ -2,9 +2,7 @@
 //! the core and the view-models computed. Nothing here computes figures or text of its own.
 //!
 //! - `mod.rs`: start-up, the app state, opening a file (drop, pick, bundled sample).
-//! - [`http`]: the source layer's HTTP Range reader ([`crate::source::fetch`]) worded for the
-//!   page or the element (a `Blob` is read by [`crate::source::blob`]);
-//!   [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
+//! - [`remote`]: the URL box, Hub settings, repository file list, progress and cancel.
 //! - [`dom`]: element-building helpers (text nodes only, never HTML) and `render`, which turns
 //!   a [`crate::view::node::Node`] (a card built and tested natively) into elements.
 //! - [`report`]: the view of one model (tabbed, [`tabs`]; the page and the element draw the
@@ -17,7 +15,9 @@
 //!   [`tokenizer`]: the tokenizer card (token list, chat templates); [`fit`]: the device
 //!   settings, the Fit card and a repo's "Will it fit?" table.
 //! - [`load`]: opening a model (local files or URLs given together: one file, a set, an
-//!   index and its shards) through the browser's openers ([`crate::open::browser`]), each
+//!   index and its shards) through the browser's openers ([`crate::open::browser`]; a
+//!   remote one's requests by a [`load::Fetcher`], the source layer's `fetch` transport worded
+//!   for the page or the element and the API), each
 //!   front end's words for a failure, and the remote headers one page's views share;
 //!   [`compare`]: "Compare with another file…" and the Compare card (page only);
 //!   [`edit`]: the "Edit header" card of a local GGUF file (the page's Edit tab);
@@ -32,7 +32,6 @@ mod edit;
 mod export;
 mod fit;
 mod histogram;
-mod http;
 mod later;
 mod load;
 mod metadata;
@@ -180,18 +179,12 @@ fn open_early(app: Rc<App>, early: Early, files: Vec<(String, Blob)>) {
     }
 }
 
-/// The files of a `FileList` (picked or dropped together) as (name, Blob), in order; `None`
-/// when there are none.
-fn files_of(list: Option<web_sys::FileList>) -> Option<Vec<(String, Blob)>> {
-    load::local_files(&list?.into(), None)
-}
-
 fn on_drop(app: &Weak<App>, e: &Event) {
     e.prevent_default();
     e.stop_propagation();
     dom::body().class_list().remove_1("dragging").ok();
     let list = e.dyn_ref::<DragEvent>().and_then(DragEvent::data_transfer);
-    let files = list.and_then(|dt| files_of(dt.files()));
+    let files = list.and_then(|dt| load::local_files(&dt.files()?.into(), None));
     let (Some(app), Some(files)) = (app.upgrade(), files) else {
         return;
     };
@@ -243,7 +236,10 @@ fn wire(app: &Rc<App>) {
     let w = Rc::downgrade(app);
     let input2 = input.clone();
     ls.push(EventListener::new(&input, "change", move |_| {
-        if let (Some(app), Some(files)) = (w.upgrade(), files_of(input2.files())) {
+        let files = input2
+            .files()
+            .and_then(|l| load::local_files(&l.into(), None));
+        if let (Some(app), Some(files)) = (w.upgrade(), files) {
             // Let the same files be picked again later.
             input2.set_value("");
             open(app, files);

@@ -55,6 +55,18 @@ struct Panel {
     waiting: RefCell<Option<Box<dyn FnOnce()>>>,
 }
 
+thread_local! {
+    /// Preview panels alive now: a test hook, counted with the widgets (a view removed with a
+    /// preview open frees it).
+    pub(super) static PANELS: Cell<u32> = const { Cell::new(0) };
+}
+
+impl Drop for Panel {
+    fn drop(&mut self) {
+        PANELS.with(|l| l.set(l.get().saturating_sub(1)));
+    }
+}
+
 /// Resolves on the next macrotask (`setTimeout(0)`), letting the browser paint and handle input.
 pub async fn yield_now() {
     gloo_timers::future::TimeoutFuture::new(0).await;
@@ -96,6 +108,14 @@ impl PreviewCard {
         if let Some(start) = start {
             start();
         }
+    }
+
+    /// Drops the open panel, telling no one: its listeners hold the card's handles, so a view
+    /// dropped with a preview open would otherwise keep the panel and the model alive.
+    pub fn forget(&self) {
+        self.generation.set(self.generation.get() + 1);
+        let panel = self.panel.borrow_mut().take();
+        drop(panel);
     }
 
     /// Opens tensor `index` (of `Model::tensors`) with the default window.
@@ -194,6 +214,7 @@ fn open_panel(c: &PreviewCard, index: usize, req: WindowRequest) {
     } else {
         start();
     }
+    PANELS.with(|l| l.set(l.get().saturating_add(1)));
     *c.panel.borrow_mut() = Some(Panel {
         _listeners: slot,
         waiting,

@@ -15,12 +15,12 @@ use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement};
+use web_sys::HtmlInputElement;
 
 use super::address;
 use super::dom::{self, by_id, set_body_data};
-use super::http::{Counter, Fetcher};
 use super::load::{self, Counters};
+use super::load::{Counter, Fetcher};
 use super::scan_card::ScanInput;
 use super::App;
 use crate::remote::hub::{endpoint_or_default, Repo};
@@ -149,17 +149,6 @@ pub(super) fn clear_page_url() {
     address::follow(Edit::Local);
 }
 
-fn progress_el() -> Element {
-    by_id("remote-progress")
-}
-
-fn set_busy(busy: bool) {
-    dom::set_hidden(&by_id("cancel"), !busy);
-    if busy {
-        dom::set_hidden(&progress_el(), false);
-    }
-}
-
 fn clear_entries() {
     ENTRY_LISTENER.with(|l| l.borrow_mut().take());
     REPO_FIT.with(|t| t.borrow_mut().take());
@@ -193,14 +182,11 @@ fn open_text(app: Rc<App>, text: String) {
 fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
     SHOWN.with(|s| s.borrow_mut().start(&counters));
     let redraw = Box::new(move || draw_progress(&counters));
-    let f = Rc::new(super::http::fetcher(
-        endpoint(),
-        token(),
-        redraw,
-        Front::Page,
-    ));
+    let f = load::fetcher(endpoint(), token(), redraw, Front::Page);
     CURRENT.with(|c| *c.borrow_mut() = Some(f.clone()));
-    set_busy(true);
+    for id in ["cancel", "remote-progress"] {
+        dom::set_hidden(&by_id(id), false);
+    }
     f
 }
 
@@ -208,7 +194,7 @@ fn new_fetcher(counters: Counters) -> Rc<Fetcher> {
 /// before may still read previews).
 fn draw_progress(counters: &Counters) {
     if let Some(n) = SHOWN.with(|s| s.borrow().node(counters)) {
-        dom::patch(&progress_el(), &n);
+        dom::patch(&by_id("remote-progress"), &n);
     }
 }
 

@@ -487,6 +487,15 @@ impl Report {
     }
 }
 
+impl Drop for Report {
+    /// The preview's panel goes with the view ([`preview::PreviewCard::forget`]).
+    fn drop(&mut self) {
+        if let Some(card) = &self._preview {
+            card.forget();
+        }
+    }
+}
+
 /// `f`, then, when the preview closes (its button, or Escape), the Tensors tab with the focus
 /// on the selected row: after the close button's own listener, which drops the preview's panel.
 fn closing_returns_to_table(root: &Element, f: preview::OnChange) -> preview::OnChange {

@@ -26,8 +26,8 @@ use web_sys::Element;
 
 use super::dom::{self, append, attr};
 use super::export;
-use super::http::Fetcher;
 use super::load;
+use super::load::Fetcher;
 use super::report::{Layout, Need, OnNeed, Report};
 use super::scan_card::ScanInput;
 use crate::source::http::totals;
@@ -44,12 +44,10 @@ thread_local! {
     static LIVE: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Widgets alive now (for tests of removal).
+/// Widgets and preview panels alive now (for tests of removal).
 pub fn live_widgets() -> u32 {
-    LIVE.with(Cell::get)
+    LIVE.with(Cell::get) + super::preview::PANELS.with(Cell::get)
 }
-
-pub use crate::view::opening::names_file;
 
 /// One embedded view.
 pub struct Widget {
@@ -161,12 +159,7 @@ impl Widget {
         let scan = ScanInput::remote(std::slice::from_ref(&file.1), &endpoint, None);
         // This view's own fetcher: its previews' requests, and leaving the shared reading when
         // the view stops.
-        let fetcher = Rc::new(super::http::fetcher(
-            endpoint,
-            None,
-            Box::new(|| {}),
-            Front::Api,
-        ));
+        let fetcher = load::fetcher(endpoint, None, Box::new(|| {}), Front::Api);
         *st.fetcher.borrow_mut() = Some(fetcher.clone());
         st.show_when_read(g, scan, load::read_shared(fetcher, vec![file], progress));
     }

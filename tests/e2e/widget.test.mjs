@@ -512,8 +512,12 @@ describe('the <weightpeek-view> element and the JavaScript API', { timeout: 15 *
     await waitReady(page, '#safetensors');
     const live = () => page.evaluate(async () => (await import('./weightpeek.js')).liveViews());
     assert.equal(await live(), 2);
+    // A preview open: its panel's listeners hold the card, which the view's removal must free.
+    await page.evaluate(() => { const e = document.querySelector('#gguf'); e.removeAttribute('tab'); e.setAttribute('tensor', 'blk.0.attn_q.weight'); });
+    await page.locator('#gguf [data-testid=preview][data-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+    assert.equal(await live(), 3, 'two views and a preview panel');
     await page.evaluate(() => { document.querySelector('#gguf').remove(); document.querySelector('#safetensors').remove(); });
-    assert.equal(await live(), 0, 'both views freed');
+    assert.equal(await live(), 0, 'both views and the preview freed');
     const base = await globalListeners(page);
 
     // A view that loads and is removed: the listeners it added are gone again.

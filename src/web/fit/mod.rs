@@ -31,8 +31,8 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::dom::{self, append, attr};
-use super::http::Fetcher;
 use super::load;
+use super::load::Fetcher;
 use crate::open::recognise::file_name;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;

@@ -64,12 +64,12 @@ impl RepoFit {
                     let Some(read) = t.models.borrow_mut().take_next(&repo, &ep) else {
                         return;
                     };
-                    let fetcher = Rc::new(super::super::http::fetcher(
+                    let fetcher = load::fetcher(
                         ep.clone(),
                         token.clone(),
                         Box::new(|| {}),
                         crate::view::errors::Front::Page,
-                    ));
+                    );
                     t.fetchers.borrow_mut().push(fetcher.clone());
                     drop(t);
                     let (given, files) = (&read.given, Some(&read.files[..]));
