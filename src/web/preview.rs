@@ -112,7 +112,7 @@ impl PreviewCard {
 
     /// Drops the open panel, telling no one: its listeners hold the card's handles, so a view
     /// dropped with a preview open would otherwise keep the panel and the model alive.
-    pub fn forget(&self) {
+    pub fn release(&self) {
         self.generation.set(self.generation.get() + 1);
         let panel = self.panel.borrow_mut().take();
         drop(panel);

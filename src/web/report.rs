@@ -488,10 +488,10 @@ impl Report {
 }
 
 impl Drop for Report {
-    /// The preview's panel goes with the view ([`preview::PreviewCard::forget`]).
+    /// The preview's panel goes with the view ([`preview::PreviewCard::release`]).
     fn drop(&mut self) {
         if let Some(card) = &self._preview {
-            card.forget();
+            card.release();
         }
     }
 }
