@@ -397,7 +397,7 @@ export function scan(source: Source, options?: ScanOptions): Promise<ScanResult>
 /** Loads the wasm module (once per page); inspect() and the element call it themselves. */
 export function load(): Promise<unknown>;
 
-/** How many element views are alive (0 after every element was removed). */
+/** How many element views, and preview panels open in them, are alive (0 after every element was removed). */
 export function liveViews(): Promise<number>;
 
 /** `<weightpeek-view src tab tensor filter height theme endpoint gpu ram ctx kv margin>`

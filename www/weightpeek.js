@@ -313,7 +313,7 @@ export function scan(source, options = {}) {
   });
 }
 
-/** Test hook: how many views are alive (0 after every element was removed). */
+/** Test hook: how many views, and preview panels open in them, are alive (0 after every element was removed). */
 export async function liveViews() {
   await load();
   return liteLive() + (full ? full.live_widgets() : 0);

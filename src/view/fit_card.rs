@@ -9,7 +9,7 @@ use crate::summary::fit::{plan, FitPlan, Fits, PRESETS};
 use crate::view::errors::Failure;
 use crate::view::fit::{
     cli_args, device_rows, fits_name, inputs, repo_cells, rows, verdict_line, FieldError, Inputs,
-    RepoPlanError, RepoRow, Settings, REPO_COLUMNS,
+    RepoPlanError, RepoRow, Settings, BOXES, REPO_COLUMNS,
 };
 use crate::view::memory::{parse_context, KV_CHOICES};
 use crate::view::node::{self, Node};
@@ -155,8 +155,10 @@ pub struct FormStep {
 
 /// The form's step after `event` (`input`, `change` or `click`) on its control `testid` (the
 /// target's `data-testid`) in GPU row `row` (its `data-index`; none outside a row), whose
-/// value is now `value`; `s` takes the edit. Typing in a box applies once it pauses; the KV
-/// select, a preset, "Add GPU" and "Remove" apply at once. What the form does not act on (a
+/// value is now `value`; `s` takes the edit. An edit of a box of [`BOXES`] takes what every
+/// one of them shows (`boxes(key)`: so a KV type the select cannot show becomes its choice).
+/// Typing in a box applies once it pauses; the KV select, a preset, "Add GPU" and "Remove"
+/// apply at once. What the form does not act on (a
 /// box's `change`, a select's `input`, "Add GPU" past [`MAX_GPUS`](crate::view::fit::MAX_GPUS),
 /// the "custom size" choice) is [`FormStep::default`].
 pub fn form_edit(
@@ -165,21 +167,22 @@ pub fn form_edit(
     testid: &str,
     row: Option<usize>,
     value: String,
+    boxes: &dyn Fn(&str) -> String,
 ) -> FormStep {
     let step = |now: bool, redraw: bool, row_value: Option<(&'static str, String)>| FormStep {
         apply: Some(now),
         redraw,
         row_value,
     };
+    let box_edit = |s: &mut Settings, now: bool| {
+        for k in BOXES {
+            s.set_box(k, boxes(k));
+        }
+        step(now, false, None)
+    };
     match (event, testid, row) {
-        ("input", "fit-ram" | "fit-margin" | "fit-ctx", _) => {
-            s.set_box(&testid["fit-".len()..], value);
-            step(false, false, None)
-        }
-        ("change", "fit-kv", _) => {
-            s.set_box("kv", value);
-            step(true, false, None)
-        }
+        ("input", "fit-ram" | "fit-margin" | "fit-ctx", _) => box_edit(s, false),
+        ("change", "fit-kv", _) => box_edit(s, true),
         ("click", "fit-gpu-add", _) if s.add_gpu() => step(true, true, None),
         ("click", "fit-gpu-remove", Some(i)) => {
             s.remove_gpu(i);
@@ -549,8 +552,16 @@ mod tests {
         let preset = PRESETS[0].0;
         let mut s = Settings::default();
         let gpus = s.gpus.len();
+        // What the boxes show: the RAM, context and KV typed below, the margin as it was.
+        let margin = s.margin.clone();
+        let shown = move |k: &str| match k {
+            "ram" => "64GiB".to_string(),
+            "ctx" => "8k".to_string(),
+            "kv" => "q8_0".to_string(),
+            _ => margin.clone(),
+        };
         let edit = |s: &mut Settings, ev: &str, id: &str, row: Option<usize>, v: &str| {
-            form_edit(s, ev, id, row, v.to_string())
+            form_edit(s, ev, id, row, v.to_string(), &shown)
         };
         let typed = |row_value| FormStep {
             apply: Some(false),
@@ -573,6 +584,14 @@ mod tests {
             (s.ram.as_str(), s.ctx.as_str(), s.kv.as_str()),
             ("64GiB", "8k", "q8_0")
         );
+        // A KV type the select cannot show (a link's `kv=q5`) becomes its choice once a box is
+        // typed in, as the select shows it.
+        s.kv = "q5".into();
+        assert_eq!(
+            edit(&mut s, "input", "fit-margin", None, "2GiB"),
+            typed(None)
+        );
+        assert_eq!(s.kv, "q8_0");
         // A box's change (on blur) and a select's input event are the typing already taken.
         for (ev, id) in [
             ("change", "fit-ram"),

@@ -162,9 +162,14 @@ fn open_panel(c: &PreviewCard, index: usize, req: WindowRequest) {
                 Some(Ok(req)) => req,
                 Some(Err(e)) => return els.show_error(&e.text_for(Front::Page)),
             };
-            // Deferred: this closure is owned by the panel that re-opening drops.
+            // Deferred: this closure is owned by the panel that re-opening drops. A panel gone
+            // meanwhile (closed, another opened, its view dropped) is not opened again.
             let c = c.clone();
-            wasm_bindgen_futures::spawn_local(async move { open_panel(&c, index, req) });
+            wasm_bindgen_futures::spawn_local(async move {
+                if c.generation.get() == g {
+                    open_panel(&c, index, req)
+                }
+            });
         })
     };
     let controls = [

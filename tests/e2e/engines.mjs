@@ -238,7 +238,7 @@ export async function scanJourney(open, url) {
         }))
         .then((doc) => { s.json = JSON.stringify(doc); s.state = 'done'; }, (e) => { s.json = `ERROR ${e.message}`; s.state = 'error'; });
     });
-    await until(page, () => window.__wpScan.state !== 'started', null, 120_000, 'scan() of Gemma')
+    await until(page, () => window.__wpScan.state !== 'started', null, 170_000, 'scan() of Gemma')
       .catch(async (e) => { throw new Error(`${e.message}: ${await page.run(() => JSON.stringify(window.__wpScan))}`); });
     const json = await page.run(() => window.__wpScan.json);
     const gemmaMs = Date.now() - t0;

@@ -66,14 +66,18 @@ impl Form {
         let row = target.closest("[data-index]").ok().flatten();
         let index = row.as_ref().and_then(|r| r.get_attribute("data-index"));
         let index = index.and_then(|i| i.parse().ok());
-        let value = dom::value_of(&target);
+        let boxes = |k: &str| self.boxes.iter().find(|(b, _)| *b == k).map(|(_, e)| e);
+        let shown = |k: &str| boxes(k).map(dom::value_of).unwrap_or_default();
+        let mut s = self.settings.borrow_mut();
         let step = nodes::form_edit(
-            &mut self.settings.borrow_mut(),
+            &mut s,
             &e.type_(),
             &id,
             index,
-            value,
+            dom::value_of(&target),
+            &shown,
         );
+        drop(s);
         if let (Some((other, v)), Some(row)) = (&step.row_value, &row) {
             dom::set_value(&testid(row, other), v);
         }
