@@ -217,7 +217,7 @@ pub struct Marks {
 }
 
 impl Marks {
-    /// Whether box `key` of [`BOXES`](crate::view::fit::BOXES) is marked.
+    /// Whether box `key` of [`BOXES`] is marked.
     pub fn marked(&self, key: &str) -> bool {
         match key {
             "ram" => self.ram,
