@@ -207,8 +207,11 @@ cargo clippy --all-targets -- -D warnings 2>&1 | tee "$LOGS/clippy.log"
 cargo clippy --target wasm32-unknown-unknown --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm.log"
 # The lean web module's code (no `full` feature: scripts/build_lite.sh).
 cargo clippy --target wasm32-unknown-unknown --no-default-features --features web --lib --bins -- -D warnings 2>&1 | tee "$LOGS/clippy-wasm-lite.log"
-# Every intra-doc link of the library's docs names a real, public item.
+# Every intra-doc link of the library's docs names a real, public item, in the native build and
+# in the web build (whose docs cover src/web and the wasm32 sources; a native-only item is named
+# there as code, not linked).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib 2>&1 | tee "$LOGS/doc.log"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --target wasm32-unknown-unknown --features web 2>&1 | tee "$LOGS/doc-wasm.log"
 
 step "native tests (cargo test --all-targets)"
 WEIGHTPEEK_REFERENCE_DIR="$REF_OUT" WEIGHTPEEK_REQUIRE_REFERENCE=1 \

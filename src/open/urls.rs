@@ -1,4 +1,4 @@
-//! Names to URLs for the openers of remote files (the CLI's [`super::native::NetOpener`], the
+//! Names to URLs for the openers of remote files (the CLI's `super::native::NetOpener`, the
 //! page's and the element's): a name given with its URL keeps it; any other name (a split
 //! set's other part, an index's shard, `config.json`) is the file beside the first URL given,
 //! at the same path relative to the first name's directory.

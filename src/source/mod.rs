@@ -7,7 +7,7 @@
 //! overshoot past the header stays small). The same loop serves a local `Blob` in the browser,
 //! a local file in the CLI, HTTP Range requests, and the counting in-memory source of the tests.
 //!
-//! The sources: [`file`](mod@file) (a local file) and [`net`] (HTTP Range with `ureq`) natively; `blob`
+//! The sources: `file` (a local file) and `net` (HTTP Range with `ureq`) natively; `blob`
 //! (a `Blob` by `slice`) and `fetch` (HTTP Range with `fetch`) in the web build; both remote
 //! ones are thin [`http::Transport`]s of the one reader in [`http`].
 #![forbid(unsafe_code)]

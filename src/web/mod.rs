@@ -24,6 +24,8 @@
 //!   [`widget`]: the `<weightpeek-view>` element's view; [`api`]: the
 //!   JavaScript API (`inspect`, `preview`, `fit`). www/weightpeek.js is the module around both.
 
+#![allow(rustdoc::private_intra_doc_links)]
+
 mod address;
 pub mod api;
 mod compare;

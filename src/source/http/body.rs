@@ -1,7 +1,7 @@
 //! The answers of an HTTP Range reader, without I/O: which answers are answers at all
 //! ([`accept`]), and the bodies read from them chunk by chunk — a 206's exactly its range, a
 //! small file's whole within a cap ([`Body`]), a server's that ignores Range forward only
-//! ([`Forward`]). The transports (`fetch` in the web build, `ureq` in [`crate::source::net`])
+//! ([`Forward`]). The transports (`fetch` in the web build, `ureq` in `crate::source::net`)
 //! only hand each chunk over as it arrives and stop when these say so.
 
 use super::{range_len, Problem};

@@ -1,6 +1,6 @@
 //! The one remote file reader, over any transport: the order of every request of a Range read
 //! and what is done with each answer, written once for the browser's `fetch` (the web build's
-//! `source::fetch`) and the CLI's `ureq` ([`crate::source::net`]). A [`Transport`] only sends
+//! `source::fetch`) and the CLI's `ureq` (`crate::source::net`). A [`Transport`] only sends
 //! one request, gives an answer's status, headers and body chunks, waits and aborts; this
 //! module retries 5xx answers ([`get`]), reads bodies within the read timeout ([`read_body`],
 //! [`get_all`]), and drives [`RangeFile`]'s decisions for one file ([`Reader`]: the first

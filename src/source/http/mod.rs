@@ -1,5 +1,5 @@
 //! The HTTP Range core both remote sources use (the browser's `fetch` source in `super::fetch`
-//! and the native one in [`super::net`]), without I/O and tested natively: the reader's
+//! and the native one in `super::net`), without I/O and tested natively: the reader's
 //! decisions ([`reader`]: first bytes kept, ranged GETs, a server that ignores Range, an expired
 //! CDN URL), the order of every request and read over any transport ([`driver`]: retries,
 //! bodies within the read timeout, WebKit's lost `Range`), the answers' bodies ([`body`]), what one opening's requests share ([`session`]:

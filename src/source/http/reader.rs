@@ -3,7 +3,7 @@
 //! and every decision about a read — answer it from the first bytes, from the forward-only
 //! body of a server that ignores Range, refuse it, or make one ranged GET, and where; ask the
 //! Hub again when a signed CDN URL has expired; check each answer's status and
-//! `Content-Range`. The transports (`ureq` in [`crate::source::net`], `fetch` in the web
+//! `Content-Range`. The transports (`ureq` in `crate::source::net`, `fetch` in the web
 //! build's `source::fetch`) only send the requests this asks for and move the bytes, so the
 //! CLI, the page, the element and the API treat every server the same way by construction.
 //!
