@@ -70,7 +70,7 @@ async function coordinate(source, options) {
       };
       w.onmessageerror = () => reject(new Error("a helper Worker's answer could not be read (messageerror)"));
       w.onerror = (e) => reject(new Error(`a helper Worker failed: ${e.message || "it did not start"}`));
-    }).finally(() => clearTimeout(timers[k])));
+    }));
     w.postMessage({ source, options, share: k, shares: n });
   }
   try {

@@ -158,9 +158,9 @@ pub struct FormStep {
 /// value is now `value`; `s` takes the edit. An edit of a box of [`BOXES`] takes what every
 /// one of them shows (`boxes(key)`: so a KV type the select cannot show becomes its choice).
 /// Typing in a box applies once it pauses; the KV select, a preset, "Add GPU" and "Remove"
-/// apply at once. What the form does not act on (a
-/// box's `change`, a select's `input`, "Add GPU" past [`MAX_GPUS`](crate::view::fit::MAX_GPUS),
-/// the "custom size" choice) is [`FormStep::default`].
+/// apply at once. What the form does not act on (a box's `change`, a select's `input`, "Add
+/// GPU" past [`MAX_GPUS`](crate::view::fit::MAX_GPUS), the "custom size" choice) is
+/// [`FormStep::default`].
 pub fn form_edit(
     s: &mut Settings,
     event: &str,

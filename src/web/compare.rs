@@ -14,8 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, Element, HtmlInputElement};
 
 use super::dom::{self, by_id};
-use super::load::Fetcher;
-use super::load::{self, Opened};
+use super::load::{self, Fetcher, Opened};
 use super::App;
 use crate::format::Model;
 use crate::view::compare::{self as vm, CompareView, Row, Status};
@@ -136,7 +135,7 @@ fn compare_url(app: &Rc<App>, text: String) {
     FETCHER.with(|f| *f.borrow_mut() = Some(fetcher.clone()));
     let w = Rc::downgrade(app);
     wasm_bindgen_futures::spawn_local(async move {
-        let result = load::read_remote(fetcher, load::counters(), &[file], None)
+        let result = load::read_remote(fetcher, load::Counters::default(), &[file], None)
             .await
             .map_err(Into::into);
         // The size of B (of a set: its parts' sizes, summed by the merge); a remote file's size

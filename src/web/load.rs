@@ -3,9 +3,9 @@
 //! front end's words for what failed ([`LoadError`], by
 //! [`crate::view::errors::open_failure`]), the JavaScript values that give files, and the
 //! shared readings of remote headers ([`read_shared`]) that the elements and API calls on one
-//! page join, and the [`Fetcher`] of a remote opening's requests. The page (`mod.rs`, `remote.rs`, `compare.rs`), the element (`widget.rs`) and
-//! the API (`api.rs`) all open models through here; each adds only its own display (status
-//! line, progress, errors).
+//! page join, and the [`Fetcher`] of a remote opening's requests. The page (`mod.rs`,
+//! `remote.rs`, `compare.rs`), the element (`widget.rs`) and the API (`api.rs`) all open models
+//! through here; each adds only its own display (status line, progress, errors).
 
 use std::rc::Rc;
 
@@ -41,11 +41,6 @@ pub fn resolve_url(src: &str) -> String {
     base.and_then(|b| web_sys::Url::new_with_base(src, &b).ok())
         .map(|u| u.href())
         .unwrap_or_else(|| src.to_string())
-}
-
-/// Empty counters for one opening.
-pub fn counters() -> Counters {
-    Counters::default()
 }
 
 /// Local files given as a JavaScript value: a `File`/`Blob` (named `name`, else its own

@@ -19,8 +19,7 @@ use web_sys::HtmlInputElement;
 
 use super::address;
 use super::dom::{self, by_id, set_body_data};
-use super::load::{self, Counters};
-use super::load::{Counter, Fetcher};
+use super::load::{self, Counter, Counters, Fetcher};
 use super::scan_card::ScanInput;
 use super::App;
 use crate::remote::hub::{endpoint_or_default, Repo};
@@ -275,7 +274,7 @@ async fn open_files(app: Rc<App>, given: Vec<(String, String)>, listed: Option<&
     let names: Vec<String> = given.iter().map(|(n, _)| n.clone()).collect();
     let name = load::display_name(&names, false);
     let g = app.begin(&name, &words::reading_status(&name));
-    let counters = load::counters();
+    let counters = Counters::default();
     let fetcher = new_fetcher(counters.clone());
     draw_progress(&counters);
     let result = load::read_remote(fetcher, counters.clone(), &given, listed).await;

@@ -26,8 +26,7 @@ use web_sys::Element;
 
 use super::dom::{self, append, attr};
 use super::export;
-use super::load;
-use super::load::Fetcher;
+use super::load::{self, Fetcher};
 use super::report::{Layout, Need, OnNeed, Report};
 use super::scan_card::ScanInput;
 use crate::source::http::totals;

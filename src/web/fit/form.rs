@@ -7,7 +7,7 @@ use super::*;
 /// GPU", RAM, margin, context and KV type. The settings are the boxes' text; a change calls
 /// the owner back (typing after a pause).
 pub struct Form {
-    /// Itself, for the timer of a pause in typing.
+    /// Itself, for its listeners and the timer of a pause in typing.
     me: Weak<Form>,
     settings: RefCell<Settings>,
     gpu_list: Element,
@@ -66,8 +66,7 @@ impl Form {
         let row = target.closest("[data-index]").ok().flatten();
         let index = row.as_ref().and_then(|r| r.get_attribute("data-index"));
         let index = index.and_then(|i| i.parse().ok());
-        let boxes = |k: &str| self.boxes.iter().find(|(b, _)| *b == k).map(|(_, e)| e);
-        let shown = |k: &str| boxes(k).map(dom::value_of).unwrap_or_default();
+        let shown = |k: &str| self.shown(k);
         let mut s = self.settings.borrow_mut();
         let step = nodes::form_edit(
             &mut s,
@@ -113,9 +112,7 @@ impl Form {
     /// box clamped or not read as typed): [`nodes::marks`].
     pub fn show_error(&self, e: Option<&FieldError>, note: Option<&str>) {
         let gpus = dom::all(&self.gpu_list, "[data-testid=fit-gpu-size]");
-        let ctx = self.boxes.iter().find(|(k, _)| *k == "ctx");
-        let ctx = ctx.map(|(_, b)| dom::value_of(b)).unwrap_or_default();
-        let m = nodes::marks(e, note, &ctx, gpus.len());
+        let m = nodes::marks(e, note, &self.shown("ctx"), gpus.len());
         self.error.set_text_content(m.text.as_deref());
         dom::set_hidden(&self.error, m.text.is_none());
         let mark = |el: &Element, on: bool| attr(el, "aria-invalid", bool_text(on));
@@ -125,6 +122,12 @@ impl Form {
         for (el, on) in gpus.iter().zip(m.gpus) {
             mark(el, on);
         }
+    }
+
+    /// What box `key` of [`BOXES`] shows now (`""` for another key).
+    fn shown(&self, key: &str) -> String {
+        let b = self.boxes.iter().find(|(k, _)| *k == key);
+        b.map(|(_, b)| dom::value_of(b)).unwrap_or_default()
     }
 
     /// Writes the settings into the boxes.

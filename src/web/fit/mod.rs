@@ -31,8 +31,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::dom::{self, append, attr};
-use super::load;
-use super::load::Fetcher;
+use super::load::{self, Fetcher};
 use crate::open::recognise::file_name;
 use crate::open::OpenedModel;
 use crate::remote::hub::Repo;

@@ -73,7 +73,8 @@ impl RepoFit {
                     t.fetchers.borrow_mut().push(fetcher.clone());
                     drop(t);
                     let (given, files) = (&read.given, Some(&read.files[..]));
-                    let result = load::read_remote(fetcher, load::counters(), given, files).await;
+                    let result =
+                        load::read_remote(fetcher, load::Counters::default(), given, files).await;
                     let Some(t) = w.upgrade() else { return };
                     let m = result
                         .map(|o| o.model)
